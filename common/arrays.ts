@@ -1,0 +1,111 @@
+/**
+ * Array values and the per-chunk program every backend runs.
+ *
+ * A chunk task is a `ChunkProgram`: an elementwise expression over leaves (a generator over a
+ * strided region of a virtual array, a constant, or a region of an input chunk), optionally
+ * followed by the chunk step of a reduction. The compiler builds one program per output chunk by
+ * fusing elementwise chains, pushing slices into the leaves and folding in the reduction's chunk
+ * step, so `normal -> +1 -> [::2, ::2] -> sum` is one program that never materialises a chunk.
+ * Backends (js, native-cpu, cuda) all interpret this one structure.
+ */
+
+export type DType = 'float64' | 'float32' | 'int32' | 'int64';
+
+export type TypedArrayOf<D extends DType> = D extends 'float64'
+  ? Float64Array
+  : D extends 'float32'
+    ? Float32Array
+    : D extends 'int32'
+      ? Int32Array
+      : BigInt64Array;
+
+export type NumericArray = Float64Array | Float32Array | Int32Array | BigInt64Array;
+
+/** A dense row-major (C order) array held by a worker. */
+export interface NDArray {
+  dtype: DType;
+  shape: number[];
+  data: NumericArray;
+}
+
+/**
+ * A strided box in some array's global index space: on axis `d`, indices
+ * `start[d] + k * step[d]` for `k` in `[0, count[d])`. Steps are positive.
+ */
+export interface Region {
+  start: number[];
+  step: number[];
+  count: number[];
+}
+
+export type Leaf =
+  /** Philox-generated values of the whole virtual array `shape`, read over `region` (docs/random.md). */
+  | { kind: 'random'; dist: 'normal' | 'uniform'; seed: number; a: number; b: number; shape: number[]; region: Region }
+  /** `start + step * flatIndex` of the virtual array `shape`, read over `region`. */
+  | { kind: 'arange'; start: number; step: number; shape: number[]; region: Region }
+  /** The same value everywhere. */
+  | { kind: 'fill'; value: number }
+  /** A region (local coordinates) of the dependency `dep` (an index into the task's deps). */
+  | { kind: 'input'; dep: number; region: Region };
+
+export type UnaryOp = 'neg' | 'abs' | 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'square';
+export type BinaryOp = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'min' | 'max';
+
+export type Expr =
+  | { kind: 'leaf'; leaf: Leaf }
+  | { kind: 'unary'; op: UnaryOp; arg: Expr }
+  | { kind: 'clip'; arg: Expr; lo: number; hi: number }
+  | { kind: 'binary'; op: BinaryOp; a: Expr; b: Expr }
+  /** Broadcast `arg` (of shape `from`) to the program's shape, numpy rules (leading axes added). */
+  | { kind: 'broadcast'; arg: Expr; from: number[] };
+
+export type ReduceOp = 'sum' | 'mean' | 'min' | 'max' | 'var' | 'std' | 'argmin' | 'argmax';
+
+export interface ChunkProgram {
+  dtype: DType;
+  /** Shape of the elementwise result (before the reduction step). */
+  shape: number[];
+  expr: Expr;
+  /** The chunk step of a reduction, over all axes (`axis: null`) or one axis. */
+  reduce?: { op: ReduceOp; axis: number | null; ddof?: number; /** global offset of this chunk on the reduced axes, for arg* */ offset?: number[]; /** global shape, for arg* flat indices */ globalShape?: number[] };
+}
+
+/**
+ * Partial result of a reduction: named float64 fields of the reduced shape.
+ * sum: {sum}; mean: {sum, count}; var/std: {count, mean, m2} (Chan et al.'s parallel form);
+ * min/max: {value}; argmin/argmax: {value, index} with global flat or axis indices.
+ */
+export interface Partial {
+  op: ReduceOp;
+  shape: number[];
+  fields: Record<string, Float64Array>;
+}
+
+/** What a task produces and a worker holds. */
+export type ChunkValue = { kind: 'array'; array: NDArray } | { kind: 'partial'; partial: Partial };
+
+export function sizeOf(shape: number[]): number {
+  let n = 1;
+  for (const s of shape) n *= s;
+  return n;
+}
+
+export function bytesPerElement(dtype: DType): number {
+  return dtype === 'float32' || dtype === 'int32' ? 4 : 8;
+}
+
+export function allocate(dtype: DType, n: number): NumericArray {
+  switch (dtype) {
+    case 'float64': return new Float64Array(n);
+    case 'float32': return new Float32Array(n);
+    case 'int32': return new Int32Array(n);
+    case 'int64': return new BigInt64Array(n);
+  }
+}
+
+export function valueBytes(v: ChunkValue): number {
+  if (v.kind === 'array') return v.array.data.byteLength;
+  let b = 0;
+  for (const f of Object.values(v.partial.fields)) b += f.byteLength;
+  return b;
+}
