@@ -1,0 +1,70 @@
+/**
+ * Opening the database file. WAL lets readers (the UI, `gpuflow history`) work while a run
+ * writes; busy_timeout makes a second writer wait for the lock instead of failing, so two
+ * processes writing at once lose nothing; synchronous=NORMAL is safe with WAL (a power cut may
+ * lose the last commits, never corrupt the file) and keeps commits cheap.
+ *
+ * Every check that can fail runs before anything is written, so a read-only or foreign file is
+ * reported and left byte-for-byte as it was.
+ */
+import Database from 'better-sqlite3';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { guarded, StoreError } from './errors';
+
+export type Db = Database.Database;
+
+/** How long a writer waits for another process's lock before giving up, ms. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+export const DB_FILE_NAME = 'gpuflow.db';
+
+/**
+ * Where the database lives by default: `<userDataDir>/gpuflow.db` when the Electron shell passes
+ * app.getPath('userData'), else `$XDG_DATA_HOME/gpuflow/gpuflow.db` (XDG_DATA_HOME must be
+ * absolute, as the XDG spec says), else `~/.local/share/gpuflow/gpuflow.db`.
+ */
+export function defaultDbPath(userDataDir?: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (userDataDir) return join(userDataDir, DB_FILE_NAME);
+  const xdg = env.XDG_DATA_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
+  return join(base, 'gpuflow', DB_FILE_NAME);
+}
+
+function checkWritable(path: string): void {
+  const dir = dirname(path);
+  guarded(path, () => mkdirSync(dir, { recursive: true }));
+  let exists = true;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw new StoreError('cannot-open', path, `${path} is not a file (it is a folder or a device). Choose a file path for the database (CLI: --db <file>).`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    exists = false;
+  }
+  // SQLite silently opens a read-only file read-only; WAL needs to create -wal/-shm beside it.
+  guarded(path, () => accessSync(dir, constants.W_OK));
+  if (exists) guarded(path, () => accessSync(path, constants.R_OK | constants.W_OK));
+}
+
+/** Opens (creating if absent) the SQLite file at `path` with the store's pragmas. No schema yet. */
+export function openDatabase(path: string): Db {
+  const full = resolve(path);
+  checkWritable(full);
+  const db = guarded(full, () => new Database(full, { timeout: BUSY_TIMEOUT_MS }));
+  try {
+    guarded(full, () => {
+      // The first statement reads the header: a foreign file fails here, before any write.
+      db.pragma('schema_version', { simple: true });
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new StoreError('io', full, `Could not switch ${full} to WAL mode (got ${String(mode)}); the file system may not support it. Choose a database on a local disk (CLI: --db <file>).`);
+      db.pragma('foreign_keys = ON');
+      db.pragma('synchronous = NORMAL');
+    });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
