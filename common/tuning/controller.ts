@@ -49,9 +49,9 @@ function buildGroups(spec: SearchSpec): TrialGroup[] {
       positiveInt(spec.epochs, 'epochs');
       return [new FixedBudgetGroup(trials(spec, 0, sampleParams(spec.space, spec.nTrials, spec.seed), 't'), spec.epochs)];
     case 'successive-halving': {
-      const grid = spec.nInitialParameters === 'grid';
-      const n = grid ? gridSize(spec.space) : spec.nInitialParameters;
-      const params = grid ? expandGrid(spec.space) : sampleParams(spec.space, n, spec.seed);
+      const nInit = spec.nInitialParameters;
+      const n = nInit === 'grid' ? gridSize(spec.space) : nInit;
+      const params = nInit === 'grid' ? expandGrid(spec.space) : sampleParams(spec.space, n, spec.seed);
       const cfg = { n, r: spec.nInitialIter, eta: spec.aggressiveness, maxIter: spec.maxIter };
       return [new HalvingBracket(0, trials(spec, 0, params, 't'), cfg)];
     }

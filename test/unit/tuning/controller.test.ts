@@ -14,7 +14,6 @@ function drive(c: SearchController, score: (p: TrialParams, epochs: number) => n
     if (order === 'lifo') work.reverse();
     for (const cmd of work) {
       if (cmd.kind === 'start') params.set(cmd.trialId, cmd.params);
-      if (cmd.kind === 'stop') continue;
       c.report(cmd.trialId, cmd.epochs, score(params.get(cmd.trialId) ?? {}, cmd.epochs));
     }
   }
