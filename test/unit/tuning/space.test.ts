@@ -80,3 +80,17 @@ describe('permutation', () => {
     for (const c of counts) expect(c).toBeGreaterThan(150);
   });
 });
+
+describe('search spec parsing', () => {
+  it('fills dask-ml defaults and keeps the parsed space', async () => {
+    const { parseSearchSpec } = await import('../../../common/tuning/spec');
+    expect(parseSearchSpec({ method: 'hyperband', space: { lr: [0.1, 1] } })).toEqual({
+      method: 'hyperband', space: { lr: { kind: 'choice', values: [0.1, 1] } }, maxIter: 81, aggressiveness: 3, seed: 0,
+    });
+    expect(() => parseSearchSpec({ method: 'random', space: { lr: [1] }, nTrials: 0, epochs: 3 }, 'nodes[4].params')).toThrow('nodes[4].params.nTrials: must be positive');
+    expect(() => parseSearchSpec({ method: 'hyperband', space: { lr: [1] }, aggressiveness: 2.5 })).toThrow('search.aggressiveness: must be an integer');
+    expect(() => parseSearchSpec({ method: 'bayes', space: {} })).toThrow(/search\.method/);
+    expect(() => parseSearchSpec({ method: 'grid', space: { lr: [1] }, epochs: 2, extra: 1 })).toThrow(/extra/);
+    expect(() => parseSearchSpec({ method: 'grid', space: { lr: { uniform: [2, 1] } }, epochs: 2 })).toThrow('search.space.lr.uniform: low must be below high');
+  });
+});
