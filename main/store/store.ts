@@ -32,6 +32,8 @@ export class Store implements EventSink {
   private readonly benchmarks: BenchmarkRepo;
   private readonly recovery: Recovery;
   private closed = false;
+  /** Writers made by createEventWriter, flushed by close() so their last events are kept. */
+  private readonly writers = new Set<EventWriter>();
 
   constructor(
     /** The underlying connection, for tests and maintenance; prefer the methods. */
@@ -125,7 +127,9 @@ export class Store implements EventSink {
     return this.g(() => this.events.aggregates(runId));
   }
   createEventWriter(options?: EventWriterOptions): EventWriter {
-    return new EventWriter(this, options);
+    const writer = new EventWriter(this, options);
+    this.writers.add(writer);
+    return writer;
   }
 
   // Benchmarks
@@ -150,11 +154,16 @@ export class Store implements EventSink {
     return { previous, slowdowns: findSlowdowns(current, previous, threshold) };
   }
 
-  /** Closes the database (WAL checkpointed by SQLite). Idempotent. */
+  /** Flushes this store's event writers, then closes the database. Idempotent. */
   close(): void {
     if (this.closed) return;
-    this.closed = true;
-    this.db.close();
+    try {
+      for (const w of this.writers) w.close();
+    } finally {
+      this.writers.clear();
+      this.closed = true;
+      this.db.close();
+    }
   }
 }
 

@@ -61,6 +61,17 @@ describe('task events', () => {
     store.close();
   });
 
+  it('closing the store flushes its writers', () => {
+    const store = openStore(path);
+    const run = newRun(store);
+    const writer = store.createEventWriter({ flushMs: 10_000 });
+    writer.push(run, { t: 0, type: 'task-done' });
+    store.close();
+    const reopened = openStore(path);
+    expect(reopened.listEvents(run)).toHaveLength(1);
+    reopened.close();
+  });
+
   it('refuses events of an unknown run without writing any', () => {
     const store = openStore(path);
     const run = newRun(store);
