@@ -1,0 +1,9 @@
+/** The js reference linear-algebra kernels (docs/linalg.md). */
+export { LinalgError } from './dense';
+export { matmul } from './matmul';
+export { transpose } from './transpose';
+export { qr } from './qr';
+export { qrBlock, stackR, splitRows, combineQ, tsqr } from './tsqr';
+export { svd, type Svd } from './svd';
+export { svdOfR, svdTsqr, rowBlocks } from './svd-tall';
+export { gaussianTestMatrix, orthonormalize, powerIteration, svdOfProjection, randomizedSvd, type RandomizedSvdOptions } from './randomized';
