@@ -1,0 +1,66 @@
+/**
+ * What the native-cpu and cuda backends share: turning a ChunkProgram and its inputs into the
+ * addon's arguments, and the addon's output back into a ChunkValue.
+ */
+import type { ChunkProgram, ChunkValue, NDArray, Partial } from '../common/arrays';
+import { sizeOf } from '../common/arrays';
+import type { FloatArray } from './index';
+import { PARTIAL_FIELDS, encodeProgram, outputLength, partialShape } from './program-code';
+
+export interface NativeCall {
+  code: Float64Array;
+  inputs: (FloatArray | Int32Array)[];
+  out: FloatArray;
+}
+
+/** Encodes the program and allocates its output. Int64 inputs are converted to float64. */
+export function prepareCall(program: ChunkProgram, inputs: ChunkValue[]): NativeCall {
+  const arrays: (FloatArray | Int32Array)[] = [];
+  const shapes: (number[] | null)[] = [];
+  for (const v of inputs) {
+    if (v.kind !== 'array') {
+      arrays.push(new Float64Array(0));
+      shapes.push(null);
+      continue;
+    }
+    const d = v.array.data;
+    arrays.push(d instanceof BigInt64Array ? Float64Array.from(d, Number) : d);
+    shapes.push(v.array.shape);
+  }
+  const code = encodeProgram(program, shapes);
+  const n = outputLength(program);
+  const out = program.reduce || program.dtype === 'float64' ? new Float64Array(n) : new Float32Array(n);
+  return { code, inputs: arrays, out };
+}
+
+/** The ChunkValue of a finished call. */
+export function resultOf(program: ChunkProgram, out: FloatArray): ChunkValue {
+  if (!program.reduce) {
+    const array: NDArray = { dtype: program.dtype, shape: program.shape, data: out };
+    return { kind: 'array', array };
+  }
+  const shape = partialShape(program);
+  const size = sizeOf(shape);
+  const fields: Record<string, Float64Array> = {};
+  PARTIAL_FIELDS[program.reduce.op].forEach((f, i) => {
+    fields[f] = Float64Array.from(out.subarray(i * size, (i + 1) * size));
+  });
+  const partial: Partial = { op: program.reduce.op, shape, fields };
+  return { kind: 'partial', partial };
+}
+
+/** Checks a 2-D float matrix for the linear-algebra calls; returns [rows, cols]. */
+export function matrixDims(a: NDArray, name: string): [number, number] {
+  if (a.shape.length !== 2) throw new TypeError(`${name}: expected a 2-D array, got shape [${a.shape.join(', ')}]`);
+  if (a.dtype !== 'float64' && a.dtype !== 'float32') throw new TypeError(`${name}: expected float64 or float32, got ${a.dtype}`);
+  return [a.shape[0], a.shape[1]];
+}
+
+export function allocLike(dtype: 'float64' | 'float32', n: number): FloatArray {
+  return dtype === 'float32' ? new Float32Array(n) : new Float64Array(n);
+}
+
+export function asFloat(a: NDArray): FloatArray {
+  if (a.data instanceof Float64Array || a.data instanceof Float32Array) return a.data;
+  throw new TypeError(`expected float data, got ${a.dtype}`);
+}

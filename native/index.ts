@@ -1,0 +1,96 @@
+/**
+ * Loads the native addon (native/build/gpuflow.node, built by native/build.mjs) and types its
+ * exports. Nothing here throws when the addon is missing: `loadNative()` says why, and
+ * `nativeInfo()` is what `gpuflow devices` prints. GPUFLOW_NATIVE_DIR points at another build
+ * folder (tests build a CPU-only variant into a temp dir); GPUFLOW_NO_NATIVE=1 disables it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type FloatArray = Float64Array | Float32Array;
+
+/** The addon's exports (native/src/addon.cc). Every call validates its arguments with TypeError / RangeError. */
+export interface NativeAddon {
+  info(): RawInfo;
+  /** Runs an encoded program (native/program-code.ts) on `threads` CPU threads into `out`. */
+  runProgram(code: Float64Array, inputs: (FloatArray | Int32Array)[], out: FloatArray, threads: number): Promise<void>;
+  matmul(a: FloatArray, b: FloatArray, c0: FloatArray | null, m: number, k: number, n: number, out: FloatArray, threads: number): Promise<void>;
+  qr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray, threads: number): Promise<void>;
+  svd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray, threads: number): Promise<void>;
+  cudaRunProgram(code: Float64Array, inputs: (FloatArray | Int32Array)[], out: FloatArray): Promise<void>;
+  cudaMatmul(a: FloatArray, b: FloatArray, c0: FloatArray | null, m: number, k: number, n: number, out: FloatArray): Promise<void>;
+  cudaQr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray): Promise<void>;
+  cudaSvd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray): Promise<void>;
+}
+
+export interface RawInfo {
+  cuda: boolean;
+  cudaReason?: string;
+  device?: string;
+  cublasReason?: string;
+  cusolverReason?: string;
+  blas: string;
+  hardwareThreads: number;
+}
+
+export interface NativeInfo {
+  available: boolean;
+  backends: string[];
+  cuda: boolean;
+  reason?: string;
+  cudaReason?: string;
+  /** The GPU the cuda backend sees, when it does. */
+  device?: string;
+  /** The system BLAS native-cpu's matmul uses ('' when its own kernel). */
+  blas?: string;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+let cached: { addon: NativeAddon } | { unavailable: string } | undefined;
+
+function buildDir(): string {
+  return process.env.GPUFLOW_NATIVE_DIR ?? join(here, 'build');
+}
+
+function isRawInfo(x: unknown): x is RawInfo {
+  if (typeof x !== 'object' || x === null) return false;
+  const o = x as Record<string, unknown>;
+  return typeof o.cuda === 'boolean' && typeof o.blas === 'string' && typeof o.hardwareThreads === 'number';
+}
+
+/** The addon, or why it cannot be used. Loaded once per process. */
+export function loadNative(): { addon: NativeAddon } | { unavailable: string } {
+  if (cached) return cached;
+  if (process.env.GPUFLOW_NO_NATIVE === '1') return (cached = { unavailable: 'disabled by GPUFLOW_NO_NATIVE=1' });
+  const dir = buildDir();
+  const file = join(dir, 'gpuflow.node');
+  if (!existsSync(file)) {
+    let reason = `no addon at ${file}; run \`node native/build.mjs\``;
+    try {
+      const info: unknown = JSON.parse(readFileSync(join(dir, 'info.json'), 'utf8'));
+      if (typeof info === 'object' && info !== null && typeof (info as { reason?: unknown }).reason === 'string')
+        reason = `addon not built: ${(info as { reason: string }).reason}`;
+    } catch { /* no info.json: keep the generic reason */ }
+    return (cached = { unavailable: reason });
+  }
+  try {
+    const addon = createRequire(import.meta.url)(file) as NativeAddon;
+    if (!isRawInfo(addon.info())) return (cached = { unavailable: `${file} is not a gpuflow addon of this version` });
+    return (cached = { addon });
+  } catch (e) {
+    return (cached = { unavailable: `could not load ${file}: ${e instanceof Error ? e.message : String(e)}` });
+  }
+}
+
+/** Which native backends this process can use, and why not where not. */
+export function nativeInfo(): NativeInfo {
+  const n = loadNative();
+  if ('unavailable' in n) return { available: false, backends: [], cuda: false, reason: n.unavailable, cudaReason: n.unavailable };
+  const raw = n.addon.info();
+  const info: NativeInfo = { available: true, backends: raw.cuda ? ['native-cpu', 'cuda'] : ['native-cpu'], cuda: raw.cuda, blas: raw.blas };
+  if (raw.cudaReason) info.cudaReason = raw.cudaReason;
+  if (raw.device) info.device = raw.device;
+  return info;
+}

@@ -1,0 +1,195 @@
+/**
+ * Encodes a ChunkProgram (common/arrays.ts) as the flat Float64Array the addon decodes
+ * (native/src/program.h). Broadcasts and regions are folded here: every leaf becomes an offset
+ * plus one coefficient per output axis, so its flat index at output coordinate c is
+ * `off + sum(c[a] * coef[a])`. The C++ side re-checks every field (bounds included).
+ *
+ * Layout: version, dtype (0 f64, 1 f32), ndim, shape..., reduce op, reduce axis (-1 all),
+ * index offset, index coefficients..., instruction count, then instructions in postfix order:
+ *   1 random: dist (0 normal, 1 uniform), seed, a, b, off, coef...
+ *   2 arange: start, step, off, coef...     3 fill: value     4 input: dep, off, coef...
+ *   5 unary: op     6 binary: op     7 binary with a constant right operand: op, value
+ *   8 clip: lo, hi
+ * A binary op whose right operand is a fill keeps the constant unrounded, as the js reference
+ * applies it to float32 buffers.
+ */
+import type { BinaryOp, ChunkProgram, Expr, Region, ReduceOp, UnaryOp } from '../common/arrays';
+import { sizeOf } from '../common/arrays';
+
+const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square'];
+const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'];
+const REDUCE: (ReduceOp | 'none')[] = ['none', 'sum', 'mean', 'var', 'std', 'min', 'max', 'argmin', 'argmax'];
+export const PARTIAL_FIELDS: Record<ReduceOp, string[]> = {
+  sum: ['sum'],
+  mean: ['sum', 'count'],
+  var: ['count', 'mean', 'm2'],
+  std: ['count', 'mean', 'm2'],
+  min: ['value'],
+  max: ['value'],
+  argmin: ['value', 'index'],
+  argmax: ['value', 'index'],
+};
+
+export const LIMITS = { dims: 8, instructions: 48, leaves: 16, stack: 16 };
+
+/** Why the addon cannot run this program, or null when it can. */
+export function unsupportedReason(program: ChunkProgram): string | null {
+  if (program.dtype !== 'float64' && program.dtype !== 'float32') return `dtype ${program.dtype}`;
+  if (program.shape.length > LIMITS.dims) return `more than ${LIMITS.dims} dimensions`;
+  if (program.reduce && program.reduce.axis !== null && program.shape.length === 0) return 'axis reduction of a 0-d program';
+  let instructions = 0;
+  let leaves = 0;
+  const depth = (e: Expr): number => {
+    instructions++;
+    switch (e.kind) {
+      case 'leaf':
+        if (e.leaf.kind !== 'fill') leaves++;
+        if (e.leaf.kind !== 'fill' && e.leaf.region.count.length > LIMITS.dims) throw new Error('dims');
+        return 1;
+      case 'unary':
+      case 'clip':
+      case 'broadcast':
+        if (e.kind === 'broadcast') instructions--;
+        return depth(e.arg);
+      case 'binary':
+        if (e.b.kind === 'leaf' && e.b.leaf.kind === 'fill') return depth(e.a);
+        return Math.max(depth(e.a), 1 + depth(e.b));
+    }
+  };
+  let d: number;
+  try {
+    d = depth(program.expr);
+  } catch {
+    return `more than ${LIMITS.dims} dimensions`;
+  }
+  if (d > LIMITS.stack) return `expression deeper than ${LIMITS.stack}`;
+  if (instructions > LIMITS.instructions) return `more than ${LIMITS.instructions} instructions`;
+  if (leaves > LIMITS.leaves) return `more than ${LIMITS.leaves} leaves`;
+  return null;
+}
+
+function stridesOf(shape: number[]): number[] {
+  const s = new Array<number>(shape.length);
+  let acc = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    s[d] = acc;
+    acc *= shape[d];
+  }
+  return s;
+}
+
+/**
+ * Encodes `program`; `inputShapes[i]` is the shape of dependency i (input leaves index into it).
+ * Throws an Error naming the inconsistent part.
+ */
+export function encodeProgram(program: ChunkProgram, inputShapes: (number[] | null)[]): Float64Array {
+  const why = unsupportedReason(program);
+  if (why) throw new Error(`native program: unsupported (${why})`);
+  // A 0-d program runs as shape [1]: its leaves read flat index 0 + their region's start.
+  const shape = program.shape.length === 0 ? [1] : program.shape;
+  const nd = shape.length;
+  const out: number[] = [1, program.dtype === 'float32' ? 1 : 0, nd, ...shape];
+
+  const red = program.reduce;
+  const icoef = new Array<number>(nd).fill(0);
+  let ioff = 0;
+  if (red && (red.op === 'argmin' || red.op === 'argmax')) {
+    const offset = red.offset ?? program.shape.map(() => 0);
+    if (red.axis !== null) {
+      ioff = offset[red.axis] ?? 0;
+      icoef[red.axis] = 1;
+    } else if (program.shape.length > 0) {
+      const g = red.globalShape ?? program.shape;
+      if (g.length !== nd || offset.length !== nd) throw new Error(`native program: reduce.offset/globalShape have ${offset.length}/${g.length} axes, program has ${nd}`);
+      const gs = stridesOf(g);
+      for (let d = 0; d < nd; d++) {
+        ioff += offset[d] * gs[d];
+        icoef[d] = gs[d];
+      }
+    }
+  }
+  out.push(red ? REDUCE.indexOf(red.op) : 0, red && red.axis !== null ? red.axis : -1, ioff, ...icoef);
+
+  const code: number[] = [];
+  let count = 0;
+  // `map[d]`: the output axis that axis d of the current evaluation space follows (-1: fixed at 0).
+  const leafCoefs = (what: string, leafShape: number[], region: Region, evalShape: number[], map: number[]): number[] => {
+    if (region.count.length !== evalShape.length || region.count.some((c, d) => c !== evalShape[d]))
+      throw new Error(`native program: ${what} region count ${region.count.join('x')} does not match block ${evalShape.join('x')}`);
+    if (region.start.length !== leafShape.length || region.step.length !== leafShape.length || leafShape.length !== evalShape.length)
+      throw new Error(`native program: ${what} region has ${region.start.length} axes, its array ${leafShape.length}`);
+    const st = stridesOf(leafShape);
+    let off = 0;
+    const coef = new Array<number>(nd).fill(0);
+    for (let d = 0; d < leafShape.length; d++) {
+      if (region.count[d] > 0 && (region.start[d] < 0 || region.start[d] + (region.count[d] - 1) * region.step[d] >= leafShape[d]))
+        throw new Error(`native program: ${what} region leaves its array on axis ${d}`);
+      off += region.start[d] * st[d];
+      if (map[d] >= 0) coef[map[d]] += region.step[d] * st[d];
+    }
+    return [off, ...coef];
+  };
+  const emit = (e: Expr, evalShape: number[], map: number[]): void => {
+    switch (e.kind) {
+      case 'leaf': {
+        const l = e.leaf;
+        count++;
+        if (l.kind === 'fill') code.push(3, l.value);
+        else if (l.kind === 'random') code.push(1, l.dist === 'normal' ? 0 : 1, l.seed, l.a, l.b, ...leafCoefs('random leaf', l.shape, l.region, evalShape, map));
+        else if (l.kind === 'arange') code.push(2, l.start, l.step, ...leafCoefs('arange leaf', l.shape, l.region, evalShape, map));
+        else {
+          const s = inputShapes[l.dep];
+          if (!s) throw new Error(`native program: input leaf reads dependency ${l.dep}, which is not an array`);
+          code.push(4, l.dep, ...leafCoefs(`input leaf (dep ${l.dep})`, s, l.region, evalShape, map));
+        }
+        return;
+      }
+      case 'unary':
+        emit(e.arg, evalShape, map);
+        count++;
+        code.push(5, UNARY.indexOf(e.op));
+        return;
+      case 'clip':
+        emit(e.arg, evalShape, map);
+        count++;
+        code.push(8, e.lo, e.hi);
+        return;
+      case 'binary':
+        emit(e.a, evalShape, map);
+        count++;
+        if (e.b.kind === 'leaf' && e.b.leaf.kind === 'fill') code.push(7, BINARY.indexOf(e.op), e.b.leaf.value);
+        else {
+          emit(e.b, evalShape, map);
+          code.push(6, BINARY.indexOf(e.op));
+        }
+        return;
+      case 'broadcast': {
+        const pad = evalShape.length - e.from.length;
+        if (pad < 0) throw new Error(`native program: cannot broadcast ${e.from.join('x')} to ${evalShape.join('x')}`);
+        const inner = e.from.map((f, d) => {
+          if (f !== 1 && f !== evalShape[d + pad]) throw new Error(`native program: cannot broadcast ${e.from.join('x')} to ${evalShape.join('x')}`);
+          return f === 1 ? -1 : map[d + pad];
+        });
+        emit(e.arg, e.from, inner);
+        return;
+      }
+    }
+  };
+  const top = program.shape.length === 0 ? [] : program.shape;
+  emit(program.expr, top, top.map((_, d) => d));
+  out.push(count, ...code);
+  return Float64Array.from(out);
+}
+
+/** The partial's shape: the program's shape without the reduced axis (scalar for all axes). */
+export function partialShape(program: ChunkProgram): number[] {
+  const r = program.reduce;
+  if (!r || r.axis === null) return [];
+  return program.shape.filter((_, d) => d !== r.axis);
+}
+
+/** Elements the addon writes for this program: the array, or the partial's fields back to back. */
+export function outputLength(program: ChunkProgram): number {
+  if (!program.reduce) return sizeOf(program.shape);
+  return PARTIAL_FIELDS[program.reduce.op].length * sizeOf(partialShape(program));
+}

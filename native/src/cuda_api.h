@@ -1,0 +1,27 @@
+// What the addon asks of its CUDA part. In a CPU-only build cuda_stub.cc answers instead, so the
+// addon's exports do not depend on how it was built. Errors are thrown as std::runtime_error.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "program.h"
+
+namespace gf {
+namespace cuda {
+
+// "" when a device is usable, else why not (no CUDA in this build, no driver, no device...).
+std::string unavailableReason();
+// "NVIDIA H100 80GB HBM3, 132 SMs, driver 13.0" and the like.
+std::string describe();
+// Why cuBLAS / cuSOLVER could not be loaded ("" when they were).
+std::string blasReason();
+std::string solverReason();
+
+void runProgram(const Program& p, const std::vector<InputView>& inputs, void* out);
+// dtype: 0 float64, 1 float32. Row-major. c0 may be null.
+void matmul(int dtype, const void* a, const void* b, const void* c0, void* c, int64_t m, int64_t k, int64_t n);
+void qr(int dtype, const void* a, void* q, void* r, int64_t m, int64_t n);
+void svd(int dtype, const void* a, void* u, void* s, void* vt, int64_t m, int64_t n);
+
+}  // namespace cuda
+}  // namespace gf

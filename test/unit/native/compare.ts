@@ -1,0 +1,36 @@
+/** Compares two ChunkValues: bit for bit, or within `rel` of max(|expected|, `scale`). */
+import type { ChunkValue } from '../../../common/arrays';
+
+function arraysOf(v: ChunkValue): Record<string, ArrayLike<number>> {
+  if (v.kind === 'array') {
+    const d = v.array.data;
+    if (d instanceof BigInt64Array) throw new Error('int64 data');
+    return { data: d };
+  }
+  return v.partial.fields;
+}
+
+/** Returns a description of the first mismatch, or null. */
+export function mismatch(got: ChunkValue, want: ChunkValue, exact: boolean, rel: number, scale = 1): string | null {
+  if (got.kind !== want.kind) return `kind ${got.kind} vs ${want.kind}`;
+  const gs = got.kind === 'array' ? got.array.shape : got.partial.shape;
+  const ws = want.kind === 'array' ? want.array.shape : want.partial.shape;
+  if (gs.join() !== ws.join()) return `shape [${gs}] vs [${ws}]`;
+  if (got.kind === 'array' && want.kind === 'array' && got.array.dtype !== want.array.dtype) return `dtype ${got.array.dtype} vs ${want.array.dtype}`;
+  const g = arraysOf(got);
+  const w = arraysOf(want);
+  if (Object.keys(g).sort().join() !== Object.keys(w).sort().join()) return `fields ${Object.keys(g)} vs ${Object.keys(w)}`;
+  for (const key of Object.keys(w)) {
+    const a = g[key];
+    const b = w[key];
+    if (a.length !== b.length) return `${key}: length ${a.length} vs ${b.length}`;
+    for (let i = 0; i < b.length; i++) {
+      const x = a[i];
+      const y = b[i];
+      if (Object.is(x, y) || (x === y)) continue;
+      if (Number.isNaN(x) && Number.isNaN(y)) continue;
+      if (exact || !(Math.abs(x - y) <= rel * Math.max(Math.abs(y), scale))) return `${key}[${i}]: ${x} vs ${y}`;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,122 @@
+/**
+ * Chunk programs that exercise every leaf, op, broadcast and reduction of common/arrays.ts;
+ * shared by the native-cpu unit tests and the GPU tests (test/gpu), which compare each backend
+ * against the js interpreter.
+ */
+import type { ChunkProgram, ChunkValue, DType, Expr, Leaf, ReduceOp, Region } from '../../../common/arrays';
+
+export const region = (start: number[], step: number[], count: number[]): Region => ({ start, step, count });
+export const leaf = (l: Leaf): Expr => ({ kind: 'leaf', leaf: l });
+export const fill = (value: number): Expr => leaf({ kind: 'fill', value });
+export const bin = (op: Extract<Expr, { kind: 'binary' }>['op'], a: Expr, b: Expr): Expr => ({ kind: 'binary', op, a, b });
+export const un = (op: Extract<Expr, { kind: 'unary' }>['op'], arg: Expr): Expr => ({ kind: 'unary', op, arg });
+
+export function normal(seed: number, shape: number[], reg: Region, mean = 10, std = 1): Expr {
+  return leaf({ kind: 'random', dist: 'normal', seed, a: mean, b: std, shape, region: reg });
+}
+export function uniform(seed: number, shape: number[], reg: Region, lo = -2, hi = 3): Expr {
+  return leaf({ kind: 'random', dist: 'uniform', seed, a: lo, b: hi, shape, region: reg });
+}
+
+/** The seed workload's chunk: (normal(10, 1) + 1)[::2, ::2] over chunk (bi, bj) of an n x n array, then `op`. */
+export function seedChunk(dtype: DType, n: number, chunk: number, bi: number, bj: number, op: ReduceOp | null, sliced = true): ChunkProgram {
+  const step = sliced ? 2 : 1;
+  const count = Math.ceil(chunk / step);
+  const r = region([bi * chunk, bj * chunk], [step, step], [count, count]);
+  const program: ChunkProgram = { dtype, shape: [count, count], expr: bin('add', normal(1234, [n, n], r), fill(1)) };
+  if (op) program.reduce = { op, axis: null };
+  return program;
+}
+
+export interface Case {
+  name: string;
+  program: ChunkProgram;
+  inputs: ChunkValue[];
+  /** Compare bit for bit (uniform generation, exact arithmetic). */
+  exact?: boolean;
+}
+
+const arr = (dtype: DType, shape: number[], data: Float64Array | Float32Array | Int32Array): ChunkValue => ({ kind: 'array', array: { dtype, shape, data } });
+
+function ramp(n: number, f: (i: number) => number): Float64Array {
+  return Float64Array.from({ length: n }, (_, i) => f(i));
+}
+
+/** Every case at both float dtypes where it makes sense. */
+export function cases(): Case[] {
+  const out: Case[] = [];
+  const V = [37, 53];
+  for (const dtype of ['float64', 'float32'] as const) {
+    const f32 = dtype === 'float32';
+    const dep64 = arr('float64', [9, 11], ramp(99, (i) => Math.sin(i) * 3 + 0.25));
+    const dep32 = arr('float32', [9, 11], Float32Array.from(ramp(99, (i) => Math.cos(i) * 2)));
+    const depI = arr('int32', [9, 11], Int32Array.from({ length: 99 }, (_, i) => (i * 7) % 23 - 11));
+    out.push(
+      { name: `${dtype} uniform, offset region`, program: { dtype, shape: [7, 13], expr: uniform(7, V, region([3, 5], [1, 1], [7, 13])) }, inputs: [], exact: true },
+      { name: `${dtype} uniform, odd steps`, program: { dtype, shape: [5, 9], expr: uniform(8, V, region([1, 3], [3, 5], [5, 9])) }, inputs: [], exact: true },
+      { name: `${dtype} normal, contiguous from an odd start`, program: { dtype, shape: [6, 17], expr: normal(9, V, region([2, 1], [1, 1], [6, 17]), 0, 2) }, inputs: [] },
+      { name: `${dtype} normal [::2, ::2]`, program: { dtype, shape: [8, 10], expr: normal(10, [40, 40], region([0, 2], [2, 2], [8, 10])) }, inputs: [] },
+      { name: `${dtype} normal [1::2] (sines only)`, program: { dtype, shape: [9, 7], expr: normal(11, [40, 40], region([1, 1], [2, 2], [9, 7])) }, inputs: [] },
+      { name: `${dtype} 1-d random, large seed`, program: { dtype, shape: [1500], expr: normal(2 ** 52 + 12345, [5000], region([777], [1], [1500])) }, inputs: [] },
+      { name: `${dtype} arange`, program: { dtype, shape: [4, 6], expr: leaf({ kind: 'arange', start: 0.5, step: 0.1, shape: [10, 10], region: region([2, 1], [2, 1], [4, 6]) }) }, inputs: [], exact: true },
+      { name: `${dtype} + 0.1 (unrounded constant)`, program: { dtype, shape: [3, 4], expr: bin('add', uniform(3, [3, 4], region([0, 0], [1, 1], [3, 4])), fill(0.1)) }, inputs: [], exact: true },
+      { name: `${dtype} fill on the left`, program: { dtype, shape: [3, 4], expr: bin('sub', fill(0.1), uniform(3, [3, 4], region([0, 0], [1, 1], [3, 4]))) }, inputs: [], exact: true },
+      {
+        name: `${dtype} inputs of three dtypes`,
+        program: { dtype, shape: [4, 5], expr: bin('mul', bin('add', leaf({ kind: 'input', dep: 0, region: region([1, 2], [2, 1], [4, 5]) }), leaf({ kind: 'input', dep: 1, region: region([0, 0], [2, 2], [4, 5]) })), leaf({ kind: 'input', dep: 2, region: region([5, 6], [1, 1], [4, 5]) })) },
+        inputs: [dep64, dep32, depI],
+        exact: true,
+      },
+      {
+        name: `${dtype} broadcast row and column`,
+        program: {
+          dtype,
+          shape: [6, 7],
+          expr: bin('add', { kind: 'broadcast', from: [7], arg: uniform(4, [20], region([3], [2], [7])) }, { kind: 'broadcast', from: [6, 1], arg: leaf({ kind: 'input', dep: 0, region: region([0, 4], [1, 1], [6, 1]) }) }),
+        },
+        inputs: [dep64],
+        exact: true,
+      },
+      {
+        name: `${dtype} broadcast to 3-d`,
+        program: { dtype, shape: [3, 4, 5], expr: bin('mul', normal(5, [3, 4, 5], region([0, 0, 0], [1, 1, 1], [3, 4, 5])), { kind: 'broadcast', from: [4, 1], arg: uniform(6, [4, 1], region([0, 0], [1, 1], [4, 1])) }) },
+        inputs: [],
+      },
+    );
+    // Every unary op, on values where each is defined.
+    for (const op of ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square'] as const) {
+      const lo = op === 'log' || op === 'sqrt' ? 0.5 : -2;
+      out.push({ name: `${dtype} ${op}`, program: { dtype, shape: [5, 6], expr: un(op, uniform(12, [5, 6], region([0, 0], [1, 1], [5, 6]), lo, 3)) }, inputs: [], exact: ['neg', 'abs', 'square', 'sqrt'].includes(op) });
+    }
+    for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'] as const) {
+      const a = uniform(13, [4, 8], region([0, 0], [1, 1], [4, 8]), 0.5, 2);
+      const b = leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [4, 8]) });
+      const data = ramp(32, (i) => (i === 5 ? NaN : (i % 7) - 2.5));
+      out.push({ name: `${dtype} ${op} with NaN`, program: { dtype, shape: [4, 8], expr: bin(op, a, b) }, inputs: [arr('float64', [4, 8], data)], exact: op !== 'pow' });
+      out.push({ name: `${dtype} ${op} constant`, program: { dtype, shape: [4, 8], expr: bin(op, a, fill(1.7)) }, inputs: [], exact: op !== 'pow' });
+    }
+    out.push({ name: `${dtype} clip`, program: { dtype, shape: [6, 6], expr: { kind: 'clip', lo: -0.5, hi: 0.75, arg: uniform(14, [6, 6], region([0, 0], [1, 1], [6, 6])) } }, inputs: [], exact: true });
+
+    // Reductions: every op, all axes and each axis, over a normal block with ties and NaN cases.
+    const block = (): Expr => bin('mul', normal(15, [30, 40], region([3, 2], [1, 3], [11, 12]), 0, 3), fill(f32 ? 1 : 1));
+    for (const op of ['sum', 'mean', 'var', 'std', 'min', 'max', 'argmin', 'argmax'] as const) {
+      for (const axis of [null, 0, 1]) {
+        out.push({ name: `${dtype} ${op} axis ${axis}`, program: { dtype, shape: [11, 12], expr: block(), reduce: { op, axis, offset: [3, 24], globalShape: [30, 40] } }, inputs: [] });
+      }
+    }
+    const ties = arr('float64', [3, 4], Float64Array.from([2, 1, 1, 5, 0, 0, 7, 7, 3, NaN, 3, NaN]));
+    for (const op of ['min', 'max', 'argmin', 'argmax', 'sum'] as const) {
+      for (const axis of [null, 0, 1]) {
+        out.push({ name: `${dtype} ${op} axis ${axis}, ties and NaN`, program: { dtype, shape: [3, 4], expr: leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [3, 4]) }), reduce: { op, axis, offset: [6, 8], globalShape: [9, 12] } }, inputs: [ties], exact: true });
+      }
+    }
+    out.push({ name: `${dtype} seed chunk sum`, program: seedChunk(dtype, 400, 100, 1, 2, 'sum'), inputs: [] });
+    out.push({ name: `${dtype} seed chunk mean, unsliced`, program: seedChunk(dtype, 400, 100, 3, 0, 'mean', false), inputs: [] });
+    out.push({ name: `${dtype} seed chunk var`, program: seedChunk(dtype, 400, 100, 2, 2, 'var'), inputs: [] });
+    out.push({ name: `${dtype} 0-d`, program: { dtype, shape: [], expr: bin('add', uniform(1, [], region([], [], [])), fill(2)) }, inputs: [], exact: true });
+    out.push({ name: `${dtype} empty, summed`, program: { dtype, shape: [0, 5], expr: uniform(1, [0, 5], region([0, 0], [1, 1], [0, 5])), reduce: { op: 'sum', axis: null } }, inputs: [], exact: true });
+    out.push({ name: `${dtype} empty, min`, program: { dtype, shape: [3, 0], expr: fill(1), reduce: { op: 'min', axis: null } }, inputs: [], exact: true });
+    out.push({ name: `${dtype} deep expression`, program: { dtype, shape: [4, 4], expr: bin('add', bin('mul', uniform(1, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('sub', uniform(2, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('div', uniform(3, [4, 4], region([0, 0], [1, 1], [4, 4])), uniform(4, [4, 4], region([0, 0], [1, 1], [4, 4]))))), fill(3)) }, inputs: [] });
+  }
+  return out;
+}
