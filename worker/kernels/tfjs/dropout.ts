@@ -1,0 +1,58 @@
+/**
+ * Dropout whose masks are a function of (seed, epoch, batch), so training is reproducible and a
+ * trial resumed from disk draws the masks it would have drawn had it never stopped.
+ *
+ * Why not tf.layers.dropout({seed})? It passes the same seed on every call, so every batch gets
+ * the same mask; without a seed it uses Math.random and runs cannot be repeated.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { deriveSeed, SeedTag } from '../../../common/tuning/random';
+
+export interface SeededDropoutArgs {
+  rate: number;
+  seed: number;
+  name?: string;
+}
+
+export class SeededDropout extends tf.layers.Layer {
+  static readonly className = 'GpuflowSeededDropout';
+  readonly rate: number;
+  readonly seed: number;
+  private epoch = 0;
+  private call_ = 0;
+
+  constructor(args: SeededDropoutArgs) {
+    super({ name: args.name });
+    this.rate = args.rate;
+    this.seed = args.seed;
+    this.supportsMasking = true;
+  }
+
+  /** Called by the trainer before each epoch (1-based). */
+  startEpoch(epoch: number): void {
+    this.epoch = epoch;
+    this.call_ = 0;
+  }
+
+  override computeOutputShape(inputShape: tf.Shape | tf.Shape[]): tf.Shape | tf.Shape[] {
+    return inputShape;
+  }
+
+  override call(inputs: tf.Tensor | tf.Tensor[], kwargs: { training?: boolean }): tf.Tensor {
+    const x = Array.isArray(inputs) ? inputs[0] : inputs;
+    if (!kwargs.training || this.rate === 0) return x;
+    const seed = deriveSeed(this.seed, SeedTag.dropout, this.epoch, this.call_++);
+    return tf.dropout(x, this.rate, undefined, seed);
+  }
+
+  override getConfig(): tf.serialization.ConfigDict {
+    return { ...super.getConfig(), rate: this.rate, seed: this.seed };
+  }
+}
+
+tf.serialization.registerClass(SeededDropout);
+
+/** Every SeededDropout in the model learns the epoch it is in. */
+export function startEpoch(model: tf.LayersModel, epoch: number): void {
+  for (const l of model.layers) if (l instanceof SeededDropout) l.startEpoch(epoch);
+}

@@ -1,0 +1,161 @@
+/**
+ * Trains one trial to a target number of epochs, resumable: successive halving and Hyperband ask
+ * for a trial again with a larger budget, and it continues from where it stopped, either from the
+ * worker's memory (TrialModelStore, keyed by trial id) or from a model saved on disk
+ * (`resumeFrom`). Training the same trial to 3 epochs and then to 9 gives the same weights as
+ * training it to 9 at once (cpu backend), because everything random is a function of the trial
+ * seed and the epoch number:
+ *
+ *   weights      glorot-uniform seeded by (seed, layer)        (models.ts)
+ *   batch order  permutation seeded by (seed, epoch)           (shuffling is ours; tfjs's
+ *                                                               shuffle uses Math.random)
+ *   dropout      masks seeded by (seed, epoch, batch)          (dropout.ts)
+ *
+ * After each epoch the validation set is scored and `onEpoch` gets the training loss and the
+ * validation metrics; `shouldStop` is asked before each epoch, so a stop command takes effect
+ * within one epoch.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { deriveSeed, permutation, SeedTag } from '../../../common/tuning/random';
+import { METRICS_BY_TASK, scoreOf, type EpochRecord, type MetricName, type TrialResult, type TrialSpec } from '../../../common/tuning/trial';
+import type { Dataset } from './datasets';
+import { startEpoch } from './dropout';
+import { accuracy, logLoss, meanSquaredError, r2Score } from './metrics';
+import { buildModel, checkModelFitsTask } from './models';
+import { loadTrialModel } from './persist';
+import { rawOutput, toPrediction } from './predict';
+import { fitScaler, scaleX, scaleY } from './scaling';
+import { disposeModel, MODEL_FORMAT, type TrainedModel } from './trained-model';
+import type { TrialModelStore } from './trial-store';
+
+export interface TrialData {
+  train: Dataset;
+  validation: Dataset;
+}
+
+export interface TrainOptions {
+  /** Called after every epoch with its loss and validation metrics. */
+  onEpoch?: (record: EpochRecord) => void;
+  /** Asked before every epoch; true ends training early (the result says `stopped`). */
+  shouldStop?: () => boolean;
+  /** The worker's trials in memory; the trial is taken from and left in it. */
+  store?: TrialModelStore;
+  /** A directory saved by saveTrialModel to resume from when the store does not hold the trial. */
+  resumeFrom?: string;
+}
+
+export class TrainError extends Error {
+  override name = 'TrainError';
+}
+
+function checkData(spec: TrialSpec, data: TrialData): void {
+  const { train, validation } = data;
+  if (train.nRows === 0 || validation.nRows === 0) throw new TrainError(`trial ${spec.trialId}: training and validation sets must both have rows`);
+  if (train.task !== validation.task) throw new TrainError(`trial ${spec.trialId}: training set is ${train.task} but validation set is ${validation.task}`);
+  if (train.nFeatures !== validation.nFeatures) throw new TrainError(`trial ${spec.trialId}: ${train.nFeatures} training features but ${validation.nFeatures} validation features`);
+  if (!METRICS_BY_TASK[train.task].includes(spec.metric)) {
+    throw new TrainError(`trial ${spec.trialId}: metric '${spec.metric}' does not apply to ${train.task}; use one of ${METRICS_BY_TASK[train.task].join(', ')}`);
+  }
+  checkModelFitsTask(spec.model, train.task);
+}
+
+function sameSpec(a: TrainedModel, spec: TrialSpec): boolean {
+  return a.meta.seed === spec.seed && JSON.stringify(a.meta.spec) === JSON.stringify(spec.model);
+}
+
+async function obtain(spec: TrialSpec, data: TrialData, opts: TrainOptions): Promise<TrainedModel> {
+  let m = opts.store?.get(spec.trialId);
+  if (!m && opts.resumeFrom) m = await loadTrialModel(opts.resumeFrom);
+  if (m) {
+    if (!sameSpec(m, spec)) throw new TrainError(`trial ${spec.trialId}: the model held for it was built from another spec or seed`);
+    if (m.meta.nFeatures !== data.train.nFeatures) throw new TrainError(`trial ${spec.trialId}: the model takes ${m.meta.nFeatures} features, the data has ${data.train.nFeatures}`);
+    if (m.meta.epochs > spec.epochs) throw new TrainError(`trial ${spec.trialId}: already trained ${m.meta.epochs} epochs, more than the ${spec.epochs} asked`);
+    return m;
+  }
+  const { train } = data;
+  const model = buildModel(spec.model, { task: train.task, nFeatures: train.nFeatures, nClasses: train.classes.length }, spec.seed);
+  return {
+    model,
+    meta: {
+      format: MODEL_FORMAT,
+      trialId: spec.trialId,
+      spec: spec.model,
+      seed: spec.seed,
+      epochs: 0,
+      task: train.task,
+      nFeatures: train.nFeatures,
+      featureNames: train.featureNames,
+      classes: train.classes,
+      scaler: fitScaler(train),
+    },
+  };
+}
+
+/** Validation metrics of the model as it is now. */
+export function evaluate(m: TrainedModel, validation: Dataset): Partial<Record<MetricName, number>> {
+  const raw = rawOutput(m.model, scaleX(m.meta.scaler, validation.x, validation.nRows), validation.nRows, validation.nFeatures);
+  const p = toPrediction(m, raw, validation.nRows);
+  if (p.task === 'regression') return { mse: meanSquaredError(validation.y, p.values), r2: r2Score(validation.y, p.values) };
+  return { accuracy: accuracy(validation.y, p.probabilities, p.nClasses), 'log-loss': logLoss(validation.y, p.probabilities, p.nClasses) };
+}
+
+/** Training targets as the loss wants them: scaled values, p(class 1), or one-hot rows. */
+function targetTensor(m: TrainedModel, train: Dataset): tf.Tensor {
+  if (m.meta.task === 'regression') return tf.tensor2d(scaleY(m.meta.scaler, train.y), [train.nRows, 1]);
+  const k = m.meta.classes.length;
+  if (k === 2) return tf.tensor2d(train.y, [train.nRows, 1]);
+  return tf.tidy(() => tf.oneHot(tf.tensor1d(train.y, 'int32'), k).toFloat());
+}
+
+export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOptions = {}): Promise<TrialResult> {
+  checkData(spec, data);
+  const m = await obtain(spec, data, opts);
+  const { train, validation } = data;
+  const history: EpochRecord[] = [];
+  let stopped = false;
+  const x = tf.tensor2d(scaleX(m.meta.scaler, train.x, train.nRows), [train.nRows, train.nFeatures]);
+  const y = targetTensor(m, train);
+  try {
+    while (m.meta.epochs < spec.epochs) {
+      if (opts.shouldStop?.()) {
+        stopped = true;
+        break;
+      }
+      const epoch = m.meta.epochs + 1;
+      const order = tf.tensor1d(permutation(train.nRows, deriveSeed(spec.seed, SeedTag.epoch, epoch)), 'int32');
+      const xb = tf.gather(x, order);
+      const yb = tf.gather(y, order);
+      startEpoch(m.model, epoch);
+      let loss: number;
+      try {
+        const h = await m.model.fit(xb, yb, { epochs: 1, batchSize: spec.model.batchSize, shuffle: false, verbose: 0 });
+        loss = Number(h.history.loss[0]);
+      } finally {
+        tf.dispose([order, xb, yb]);
+      }
+      m.meta.epochs = epoch;
+      const metrics = evaluate(m, validation);
+      const record: EpochRecord = { trialId: spec.trialId, epoch, loss, metrics, score: scoreOf(spec.metric, metrics[spec.metric] ?? NaN) };
+      history.push(record);
+      opts.onEpoch?.(record);
+    }
+  } catch (e) {
+    if (opts.store?.get(spec.trialId) !== m) disposeModel(m.model);
+    throw e;
+  } finally {
+    tf.dispose([x, y]);
+  }
+  const metrics = history.at(-1)?.metrics ?? evaluate(m, validation);
+  const result: TrialResult = {
+    trialId: spec.trialId,
+    epochs: m.meta.epochs,
+    score: scoreOf(spec.metric, metrics[spec.metric] ?? NaN),
+    metrics,
+    history,
+    stopped,
+    backend: tf.getBackend(),
+  };
+  if (opts.store) opts.store.set(spec.trialId, m);
+  else disposeModel(m.model);
+  return result;
+}
