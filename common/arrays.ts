@@ -81,8 +81,16 @@ export interface Partial {
   fields: Record<string, Float64Array>;
 }
 
+export type JsonValue = number | string | boolean | null | JsonValue[] | { [k: string]: JsonValue };
+
 /** What a task produces and a worker holds. */
-export type ChunkValue = { kind: 'array'; array: NDArray } | { kind: 'partial'; partial: Partial };
+export type ChunkValue =
+  | { kind: 'array'; array: NDArray }
+  | { kind: 'partial'; partial: Partial }
+  /** A dataframe partition (or partial aggregate) as Arrow IPC stream bytes. */
+  | { kind: 'table'; ipc: Uint8Array; rows: number }
+  /** Small structured results (tuning trials, summaries). */
+  | { kind: 'json'; value: JsonValue };
 
 export function sizeOf(shape: number[]): number {
   let n = 1;
@@ -104,8 +112,14 @@ export function allocate(dtype: DType, n: number): NumericArray {
 }
 
 export function valueBytes(v: ChunkValue): number {
-  if (v.kind === 'array') return v.array.data.byteLength;
-  let b = 0;
-  for (const f of Object.values(v.partial.fields)) b += f.byteLength;
-  return b;
+  switch (v.kind) {
+    case 'array': return v.array.data.byteLength;
+    case 'table': return v.ipc.byteLength;
+    case 'json': return JSON.stringify(v.value).length;
+    case 'partial': {
+      let b = 0;
+      for (const f of Object.values(v.partial.fields)) b += f.byteLength;
+      return b;
+    }
+  }
 }

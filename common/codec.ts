@@ -1,0 +1,74 @@
+/**
+ * Binary framing of chunk values for worker-to-worker transfers (worker/peer.ts): a JSON header
+ * describing the value and its buffers, followed by the raw bytes. No JSON rows of numbers, no
+ * copies beyond the socket's.
+ */
+import type { ChunkValue, DType, JsonValue, NumericArray, ReduceOp } from './arrays';
+
+export interface EncodedValue {
+  header: ValueHeader;
+  buffers: Uint8Array[];
+}
+
+export type ValueHeader =
+  | { kind: 'array'; dtype: DType; shape: number[] }
+  | { kind: 'partial'; op: ReduceOp; shape: number[]; fields: string[] }
+  | { kind: 'table'; rows: number }
+  | { kind: 'json'; value: JsonValue };
+
+function bytesOf(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+export function encodeValue(v: ChunkValue): EncodedValue {
+  switch (v.kind) {
+    case 'array':
+      return { header: { kind: 'array', dtype: v.array.dtype, shape: v.array.shape }, buffers: [bytesOf(v.array.data)] };
+    case 'partial': {
+      const names = Object.keys(v.partial.fields);
+      return {
+        header: { kind: 'partial', op: v.partial.op, shape: v.partial.shape, fields: names },
+        buffers: names.map((n) => bytesOf(v.partial.fields[n])),
+      };
+    }
+    case 'table':
+      return { header: { kind: 'table', rows: v.rows }, buffers: [v.ipc] };
+    case 'json':
+      return { header: { kind: 'json', value: v.value }, buffers: [] };
+  }
+}
+
+/** Copies into an aligned buffer: typed arrays need their offset aligned to the element size. */
+function aligned(b: Uint8Array): ArrayBuffer {
+  const out = new ArrayBuffer(b.byteLength);
+  new Uint8Array(out).set(b);
+  return out;
+}
+
+function typed(dtype: DType, b: Uint8Array): NumericArray {
+  const buf = aligned(b);
+  switch (dtype) {
+    case 'float64': return new Float64Array(buf);
+    case 'float32': return new Float32Array(buf);
+    case 'int32': return new Int32Array(buf);
+    case 'int64': return new BigInt64Array(buf);
+  }
+}
+
+export function decodeValue(header: ValueHeader, buffers: Uint8Array[]): ChunkValue {
+  switch (header.kind) {
+    case 'array':
+      return { kind: 'array', array: { dtype: header.dtype, shape: header.shape, data: typed(header.dtype, buffers[0]) } };
+    case 'partial': {
+      const fields: Record<string, Float64Array> = {};
+      header.fields.forEach((n, i) => {
+        fields[n] = new Float64Array(aligned(buffers[i]));
+      });
+      return { kind: 'partial', partial: { op: header.op, shape: header.shape, fields } };
+    }
+    case 'table':
+      return { kind: 'table', ipc: new Uint8Array(aligned(buffers[0])), rows: header.rows };
+    case 'json':
+      return { kind: 'json', value: header.value };
+  }
+}

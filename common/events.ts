@@ -1,0 +1,22 @@
+/**
+ * The one event stream. Every state change of a run is an event with a sequence number and the
+ * id of the event that caused it; the task stream, progress bars, the store and `story(key)` all
+ * read this same stream.
+ */
+import type { WorkerKind } from './messages';
+
+export type TaskState = 'waiting' | 'ready' | 'running' | 'memory' | 'done' | 'erred';
+
+export type EngineEvent =
+  | { type: 'run'; seq: number; t: number; runId: string; state: 'started' | 'finished' | 'failed' | 'cancelled'; tasks?: number; error?: string; cause?: number }
+  | { type: 'task-state'; seq: number; t: number; runId: string; key: string; node: string; from: TaskState; to: TaskState; worker?: string; cause: number }
+  /** A task ran: one rectangle of the task stream. */
+  | { type: 'task'; seq: number; t: number; runId: string; key: string; node: string; op: string; worker: string; start: number; end: number; bytes: number; backend: string; cause: number }
+  | { type: 'transfer'; seq: number; t: number; runId: string; key: string; from: string; to: string; bytes: number; start: number; end: number; cause: number }
+  | { type: 'task-error'; seq: number; t: number; runId: string; key: string; node: string; worker: string; message: string; code?: string; cause: number }
+  | { type: 'worker'; seq: number; t: number; worker: string; kind: WorkerKind; label: string; state: 'up' | 'down'; reason?: string; pid?: number }
+  | { type: 'progress'; seq: number; t: number; runId: string; done: number; total: number; byNode: Record<string, [number, number]> }
+  | { type: 'log'; seq: number; t: number; level: 'info' | 'warn' | 'error'; message: string };
+
+/** An event before the stream assigns its sequence number and time. */
+export type EventDraft = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'seq' | 't'> & { t?: number } : never) : never;

@@ -1,0 +1,79 @@
+/**
+ * Messages between main and a worker process (IPC; structured clone, so typed arrays travel as
+ * they are). Both sides parse what they receive with these schemas; a malformed message is a
+ * protocol error reported with its path, never acted on.
+ *
+ * Chunk data moves worker-to-worker over the peer protocol (worker/peer.ts); only the values a
+ * run reports (final results) come to main, through `value`.
+ */
+import { z } from 'zod';
+import { chunkValueSchema, taskSpecSchema } from './schemas';
+
+export const workerKindSchema = z.enum(['gpu', 'cpu', 'virtual-gpu']);
+export type WorkerKind = z.infer<typeof workerKindSchema>;
+
+export const peerAddressSchema = z.object({ workerId: z.string(), host: z.string(), port: z.number().int().min(1).max(65535) });
+export type PeerAddress = z.infer<typeof peerAddressSchema>;
+
+export const workerConfigSchema = z.object({
+  id: z.string(),
+  kind: workerKindSchema,
+  label: z.string(),
+  threads: z.number().int().positive(),
+  gpuUuid: z.string().optional(),
+  /** Bytes of chunk data this worker may hold before it refuses a task. */
+  memoryLimit: z.number().positive(),
+  /** Shared secret that peers present to fetch chunks. */
+  peerToken: z.string().min(16),
+  /** Backends to try, in order of preference. */
+  backends: z.array(z.enum(['cuda', 'native-cpu', 'js'])),
+  heartbeatMs: z.number().int().positive(),
+});
+export type WorkerConfig = z.infer<typeof workerConfigSchema>;
+
+export const toWorkerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('init'), config: workerConfigSchema }),
+  z.object({
+    type: z.literal('execute'),
+    runId: z.string(),
+    key: z.string(),
+    node: z.string(),
+    op: z.string(),
+    spec: taskSpecSchema,
+    /** Each dependency and the peer holding it (null: this worker holds it). */
+    deps: z.array(z.object({ key: z.string(), at: peerAddressSchema.nullable() })),
+  }),
+  z.object({ type: z.literal('release'), keys: z.array(z.string()) }),
+  z.object({ type: z.literal('fetch'), requestId: z.number().int(), key: z.string() }),
+  z.object({ type: z.literal('shutdown') }),
+]);
+export type ToWorker = z.infer<typeof toWorkerSchema>;
+
+export const backendStatusSchema = z.object({ name: z.string(), available: z.boolean(), reason: z.string().optional() });
+
+export const transferSchema = z.object({ key: z.string(), from: z.string(), bytes: z.number(), ms: z.number() });
+export type Transfer = z.infer<typeof transferSchema>;
+
+export const fromWorkerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready'), pid: z.number().int(), address: peerAddressSchema, backends: z.array(backendStatusSchema) }),
+  z.object({ type: z.literal('heartbeat'), t: z.number(), rss: z.number(), heldBytes: z.number(), heldKeys: z.number().int() }),
+  z.object({ type: z.literal('started'), key: z.string(), t: z.number() }),
+  z.object({
+    type: z.literal('done'),
+    key: z.string(),
+    bytes: z.number(),
+    backend: z.string(),
+    startedAt: z.number(),
+    endedAt: z.number(),
+    transfers: z.array(transferSchema),
+  }),
+  z.object({ type: z.literal('error'), key: z.string(), message: z.string(), code: z.string().optional() }),
+  z.object({ type: z.literal('value'), requestId: z.number().int(), key: z.string(), value: chunkValueSchema.nullable(), error: z.string().optional() }),
+  z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string() }),
+]);
+export type FromWorker = z.infer<typeof fromWorkerSchema>;
+
+/** Formats a zod error as "path: message" lines. */
+export function formatIssues(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+}

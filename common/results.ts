@@ -1,0 +1,45 @@
+/** What a run reports for each output node, and its statistics. Shared with the renderer. */
+import type { DType } from './arrays';
+
+export interface ArraySummary {
+  min: number;
+  max: number;
+  mean: number;
+  /** Counts over `bins` equal bins between min and max. */
+  histogram: { bins: number; counts: number[] };
+  /** The top-left corner (up to 8 x 8), row-major. */
+  corner: { shape: number[]; data: number[] };
+}
+
+export type ResultValue =
+  | { kind: 'scalar'; dtype: DType | string; value: number }
+  | { kind: 'array'; dtype: DType | string; shape: number[]; data?: number[]; summary?: ArraySummary; file?: string }
+  | { kind: 'json'; value: unknown };
+
+export interface WorkerStat {
+  id: string;
+  kind: string;
+  label: string;
+  virtual: boolean;
+  tasks: number;
+  busyMs: number;
+  backends: Record<string, number>;
+}
+
+export interface RunStats {
+  tasks: number;
+  durationMs: number;
+  workers: WorkerStat[];
+  transfers: { count: number; bytes: number };
+  restarts: number;
+}
+
+export interface RunResult {
+  runId: string;
+  status: 'finished' | 'failed' | 'cancelled';
+  error?: string;
+  /** Node the error belongs to, when there is one. */
+  errorNode?: string;
+  results: Record<string, ResultValue>;
+  stats: RunStats;
+}

@@ -1,0 +1,47 @@
+/**
+ * The task graph: what runs. The compiler (main/engine/compile) turns each workflow node into
+ * chunk-level tasks; the scheduler places them; workers execute their `spec`.
+ */
+import type { ChunkProgram } from './arrays';
+
+/** Where a task may run: a GPU worker (real or virtual), a CPU worker, or either. */
+export type Resource = 'gpu' | 'cpu' | 'any';
+
+export type TaskSpec =
+  /** One fused chunk program (generate / elementwise / slice / reduction chunk step). */
+  | { kind: 'program'; program: ChunkProgram }
+  /** Combine the partials of the deps, in order; `finalize` turns the result into values. */
+  | { kind: 'combine'; finalize: boolean; ddof?: number }
+  /** Extension point for array ops beyond fused programs (matmul blocks, QR steps, rechunk). */
+  | { kind: 'array-op'; op: string; params: Record<string, unknown> }
+  /** Dataframe partition work (worker/kernels/df). */
+  | { kind: 'df'; op: string; params: Record<string, unknown> }
+  /** One model-tuning trial step (worker/kernels/tfjs). */
+  | { kind: 'trial'; op: string; params: Record<string, unknown> };
+
+export interface TaskDef {
+  key: string;
+  deps: string[];
+  spec: TaskSpec;
+  resource: Resource;
+  /** Workflow node this task belongs to (for progress and highlighting). */
+  node: string;
+  /** Short op name shown in the task stream (e.g. "normal+add+slice+sum"). */
+  op: string;
+  /** Estimated bytes of the task's output. */
+  outBytes: number;
+  /** Estimated bytes the task touches while running (for memory limits). */
+  workBytes: number;
+}
+
+/** How a workflow node's result is assembled from task outputs. */
+export type NodeOutput =
+  | { kind: 'scalar'; key: string; dtype: string }
+  | { kind: 'array'; shape: number[]; chunks: number[][]; dtype: string; keys: string[] }
+  | { kind: 'value'; key: string };
+
+export interface TaskGraph {
+  tasks: Map<string, TaskDef>;
+  /** Output of each node that the run reports, by node id. */
+  outputs: Record<string, NodeOutput>;
+}

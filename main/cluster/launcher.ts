@@ -1,0 +1,27 @@
+/**
+ * One interface over the two ways a worker process starts: `child_process.fork` (serve, CLI, tests)
+ * and Electron's `utilityProcess` (the app). The worker code is the same for both.
+ */
+import type { ToWorker } from '../../common/messages';
+
+export type ExitInfo = { code: number | null; signal: string | null };
+
+export interface LaunchedProcess {
+  readonly pid: number | undefined;
+  send(msg: ToWorker): void;
+  onMessage(fn: (raw: unknown) => void): void;
+  onExit(fn: (info: ExitInfo) => void): void;
+  kill(signal: NodeJS.Signals): void;
+}
+
+export interface LaunchOptions {
+  /** Extra environment (CUDA_VISIBLE_DEVICES for GPU workers). */
+  env: Record<string, string>;
+  /** Name shown in process listings and logs. */
+  name: string;
+}
+
+export interface Launcher {
+  readonly kind: 'fork' | 'utility';
+  launch(opts: LaunchOptions): LaunchedProcess;
+}

@@ -1,0 +1,173 @@
+/**
+ * The worker pool: one worker per GPU (pinned with CUDA_VISIBLE_DEVICES=<uuid>), CPU workers, and
+ * optional virtual GPUs (CPU-backed workers labelled virtual, so multi-worker scheduling can be
+ * exercised on machines without GPUs). It starts workers, watches heartbeats, notices a dead
+ * worker (exit at once, a hung one after `lostAfterMs`), reports it, and restarts it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FromWorker, WorkerConfig } from '../../common/messages';
+import type { Discovery } from './discovery';
+import type { Launcher } from './launcher';
+import { WorkerHandle, type WorkerEnd } from './worker-handle';
+
+export interface PoolOptions {
+  launcher: Launcher;
+  discovery: Discovery;
+  /** Use the discovered GPUs (false: CPU workers only, as in a CPU benchmark configuration). */
+  useGpus?: boolean;
+  /** Limit the number of GPU workers (the "1 GPU" benchmark configuration). */
+  maxGpus?: number;
+  cpuWorkers?: number;
+  threadsPerCpuWorker?: number;
+  virtualGpus?: number;
+  heartbeatMs?: number;
+  lostAfterMs?: number;
+  restart?: boolean;
+  /** Backend preference override, e.g. ['js'] to force the reference kernels. */
+  backends?: WorkerConfig['backends'];
+}
+
+export interface PoolListener {
+  message?(w: WorkerHandle, msg: FromWorker): void;
+  up?(w: WorkerHandle): void;
+  down?(w: WorkerHandle, end: WorkerEnd): void;
+}
+
+const MiB = 1024 * 1024;
+
+export function planWorkers(opts: PoolOptions, token: string): Array<{ config: WorkerConfig; env: Record<string, string> }> {
+  const hb = opts.heartbeatMs ?? 500;
+  const d = opts.discovery;
+  const gpus = opts.useGpus === false ? [] : d.gpus.slice(0, opts.maxGpus ?? d.gpus.length);
+  const cpuWorkers = opts.cpuWorkers ?? 1;
+  const virtual = opts.virtualGpus ?? 0;
+  const threads = opts.threadsPerCpuWorker ?? Math.max(1, d.cpu.cores - gpus.length);
+  const hostShare = Math.max(256 * MiB, (d.cpu.memoryTotalBytes * 0.6) / Math.max(1, cpuWorkers + virtual + gpus.length));
+  const out: Array<{ config: WorkerConfig; env: Record<string, string> }> = [];
+  for (const g of gpus) {
+    out.push({
+      config: {
+        id: `gpu${g.index}`,
+        kind: 'gpu',
+        label: g.name,
+        threads: 2,
+        gpuUuid: g.uuid,
+        memoryLimit: Math.max(256 * MiB, g.memoryTotalMiB * MiB * 0.9),
+        peerToken: token,
+        backends: opts.backends ?? ['cuda', 'native-cpu', 'js'],
+        heartbeatMs: hb,
+      },
+      env: { CUDA_VISIBLE_DEVICES: g.uuid },
+    });
+  }
+  for (let i = 0; i < cpuWorkers; i++) {
+    out.push({
+      config: { id: `cpu${i}`, kind: 'cpu', label: `CPU (${threads} threads)`, threads, memoryLimit: hostShare, peerToken: token, backends: opts.backends ?? ['native-cpu', 'js'], heartbeatMs: hb },
+      env: { CUDA_VISIBLE_DEVICES: '' },
+    });
+  }
+  for (let i = 0; i < virtual; i++) {
+    out.push({
+      config: { id: `vgpu${i}`, kind: 'virtual-gpu', label: `virtual GPU ${i} (CPU-backed)`, threads: 1, memoryLimit: hostShare, peerToken: token, backends: opts.backends ?? ['native-cpu', 'js'], heartbeatMs: hb },
+      env: { CUDA_VISIBLE_DEVICES: '' },
+    });
+  }
+  return out;
+}
+
+export class WorkerPool {
+  readonly workers = new Map<string, WorkerHandle>();
+  private readonly listeners = new Set<PoolListener>();
+  private readonly token = randomBytes(24).toString('hex');
+  private readonly plan: Array<{ config: WorkerConfig; env: Record<string, string> }>;
+  private closing = false;
+  private watchdog: NodeJS.Timeout | null = null;
+  private readyWaiters = new Map<string, Array<() => void>>();
+  /** Restarts per worker id, for the workers panel and tests. */
+  readonly restarts = new Map<string, number>();
+
+  constructor(private readonly opts: PoolOptions) {
+    this.plan = planWorkers(opts, this.token);
+  }
+
+  listen(l: PoolListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  /** Starts every planned worker and resolves when all are ready. */
+  async start(timeoutMs = 60_000): Promise<void> {
+    await Promise.all(this.plan.map((p) => this.spawn(p.config, p.env, timeoutMs)));
+    const lostAfter = this.opts.lostAfterMs ?? 5000;
+    this.watchdog = setInterval(() => {
+      const now = Date.now();
+      for (const w of this.workers.values()) if (w.alive && w.address && now - w.lastHeartbeat > lostAfter) w.declareLost();
+    }, Math.min(500, lostAfter / 4));
+    this.watchdog.unref();
+  }
+
+  private spawn(config: WorkerConfig, env: Record<string, string>, timeoutMs: number): Promise<void> {
+    const handle = new WorkerHandle(
+      config,
+      this.opts.launcher,
+      env,
+      (w, msg) => this.onMessage(w, msg),
+      (w, end) => this.onEnd(w, end),
+    );
+    this.workers.set(config.id, handle);
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        handle.kill('init-failed', 'SIGKILL');
+        reject(new Error(`worker ${config.id} did not start within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const list = this.readyWaiters.get(config.id) ?? [];
+      list.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+      this.readyWaiters.set(config.id, list);
+    });
+  }
+
+  private onMessage(w: WorkerHandle, msg: FromWorker): void {
+    if (this.workers.get(w.id) !== w) return;
+    if (msg.type === 'log') w.log(msg.message);
+    if (msg.type === 'ready') {
+      for (const f of this.readyWaiters.get(w.id) ?? []) f();
+      this.readyWaiters.delete(w.id);
+      for (const l of this.listeners) l.up?.(w);
+    }
+    for (const l of this.listeners) l.message?.(w, msg);
+  }
+
+  private onEnd(w: WorkerHandle, end: WorkerEnd): void {
+    if (this.workers.get(w.id) !== w) return;
+    for (const l of this.listeners) l.down?.(w, end);
+    if (this.closing || this.opts.restart === false || end.reason === 'shutdown' || end.reason === 'init-failed') return;
+    this.restarts.set(w.id, (this.restarts.get(w.id) ?? 0) + 1);
+    w.log(`ended (${end.reason}, code ${end.code}, signal ${end.signal}); restarting`);
+    const p = this.plan.find((x) => x.config.id === w.id);
+    if (p) this.spawn(p.config, p.env, 60_000).catch((e: unknown) => w.log(`restart failed: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  send(id: string, msg: Parameters<WorkerHandle['send']>[0]): void {
+    this.workers.get(id)?.send(msg);
+  }
+
+  /** Restarts one worker (the workers panel's button). */
+  restart(id: string): void {
+    this.workers.get(id)?.kill('crashed', 'SIGKILL');
+  }
+
+  get ready(): WorkerHandle[] {
+    return [...this.workers.values()].filter((w) => w.alive && w.address !== null);
+  }
+
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    const all = [...this.workers.values()];
+    for (const w of all) w.send({ type: 'shutdown' });
+    await Promise.all(all.map((w) => w.waitForExit(2000)));
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * One worker process, wrapped: its readonly config, its address for peers, its backends, its
+ * heartbeat, and a typed end. Every log line starts with `[gpu0 1234]`.
+ */
+import { formatIssues, fromWorkerSchema, type FromWorker, type PeerAddress, type ToWorker, type WorkerConfig } from '../../common/messages';
+import type { LaunchedProcess, Launcher } from './launcher';
+
+/** Why a worker ended: a closed set, shown in events and the workers panel. */
+export type EndReason = 'shutdown' | 'crashed' | 'killed' | 'heartbeat-timeout' | 'init-failed';
+
+export interface WorkerEnd {
+  reason: EndReason;
+  code: number | null;
+  signal: string | null;
+}
+
+export interface BackendState {
+  name: string;
+  available: boolean;
+  reason?: string;
+}
+
+export class WorkerHandle {
+  private proc: LaunchedProcess;
+  private ended: WorkerEnd | null = null;
+  private endWaiters: Array<(e: WorkerEnd) => void> = [];
+  private intended: EndReason | null = null;
+  /** Peer address, known once the worker says `ready`. */
+  address: PeerAddress | null = null;
+  backends: BackendState[] = [];
+  lastHeartbeat = Date.now();
+  rss = 0;
+  heldBytes = 0;
+
+  constructor(
+    /** Identity, resources and limits handed to the worker at init. */
+    readonly config: WorkerConfig,
+    launcher: Launcher,
+    /** Extra environment, e.g. CUDA_VISIBLE_DEVICES pinning a GPU worker to its device. */
+    readonly env: Record<string, string>,
+    private readonly onMessage: (w: WorkerHandle, msg: FromWorker) => void,
+    private readonly onEnd: (w: WorkerHandle, end: WorkerEnd) => void,
+  ) {
+    this.proc = launcher.launch({ env, name: `gpuflow-${config.id}` });
+    this.proc.onMessage((raw) => {
+      const parsed = fromWorkerSchema.safeParse(raw);
+      if (!parsed.success) {
+        this.log(`protocol error from worker: ${formatIssues(parsed.error)}`);
+        return;
+      }
+      const msg = parsed.data;
+      if (msg.type === 'ready') {
+        this.address = msg.address;
+        this.backends = msg.backends;
+      }
+      if (msg.type === 'heartbeat') {
+        this.lastHeartbeat = Date.now();
+        this.rss = msg.rss;
+        this.heldBytes = msg.heldBytes;
+      }
+      this.onMessage(this, msg);
+    });
+    this.proc.onExit(({ code, signal }) => {
+      const reason: EndReason = this.intended ?? (signal ? 'killed' : code === 0 ? 'shutdown' : 'crashed');
+      this.finish({ reason, code, signal });
+    });
+    this.proc.send({ type: 'init', config });
+  }
+
+  get id(): string {
+    return this.config.id;
+  }
+
+  get pid(): number | undefined {
+    return this.proc.pid;
+  }
+
+  get alive(): boolean {
+    return this.ended === null;
+  }
+
+  log(message: string): void {
+    process.stderr.write(`[${this.config.id} ${this.proc.pid ?? '-'}] ${message}\n`);
+  }
+
+  send(msg: ToWorker): void {
+    if (this.alive) this.proc.send(msg);
+  }
+
+  /** Ends the worker; idempotent. `reason` is what the end will be reported as. */
+  kill(reason: EndReason = 'shutdown', signal: NodeJS.Signals = 'SIGTERM'): void {
+    if (!this.alive) return;
+    this.intended ??= reason;
+    this.proc.kill(signal);
+  }
+
+  /** Resolves when the worker has exited; escalates to SIGKILL after `ms`. */
+  waitForExit(ms: number): Promise<WorkerEnd> {
+    if (this.ended) return Promise.resolve(this.ended);
+    return new Promise((resolve) => {
+      this.endWaiters.push(resolve);
+      const t = setTimeout(() => this.proc.kill('SIGKILL'), ms);
+      this.endWaiters.push(() => clearTimeout(t));
+    });
+  }
+
+  /**
+   * Called when the heartbeat is late: the worker is declared gone at once (its tasks move on)
+   * and killed hard, since a hung process will not answer a polite signal.
+   */
+  declareLost(): void {
+    if (!this.alive) return;
+    this.intended ??= 'heartbeat-timeout';
+    this.proc.kill('SIGKILL');
+  }
+
+  private finish(end: WorkerEnd): void {
+    if (this.ended) return;
+    this.ended = end;
+    this.onEnd(this, end);
+    for (const w of this.endWaiters) w(end);
+    this.endWaiters = [];
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * Lowering lazy arrays to tasks. Elementwise work and slices only compose block programs (no
+ * tasks); `materialize` emits one program task per block; `reduce` folds the per-chunk part of a
+ * reduction into each block's program and combines the partials in a tree of fan-in
+ * `splitEvery`, as dask.array's reductions do.
+ */
+import type { BinaryOp, DType, Expr, ReduceOp } from '../../../common/arrays';
+import { bytesPerElement, sizeOf } from '../../../common/arrays';
+import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
+import { blockIndices, blockOffset, blockShape, fullRegion, gridShape } from './chunks';
+import { restrictExpr, shiftDeps } from './restrict';
+
+/** A lazy array whose blocks are the outputs of tasks `keys` (C order over the block grid). */
+export function fromKeys(shape: number[], chunks: number[][], dtype: DType, keys: string[], opName: string, nodes: string[]): LazyArray {
+  const grid = gridShape(chunks);
+  return {
+    kind: 'array',
+    shape,
+    chunks,
+    dtype,
+    opName,
+    nodes,
+    block(idx) {
+      let flat = 0;
+      for (let d = 0; d < grid.length; d++) flat = flat * grid[d] + idx[d];
+      return { expr: { kind: 'leaf', leaf: { kind: 'input', dep: 0, region: fullRegion(blockShape(chunks, idx)) } }, deps: [keys[flat]] };
+    },
+  };
+}
+
+/** True when the array's blocks are already task outputs read whole (nothing left to fuse). */
+function isMaterialized(a: LazyArray): boolean {
+  const idx = a.chunks.map(() => 0);
+  const b = a.block(idx);
+  return b.deps.length === 1 && b.expr.kind === 'leaf' && b.expr.leaf.kind === 'input' && b.expr.leaf.region.step.every((s) => s === 1) && b.expr.leaf.region.start.every((s) => s === 0);
+}
+
+/** Emits one task per block; returns the array read back from those tasks. */
+export function materialize(a: LazyArray, ctx: BuildContext, name = 'block'): LazyArray {
+  if (isMaterialized(a)) return a;
+  const keys: string[] = [];
+  for (const idx of blockIndices(a.chunks)) {
+    const shape = blockShape(a.chunks, idx);
+    const { expr, deps } = a.block(idx);
+    const key = ctx.key(name, idx);
+    const bytes = sizeOf(shape) * bytesPerElement(a.dtype);
+    ctx.emit({ key, deps, spec: { kind: 'program', program: { dtype: a.dtype, shape, expr } }, resource: ctx.arrayResource, op: a.opName, outBytes: bytes, workBytes: bytes });
+    keys.push(key);
+  }
+  return fromKeys(a.shape, a.chunks, a.dtype, keys, ctx.nodeId, [ctx.nodeId]);
+}
+
+/** Elementwise map of one array. */
+export function mapBlocks(a: LazyArray, f: (e: Expr) => Expr, opName: string, nodeId: string, dtype: DType = a.dtype): LazyArray {
+  return {
+    ...a,
+    dtype,
+    opName: `${a.opName}+${opName}`,
+    nodes: [...a.nodes, nodeId],
+    block(idx) {
+      const b = a.block(idx);
+      return { expr: f(b.expr), deps: b.deps };
+    },
+  };
+}
+
+/** Elementwise binary op of two arrays with the same shape and chunks. */
+export function zipBlocks(a: LazyArray, b: LazyArray, op: BinaryOp, nodeId: string, dtype: DType): LazyArray {
+  return {
+    kind: 'array',
+    shape: a.shape,
+    chunks: a.chunks,
+    dtype,
+    opName: `${a.opName}+${op}`,
+    nodes: [...a.nodes, ...b.nodes, nodeId],
+    block(idx) {
+      const x = a.block(idx);
+      const y = b.block(idx);
+      return { expr: { kind: 'binary', op, a: x.expr, b: shiftDeps(y.expr, x.deps.length) }, deps: [...x.deps, ...y.deps] };
+    },
+  };
+}
+
+export interface AxisSlice {
+  start: number;
+  stop: number;
+  step: number;
+}
+
+/**
+ * Slices with positive steps (normalised bounds). Output chunks follow the source's: each output
+ * block is the part of one source block that the slice keeps, so no block reads two sources.
+ */
+export function sliceArray(a: LazyArray, sl: AxisSlice[], nodeId: string): LazyArray {
+  // For each axis: the kept output blocks as (source block index, local start, count).
+  const pieces = a.chunks.map((cs, d) => {
+    const { start, stop, step } = sl[d];
+    const out: Array<{ src: number; localStart: number; count: number }> = [];
+    let off = 0;
+    cs.forEach((c, i) => {
+      const lo = off;
+      const hi = off + c;
+      off = hi;
+      // first kept index >= lo
+      const first = lo <= start ? start : start + Math.ceil((lo - start) / step) * step;
+      const end = Math.min(hi, stop);
+      if (first >= end) return;
+      const count = Math.floor((end - 1 - first) / step) + 1;
+      out.push({ src: i, localStart: first - lo, count });
+    });
+    return out;
+  });
+  const chunks = pieces.map((p) => (p.length ? p.map((x) => x.count) : [0]));
+  const shape = chunks.map((c) => c.reduce((s, x) => s + x, 0));
+  return {
+    kind: 'array',
+    shape,
+    chunks,
+    dtype: a.dtype,
+    opName: `${a.opName}+slice`,
+    nodes: [...a.nodes, nodeId],
+    block(idx) {
+      const srcIdx = idx.map((i, d) => pieces[d][i].src);
+      const b = a.block(srcIdx);
+      const local = {
+        start: idx.map((i, d) => pieces[d][i].localStart),
+        step: sl.map((s) => s.step),
+        count: idx.map((i, d) => pieces[d][i].count),
+      };
+      return { expr: restrictExpr(b.expr, local), deps: b.deps };
+    },
+  };
+}
+
+function treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name: string, outBytes: number, ddof: number | undefined, finalOp: string): string {
+  let level = keys;
+  let depth = 0;
+  do {
+    const next: string[] = [];
+    const last = level.length <= splitEvery;
+    for (let i = 0; i < level.length; i += splitEvery) {
+      const group = level.slice(i, i + splitEvery);
+      const key = ctx.key(`${name}-combine${depth}`, [i / splitEvery]);
+      ctx.emit({ key, deps: group, spec: { kind: 'combine', finalize: last, ddof }, resource: 'any', op: last ? finalOp : 'combine', outBytes, workBytes: outBytes * group.length });
+      next.push(key);
+    }
+    level = next;
+    depth++;
+  } while (level.length > 1);
+  return level[0];
+}
+
+/** Reduction over all axes: per-block chunk steps fused into the blocks' programs, then a combine tree. */
+export function reduceAll(a: LazyArray, op: ReduceOp, splitEvery: number, ctx: BuildContext, ddof?: number): LazyScalar {
+  const partials: string[] = [];
+  for (const idx of blockIndices(a.chunks)) {
+    const shape = blockShape(a.chunks, idx);
+    if (sizeOf(shape) === 0) continue;
+    const { expr, deps } = a.block(idx);
+    const key = ctx.key(op, idx);
+    ctx.emit({
+      key,
+      deps,
+      spec: { kind: 'program', program: { dtype: a.dtype, shape, expr, reduce: { op, axis: null, ddof, offset: blockOffset(a.chunks, idx), globalShape: a.shape } } },
+      resource: ctx.arrayResource,
+      op: `${a.opName}+${op}`,
+      outBytes: 24,
+      workBytes: sizeOf(shape) * bytesPerElement(a.dtype),
+    });
+    partials.push(key);
+  }
+  if (partials.length === 0) ctx.fail('input', `cannot ${op} an empty array`);
+  const key = treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`);
+  return { kind: 'scalar', key, dtype: op === 'argmin' || op === 'argmax' ? 'int64' : 'float64' };
+}
+
+/** Reduction along one axis: a combine tree per line of blocks along `axis`. */
+export function reduceAxis(a: LazyArray, op: ReduceOp, axis: number, splitEvery: number, ctx: BuildContext, ddof?: number): LazyArray {
+  const grid = gridShape(a.chunks);
+  const outChunks = a.chunks.filter((_, d) => d !== axis);
+  const outKeys: string[] = [];
+  const lines = blockIndices(outChunks);
+  for (const outIdx of lines) {
+    const partials: string[] = [];
+    for (let i = 0; i < grid[axis]; i++) {
+      const idx = [...outIdx.slice(0, axis), i, ...outIdx.slice(axis)];
+      const shape = blockShape(a.chunks, idx);
+      const { expr, deps } = a.block(idx);
+      const key = ctx.key(op, idx);
+      const outBytes = (sizeOf(shape) / Math.max(1, shape[axis])) * 8 * 3;
+      ctx.emit({
+        key,
+        deps,
+        spec: { kind: 'program', program: { dtype: a.dtype, shape, expr, reduce: { op, axis, ddof, offset: blockOffset(a.chunks, idx), globalShape: a.shape } } },
+        resource: ctx.arrayResource,
+        op: `${a.opName}+${op}`,
+        outBytes,
+        workBytes: sizeOf(shape) * bytesPerElement(a.dtype),
+      });
+      partials.push(key);
+    }
+    outKeys.push(treeCombine(partials, splitEvery, ctx, `${op}${outIdx.length ? `[${outIdx.join(',')}]` : ''}`, 8 * sizeOf(blockShape(outChunks, outIdx)), ddof, `${op}-final`));
+  }
+  const shape = a.shape.filter((_, d) => d !== axis);
+  return fromKeys(shape, outChunks, op === 'argmin' || op === 'argmax' ? 'int64' : 'float64', outKeys, ctx.nodeId, [ctx.nodeId]);
+}

@@ -1,0 +1,53 @@
+/** Chunk arithmetic: normalising chunk sizes, block offsets and shapes, iterating the block grid. */
+
+/** Chunk sizes of one axis of length `n` in blocks of `c` (the last may be short). */
+export function axisChunks(n: number, c: number): number[] {
+  if (n === 0) return [0];
+  const out: number[] = [];
+  for (let s = 0; s < n; s += c) out.push(Math.min(c, n - s));
+  return out;
+}
+
+export function normalizeChunks(shape: number[], chunks: number[]): number[][] {
+  return shape.map((n, d) => axisChunks(n, Math.min(chunks[d] ?? n, Math.max(n, 1))));
+}
+
+export function blockShape(chunks: number[][], idx: number[]): number[] {
+  return chunks.map((c, d) => c[idx[d]]);
+}
+
+export function blockOffset(chunks: number[][], idx: number[]): number[] {
+  return chunks.map((c, d) => {
+    let s = 0;
+    for (let i = 0; i < idx[d]; i++) s += c[i];
+    return s;
+  });
+}
+
+export function gridShape(chunks: number[][]): number[] {
+  return chunks.map((c) => c.length);
+}
+
+/** All block indices in C order. */
+export function blockIndices(chunks: number[][]): number[][] {
+  const grid = gridShape(chunks);
+  const out: number[][] = [];
+  const nd = grid.length;
+  if (nd === 0) return [[]];
+  if (grid.some((g) => g === 0)) return out;
+  const idx = new Array<number>(nd).fill(0);
+  for (;;) {
+    out.push([...idx]);
+    let d = nd - 1;
+    while (d >= 0) {
+      if (++idx[d] < grid[d]) break;
+      idx[d] = 0;
+      d--;
+    }
+    if (d < 0) return out;
+  }
+}
+
+export function fullRegion(shape: number[]) {
+  return { start: shape.map(() => 0), step: shape.map(() => 1), count: [...shape] };
+}

@@ -1,0 +1,113 @@
+/**
+ * The compiler: workflow -> task graph. Nodes are built in dependency order into lazy values
+ * (main/engine/ops); elementwise chains and slices fuse into their consumers' block programs, so
+ * tasks are emitted only where data must exist: a reduction's chunk step, a materialised array,
+ * an opaque op. Tasks no output needs are culled. A task too big for any worker is refused here,
+ * before anything allocates.
+ */
+import type { NodeOutput, Resource, TaskDef, TaskGraph } from '../../../common/tasks';
+import { WorkflowError } from '../errors';
+import { OPS } from '../ops/registry';
+import type { BuildContext, LazyValue } from '../ops/types';
+import type { ValidWorkflow } from '../validate';
+import { materialize } from './array-lower';
+import { blockIndices } from './chunks';
+
+export interface CompileOptions {
+  /** Largest bytes a single task may touch (the biggest worker's memory limit). */
+  maxTaskBytes?: number;
+  arrayResource?: Resource;
+}
+
+export interface Compiled extends TaskGraph {
+  /** Tasks a node-per-chunk graph without fusion would have had, by node. */
+  unfusedTasks: number;
+  /** Tasks emitted before culling. */
+  emittedTasks: number;
+}
+
+export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): Compiled {
+  const tasks = new Map<string, TaskDef>();
+  const values = new Map<string, Record<string, LazyValue>>();
+  const hasOut = new Set(wf.doc.edges.map((e) => e.source));
+  const nodeIndex = new Map(wf.doc.nodes.map((n, i) => [n.id, i]));
+  const outputs: Record<string, NodeOutput> = {};
+  let unfused = 0;
+
+  for (const id of wf.order) {
+    const i = nodeIndex.get(id)!;
+    const node = wf.doc.nodes[i];
+    const op = OPS.get(node.op)!;
+    const inputs: Record<string, LazyValue | undefined> = {};
+    for (const e of wf.doc.edges) if (e.target === id) inputs[e.targetPort] = values.get(e.source)?.[e.sourcePort];
+    const ctx: BuildContext = {
+      nodeId: id,
+      params: wf.params.get(id) ?? {},
+      inputs,
+      arrayResource: opts.arrayResource ?? 'any',
+      key: (name, idx) => `${id}/${name}${idx ? `(${idx.join(',')})` : ''}`,
+      fail: (field, detail) => {
+        throw new WorkflowError(`nodes[${i}].${field}`, detail, id);
+      },
+      emit: (t) => {
+        if (tasks.has(t.key)) throw new WorkflowError(`nodes[${i}]`, `internal: duplicate task key ${t.key}`, id);
+        if (opts.maxTaskBytes !== undefined && t.workBytes > opts.maxTaskBytes) {
+          throw new WorkflowError(
+            `nodes[${i}]`,
+            `a task needs ${formatBytes(t.workBytes)} but the largest worker may hold ${formatBytes(opts.maxTaskBytes)}: use smaller chunks`,
+            id,
+          );
+        }
+        tasks.set(t.key, { ...t, node: t.node ?? id });
+      },
+    };
+    const out = op.build(ctx);
+    values.set(id, out);
+    for (const v of Object.values(out)) if (v.kind === 'array') unfused += v.chunks.reduce((n, c) => n * c.length, 1);
+
+    if (!hasOut.has(id)) {
+      for (const [port, v] of Object.entries(out)) {
+        const name = Object.keys(out).length > 1 ? `${id}.${port}` : id;
+        if (v.kind === 'scalar') outputs[name] = { kind: 'scalar', key: v.key, dtype: v.dtype };
+        else if (v.kind === 'array') {
+          const m = materialize(v, ctx, `${port}-block`);
+          const keys: string[] = [];
+          for (const idx of blockIndices(m.chunks)) keys.push(m.block(idx).deps[0]);
+          outputs[name] = { kind: 'array', shape: m.shape, chunks: m.chunks, dtype: m.dtype, keys };
+        } else outputs[name] = { kind: 'value', key: v.keys[0] };
+      }
+    }
+  }
+  const emitted = tasks.size;
+  cull(tasks, outputs);
+  // Each emitted reduction/combine is also a task of the unfused graph.
+  return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted };
+}
+
+/** Removes tasks that no output needs. */
+function cull(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>): void {
+  const keep = new Set<string>();
+  const stack: string[] = [];
+  for (const o of Object.values(outputs)) {
+    if (o.kind === 'array') stack.push(...o.keys);
+    else stack.push(o.key);
+  }
+  while (stack.length) {
+    const k = stack.pop()!;
+    if (keep.has(k)) continue;
+    keep.add(k);
+    const t = tasks.get(k);
+    if (t) stack.push(...t.deps);
+  }
+  for (const k of [...tasks.keys()]) if (!keep.has(k)) tasks.delete(k);
+}
+
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${n.toFixed(i ? 1 : 0)} ${units[i]}`;
+}

@@ -1,0 +1,47 @@
+/**
+ * The engine's one event stream: assigns sequence numbers and times, fans events out to
+ * subscribers (task stream, store, CLI progress), and keeps a bounded ring so a renderer that
+ * reconnects can resume from the last sequence number it saw without losing events.
+ */
+import type { EngineEvent, EventDraft } from '../../common/events';
+
+export type EventListener = (e: EngineEvent) => void;
+
+export class EventBus {
+  private seq = 0;
+  private readonly ring: EngineEvent[] = [];
+  private readonly listeners = new Set<EventListener>();
+
+  constructor(private readonly capacity = 200_000) {}
+
+  emit(draft: EventDraft): EngineEvent {
+    const e = { ...draft, seq: ++this.seq, t: draft.t ?? Date.now() } as EngineEvent;
+    this.ring.push(e);
+    if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        // One failing listener must not stop the others or the engine.
+        process.stderr.write(`event listener failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+    }
+    return e;
+  }
+
+  subscribe(l: EventListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  /** Events after `seq` still in the ring; `complete` is false when some were dropped. */
+  since(seq: number): { events: EngineEvent[]; complete: boolean } {
+    const first = this.ring[0]?.seq ?? this.seq + 1;
+    const events = this.ring.filter((e) => e.seq > seq);
+    return { events, complete: seq + 1 >= first || this.ring.length === 0 };
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+}

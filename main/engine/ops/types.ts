@@ -1,0 +1,62 @@
+/**
+ * What a node kind is to the engine: its catalog entry (ports, params) and `build`, which turns
+ * resolved params and input values into lazy output values. Lazy arrays are descriptions of
+ * their chunks, not data: elementwise ops and slices compose them (that is the fusion), and only
+ * a materialisation or a reduction emits tasks.
+ */
+import type { DType, Expr } from '../../../common/arrays';
+import type { NodeKindSpec } from '../../../common/catalog';
+import type { ParamValue } from '../../../common/workflow';
+import type { Resource, TaskDef } from '../../../common/tasks';
+
+export interface LazyArray {
+  kind: 'array';
+  shape: number[];
+  /** Chunk sizes per axis, e.g. [[1000, 1000, 500], [1000, 1000, 500]]. */
+  chunks: number[][];
+  dtype: DType;
+  /** The fused elementwise program of block `idx` and the task keys it reads. */
+  block(idx: number[]): { expr: Expr; deps: string[] };
+  /** The fused chain's name for the task stream, e.g. "normal+add+slice". */
+  opName: string;
+  /** Node ids fused into this value (for highlighting). */
+  nodes: string[];
+}
+
+export interface LazyScalar {
+  kind: 'scalar';
+  key: string;
+  dtype: DType;
+}
+
+/** A value computed by tasks and passed on whole (dataframes, models, tuning results). */
+export interface LazyOpaque {
+  kind: 'opaque';
+  portType: 'dataframe' | 'model' | 'dataset';
+  /** Task keys of the partitions (or one key for a single value). */
+  keys: string[];
+  meta: Record<string, unknown>;
+}
+
+export type LazyValue = LazyArray | LazyScalar | LazyOpaque;
+
+export type ResolvedParams = Record<string, ParamValue>;
+
+export interface BuildContext {
+  nodeId: string;
+  params: ResolvedParams;
+  inputs: Record<string, LazyValue | undefined>;
+  /** Adds a task to the graph. Keys must be unique; use `key()`. */
+  emit(task: Omit<TaskDef, 'node'> & { node?: string }): void;
+  /** A unique task key within this node: `${nodeId}/${name}(${idx})`. */
+  key(name: string, idx?: number[]): string;
+  /** Raises an error about one of this node's params. */
+  fail(field: string, detail: string): never;
+  /** Default resource for array tasks. */
+  arrayResource: Resource;
+}
+
+export interface OpDef {
+  spec: NodeKindSpec;
+  build(ctx: BuildContext): Record<string, LazyValue>;
+}

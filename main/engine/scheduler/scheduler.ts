@@ -1,0 +1,371 @@
+/**
+ * The scheduler core: a pure, synchronous state machine for one run. Stimuli in (`handle`),
+ * instructions out; no processes, timers or I/O, so tests drive it with plain objects.
+ * The async shell (main/engine/run.ts) turns instructions into worker messages and events.
+ *
+ * Placement: a ready task goes, in static priority order (scheduler/order.ts), to a worker that
+ * offers its resource and has a free slot, preferring the worker that already holds the most
+ * bytes of its inputs (data locality), then the least loaded. Inputs held elsewhere are fetched
+ * by the worker from their holder directly.
+ *
+ * Example: sum over 4 blocks, split_every 2, two workers A and B. b0..b3 become ready; A takes
+ * b0, B takes b1 (two slots each: A also b2, B b3). When b0 and b1 are in memory, combine(0)
+ * becomes ready and goes to A or B (equal locality: the less loaded). When combine(0) and
+ * combine(1) finish, b0..b3 are released (memory -> done) and the final combine runs.
+ */
+import type { EngineEvent, TaskState } from '../../../common/events';
+import type { NodeOutput, Resource, TaskDef } from '../../../common/tasks';
+import type { WorkerKind } from '../../../common/messages';
+import { staticPriorities } from './order';
+import { checkTransition, type HistoryEntry } from './transitions';
+
+export interface WorkerSlot {
+  id: string;
+  kind: WorkerKind;
+  slots: number;
+}
+
+export type Stimulus =
+  | { type: 'worker-added'; id: string; kind: WorkerKind; slots: number }
+  | { type: 'worker-removed'; id: string; reason: string }
+  | { type: 'task-finished'; key: string; worker: string; bytes: number }
+  | { type: 'task-erred'; key: string; worker: string; message: string; code?: string }
+  | { type: 'cancel'; reason: string };
+
+export type Instruction =
+  | { type: 'execute'; worker: string; key: string; deps: Array<{ key: string; holder: string | null }> }
+  | { type: 'release'; worker: string; keys: string[] }
+  | { type: 'state'; key: string; node: string; from: TaskState; to: TaskState; worker?: string; cause: number }
+  | { type: 'finished' }
+  | { type: 'failed'; error: string; key?: string; node?: string; cancelled?: boolean };
+
+interface TaskRec {
+  def: TaskDef;
+  state: TaskState;
+  priority: number;
+  /** Dependencies not yet in memory. */
+  waitingOn: Set<string>;
+  dependents: Set<string>;
+  /** Workers holding the output. */
+  holders: Set<string>;
+  runningOn: string | null;
+  /** Times a worker died while running it. */
+  lost: number;
+  history: HistoryEntry[];
+}
+
+/** A task whose worker died this many times while running it is given up (a poison task). */
+export const MAX_LOST = 12;
+
+function accepts(kind: WorkerKind, r: Resource): boolean {
+  if (r === 'any') return true;
+  if (r === 'gpu') return kind === 'gpu' || kind === 'virtual-gpu';
+  return kind === 'cpu';
+}
+
+export class Scheduler {
+  private readonly tasks = new Map<string, TaskRec>();
+  private readonly workers = new Map<string, WorkerSlot & { running: Set<string>; heldBytes: number }>();
+  private readonly outputKeys: Set<string>;
+  private ready: string[] = [];
+  private readyDirty = false;
+  private out: Instruction[] = [];
+  private cause = 0;
+  private over = false;
+  private remaining: number;
+  private readonly now: () => number;
+
+  constructor(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now) {
+    this.now = now;
+    this.outputKeys = new Set(Object.values(outputs).flatMap((o) => (o.kind === 'array' ? o.keys : [o.key])));
+    const prio = staticPriorities(tasks, [...this.outputKeys].sort());
+    for (const [key, def] of tasks) {
+      this.tasks.set(key, { def, state: 'waiting', priority: prio.get(key) ?? 0, waitingOn: new Set(def.deps), dependents: new Set(), holders: new Set(), runningOn: null, lost: 0, history: [] });
+    }
+    for (const [key, t] of this.tasks) {
+      for (const d of t.def.deps) {
+        const dep = this.tasks.get(d);
+        if (!dep) throw new Error(`task ${key} depends on unknown task ${d}`);
+        dep.dependents.add(key);
+      }
+    }
+    this.remaining = this.tasks.size;
+  }
+
+  /** Starts the run: tasks without dependencies become ready. */
+  start(cause: number): Instruction[] {
+    this.cause = cause;
+    for (const [key, t] of this.tasks) if (t.waitingOn.size === 0) this.move(key, 'ready');
+    if (this.tasks.size === 0) this.finish();
+    this.place();
+    return this.flush();
+  }
+
+  handle(s: Stimulus, cause: number): Instruction[] {
+    this.cause = cause;
+    if (this.over && s.type !== 'worker-added' && s.type !== 'worker-removed') return this.flush();
+    switch (s.type) {
+      case 'worker-added':
+        this.workers.set(s.id, { id: s.id, kind: s.kind, slots: s.slots, running: new Set(), heldBytes: 0 });
+        break;
+      case 'worker-removed':
+        this.workerRemoved(s.id);
+        break;
+      case 'task-finished':
+        this.finished(s.key, s.worker, s.bytes);
+        break;
+      case 'task-erred': {
+        const t = this.tasks.get(s.key);
+        if (!t || t.state !== 'running' || t.runningOn !== s.worker) break;
+        this.workers.get(s.worker)?.running.delete(s.key);
+        t.runningOn = null;
+        this.move(s.key, 'erred', s.worker);
+        this.fail(`node '${t.def.node}': task ${s.key} failed on ${s.worker}: ${s.message}`, s.key, t.def.node);
+        break;
+      }
+      case 'cancel':
+        this.fail(`cancelled: ${s.reason}`, undefined, undefined, true);
+        break;
+    }
+    if (!this.over) this.place();
+    return this.flush();
+  }
+
+  /** Where each task's output is held (for fetching results). */
+  holdersOf(key: string): string[] {
+    return [...(this.tasks.get(key)?.holders ?? [])];
+  }
+
+  stateOf(key: string): TaskState | undefined {
+    return this.tasks.get(key)?.state;
+  }
+
+  /** A task's history of transitions (its "story"). */
+  story(key: string): HistoryEntry[] {
+    return [...(this.tasks.get(key)?.history ?? [])];
+  }
+
+  counts(): { done: number; total: number; byNode: Record<string, [number, number]> } {
+    const byNode: Record<string, [number, number]> = {};
+    let done = 0;
+    for (const t of this.tasks.values()) {
+      const n = (byNode[t.def.node] ??= [0, 0]);
+      n[1]++;
+      if (t.state === 'memory' || t.state === 'done') {
+        n[0]++;
+        done++;
+      }
+    }
+    return { done, total: this.tasks.size, byNode };
+  }
+
+  get isOver(): boolean {
+    return this.over;
+  }
+
+  private flush(): Instruction[] {
+    const o = this.out;
+    this.out = [];
+    return o;
+  }
+
+  private move(key: string, to: TaskState, worker?: string): void {
+    const t = this.tasks.get(key)!;
+    const from = t.state;
+    checkTransition(key, from, to, t.history);
+    t.state = to;
+    t.history.push({ from, to, cause: this.cause, t: this.now(), worker });
+    if (to === 'ready') {
+      this.ready.push(key);
+      this.readyDirty = true;
+    }
+    if ((from === 'memory' || from === 'done') && to === 'waiting') this.remaining++;
+    if (to === 'memory' && from === 'running') this.remaining--;
+    this.out.push({ type: 'state', key, node: t.def.node, from, to, worker, cause: this.cause });
+  }
+
+  private finished(key: string, worker: string, bytes: number): void {
+    const t = this.tasks.get(key);
+    if (!t || t.state !== 'running' || t.runningOn !== worker) return; // stale (e.g. from a worker declared lost)
+    const w = this.workers.get(worker);
+    w?.running.delete(key);
+    if (w) w.heldBytes += bytes;
+    t.runningOn = null;
+    t.holders.add(worker);
+    this.move(key, 'memory', worker);
+    for (const d of t.dependents) {
+      const dt = this.tasks.get(d)!;
+      dt.waitingOn.delete(key);
+      if (dt.state === 'waiting' && dt.waitingOn.size === 0) this.move(d, 'ready');
+    }
+    for (const dep of t.def.deps) this.maybeRelease(dep);
+    if (this.remaining === 0) this.finish();
+  }
+
+  /** Releases a task's output once every dependent is in memory or done, unless it is an output. */
+  private maybeRelease(key: string): void {
+    const t = this.tasks.get(key);
+    if (!t || t.state !== 'memory' || this.outputKeys.has(key)) return;
+    for (const d of t.dependents) {
+      const s = this.tasks.get(d)!.state;
+      if (s !== 'memory' && s !== 'done') return;
+    }
+    for (const h of t.holders) this.out.push({ type: 'release', worker: h, keys: [key] });
+    t.holders.clear();
+    this.move(key, 'done');
+  }
+
+  private workerRemoved(id: string): void {
+    const w = this.workers.get(id);
+    if (!w) return;
+    this.workers.delete(id);
+    if (this.over) return;
+    const lost: string[] = [];
+    for (const [key, t] of this.tasks) {
+      if (t.holders.delete(id) && t.holders.size === 0 && t.state === 'memory') lost.push(key);
+    }
+    // Tasks running there go back; a task that keeps killing its workers is given up.
+    for (const key of w.running) {
+      const t = this.tasks.get(key)!;
+      t.runningOn = null;
+      t.lost++;
+      if (t.lost >= MAX_LOST) {
+        this.move(key, 'erred', id);
+        this.fail(`node '${t.def.node}': task ${key} lost its worker ${t.lost} times; giving up`, key, t.def.node);
+        return;
+      }
+      this.move(key, 'waiting', id);
+      this.rewait(key);
+    }
+    for (const key of lost) {
+      if (this.needed(key)) {
+        this.move(key, 'waiting', id);
+        this.rewait(key);
+      } else {
+        this.move(key, 'done', id);
+      }
+    }
+    // Dependents of lost outputs that were ready must wait again.
+    for (const key of lost) {
+      for (const d of this.tasks.get(key)!.dependents) {
+        const dt = this.tasks.get(d)!;
+        if (dt.state === 'ready' && !this.available(key)) {
+          this.move(d, 'waiting');
+          dt.waitingOn.add(key);
+        }
+      }
+    }
+  }
+
+  /** Whether a task's output is still needed: an output, or a dependent not yet finished. */
+  private needed(key: string): boolean {
+    if (this.outputKeys.has(key)) return true;
+    const t = this.tasks.get(key)!;
+    for (const d of t.dependents) {
+      const s = this.tasks.get(d)!.state;
+      if (s !== 'memory' && s !== 'done') return true;
+    }
+    return false;
+  }
+
+  private available(key: string): boolean {
+    const t = this.tasks.get(key)!;
+    return t.state === 'memory' && t.holders.size > 0;
+  }
+
+  /** Recomputes what a waiting task waits on, bringing lost dependencies back first. */
+  private rewait(key: string): void {
+    const t = this.tasks.get(key)!;
+    t.waitingOn.clear();
+    for (const d of t.def.deps) {
+      if (this.available(d)) continue;
+      t.waitingOn.add(d);
+      const dt = this.tasks.get(d)!;
+      if (dt.state === 'done') {
+        this.move(d, 'waiting');
+        this.rewait(d);
+      }
+    }
+    if (t.waitingOn.size === 0) this.move(key, 'ready');
+  }
+
+  private place(): void {
+    if (this.readyDirty) {
+      this.ready = this.ready.filter((k) => this.tasks.get(k)!.state === 'ready');
+      this.ready.sort((a, b) => this.tasks.get(a)!.priority - this.tasks.get(b)!.priority);
+      this.readyDirty = false;
+    }
+    if (this.ready.length === 0 || this.workers.size === 0) return;
+    const workers = [...this.workers.values()];
+    const left: string[] = [];
+    for (const key of this.ready) {
+      const t = this.tasks.get(key)!;
+      if (t.state !== 'ready') continue;
+      const candidates = workers.filter((w) => accepts(w.kind, t.def.resource));
+      if (candidates.length === 0) {
+        const any = [...this.workers.values()].some((w) => accepts(w.kind, t.def.resource));
+        if (!any && this.workers.size > 0) {
+          this.move(key, 'erred');
+          this.fail(`node '${t.def.node}': task ${key} needs a ${t.def.resource} worker and there is none`, key, t.def.node);
+          return;
+        }
+        left.push(key);
+        continue;
+      }
+      let best: (typeof workers)[number] | null = null;
+      let bestScore = -Infinity;
+      for (const w of candidates) {
+        if (w.running.size >= w.slots) continue;
+        let local = 0;
+        for (const d of t.def.deps) if (this.tasks.get(d)!.holders.has(w.id)) local += this.tasks.get(d)!.def.outBytes;
+        // Locality first (bytes not moved), then load; GPU workers win ties for 'any' work.
+        const score = local * 4 - w.running.size * (t.def.workBytes + 1) + (w.kind === 'gpu' ? 0.5 : 0);
+        if (score > bestScore) {
+          bestScore = score;
+          best = w;
+        }
+      }
+      if (!best) {
+        left.push(key);
+        continue;
+      }
+      best.running.add(key);
+      t.runningOn = best.id;
+      this.move(key, 'running', best.id);
+      this.out.push({
+        type: 'execute',
+        worker: best.id,
+        key,
+        deps: t.def.deps.map((d) => {
+          const holders = this.tasks.get(d)!.holders;
+          return { key: d, holder: holders.has(best!.id) ? null : ([...holders][0] ?? null) };
+        }),
+      });
+    }
+    this.ready = left;
+  }
+
+  private finish(): void {
+    if (this.over) return;
+    this.over = true;
+    this.out.push({ type: 'finished' });
+  }
+
+  private fail(error: string, key?: string, node?: string, cancelled = false): void {
+    if (this.over) return;
+    this.over = true;
+    for (const [k, t] of this.tasks) {
+      if (t.state === 'waiting' || t.state === 'ready' || t.state === 'running') this.move(k, 'erred', t.runningOn ?? undefined);
+    }
+    this.out.push({ type: 'failed', error, key, node, cancelled });
+  }
+
+  /** Every (worker, keys) still held, for releasing at the end of a run. */
+  heldByWorker(): Map<string, string[]> {
+    const m = new Map<string, string[]>();
+    for (const [key, t] of this.tasks) for (const h of t.holders) m.set(h, [...(m.get(h) ?? []), key]);
+    return m;
+  }
+}
+
+export type { EngineEvent };

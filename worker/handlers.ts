@@ -1,0 +1,33 @@
+/**
+ * Registry of task handlers beyond fused programs and combines: array ops (matmul blocks, QR
+ * steps), dataframe partition ops and tuning trials register here by (spec kind, op name), so the
+ * worker's dispatch stays one table and each area keeps its kernels in its own folder.
+ */
+import type { ChunkValue } from '../common/arrays';
+import type { WorkerConfig } from '../common/messages';
+import type { ArrayBackend } from './kernels/backend';
+
+export interface HandlerContext {
+  config: WorkerConfig;
+  backends: ArrayBackend[];
+  /** Streams a progress or metrics event for this task to main (e.g. a trial's epoch). */
+  report(payload: Record<string, unknown>): void;
+}
+
+export interface HandlerResult {
+  value: ChunkValue;
+  /** The backend that ran it, recorded with the task. */
+  backend: string;
+}
+
+export type TaskHandler = (params: Record<string, unknown>, inputs: ChunkValue[], ctx: HandlerContext) => Promise<HandlerResult>;
+
+const handlers = new Map<string, TaskHandler>();
+
+export function registerHandler(kind: 'array-op' | 'df' | 'trial', op: string, handler: TaskHandler): void {
+  handlers.set(`${kind}:${op}`, handler);
+}
+
+export function findHandler(kind: string, op: string): TaskHandler | undefined {
+  return handlers.get(`${kind}:${op}`);
+}

@@ -1,0 +1,144 @@
+/**
+ * The worker process, started once per device by the pool (main/cluster). It receives tasks from
+ * main, fetches their dependencies from the peers that hold them (worker/peer.ts), runs them on
+ * its backends, keeps the outputs until main releases them, and serves them to peers.
+ *
+ * Lifecycle: wait for `init` -> load backends -> start the peer server -> `ready` -> heartbeats
+ * every `heartbeatMs` -> tasks, one at a time in arrival order (dependencies of queued tasks are
+ * fetched while earlier tasks run) -> `shutdown` or parent gone -> exit.
+ */
+import type { ChunkValue } from '../common/arrays';
+import { valueBytes } from '../common/arrays';
+import { formatIssues, toWorkerSchema, type ToWorker, type Transfer, type WorkerConfig } from '../common/messages';
+import type { ArrayBackend } from './kernels/backend';
+import { createBackends } from './backends';
+import { parentChannel } from './channel';
+import { executeSpec } from './execute';
+import { fetchFromPeer, startPeerServer } from './peer';
+
+const channel = parentChannel();
+const held = new Map<string, ChunkValue>();
+let heldBytes = 0;
+let config: WorkerConfig | null = null;
+let backends: ArrayBackend[] = [];
+let queue: Promise<void> = Promise.resolve();
+
+function log(level: 'info' | 'warn' | 'error', message: string): void {
+  channel.send({ type: 'log', level, message: `[${config?.id ?? 'worker'} ${process.pid}] ${message}` });
+}
+
+function hold(key: string, v: ChunkValue): void {
+  const old = held.get(key);
+  if (old) heldBytes -= valueBytes(old);
+  held.set(key, v);
+  heldBytes += valueBytes(v);
+}
+
+async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<{ inputs: ChunkValue[]; transfers: Transfer[] }> {
+  const byPeer = new Map<string, { host: string; port: number; workerId: string; keys: string[] }>();
+  for (const d of msg.deps) {
+    if (held.has(d.key)) continue;
+    if (!d.at) throw new Error(`dependency '${d.key}' is not held here and no peer was named`);
+    const id = `${d.at.host}:${d.at.port}`;
+    const entry = byPeer.get(id) ?? { host: d.at.host, port: d.at.port, workerId: d.at.workerId, keys: [] };
+    entry.keys.push(d.key);
+    byPeer.set(id, entry);
+  }
+  const transfers: Transfer[] = [];
+  await Promise.all(
+    [...byPeer.values()].map(async (p) => {
+      const t0 = performance.now();
+      const got = await fetchFromPeer(p.host, p.port, cfg.peerToken, p.keys);
+      const ms = performance.now() - t0;
+      for (const [key, v] of got) {
+        hold(key, v);
+        transfers.push({ key, from: p.workerId, bytes: valueBytes(v), ms });
+      }
+    }),
+  );
+  const inputs = msg.deps.map((d) => {
+    const v = held.get(d.key);
+    if (!v) throw new Error(`dependency '${d.key}' could not be fetched`);
+    return v;
+  });
+  return { inputs, transfers };
+}
+
+async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<void> {
+  try {
+    const deps = gatherDeps(msg, cfg);
+    // Fetching runs while earlier tasks compute; its failure is handled where it is awaited.
+    deps.catch(() => undefined);
+    await queue.catch(() => undefined);
+    const { inputs, transfers } = await deps;
+    const startedAt = Date.now();
+    channel.send({ type: 'started', key: msg.key, t: startedAt });
+    const ctx = { config: cfg, backends, report: () => undefined };
+    const { value, backend } = await executeSpec(msg.spec, inputs, ctx);
+    const bytes = valueBytes(value);
+    if (heldBytes + bytes > cfg.memoryLimit) {
+      channel.send({
+        type: 'error',
+        key: msg.key,
+        code: 'memory',
+        message: `node '${msg.node}': task ${msg.key} output of ${bytes} bytes would exceed worker ${cfg.id}'s memory limit of ${cfg.memoryLimit} bytes (holding ${heldBytes})`,
+      });
+      return;
+    }
+    hold(msg.key, value);
+    channel.send({ type: 'done', key: msg.key, bytes, backend, startedAt, endedAt: Date.now(), transfers });
+  } catch (e) {
+    channel.send({ type: 'error', key: msg.key, message: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+async function init(cfg: WorkerConfig): Promise<void> {
+  config = cfg;
+  const made = await createBackends(cfg);
+  backends = made.backends;
+  const server = await startPeerServer(cfg.peerToken, (key) => held.get(key));
+  channel.send({ type: 'ready', pid: process.pid, address: { workerId: cfg.id, host: '127.0.0.1', port: server.port }, backends: made.status });
+  setInterval(() => {
+    channel.send({ type: 'heartbeat', t: Date.now(), rss: process.memoryUsage.rss(), heldBytes, heldKeys: held.size });
+  }, cfg.heartbeatMs).unref();
+}
+
+channel.onMessage((raw) => {
+  const parsed = toWorkerSchema.safeParse(raw);
+  if (!parsed.success) {
+    log('error', `protocol error: ${formatIssues(parsed.error)}`);
+    return;
+  }
+  const msg = parsed.data;
+  switch (msg.type) {
+    case 'init':
+      init(msg.config).catch((e: unknown) => {
+        log('error', `init failed: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+      });
+      return;
+    case 'execute': {
+      if (!config) return log('error', `execute ${msg.key} before init`);
+      const cfg = config;
+      queue = execute(msg, cfg);
+      return;
+    }
+    case 'release':
+      for (const k of msg.keys) {
+        const v = held.get(k);
+        if (v) heldBytes -= valueBytes(v);
+        held.delete(k);
+      }
+      return;
+    case 'fetch': {
+      const v = held.get(msg.key);
+      channel.send({ type: 'value', requestId: msg.requestId, key: msg.key, value: v ?? null, error: v ? undefined : `'${msg.key}' is not held by this worker` });
+      return;
+    }
+    case 'shutdown':
+      process.exit(0);
+  }
+});
+
+// A worker whose parent is gone has nothing left to do.
+process.on('disconnect', () => process.exit(0));
