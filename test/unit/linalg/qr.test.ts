@@ -25,6 +25,12 @@ describe('qr', () => {
     expect(maxAbsDiff(r, fixture('qr_r.npy'))).toBeLessThan(1e-14);
   });
 
+  it('matches numpy on 90 x 70, past one 32-column panel of the blocked algorithm', () => {
+    const { q, r } = qr(fixture('qr_mid_a.npy'));
+    expect(maxAbsDiff(q, fixture('qr_mid_q.npy'))).toBeLessThan(1e-13);
+    expect(maxAbsDiff(r, fixture('qr_mid_r.npy'))).toBeLessThan(1e-13);
+  });
+
   it('handles zero columns and already triangular input', () => {
     const { q, r } = qr(mat([[2, 0, 1], [0, 0, 3], [0, 0, 0], [0, 0, 0]]));
     expect(maxAbsDiff(matmul(q, r), mat([[2, 0, 1], [0, 0, 3], [0, 0, 0], [0, 0, 0]]))).toBeLessThan(1e-15);
@@ -56,6 +62,13 @@ describe('tsqr', () => {
     const qBlocks = splitRows(direct.q, blocks.map((b) => b.shape[0]));
     t.q.forEach((qi, i) => expect(maxAbsDiff(qi, qBlocks[i])).toBeLessThan(1e-13));
     expect(orthogonalityError(t.q)).toBeLessThan(1e-14);
+  });
+
+  it('stays exact on stacked triangles spanning several panels (n = 70)', () => {
+    const a = gaussianTestMatrix(700, 70, 13);
+    const t = tsqr(rowBlocks(a, 7));
+    expect(maxAbsDiff(t.r, qr(a).r)).toBeLessThan(1e-12);
+    expect(orthogonalityError(t.q)).toBeLessThan(1e-13);
   });
 
   it('composes from its task steps on uneven blocks', () => {

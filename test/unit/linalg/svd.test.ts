@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { svd } from '../../../worker/kernels/js/linalg/svd';
+import { svd, svdSquare } from '../../../worker/kernels/js/linalg/svd';
+import { qrMat } from '../../../worker/kernels/js/linalg/qr';
+import { toMat } from '../../../worker/kernels/js/linalg/dense';
 import { svdTsqr, rowBlocks } from '../../../worker/kernels/js/linalg/svd-tall';
 import { gaussianTestMatrix } from '../../../worker/kernels/js/linalg/randomized';
 import { fixture, mat, maxAbsDiff, orthogonalityError, reconstructionError, values } from './helpers';
@@ -19,7 +21,7 @@ describe('svd (one-sided Jacobi)', () => {
   });
 
   it('matches numpy on tall, wide and ill-conditioned matrices', () => {
-    for (const name of ['tall', 'wide', 'hilbert']) {
+    for (const name of ['tall', 'wide', 'hilbert', 'mid']) {
       const r = svd(fixture(`svd_${name}_a.npy`));
       const s = fixture(`svd_${name}_s.npy`);
       // Singular values to a few ulps of the largest; vectors to the accuracy their gaps allow.
@@ -28,10 +30,28 @@ describe('svd (one-sided Jacobi)', () => {
         expect(maxAbsDiff(r.u, fixture(`svd_${name}_u.npy`)), name).toBeLessThan(1e-13);
         expect(maxAbsDiff(r.vt, fixture(`svd_${name}_vt.npy`)), name).toBeLessThan(1e-13);
       }
-      expect(reconstructionError([fixture(`svd_${name}_a.npy`)], [r.u], r.s, r.vt), name).toBeLessThan(1e-14);
-      expect(orthogonalityError([r.u]), name).toBeLessThan(1e-14);
-      expect(orthogonalityError([transpose(r.vt)]), name).toBeLessThan(1e-14);
+      // Frobenius norms over all entries: ~sqrt(entries) * eps.
+      expect(reconstructionError([fixture(`svd_${name}_a.npy`)], [r.u], r.s, r.vt), name).toBeLessThan(1e-13);
+      expect(orthogonalityError([r.u]), name).toBeLessThan(1e-13);
+      expect(orthogonalityError([transpose(r.vt)]), name).toBeLessThan(1e-13);
     }
+  });
+
+  it('gives the same answer by Golub-Kahan as by Jacobi', () => {
+    for (const name of ['tall', 'mid', 'hilbert']) {
+      const { r } = qrMat(toMat(fixture(`svd_${name}_a.npy`), name), name);
+      const j = svdSquare(r, 'jacobi');
+      const g = svdSquare(r, 'golub-kahan');
+      const scale = j.s[0];
+      for (let i = 0; i < j.s.length; i++) expect(Math.abs(g.s[i] - j.s[i]), name).toBeLessThan(1e-14 * scale);
+      if (name === 'hilbert') continue; // tiny gaps: vectors are ill-determined
+      for (let i = 0; i < j.u.data.length; i++) expect(Math.abs(g.u.data[i] - j.u.data[i]), name).toBeLessThan(1e-12);
+      for (let i = 0; i < j.vt.data.length; i++) expect(Math.abs(g.vt.data[i] - j.vt.data[i]), name).toBeLessThan(1e-12);
+    }
+    // Zero singular values: U from Golub-Kahan stays orthonormal too.
+    const z = svdSquare({ rows: 3, cols: 3, data: Float64Array.from([1, 2, 3, 2, 4, 6, 0, 0, 0]) }, 'golub-kahan');
+    expect(z.s[1]).toBeLessThan(1e-15);
+    expect(orthogonalityError([{ dtype: 'float64', shape: [3, 3], data: z.u.data }])).toBeLessThan(1e-15);
   });
 
   it('gets the small singular values of the Hilbert matrix to high relative accuracy', () => {

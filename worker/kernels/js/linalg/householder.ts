@@ -12,9 +12,10 @@
  * 2 m n^2 to about (2/3) K n^3 flops, with results identical to the dense loop (the skipped terms
  * are exact zeros, and zero entries outside every reflector's support are never written).
  *
- * Reflectors are applied to four columns at a time: one pass over v_j serves four dot products
- * and four updates, which roughly halves the memory traffic of the level-2 loop.
+ * Within a panel, reflectors are applied to four columns at a time: one pass over v_j serves four
+ * dot products and four updates, which roughly halves the memory traffic of the level-2 loop.
  */
+import { gemmNT } from './gemm-nt';
 
 /** Segments closer than this many zeros are merged: computing on a few zeros is cheaper than a new loop. */
 const MERGE_GAP = 16;
@@ -92,36 +93,141 @@ function applyReflector(vt: Float64Array, j: number, m: number, tau: number, seg
   }
 }
 
-/** In-place Householder QR of the m x n matrix whose columns are the rows of `at` (m >= n). */
+/** Columns per panel of the blocked (WY) algorithm. */
+const NB = 32;
+
+/** Computes reflector j of column j of `at` in place (dlarfg); returns its segments. */
+function makeReflector(at: Float64Array, m: number, j: number, tau: Float64Array): Int32Array {
+  const cj = j * m;
+  const seg = nonzeroSegments(at, cj, j + 1, m);
+  // ||x|| scaled by its largest entry, so squares neither overflow nor underflow.
+  let scale = Math.abs(at[cj + j]);
+  for (let s = 0; s < seg.length; s += 2) for (let i = seg[s]; i < seg[s + 1]; i++) scale = Math.max(scale, Math.abs(at[cj + i]));
+  let below = 0;
+  if (scale > 0) {
+    for (let s = 0; s < seg.length; s += 2) {
+      for (let i = seg[s]; i < seg[s + 1]; i++) {
+        const y = at[cj + i] / scale;
+        below += y * y;
+      }
+    }
+  }
+  if (below === 0) return seg; // already upper triangular here: H_j = I (tau 0)
+  const alpha = at[cj + j];
+  const a = alpha / scale;
+  const norm = scale * Math.sqrt(a * a + below);
+  const beta = alpha >= 0 ? -norm : norm;
+  tau[j] = (beta - alpha) / beta;
+  const inv = 1 / (alpha - beta);
+  for (let s = 0; s < seg.length; s += 2) for (let i = seg[s]; i < seg[s + 1]; i++) at[cj + i] *= inv;
+  at[cj + j] = beta;
+  return seg;
+}
+
+/**
+ * A panel's reflectors j0 .. j0+jb-1 in WY form, H_j0 ... H_(j0+jb-1) = I - V T V^T (LAPACK's
+ * dlarft): V explicit (jb rows of length m, and transposed), T upper triangular, and the rows
+ * where any of them is nonzero.
+ */
+interface Panel {
+  j0: number;
+  jb: number;
+  v: Float64Array;
+  vt: Float64Array;
+  t: Float64Array;
+  rows: Int32Array;
+}
+
+function mergeSegments(list: number[][]): Int32Array {
+  list.sort((x, y) => x[0] - y[0]);
+  const out: number[] = [];
+  for (const [s, e] of list) {
+    const last = out.length - 1;
+    if (last > 0 && s <= out[last] + MERGE_GAP) out[last] = Math.max(out[last], e);
+    else out.push(s, e);
+  }
+  return Int32Array.from(out);
+}
+
+function buildPanel(at: Float64Array, m: number, j0: number, jb: number, refl: Reflectors): Panel {
+  const v = new Float64Array(jb * m);
+  const pieces: number[][] = [];
+  for (let i = 0; i < jb; i++) {
+    const j = j0 + i;
+    if (refl.tau[j] === 0) continue;
+    v[i * m + j] = 1;
+    pieces.push([j, j + 1]);
+    const seg = refl.segs[j];
+    for (let s = 0; s < seg.length; s += 2) {
+      pieces.push([seg[s], seg[s + 1]]);
+      for (let r = seg[s]; r < seg[s + 1]; r++) v[i * m + r] = at[j * m + r];
+    }
+  }
+  const rows = mergeSegments(pieces);
+  const vt = new Float64Array(m * jb);
+  for (let s = 0; s < rows.length; s += 2) {
+    for (let r = rows[s]; r < rows[s + 1]; r++) for (let i = 0; i < jb; i++) vt[r * jb + i] = v[i * m + r];
+  }
+  // T[0:i, i] = -tau_i T[0:i, 0:i] (V[:, 0:i]^T v_i), T[i][i] = tau_i.
+  const t = new Float64Array(jb * jb);
+  const w = new Float64Array(jb);
+  for (let i = 0; i < jb; i++) {
+    const tau = refl.tau[j0 + i];
+    t[i * jb + i] = tau;
+    if (tau === 0 || i === 0) continue;
+    w.fill(0);
+    for (let s = 0; s < rows.length; s += 2) gemmNT(v, rows[s], m, v, i * m + rows[s], m, w, 0, 1, i, 1, rows[s + 1] - rows[s], 1);
+    for (let r = 0; r < i; r++) {
+      let x = 0;
+      for (let k = r; k < i; k++) x += t[r * jb + k] * w[k];
+      t[r * jb + i] = -tau * x;
+    }
+  }
+  return { j0, jb, v, vt, t, rows };
+}
+
+/**
+ * Applies I - V op(T) V^T (op = transpose when `trans`) to columns [c0, c1) of `x` (rows of
+ * length m): W = V^T X, W = op(T) W, X -= V W, each product over the panel's nonzero rows only.
+ */
+function applyPanel(p: Panel, m: number, trans: boolean, x: Float64Array, c0: number, c1: number): void {
+  const nc = c1 - c0;
+  if (nc <= 0) return;
+  const { jb, v, vt, t, rows } = p;
+  const w = new Float64Array(jb * nc);
+  for (let s = 0; s < rows.length; s += 2) {
+    gemmNT(v, rows[s], m, x, c0 * m + rows[s], m, w, 0, nc, jb, nc, rows[s + 1] - rows[s], 1);
+  }
+  // wt = (op(T) W)^T, nc x jb, so the update below is again a row-by-row product.
+  const wt = new Float64Array(nc * jb);
+  for (let i = 0; i < jb; i++) {
+    for (let c = 0; c < nc; c++) {
+      let s = 0;
+      if (trans) for (let k = 0; k <= i; k++) s += t[k * jb + i] * w[k * nc + c];
+      else for (let k = i; k < jb; k++) s += t[i * jb + k] * w[k * nc + c];
+      wt[c * jb + i] = s;
+    }
+  }
+  for (let s = 0; s < rows.length; s += 2) {
+    gemmNT(wt, 0, jb, vt, rows[s] * jb, jb, x, c0 * m + rows[s], m, nc, rows[s + 1] - rows[s], jb, -1);
+  }
+}
+
+/**
+ * In-place Householder QR of the m x n matrix whose columns are the rows of `at` (m >= n),
+ * blocked: each panel of NB columns is factored column by column, then its reflectors are applied
+ * to the rest of the matrix at once in WY form, which runs at matrix-product speed.
+ */
 export function factor(at: Float64Array, m: number, n: number): Reflectors {
   const tau = new Float64Array(n);
   const segs: Int32Array[] = [];
-  for (let j = 0; j < n; j++) {
-    const cj = j * m;
-    const seg = nonzeroSegments(at, cj, j + 1, m);
-    segs.push(seg);
-    // ||x|| scaled by its largest entry, so squares neither overflow nor underflow.
-    let scale = Math.abs(at[cj + j]);
-    for (let s = 0; s < seg.length; s += 2) for (let i = seg[s]; i < seg[s + 1]; i++) scale = Math.max(scale, Math.abs(at[cj + i]));
-    let below = 0;
-    if (scale > 0) {
-      for (let s = 0; s < seg.length; s += 2) {
-        for (let i = seg[s]; i < seg[s + 1]; i++) {
-          const y = at[cj + i] / scale;
-          below += y * y;
-        }
-      }
+  for (let j0 = 0; j0 < n; j0 += NB) {
+    const jb = Math.min(NB, n - j0);
+    for (let j = j0; j < j0 + jb; j++) {
+      segs.push(makeReflector(at, m, j, tau));
+      if (tau[j] !== 0) applyReflector(at, j, m, tau[j], segs[j], at, j + 1, j0 + jb);
     }
-    if (below === 0) continue; // already upper triangular here: H_j = I (tau 0)
-    const alpha = at[cj + j];
-    const a = alpha / scale;
-    const norm = scale * Math.sqrt(a * a + below);
-    const beta = alpha >= 0 ? -norm : norm;
-    tau[j] = (beta - alpha) / beta;
-    const inv = 1 / (alpha - beta);
-    for (let s = 0; s < seg.length; s += 2) for (let i = seg[s]; i < seg[s + 1]; i++) at[cj + i] *= inv;
-    at[cj + j] = beta;
-    applyReflector(at, j, m, tau[j], seg, at, j + 1, n);
+    if (j0 + jb < n) applyPanel(buildPanel(at, m, j0, jb, { tau, segs }), m, true, at, j0 + jb, n);
   }
   return { tau, segs };
 }
@@ -135,13 +241,16 @@ export function extractR(at: Float64Array, m: number, n: number): Float64Array {
 
 /**
  * The explicit Q (m x n) of a factored `at`, returned transposed (n rows of length m) like the
- * input: Q = H_0 ... H_{n-1} [I; 0], accumulated backwards so H_j only touches columns >= j.
+ * input: Q = H_0 ... H_{n-1} [I; 0], accumulated backwards panel by panel, so a panel starting
+ * at column j0 only touches columns >= j0.
  */
 export function formQ(at: Float64Array, m: number, n: number, refl: Reflectors): Float64Array {
   const qt = new Float64Array(n * m);
   for (let c = 0; c < n; c++) qt[c * m + c] = 1;
-  for (let j = n - 1; j >= 0; j--) {
-    if (refl.tau[j] !== 0) applyReflector(at, j, m, refl.tau[j], refl.segs[j], qt, j, n);
+  const last = Math.floor((n - 1) / NB) * NB;
+  for (let j0 = last; j0 >= 0; j0 -= NB) {
+    const jb = Math.min(NB, n - j0);
+    applyPanel(buildPanel(at, m, j0, jb, refl), m, false, qt, j0, n);
   }
   return qt;
 }

@@ -2,8 +2,9 @@
  * Thin SVD of a small dense matrix: A (m x n) = U diag(S) V^T with k = min(m, n) singular values
  * in descending order, U m x k and V^T k x n with orthonormal columns / rows.
  *
- * Route: a wide A is transposed; a tall A is first reduced by QR (A = Q R, so the Jacobi
- * iterations run on the n x n R); one-sided Jacobi (jacobi.ts) diagonalises R; U = Q U_r.
+ * Route: a wide A is transposed; a tall A is first reduced by QR (A = Q R, so the iterations run
+ * on the n x n R); R's SVD is one-sided Jacobi (jacobi.ts) up to JACOBI_MAX columns, where it is
+ * cheap and relatively accurate, and Golub-Kahan-Reinsch (golub-kahan.ts) above; U = Q U_r.
  *
  * Signs are made deterministic so results compare across backends: in each column of V the
  * component of largest magnitude (the first one on exact ties) is positive, and U's column is
@@ -11,6 +12,7 @@
  */
 import type { NDArray } from '../../../../common/arrays';
 import { check2d, fromMat, transposeMat, toMat, type Mat } from './dense';
+import { golubKahanSvd } from './golub-kahan';
 import { jacobiOrthogonalize } from './jacobi';
 import { gemm } from './matmul';
 import { qrMat } from './qr';
@@ -78,32 +80,53 @@ function completeOrthonormal(qt: Float64Array, k: number, len: number, missing: 
   }
 }
 
-/** SVD of a square working matrix by Jacobi: U (n x n), S, V^T, descending, signs fixed. */
-function svdSquare(x: Mat): SvdMat {
+/** Up to this size one-sided Jacobi (relatively accurate), above it Golub-Kahan-Reinsch (fast). */
+export const JACOBI_MAX = 64;
+
+/**
+ * SVD of a square working matrix: U (n x n), S, V^T, descending, signs fixed. `method` forces an
+ * algorithm (tests compare the two); by default Jacobi up to JACOBI_MAX columns.
+ */
+export function svdSquare(x: Mat, method?: 'jacobi' | 'golub-kahan'): SvdMat {
   const n = x.rows;
-  const xt = transposeMat(x).data;
-  const vtRot = jacobiOrthogonalize(xt, n);
+  const useJacobi = method ? method === 'jacobi' : n <= JACOBI_MAX;
+  // Both paths produce U's and V's columns as rows (uCols, vCols) and the singular values.
+  let uCols: Float64Array;
+  let vCols: Float64Array;
   const s = new Float64Array(n);
-  for (let c = 0; c < n; c++) {
-    let ss = 0;
-    for (let i = 0; i < n; i++) ss += xt[c * n + i] * xt[c * n + i];
-    s[c] = Math.sqrt(ss);
+  const missing = new Array<boolean>(n).fill(false);
+  if (useJacobi) {
+    uCols = transposeMat(x).data;
+    vCols = jacobiOrthogonalize(uCols, n);
+    for (let c = 0; c < n; c++) {
+      let ss = 0;
+      for (let i = 0; i < n; i++) ss += uCols[c * n + i] * uCols[c * n + i];
+      s[c] = Math.sqrt(ss);
+    }
+    // A column whose norm is tiny next to the largest is numerically zero: its direction is noise.
+    const floor = Math.max(...s) * n * 2.220446049250313e-16;
+    for (let c = 0; c < n; c++) {
+      if (s[c] === 0 || s[c] < floor) missing[c] = true;
+      else for (let i = 0; i < n; i++) uCols[c * n + i] /= s[c];
+    }
+  } else {
+    const a = x.data.slice();
+    const { w, v } = golubKahanSvd(a, n);
+    s.set(w);
+    uCols = transposeMat({ rows: n, cols: n, data: a }).data;
+    vCols = transposeMat({ rows: n, cols: n, data: v }).data;
   }
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => s[b] - s[a] || a - b);
-  const ut = new Float64Array(n * n); // rows are U's columns
+  const ut = new Float64Array(n * n);
   const vt = new Float64Array(n * n);
   const sOut = new Float64Array(n);
-  // A column whose norm is tiny next to the largest is numerically zero: its direction is noise.
-  const floor = s[order[0]] * n * 2.220446049250313e-16;
-  const missing: boolean[] = [];
+  const missingSorted = order.map((c) => missing[c]);
   order.forEach((c, k) => {
     sOut[k] = s[c];
-    vt.set(vtRot.subarray(c * n, (c + 1) * n), k * n);
-    const zero = s[c] === 0 || s[c] < floor;
-    missing.push(zero);
-    if (!zero) for (let i = 0; i < n; i++) ut[k * n + i] = xt[c * n + i] / s[c];
+    vt.set(vCols.subarray(c * n, (c + 1) * n), k * n);
+    if (!missing[c]) ut.set(uCols.subarray(c * n, (c + 1) * n), k * n);
   });
-  if (missing.some(Boolean)) completeOrthonormal(ut, n, n, missing);
+  if (missingSorted.some(Boolean)) completeOrthonormal(ut, n, n, missingSorted);
   const u = transposeMat({ rows: n, cols: n, data: ut });
   const vtMat = { rows: n, cols: n, data: vt };
   fixSigns(u, vtMat);
