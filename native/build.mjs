@@ -12,7 +12,7 @@
 //   CXX, NVCC                compilers
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,8 +90,10 @@ async function main() {
     nvcc = process.env.NVCC || (process.env.CUDA_PATH && existsSync(join(process.env.CUDA_PATH, 'bin', 'nvcc')) ? join(process.env.CUDA_PATH, 'bin', 'nvcc') : null) || onPath('nvcc') || (existsSync('/usr/local/cuda/bin/nvcc') ? '/usr/local/cuda/bin/nvcc' : null);
     if (!nvcc) cudaReason = 'no CUDA toolkit found (nvcc not in CUDA_PATH, PATH or /usr/local/cuda)';
     else {
-      cudaHome = process.env.CUDA_PATH || resolve(dirname(nvcc), '..');
-      const libDir = findFirst([join(cudaHome, 'lib64'), join(cudaHome, 'targets', 'x86_64-linux', 'lib'), join(cudaHome, 'lib')], 'libcudart_static.a');
+      // nvcc may be a symlink (/usr/local/bin/nvcc): look beside its real location too.
+      const homes = [process.env.CUDA_PATH, resolve(dirname(realpathSync(nvcc)), '..'), resolve(dirname(nvcc), '..'), '/usr/local/cuda'].filter(Boolean);
+      cudaHome = homes[0];
+      const libDir = findFirst(homes.flatMap((h) => [join(h, 'lib64'), join(h, 'targets', 'x86_64-linux', 'lib'), join(h, 'lib')]), 'libcudart_static.a');
       if (!libDir) {
         cudaReason = `libcudart_static.a not found under ${cudaHome}`;
         nvcc = null;
@@ -104,7 +106,7 @@ async function main() {
   const defines = ['-DNAPI_VERSION=8', '-DNODE_ADDON_API_DISABLE_DEPRECATED', '-DNAPI_CPP_EXCEPTIONS'];
   // -ffp-contract=off: no fused multiply-add, so generated uniforms are bit-identical to js.
   const cxxFlags = ['-std=c++17', '-O3', '-fPIC', '-fvisibility=hidden', '-ffp-contract=off', '-fexceptions', '-Wall', '-Wno-unused-function', `-I${nodeInclude}`, `-I${addonInclude}`, ...defines];
-  const nvccFlags = ['-std=c++17', '-O3', '-Xcompiler', '-fPIC', '-gencode', 'arch=compute_80,code=sm_80', '-gencode', 'arch=compute_90,code=sm_90', '-gencode', 'arch=compute_90,code=compute_90', `-I${src}`];
+  const nvccFlags = ['-std=c++17', '-O3', '--threads', '0', '-Xcompiler', '-fPIC', '-gencode', 'arch=compute_80,code=sm_80', '-gencode', 'arch=compute_90,code=sm_90', '-gencode', 'arch=compute_90,code=compute_90', `-I${src}`];
 
   const hash = createHash('sha256');
   for (const f of ccSources.concat(readdirSync(src).filter((f) => f.endsWith('.h')))) hash.update(f).update(readFileSync(join(src, f)));

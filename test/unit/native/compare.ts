@@ -7,14 +7,16 @@ function arraysOf(v: ChunkValue): Record<string, ArrayLike<number>> {
     if (d instanceof BigInt64Array) throw new Error('int64 data');
     return { data: d };
   }
+  if (v.kind !== 'partial') throw new Error(`cannot compare ${v.kind} values`);
   return v.partial.fields;
 }
 
 /** Returns a description of the first mismatch, or null. */
 export function mismatch(got: ChunkValue, want: ChunkValue, exact: boolean, rel: number, scale = 1): string | null {
   if (got.kind !== want.kind) return `kind ${got.kind} vs ${want.kind}`;
-  const gs = got.kind === 'array' ? got.array.shape : got.partial.shape;
-  const ws = want.kind === 'array' ? want.array.shape : want.partial.shape;
+  const shapeOf = (v: ChunkValue): number[] => (v.kind === 'array' ? v.array.shape : v.kind === 'partial' ? v.partial.shape : []);
+  const gs = shapeOf(got);
+  const ws = shapeOf(want);
   if (gs.join() !== ws.join()) return `shape [${gs}] vs [${ws}]`;
   if (got.kind === 'array' && want.kind === 'array' && got.array.dtype !== want.array.dtype) return `dtype ${got.array.dtype} vs ${want.array.dtype}`;
   const g = arraysOf(got);

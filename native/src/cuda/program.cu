@@ -1,0 +1,333 @@
+// The fused CUDA evaluator of a ChunkProgram: one pass that generates, applies the elementwise
+// ops and folds the reduction's chunk step, so a chunk that a reduction consumes is never
+// written to memory. Each thread takes V consecutive output elements of a row per step of a
+// grid-stride loop (so one Philox call serves a float64 pair or a float32 quad when the leaf is
+// contiguous; a [::2] slice makes one call and one cosine per kept element); accumulation is in
+// double with a tree reduction in shared memory and one partial per block, which the host folds
+// in block order (deterministic for a given device).
+//
+// Programs that are a chain (one leaf, then unary / constant ops) keep their values in
+// registers; others run on a small per-thread stack (local memory, cached in L1).
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "../cuda_api.h"
+#include "../ops.h"
+#include "../reduce_acc.h"
+#include "common.h"
+
+namespace gf {
+namespace cuda {
+namespace {
+
+constexpr int V = 4;
+constexpr int kThreads = 256;
+
+struct Inputs {
+  const void* data[kMaxLeaves];
+  int32_t type[kMaxLeaves];
+};
+
+__device__ __forceinline__ double loadInput(const Inputs& in, int slot, int64_t i) {
+  switch (in.type[slot]) {
+    case tF64: return static_cast<const double*>(in.data[slot])[i];
+    case tF32: return static_cast<const float*>(in.data[slot])[i];
+    default: return static_cast<const int32_t*>(in.data[slot])[i];
+  }
+}
+
+// The V values of a leaf at flat indices base + k * inc (k < valid).
+template <bool F32>
+__device__ __forceinline__ void leafGroup(const Leaf& l, const Inputs& in, int64_t base, int64_t inc, int valid, double (&v)[V]) {
+  if (l.kind == kRandom) {
+    if (inc == 0) {
+      const double x = F32 ? static_cast<double>(random32(l, base)) : random64(l, base);
+#pragma unroll
+      for (int k = 0; k < V; k++) v[k] = x;
+    } else if (!F32 && inc == 1 && !(base & 1)) {
+#pragma unroll
+      for (int p = 0; p < V / 2; p++) {
+        const Words w = philox(static_cast<uint64_t>(base >> 1) + p, l.k0, l.k1);
+        const double u1 = uniform64(w.w0, w.w1), u2 = uniform64(w.w2, w.w3);
+        if (l.normal) {
+          const double r = sqrt(-2.0 * log(u1)), t = __dmul_rn(kTwoPi, u2);
+          double s, c;
+          sincos(t, &s, &c);
+          v[2 * p] = __dadd_rn(l.a, __dmul_rn(l.b, __dmul_rn(r, c)));
+          v[2 * p + 1] = __dadd_rn(l.a, __dmul_rn(l.b, __dmul_rn(r, s)));
+        } else {
+          const double span = __dadd_rn(l.b, -l.a);
+          v[2 * p] = __dadd_rn(l.a, __dmul_rn(span, u1));
+          v[2 * p + 1] = __dadd_rn(l.a, __dmul_rn(span, u2));
+        }
+      }
+    } else if (F32 && inc == 1 && !(base & 3)) {
+      const Words w = philox(static_cast<uint64_t>(base >> 2), l.k0, l.k1);
+      const float u[4] = {uniform32(w.w0), uniform32(w.w1), uniform32(w.w2), uniform32(w.w3)};
+      const float a = static_cast<float>(l.a), b = static_cast<float>(l.b);
+      if (l.normal) {
+#pragma unroll
+        for (int p = 0; p < 2; p++) {
+          const float r = sqrtf(-2.0f * logf(u[2 * p]));
+          float s, c;
+          sincosf(__fmul_rn(static_cast<float>(kTwoPi), u[2 * p + 1]), &s, &c);
+          v[2 * p] = __fadd_rn(a, __fmul_rn(b, __fmul_rn(r, c)));
+          v[2 * p + 1] = __fadd_rn(a, __fmul_rn(b, __fmul_rn(r, s)));
+        }
+      } else {
+        const float span = __fadd_rn(b, -a);
+#pragma unroll
+        for (int q = 0; q < 4; q++) v[q] = __fadd_rn(a, __fmul_rn(span, u[q]));
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; k++)
+        if (k < valid) v[k] = F32 ? static_cast<double>(random32(l, base + k * inc)) : random64(l, base + k * inc);
+    }
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < V; k++) {
+    if (k >= valid) continue;
+    const int64_t i = base + k * inc;
+    const double x = l.kind == kArange ? __dadd_rn(l.a, __dmul_rn(l.b, static_cast<double>(i))) : loadInput(in, l.dep, i);
+    v[k] = F32 ? round32(x) : x;
+  }
+}
+
+template <bool F32>
+__device__ __forceinline__ void applyOp(const Instr& in, double (&v)[V]) {
+#pragma unroll
+  for (int k = 0; k < V; k++) {
+    double x = v[k];
+    if (in.op == kUnary) x = unaryOp(in.sub, x);
+    else if (in.op == kBinaryConst) x = binaryOp(in.sub, x, in.p0);
+    else x = clipOp(x, in.p0, in.p1);
+    v[k] = F32 ? round32(x) : x;
+  }
+}
+
+// Decomposes group g into its row's coordinates; returns x0 (first index on the last axis).
+__device__ __forceinline__ int64_t groupStart(const Program& p, int64_t g, int64_t gpr, int64_t (&c)[kMaxDims]) {
+  int64_t row = g / gpr;
+  for (int a = p.ndim - 2; a >= 0; a--) {
+    c[a] = row % p.shape[a];
+    row /= p.shape[a];
+  }
+  return (g % gpr) * V;
+}
+
+__device__ __forceinline__ int64_t affine(const Program& p, int64_t off, const int64_t* coef, const int64_t (&c)[kMaxDims], int64_t x0) {
+  int64_t b = off + x0 * coef[p.ndim - 1];
+  for (int a = 0; a + 1 < p.ndim; a++) b += c[a] * coef[a];
+  return b;
+}
+
+template <bool F32, bool CHAIN>
+__device__ __forceinline__ void evalGroup(const Program& p, const Inputs& in, const int64_t (&c)[kMaxDims], int64_t x0, int valid, double (&v)[V]) {
+  const int nd = p.ndim;
+  if (CHAIN) {
+    const Instr& first = p.code[0];
+    if (first.op == kFill) {
+#pragma unroll
+      for (int k = 0; k < V; k++) v[k] = F32 ? round32(first.p0) : first.p0;
+    } else {
+      const Leaf& l = p.leaves[first.sub];
+      leafGroup<F32>(l, in, affine(p, l.off, l.coef, c, x0), l.coef[nd - 1], valid, v);
+    }
+    for (int i = 1; i < p.ninstr; i++) applyOp<F32>(p.code[i], v);
+    return;
+  }
+  double st[kMaxStack][V];
+  int sp = 0;
+  for (int i = 0; i < p.ninstr; i++) {
+    const Instr& ins = p.code[i];
+    double t[V];
+#pragma unroll
+    for (int k = 0; k < V; k++) t[k] = sp > 0 ? st[sp - 1][k] : 0.0;
+    if (ins.op == kFill) {
+#pragma unroll
+      for (int k = 0; k < V; k++) t[k] = F32 ? round32(ins.p0) : ins.p0;
+      sp++;
+    } else if (ins.op <= kInput) {
+      const Leaf& l = p.leaves[ins.sub];
+      leafGroup<F32>(l, in, affine(p, l.off, l.coef, c, x0), l.coef[nd - 1], valid, t);
+      sp++;
+    } else if (ins.op == kBinary) {
+#pragma unroll
+      for (int k = 0; k < V; k++) t[k] = F32 ? round32(binaryOp(ins.sub, st[sp - 2][k], t[k])) : binaryOp(ins.sub, st[sp - 2][k], t[k]);
+      sp--;
+    } else {
+      applyOp<F32>(ins, t);
+    }
+#pragma unroll
+    for (int k = 0; k < V; k++) st[sp - 1][k] = t[k];
+  }
+#pragma unroll
+  for (int k = 0; k < V; k++) v[k] = st[0][k];
+}
+
+template <bool F32, bool CHAIN, bool REDUCE>
+__global__ void __launch_bounds__(kThreads) programKernel(const __grid_constant__ Program p, const __grid_constant__ Inputs in,
+                                                          void* out, Acc* partials) {
+  const int64_t last = p.shape[p.ndim - 1];
+  const int64_t gpr = (last + V - 1) / V;
+  const int64_t groups = last == 0 ? 0 : (p.n / last) * gpr;
+  Acc acc = accInit(p.reduce);
+  int64_t c[kMaxDims] = {0};
+  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < groups; g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t x0 = groupStart(p, g, gpr, c);
+    const int valid = static_cast<int>(min(static_cast<int64_t>(V), last - x0));
+    double v[V];
+    evalGroup<F32, CHAIN>(p, in, c, x0, valid, v);
+    if (REDUCE) {
+      const double gi = static_cast<double>(affine(p, p.ioff, p.icoef, c, x0));
+      const double ginc = static_cast<double>(p.icoef[p.ndim - 1]);
+#pragma unroll
+      for (int k = 0; k < V; k++)
+        if (k < valid) accAdd(acc, p.reduce, v[k], gi + k * ginc);
+    } else {
+      const int64_t at = (g / gpr) * last + x0;
+#pragma unroll
+      for (int k = 0; k < V; k++) {
+        if (k >= valid) continue;
+        if (F32) static_cast<float*>(out)[at + k] = static_cast<float>(v[k]);
+        else static_cast<double*>(out)[at + k] = v[k];
+      }
+    }
+  }
+  if (!REDUCE) return;
+  __shared__ Acc shared[kThreads];
+  shared[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) accMerge(shared[threadIdx.x], shared[threadIdx.x + s], p.reduce);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
+}
+
+// Axis reductions: one thread per output position folds its lane of the materialised block.
+__global__ void laneKernel(const __grid_constant__ Program p, const void* data, int f32, int64_t inner, int64_t len, int64_t size, double* out) {
+  for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < size; o += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t first = (o / inner) * len * inner + o % inner;
+    auto at = [&](int64_t k) { return f32 ? static_cast<double>(static_cast<const float*>(data)[first + k * inner]) : static_cast<const double*>(data)[first + k * inner]; };
+    Acc acc = accInit(p.reduce);
+    if (p.reduce == rVar || p.reduce == rStd) {
+      double s = 0;
+      for (int64_t k = 0; k < len; k++) s += at(k);
+      acc.count = static_cast<double>(len);
+      acc.mean = len > 0 ? s / len : 0;
+      for (int64_t k = 0; k < len; k++) {
+        const double d = at(k) - acc.mean;
+        acc.m2 += d * d;
+      }
+    } else {
+      double gi = static_cast<double>(p.ioff);
+      int64_t rem = first;
+      for (int a = p.ndim - 1; a >= 0; a--) {
+        gi += static_cast<double>((rem % p.shape[a]) * p.icoef[a]);
+        rem /= p.shape[a];
+      }
+      for (int64_t k = 0; k < len; k++) accAdd(acc, p.reduce, at(k), gi + k * static_cast<double>(p.icoef[p.axis]));
+    }
+    accStore(acc, p.reduce, out, size, o);
+  }
+}
+
+int blocksFor(int64_t work) {
+  static int sms = [] {
+    int dev = 0, n = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
+    return n > 0 ? n : 1;
+  }();
+  const int64_t want = (work + kThreads - 1) / kThreads;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, static_cast<int64_t>(sms) * 8)));
+}
+
+template <bool F32, bool CHAIN, bool REDUCE>
+void launchProgram(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
+  programKernel<F32, CHAIN, REDUCE><<<blocks, kThreads, 0, stream()>>>(p, in, out, partials);
+}
+
+void launchAny(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
+  const bool r = p.reduce != rNone;
+  if (p.f32) {
+    if (p.chain) r ? launchProgram<true, true, true>(p, in, out, partials, blocks) : launchProgram<true, true, false>(p, in, out, partials, blocks);
+    else r ? launchProgram<true, false, true>(p, in, out, partials, blocks) : launchProgram<true, false, false>(p, in, out, partials, blocks);
+  } else {
+    if (p.chain) r ? launchProgram<false, true, true>(p, in, out, partials, blocks) : launchProgram<false, true, false>(p, in, out, partials, blocks);
+    else r ? launchProgram<false, false, true>(p, in, out, partials, blocks) : launchProgram<false, false, false>(p, in, out, partials, blocks);
+  }
+  launched("program kernel");
+}
+
+}  // namespace
+
+void runProgram(const Program& prog, const std::vector<InputView>& inputs, void* out) {
+  ensureDevice();
+  if (prog.n > INT32_MAX) throw std::runtime_error("cuda: a chunk of more than 2^31 elements");
+  Program p = prog;
+  // Upload each dependency an input leaf reads, once, and point the leaves at its slot.
+  Inputs in{};
+  std::vector<std::unique_ptr<DeviceBuffer>> held;
+  std::vector<int> slotOf(inputs.size(), -1);
+  for (int i = 0; i < p.nleaves; i++) {
+    Leaf& l = p.leaves[i];
+    if (l.kind != kInput) continue;
+    if (slotOf[l.dep] < 0) {
+      const InputView& v = inputs[l.dep];
+      const size_t bytes = static_cast<size_t>(v.length) * (v.type == tF64 ? 8 : 4);
+      held.push_back(std::make_unique<DeviceBuffer>(bytes));
+      upload(*held.back(), v.data, bytes);
+      slotOf[l.dep] = static_cast<int>(held.size()) - 1;
+      in.data[slotOf[l.dep]] = held.back()->as<void>();
+      in.type[slotOf[l.dep]] = v.type;
+    }
+    l.dep = slotOf[l.dep];
+  }
+  const size_t elem = p.f32 ? 4 : 8;
+  const int64_t last = p.shape[p.ndim - 1];
+  const int64_t groups = last == 0 ? 0 : (p.n / last) * ((last + V - 1) / V);
+  if (p.reduce == rNone) {
+    DeviceBuffer d(static_cast<size_t>(p.n) * elem);
+    if (groups > 0) launchAny(p, in, d.as<void>(), nullptr, blocksFor(groups));
+    download(out, d, static_cast<size_t>(p.n) * elem);
+    sync();
+    return;
+  }
+  if (p.axis >= 0) {
+    DeviceBuffer d(static_cast<size_t>(p.n) * elem);
+    Program q = p;
+    q.reduce = rNone;
+    if (groups > 0) launchAny(q, in, d.as<void>(), nullptr, blocksFor(groups));
+    int64_t inner = 1;
+    for (int a = p.axis + 1; a < p.ndim; a++) inner *= p.shape[a];
+    const int64_t size = partialSize(p);
+    const size_t outBytes = static_cast<size_t>(size) * partialFields(p.reduce) * 8;
+    DeviceBuffer o(outBytes);
+    if (size > 0) {
+      laneKernel<<<blocksFor(size), kThreads, 0, stream()>>>(p, d.as<void>(), p.f32, inner, p.shape[p.axis], size, o.as<double>());
+      launched("lane kernel");
+    }
+    download(out, o, outBytes);
+    sync();
+    return;
+  }
+  const int blocks = blocksFor(groups);
+  DeviceBuffer parts(sizeof(Acc) * blocks);
+  std::vector<Acc> host(groups > 0 ? blocks : 0);
+  if (groups > 0) {
+    launchAny(p, in, nullptr, parts.as<Acc>(), blocks);
+    download(host.data(), parts, sizeof(Acc) * blocks);
+  }
+  sync();
+  Acc total = accInit(p.reduce);
+  for (const Acc& a : host) accMerge(total, a, p.reduce);
+  accStore(total, p.reduce, static_cast<double*>(out), 1, 0);
+}
+
+}  // namespace cuda
+}  // namespace gf
