@@ -5,12 +5,14 @@
 // backend is not counted. Prints one JSON object and writes it to bench/results/tuning-trials.json.
 // Run: node --import tsx bench/tuning/trials.ts [trialsPerWorkload=8] [out.json]
 import * as tf from '@tensorflow/tfjs';
+// Static, so a bundle of this bench (for a machine without node_modules) carries the wasm backend.
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SearchController } from '../../common/tuning/controller';
 import { parseSearchSpace } from '../../common/tuning/space';
-import { defaultTfjsEnvironment, type TfjsBackendName } from '../../worker/kernels/tfjs/backend';
+import { defaultTfjsEnvironment, wasmDistDir, type TfjsBackendName } from '../../worker/kernels/tfjs/backend';
 import { makeClassification } from '../../worker/kernels/tfjs/datasets';
 import { runSearchInProcess } from '../../worker/kernels/tfjs/search-in-process';
 import { trainValidationSplit } from '../../worker/kernels/tfjs/split';
@@ -26,9 +28,9 @@ const workloads = [
 
 /** Activates a backend; false when its package is absent or does not load here. */
 async function activate(name: TfjsBackendName): Promise<boolean> {
-  const mod = { tensorflow: '@tensorflow/tfjs-node', wasm: '@tensorflow/tfjs-backend-wasm', cpu: null }[name];
   try {
-    if (mod) await defaultTfjsEnvironment.importModule(mod);
+    if (name === 'tensorflow') await defaultTfjsEnvironment.importModule('@tensorflow/tfjs-node');
+    if (name === 'wasm') setWasmPaths(wasmDistDir());
     return await defaultTfjsEnvironment.setBackend(name);
   } catch {
     return false;
@@ -81,7 +83,7 @@ for (const backend of ['tensorflow', 'wasm', 'cpu'] as const) {
 const result = {
   bench: 'tuning-trials',
   date: new Date().toISOString(),
-  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, tfjs: tf.version.tfjs, wasmSimd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT'), wasmThreads: tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') },
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, tfjs: tf.version.tfjs, wasmSimd: skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_SIMD_SUPPORT'), wasmThreads: skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') },
   skipped,
   results,
 };
