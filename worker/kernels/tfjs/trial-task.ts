@@ -1,0 +1,148 @@
+/**
+ * The worker's entry point for `trial` tasks (common/tasks.ts `{ kind: 'trial', op, params }`):
+ * parses the params, keeps the worker's trial models and data sets, and runs one op.
+ *
+ *   train    { trial: TrialSpec, data: DataSpec, resumeFrom?: dir }  -> TrialResult
+ *   stop     { trialId }                                             -> { freed: boolean }
+ *   save     { trialId, dir }                                        -> { dir, epochs }
+ *
+ * A DataSpec names where rows come from and how to split them. Synthetic sources are generated in
+ * the worker itself from their seed, so every worker builds the same rows with nothing sent; a
+ * table source is looked up through the worker's `resolveTable` (its chunk store). Built data
+ * sets are cached by their spec, so 24 trials on one worker generate and split the data once.
+ */
+import type * as arrow from 'apache-arrow';
+import { z } from 'zod';
+import { formatIssues } from '../../../common/tuning/space';
+import { trialSpecSchema, type EpochRecord, type TrialResult } from '../../../common/tuning/trial';
+import { selectTfjsBackend, type BackendSelection, type TfjsEnvironment } from './backend';
+import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
+import { saveTrialModel } from './persist';
+import { trainValidationSplit } from './split';
+import { trainTrial, type TrialData } from './train';
+import { TrialModelStore } from './trial-store';
+
+const count = z.number().int().positive();
+
+export const dataSpecSchema = z.strictObject({
+  source: z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('classification'),
+      nSamples: count,
+      nFeatures: count.optional(),
+      nInformative: count.optional(),
+      nRedundant: z.number().int().min(0).optional(),
+      nClasses: count.optional(),
+      classSep: z.number().positive().optional(),
+      flipY: z.number().min(0).max(1).optional(),
+      linearlySeparable: z.boolean().optional(),
+      seed: z.number().int().min(0),
+    }),
+    z.strictObject({
+      kind: z.literal('regression'),
+      nSamples: count,
+      nFeatures: count.optional(),
+      nInformative: count.optional(),
+      noise: z.number().min(0).optional(),
+      bias: z.number().optional(),
+      seed: z.number().int().min(0),
+    }),
+    z.strictObject({
+      kind: z.literal('table'),
+      /** The worker-side key of an Arrow table (a dataframe node's output). */
+      ref: z.string().min(1),
+      features: z.array(z.string()).min(1),
+      target: z.string(),
+      task: z.enum(['classification', 'regression']),
+    }),
+  ]),
+  split: z.strictObject({
+    validationFraction: z.number().gt(0).lt(1),
+    seed: z.number().int().min(0),
+    stratify: z.boolean().optional(),
+  }),
+});
+
+export type DataSpec = z.infer<typeof dataSpecSchema>;
+
+const trainParams = z.strictObject({ trial: trialSpecSchema, data: dataSpecSchema, resumeFrom: z.string().optional() });
+const stopParams = z.strictObject({ trialId: z.string() });
+const saveParams = z.strictObject({ trialId: z.string(), dir: z.string().min(1) });
+
+export class TrialTaskError extends Error {
+  override name = 'TrialTaskError';
+}
+
+function parse<T>(schema: z.ZodType<T>, input: unknown, where: string): T {
+  const r = schema.safeParse(input);
+  if (!r.success) throw new TrialTaskError(formatIssues(where, r.error.issues));
+  return r.data;
+}
+
+export interface TrialTaskContext {
+  onEpoch?: (record: EpochRecord) => void;
+  shouldStop?: () => boolean;
+  /** The worker's table for a `table` source ref. */
+  resolveTable?: (ref: string) => arrow.Table | undefined;
+}
+
+export class TrialWorker {
+  readonly store = new TrialModelStore();
+  private readonly data = new Map<string, TrialData>();
+  private selection: BackendSelection | null = null;
+
+  constructor(private readonly opts: { gpu: boolean; env?: TfjsEnvironment }) {}
+
+  /** Selects the tfjs backend once per process; the answer is what the worker reports. */
+  async init(): Promise<BackendSelection> {
+    this.selection ??= await selectTfjsBackend(this.opts);
+    return this.selection;
+  }
+
+  async run(op: string, params: unknown, ctx: TrialTaskContext = {}): Promise<TrialResult | { freed: boolean } | { dir: string; epochs: number }> {
+    const where = `trial task '${op}' params`;
+    switch (op) {
+      case 'train': {
+        await this.init();
+        const p = parse(trainParams, params, where);
+        const data = this.dataFor(p.data, ctx, `${where}.data`);
+        return trainTrial(p.trial, data, { store: this.store, resumeFrom: p.resumeFrom, onEpoch: ctx.onEpoch, shouldStop: ctx.shouldStop });
+      }
+      case 'stop':
+        return { freed: this.store.delete(parse(stopParams, params, where).trialId) };
+      case 'save': {
+        const p = parse(saveParams, params, where);
+        const m = this.store.get(p.trialId);
+        if (!m) throw new TrialTaskError(`${where}.trialId: trial ${p.trialId} is not held by this worker`);
+        await saveTrialModel(m, p.dir);
+        return { dir: p.dir, epochs: m.meta.epochs };
+      }
+      default:
+        throw new TrialTaskError(`unknown trial op '${op}' (known: train, stop, save)`);
+    }
+  }
+
+  /** Frees every model and data set. */
+  dispose(): void {
+    this.store.clear();
+    this.data.clear();
+  }
+
+  private dataFor(spec: DataSpec, ctx: TrialTaskContext, where: string): TrialData {
+    const key = JSON.stringify(spec);
+    const hit = this.data.get(key);
+    if (hit) return hit;
+    const s = spec.source;
+    let ds: Dataset;
+    if (s.kind === 'classification') ds = makeClassification(s);
+    else if (s.kind === 'regression') ds = makeRegression(s);
+    else {
+      const table = ctx.resolveTable?.(s.ref);
+      if (!table) throw new TrialTaskError(`${where}.source.ref: no table '${s.ref}' on this worker`);
+      ds = datasetFromArrow(table, s);
+    }
+    const split = trainValidationSplit(ds, spec.split);
+    this.data.set(key, split);
+    return split;
+  }
+}
