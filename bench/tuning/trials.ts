@@ -83,7 +83,7 @@ for (const backend of ['tensorflow', 'wasm', 'cpu'] as const) {
 const result = {
   bench: 'tuning-trials',
   date: new Date().toISOString(),
-  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, tfjs: tf.version.tfjs, wasmSimd: skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_SIMD_SUPPORT'), wasmThreads: skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') },
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, loadAverage1m: Number(os.loadavg()[0].toFixed(2)), node: process.version, tfjs: tf.version.tfjs, wasmSimd: skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_SIMD_SUPPORT'), wasmThreads: skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') },
   skipped,
   results,
 };
