@@ -91,8 +91,15 @@ export function gridPoint(space: SearchSpace, index: number): TrialParams {
 /** Every grid point, in order. */
 export function expandGrid(space: SearchSpace): TrialParams[] {
   const n = gridSize(space);
+  if (n > MAX_GRID_TRIALS) throw new SearchSpaceError(`the grid has ${n} points, more than ${MAX_GRID_TRIALS}; use a random search with nTrials instead`);
   return Array.from({ length: n }, (_, i) => gridPoint(space, i));
 }
+
+/** Grids up to this size are sampled through a full permutation. */
+const PERMUTE_LIMIT = 1 << 20;
+
+/** Largest grid a grid search will run. */
+export const MAX_GRID_TRIALS = 100_000;
 
 function isAllChoice(space: SearchSpace): boolean {
   return Object.values(space).every((d) => d.kind === 'choice');
@@ -122,8 +129,21 @@ export function sampleParams(space: SearchSpace, n: number, seed: number): Trial
   const sub = deriveSeed(seed, SeedTag.sample);
   if (isAllChoice(space)) {
     const size = gridSize(space);
-    const order = permutation(size, sub);
-    return Array.from(order.subarray(0, Math.min(n, size)), (i) => gridPoint(space, i));
+    if (size <= PERMUTE_LIMIT) {
+      const order = permutation(size, sub);
+      return Array.from(order.subarray(0, Math.min(n, size)), (i) => gridPoint(space, i));
+    }
+    // A huge grid: draw distinct indices by rejection instead of permuting all of them.
+    const u = new Uniforms(sub);
+    const seen = new Set<number>();
+    const out: TrialParams[] = [];
+    for (let k = 0; out.length < Math.min(n, size); k++) {
+      const i = indexOf(u.at(k), size);
+      if (seen.has(i)) continue;
+      seen.add(i);
+      out.push(gridPoint(space, i));
+    }
+    return out;
   }
   const keys = sortedKeys(space);
   const u = new Uniforms(sub);

@@ -33,6 +33,15 @@ describe('grid', () => {
     ]);
   });
 
+  it('refuses a grid too large to run, and samples a huge one without enumerating it', () => {
+    const values = Array.from({ length: 10 }, (_, i) => i);
+    const huge = parseSearchSpace(Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`p${k}`, values])));
+    expect(() => expandGrid(huge)).toThrow('the grid has 100000000 points, more than 100000; use a random search with nTrials instead');
+    const s = sampleParams(huge, 50, 3);
+    expect(new Set(s.map((p) => JSON.stringify(p))).size).toBe(50);
+    expect(sampleParams(huge, 50, 3)).toEqual(s);
+  });
+
   it('refuses a distribution in a grid', () => {
     expect(() => expandGrid(parseSearchSpace({ lr: { uniform: [0, 1] } }))).toThrow('space.lr: a grid needs a list of values, got a uniform distribution');
   });
