@@ -1,0 +1,394 @@
+/**
+ * Groupby as dask does it, in three steps that can run in different processes:
+ *
+ *   groupbyChunk(partition, spec)  -> partial   (one row per group of this partition)
+ *   groupbyCombine(partials, spec) -> partial   (merges partials, for tree reductions)
+ *   groupbyAggregate(partials, spec) -> result  (merges and finalizes; sorted by the keys)
+ *
+ * Partials are small Arrow tables: the key columns, then one column per statistic a requested
+ * aggregate needs, named `<column>::<stat>`: count, sum, min, max (in the column's own type),
+ * mean and m2 (Chan et al.'s parallel variance, so var/std combine exactly), uniq (a list of the
+ * distinct values, for nunique), and `::size` (rows per group).
+ *
+ * Like pandas: rows whose key is null are dropped, nulls and NaN are skipped by every aggregate,
+ * var and std use ddof=1 unless told, the sum of no values is 0, and min/max/mean of no values
+ * are null.
+ */
+import { DataType, Field, List, makeData, makeVector, type Table, type Vector } from 'apache-arrow';
+import type { ValueType } from '../../../common/expr/ast';
+import { boolView, column, numView, strView, valueTypeOf } from './columns';
+import { floatVector, intVector, timestampVector, utf8Vector } from './build';
+import { concatTables, single, tableOf, takeTable } from './gather';
+import { factorize, firstRows } from './keys';
+import { sortTable } from './sort';
+
+export type AggName = 'sum' | 'mean' | 'count' | 'min' | 'max' | 'std' | 'var' | 'nunique' | 'size';
+export const AGG_NAMES: readonly AggName[] = ['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'nunique', 'size'];
+
+export interface AggSpec {
+  /** The column aggregated; ignored by 'size'. */
+  column?: string;
+  agg: AggName;
+  /** Output column name; default `<column>_<agg>`, or `size`. */
+  as?: string;
+}
+
+export interface GroupbySpec {
+  by: string[];
+  aggs: AggSpec[];
+  /** Delta degrees of freedom of var and std (default 1, as pandas). */
+  ddof?: number;
+}
+
+type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq';
+
+const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
+  sum: ['sum'],
+  mean: ['sum', 'count'],
+  count: ['count'],
+  min: ['min'],
+  max: ['max'],
+  var: ['count', 'mean', 'm2'],
+  std: ['count', 'mean', 'm2'],
+  nunique: ['uniq'],
+};
+const NUMERIC_ONLY = new Set<AggName>(['sum', 'mean', 'var', 'std']);
+
+/** Accumulators of one aggregated column, one slot per group. */
+interface ColAcc {
+  type: ValueType;
+  stats: Set<Stat>;
+  count: Float64Array;
+  sum: Float64Array;
+  min: Float64Array;
+  max: Float64Array;
+  mean: Float64Array;
+  m2: Float64Array;
+  uniq: Set<string | number>[];
+}
+
+/** Merged state of a groupby: the key rows and the accumulators. */
+interface State {
+  keys: Table;
+  groups: number;
+  size: Float64Array | null;
+  cols: Map<string, ColAcc>;
+}
+
+function validateSpec(spec: GroupbySpec, where: string): void {
+  if (!spec.by || spec.by.length === 0) throw new Error(`${where}: 'by' needs at least one key column`);
+  if (!spec.aggs || spec.aggs.length === 0) throw new Error(`${where}: 'aggs' needs at least one aggregate`);
+  spec.aggs.forEach((a, i) => {
+    if (!AGG_NAMES.includes(a.agg)) throw new Error(`${where}: aggs[${i}].agg is '${String(a.agg)}'; expected one of ${AGG_NAMES.join(', ')}`);
+    if (a.agg !== 'size' && !a.column) throw new Error(`${where}: aggs[${i}] (${a.agg}) needs a column`);
+  });
+}
+
+function neededStats(spec: GroupbySpec): Map<string, Set<Stat>> {
+  const m = new Map<string, Set<Stat>>();
+  for (const a of spec.aggs) {
+    if (a.agg === 'size') continue;
+    const c = a.column as string;
+    const s = m.get(c) ?? new Set<Stat>();
+    for (const st of NEEDS[a.agg]) s.add(st);
+    m.set(c, s);
+  }
+  return m;
+}
+
+function newAcc(type: ValueType, stats: Set<Stat>, g: number): ColAcc {
+  return {
+    type,
+    stats,
+    count: new Float64Array(g),
+    sum: new Float64Array(g),
+    min: new Float64Array(g).fill(Infinity),
+    max: new Float64Array(g).fill(-Infinity),
+    mean: new Float64Array(g),
+    m2: new Float64Array(g),
+    uniq: stats.has('uniq') ? Array.from({ length: g }, () => new Set<string | number>()) : [],
+  };
+}
+
+const sep = '::';
+
+// ---- chunk --------------------------------------------------------------------------------------
+
+function chunkState(table: Table, spec: GroupbySpec): State {
+  const where = 'groupby';
+  validateSpec(spec, where);
+  const { ids: [ids], groups } = factorize([table], [spec.by], where);
+  const keys = takeTable(tableOfKeys(table, spec.by), firstRows(ids, groups));
+  const n = table.numRows;
+  let size: Float64Array | null = null;
+  if (spec.aggs.some((a) => a.agg === 'size')) {
+    size = new Float64Array(groups);
+    for (let i = 0; i < n; i++) if (ids[i] >= 0) size[ids[i]]++;
+  }
+  const cols = new Map<string, ColAcc>();
+  for (const [name, stats] of neededStats(spec)) {
+    const col = column(table, name, where);
+    const type = valueTypeOf(col.type);
+    if (!type) throw new Error(`${where}: column '${name}' has type ${String(col.type)}, which cannot be aggregated`);
+    for (const a of spec.aggs) {
+      if (a.column !== name) continue;
+      const numeric = type === 'int' || type === 'float' || type === 'bool';
+      if ((NUMERIC_ONLY.has(a.agg) && !numeric) || ((a.agg === 'min' || a.agg === 'max') && type === 'string')) {
+        throw new Error(`${where}: cannot take the ${a.agg} of column '${name}' (${type})`);
+      }
+    }
+    const acc = newAcc(type === 'bool' ? 'int' : type, stats, groups);
+    cols.set(name, acc);
+    if (type === 'string') {
+      const v = strView(col, name);
+      for (let i = 0; i < n; i++) {
+        const g = ids[i];
+        if (g < 0 || (v.valid && !v.valid[i])) continue;
+        acc.count[g]++;
+        if (stats.has('uniq')) acc.uniq[g].add(v.dict[v.codes[i]]);
+      }
+      continue;
+    }
+    const v = type === 'bool' ? boolAsNum(col, name) : numView(col, name);
+    accumulateNumbers(acc, ids, v.values, v.valid, n);
+  }
+  return { keys, groups, size, cols };
+}
+
+function boolAsNum(col: Vector, name: string): { values: Float64Array; valid: Uint8Array | null } {
+  const v = boolView(col, name);
+  return { values: Float64Array.from(v.values), valid: v.valid };
+}
+
+/** One pass for count/sum/min/max/uniq, then (if var/std) a second pass for m2 about each mean. */
+function accumulateNumbers(acc: ColAcc, ids: Int32Array, x: Float64Array, valid: Uint8Array | null, n: number): void {
+  const { count, sum, min, max, stats } = acc;
+  const wantMin = stats.has('min');
+  const wantMax = stats.has('max');
+  const wantUniq = stats.has('uniq');
+  if (!valid && !wantMin && !wantMax && !wantUniq) {
+    // The hot path (sum/mean/count of a column without nulls): two adds per row.
+    for (let i = 0; i < n; i++) {
+      const g = ids[i];
+      const v = x[i];
+      if (g < 0 || v !== v) continue;
+      count[g]++;
+      sum[g] += v;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const g = ids[i];
+      const v = x[i];
+      if (g < 0 || v !== v || (valid && !valid[i])) continue;
+      count[g]++;
+      sum[g] += v;
+      if (v < min[g]) min[g] = v;
+      if (v > max[g]) max[g] = v;
+      if (wantUniq) acc.uniq[g].add(v);
+    }
+  }
+  if (stats.has('m2')) {
+    const { mean, m2 } = acc;
+    for (let g = 0; g < mean.length; g++) mean[g] = count[g] > 0 ? sum[g] / count[g] : 0;
+    for (let i = 0; i < n; i++) {
+      const g = ids[i];
+      const v = x[i];
+      if (g < 0 || v !== v || (valid && !valid[i])) continue;
+      const d = v - mean[g];
+      m2[g] += d * d;
+    }
+  }
+}
+
+function tableOfKeys(table: Table, by: string[]): Table {
+  return tableOf(by.map((name) => ({ name, vector: column(table, name, 'groupby') })), table.numRows);
+}
+
+// ---- partial tables -----------------------------------------------------------------------------
+
+function typedVector(values: Float64Array, type: ValueType, valid: Uint8Array | null): Vector {
+  if (type === 'int') return intVector(values, valid);
+  if (type === 'timestamp') return timestampVector(values, valid);
+  return floatVector(values, valid);
+}
+
+function listVector(sets: Set<string | number>[], type: ValueType): Vector {
+  const offs = new Int32Array(sets.length + 1);
+  const flat: (string | number)[] = [];
+  sets.forEach((s, g) => {
+    for (const v of s) flat.push(v);
+    offs[g + 1] = flat.length;
+  });
+  const child = type === 'string' ? utf8Vector(flat as string[]) : floatVector(Float64Array.from(flat as number[]));
+  const listType = new List(new Field('item', child.type, true));
+  return makeVector(makeData({ type: listType, length: sets.length, nullCount: 0, valueOffsets: offs, child: single(child) }));
+}
+
+function stateToTable(st: State): Table {
+  const out: { name: string; vector: Vector }[] = st.keys.schema.fields.map((f) => ({ name: f.name, vector: st.keys.getChild(f.name) as Vector }));
+  if (st.size) out.push({ name: `${sep}size`, vector: floatVector(st.size) });
+  for (const [name, acc] of st.cols) {
+    for (const stat of acc.stats) {
+      const key = `${name}${sep}${stat}`;
+      if (stat === 'uniq') out.push({ name: key, vector: listVector(acc.uniq, acc.type) });
+      else if (stat === 'sum') out.push({ name: key, vector: typedVector(acc.sum, acc.type === 'int' ? 'int' : 'float', null) });
+      else if (stat === 'min' || stat === 'max') {
+        // A group with no values in this column has no min/max: null, not +-Infinity.
+        const x = acc[stat];
+        const present = Uint8Array.from(x, (v) => (Number.isFinite(v) || v !== (stat === 'min' ? Infinity : -Infinity) ? 1 : 0));
+        out.push({ name: key, vector: typedVector(x, acc.type, present) });
+      }
+      else out.push({ name: key, vector: floatVector(acc[stat]) });
+    }
+  }
+  return tableOf(out, st.groups);
+}
+
+function statCol(t: Table, name: string): { values: Float64Array; valid: Uint8Array | null } {
+  const v = t.getChild(name);
+  if (!v) throw new Error(`groupby: partial lacks column '${name}'; was it made with the same spec?`);
+  return numView(v, name);
+}
+
+/** Values of a list column, row by row. */
+function listValues(t: Table, name: string): { offs: Int32Array; values: (string | number)[]; type: ValueType } {
+  const d = single(t.getChild(name) as Vector);
+  const child = makeVector(d.children[0]);
+  const type = valueTypeOf(child.type) === 'string' ? 'string' : 'float';
+  let values: (string | number)[];
+  if (type === 'string') {
+    const s = strView(child, name);
+    values = Array.from(s.codes, (c) => s.dict[c]);
+  } else values = Array.from(numView(child, name).values);
+  return { offs: d.valueOffsets as Int32Array, values, type };
+}
+
+function statType(t: Table, name: string): ValueType {
+  const v = t.getChild(name) as Vector;
+  return DataType.isInt(v.type) ? 'int' : DataType.isTimestamp(v.type) ? 'timestamp' : 'float';
+}
+
+/** Merges partial tables into one state (Chan's formula for mean/m2, unions for uniq). */
+function mergeState(partials: Table[], spec: GroupbySpec): State {
+  const where = 'groupby combine';
+  validateSpec(spec, where);
+  if (partials.length === 0) throw new Error(`${where}: needs at least one partial`);
+  const all = concatTables(partials);
+  const { ids: [ids], groups } = factorize([all], [spec.by], where);
+  const keys = takeTable(tableOfKeys(all, spec.by), firstRows(ids, groups));
+  const n = all.numRows;
+  let size: Float64Array | null = null;
+  if (spec.aggs.some((a) => a.agg === 'size')) {
+    size = new Float64Array(groups);
+    const s = statCol(all, `${sep}size`).values;
+    for (let i = 0; i < n; i++) if (ids[i] >= 0) size[ids[i]] += s[i];
+  }
+  const cols = new Map<string, ColAcc>();
+  for (const [name, stats] of neededStats(spec)) {
+    let type: ValueType = 'float';
+    if (stats.has('min')) type = statType(all, `${name}${sep}min`);
+    else if (stats.has('max')) type = statType(all, `${name}${sep}max`);
+    else if (stats.has('sum')) type = statType(all, `${name}${sep}sum`);
+    const acc = newAcc(type, stats, groups);
+    cols.set(name, acc);
+    const get = (s: Stat) => (stats.has(s) ? statCol(all, `${name}${sep}${s}`) : null);
+    const count = get('count');
+    const sum = get('sum');
+    const min = get('min');
+    const max = get('max');
+    const mean = get('mean');
+    const m2 = get('m2');
+    for (let i = 0; i < n; i++) {
+      const g = ids[i];
+      if (g < 0) continue;
+      if (sum) acc.sum[g] += sum.values[i];
+      if (min && (!min.valid || min.valid[i]) && min.values[i] < acc.min[g]) acc.min[g] = min.values[i];
+      if (max && (!max.valid || max.valid[i]) && max.values[i] > acc.max[g]) acc.max[g] = max.values[i];
+      if (count) {
+        const nb = count.values[i];
+        const na = acc.count[g];
+        if (m2 && mean && nb > 0) {
+          const nn = na + nb;
+          const delta = mean.values[i] - acc.mean[g];
+          acc.mean[g] += (delta * nb) / nn;
+          acc.m2[g] += m2.values[i] + (delta * delta * na * nb) / nn;
+        }
+        acc.count[g] = na + nb;
+      }
+    }
+    if (stats.has('uniq')) {
+      const l = listValues(all, `${name}${sep}uniq`);
+      acc.type = l.type === 'string' ? 'string' : acc.type;
+      for (let i = 0; i < n; i++) {
+        const g = ids[i];
+        if (g < 0) continue;
+        for (let k = l.offs[i]; k < l.offs[i + 1]; k++) acc.uniq[g].add(l.values[k]);
+      }
+    }
+  }
+  return { keys, groups, size, cols };
+}
+
+// ---- finalize -----------------------------------------------------------------------------------
+
+function finalize(st: State, spec: GroupbySpec): Table {
+  const ddof = spec.ddof ?? 1;
+  const out: { name: string; vector: Vector }[] = st.keys.schema.fields.map((f) => ({ name: f.name, vector: st.keys.getChild(f.name) as Vector }));
+  const g = st.groups;
+  for (const a of spec.aggs) {
+    const name = a.as ?? (a.agg === 'size' ? 'size' : `${a.column}_${a.agg}`);
+    if (a.agg === 'size') {
+      out.push({ name, vector: intVector(st.size as Float64Array) });
+      continue;
+    }
+    const acc = st.cols.get(a.column as string) as ColAcc;
+    const values = new Float64Array(g);
+    const valid = new Uint8Array(g).fill(1);
+    let type: ValueType = 'float';
+    for (let k = 0; k < g; k++) {
+      const c = acc.count[k];
+      switch (a.agg) {
+        case 'sum': values[k] = acc.sum[k]; break;
+        case 'count': values[k] = c; break;
+        case 'nunique': values[k] = acc.uniq[k].size; break;
+        case 'mean': if (c > 0) values[k] = acc.sum[k] / c; else valid[k] = 0; break;
+        case 'min': if (acc.min[k] !== Infinity) values[k] = acc.min[k]; else valid[k] = 0; break;
+        case 'max': if (acc.max[k] !== -Infinity) values[k] = acc.max[k]; else valid[k] = 0; break;
+        case 'var': case 'std': {
+          if (c - ddof > 0) {
+            const v = acc.m2[k] / (c - ddof);
+            values[k] = a.agg === 'std' ? Math.sqrt(v) : v;
+          } else valid[k] = 0;
+          break;
+        }
+      }
+    }
+    if (a.agg === 'count' || a.agg === 'nunique') type = 'int';
+    else if (a.agg === 'sum') type = acc.type === 'int' ? 'int' : 'float';
+    else if (a.agg === 'min' || a.agg === 'max') type = acc.type;
+    out.push({ name, vector: typedVector(values, type, valid) });
+  }
+  return sortTable(tableOf(out, g), spec.by);
+}
+
+// ---- the public steps ---------------------------------------------------------------------------
+
+/** Per-partition partial aggregates (a small Arrow table; see the module comment). */
+export function groupbyChunk(table: Table, spec: GroupbySpec): Table {
+  return stateToTable(chunkState(table, spec));
+}
+
+/** Several partials merged into one partial (for tree reductions). */
+export function groupbyCombine(partials: Table[], spec: GroupbySpec): Table {
+  return stateToTable(mergeState(partials, spec));
+}
+
+/** Partials merged and finalized: key columns then one column per aggregate, sorted by keys. */
+export function groupbyAggregate(partials: Table[], spec: GroupbySpec): Table {
+  return finalize(mergeState(partials, spec), spec);
+}
+
+/** Groupby of one table: aggregate(chunk(table)). */
+export function groupby(table: Table, spec: GroupbySpec): Table {
+  return finalize(chunkState(table, spec), spec);
+}

@@ -1,0 +1,111 @@
+/**
+ * The synthetic timeseries of dask.datasets.timeseries: columns timestamp, id (int, Poisson-like
+ * around 1000), name (one of 26 first names), x and y (uniform in (-1, 1]).
+ *
+ * Every value is addressed by its global row index r, not by partition: row r uses elements
+ * 4r .. 4r+3 of the Philox uniform stream of `seed` (worker/kernels/js/philox.ts, PhiloxStream
+ * with dist 'uniform', a 0, b 1): element 4r gives id, 4r+1 name, 4r+2 x, 4r+3 y. So rows
+ * 0..N of a seed are the same whatever the partitioning, worker or process. The loop calls
+ * philox4x32 directly (two blocks per row) rather than PhiloxStream.at per value, for speed;
+ * a test checks the two agree.
+ *
+ * id is round(1000 + sqrt(1000) * z) with z the normal quantile of its uniform (the normal
+ * approximation of Poisson(1000), one uniform per value so rows stay independently addressable).
+ */
+import { Table } from 'apache-arrow';
+import { philox4x32, seedKey, uniform64 } from '../js/philox';
+import { floatVector, int32Vector, stringVector } from './build';
+import { tableOf } from './gather';
+import { makeData, makeVector, TimestampMillisecond } from 'apache-arrow';
+
+export const TIMESERIES_NAMES = [
+  'Alice', 'Bob', 'Charlie', 'Dan', 'Edith', 'Frank', 'George', 'Hannah', 'Ingrid', 'Jerry', 'Kevin', 'Laura', 'Michael',
+  'Norbert', 'Oliver', 'Patricia', 'Quinn', 'Ray', 'Sarah', 'Tim', 'Ursula', 'Victor', 'Wendy', 'Xavier', 'Yvonne', 'Zelda',
+] as const;
+
+export interface TimeseriesSpec {
+  seed: number;
+  /** Global index of the first row. */
+  rowStart: number;
+  rowCount: number;
+  /** Timestamp of row 0, ms since the epoch (default 2000-01-01T00:00:00Z, as dask). */
+  startMs?: number;
+  /** Time between rows in ms (default 1000, dask's freq='1s'). */
+  freqMs?: number;
+}
+
+export const TIMESERIES_START_MS = Date.UTC(2000, 0, 1);
+
+/** Acklam's inverse normal CDF (relative error < 1.2e-9). */
+export function normalQuantile(p: number): number {
+  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
+  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - lo) {
+    const q = Math.sqrt(-2 * Math.log(1 - p));
+    return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+const SQRT_1000 = Math.sqrt(1000);
+const ALMOST_ONE = 1 - 2 ** -53;
+
+/** Rows [rowStart, rowStart + rowCount) of the timeseries of `seed`. */
+export function timeseries(spec: TimeseriesSpec): Table {
+  const { seed, rowStart, rowCount } = spec;
+  if (!Number.isSafeInteger(rowStart) || rowStart < 0) throw new Error(`timeseries: rowStart must be a non-negative integer, got ${rowStart}`);
+  if (!Number.isSafeInteger(rowCount) || rowCount < 0) throw new Error(`timeseries: rowCount must be a non-negative integer, got ${rowCount}`);
+  if (rowStart + rowCount > 2 ** 50) throw new Error('timeseries: rows beyond 2^50 are not addressable');
+  const startMs = spec.startMs ?? TIMESERIES_START_MS;
+  const freqMs = spec.freqMs ?? 1000;
+  const [k0, k1] = seedKey(seed);
+  const n = rowCount;
+  const id = new Int32Array(n);
+  const name = new Int32Array(n);
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  const ts = new BigInt64Array(n);
+  const tsWords = new Uint32Array(ts.buffer);
+  const w = new Uint32Array(4);
+  const nNames = TIMESERIES_NAMES.length;
+  for (let i = 0; i < n; i++) {
+    const r = rowStart + i;
+    // Block 2r holds elements 4r, 4r+1; block 2r+1 holds 4r+2, 4r+3.
+    const b0 = 2 * r;
+    philox4x32(b0 % 4294967296 >>> 0, Math.floor(b0 / 4294967296) >>> 0, 0, 0, k0, k1, w);
+    const uId = uniform64(w[0], w[1]);
+    const uName = uniform64(w[2], w[3]);
+    const b1 = b0 + 1;
+    philox4x32(b1 % 4294967296 >>> 0, Math.floor(b1 / 4294967296) >>> 0, 0, 0, k0, k1, w);
+    x[i] = -1 + 2 * uniform64(w[0], w[1]);
+    y[i] = -1 + 2 * uniform64(w[2], w[3]);
+    id[i] = Math.round(1000 + SQRT_1000 * normalQuantile(Math.min(uId, ALMOST_ONE)));
+    const k = Math.floor(uName * nNames);
+    name[i] = k < nNames ? k : nNames - 1;
+    // Timestamps (< 2^53 ms) written as two little-endian 32-bit words: no BigInt per row.
+    const t = startMs + r * freqMs;
+    tsWords[2 * i] = t % 4294967296 >>> 0;
+    tsWords[2 * i + 1] = Math.floor(t / 4294967296);
+  }
+  return tableOf([
+    { name: 'timestamp', vector: makeVector(makeData({ type: new TimestampMillisecond(), length: n, nullCount: 0, data: ts })) },
+    { name: 'id', vector: int32Vector(id) },
+    { name: 'name', vector: stringVector(name, TIMESERIES_NAMES) },
+    { name: 'x', vector: floatVector(x) },
+    { name: 'y', vector: floatVector(y) },
+  ], n);
+}
+
+/** Partition `index` of `rowsPerPartition` rows each. */
+export function timeseriesPartition(seed: number, index: number, rowsPerPartition: number, startMs?: number, freqMs?: number): Table {
+  return timeseries({ seed, rowStart: index * rowsPerPartition, rowCount: rowsPerPartition, startMs, freqMs });
+}
