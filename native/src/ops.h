@@ -54,7 +54,14 @@ GF_HD double random64(const Leaf& l, int64_t idx) {
   }
   const double r = sqrt(-2.0 * log(uniform64(w.w0, w.w1)));
   const double t = mul_rn(kTwoPi, uniform64(w.w2, w.w3));
+#ifdef __CUDA_ARCH__
+  // One shared range reduction; a select between sin() and cos() may be if-converted into both.
+  double s, c;
+  sincos(t, &s, &c);
+  return add_rn(l.a, mul_rn(l.b, mul_rn(r, odd ? s : c)));
+#else
   return add_rn(l.a, mul_rn(l.b, mul_rn(r, odd ? sin(t) : cos(t))));
+#endif
 }
 
 // float32: the js reference runs the transcendentals in double and rounds each result; the host

@@ -108,14 +108,18 @@ __device__ __forceinline__ void applyOp(const Instr& in, double (&v)[V]) {
   }
 }
 
-// Decomposes group g into its row's coordinates; returns x0 (first index on the last axis).
-__device__ __forceinline__ int64_t groupStart(const Program& p, int64_t g, int64_t gpr, int64_t (&c)[kMaxDims]) {
-  int64_t row = g / gpr;
-  for (int a = p.ndim - 2; a >= 0; a--) {
-    c[a] = row % p.shape[a];
-    row /= p.shape[a];
+// Output coordinates of a row (all axes but the last), by 32-bit division: the output has fewer
+// than 2^31 elements, and 64-bit division is a long emulated sequence on the GPU.
+__device__ __forceinline__ void rowCoords(const Program& p, uint32_t row, int64_t (&c)[kMaxDims]) {
+  if (p.ndim == 2) {
+    c[0] = row;
+    return;
   }
-  return (g % gpr) * V;
+  for (int a = p.ndim - 2; a >= 0; a--) {
+    const uint32_t s = static_cast<uint32_t>(p.shape[a]);
+    c[a] = row % s;
+    row /= s;
+  }
 }
 
 __device__ __forceinline__ int64_t affine(const Program& p, int64_t off, const int64_t* coef, const int64_t (&c)[kMaxDims], int64_t x0) {
@@ -168,27 +172,40 @@ __device__ __forceinline__ void evalGroup(const Program& p, const Inputs& in, co
   for (int k = 0; k < V; k++) v[k] = st[0][k];
 }
 
-template <bool F32, bool CHAIN, bool REDUCE>
+// RK: 0 writes the values; 1 sums (sum, mean: a compensated sum in two registers); 2 any other
+// reduction through the generic accumulator.
+template <bool F32, bool CHAIN, int RK>
 __global__ void __launch_bounds__(kThreads) programKernel(const __grid_constant__ Program p, const __grid_constant__ Inputs in,
                                                           void* out, Acc* partials) {
-  const int64_t last = p.shape[p.ndim - 1];
-  const int64_t gpr = (last + V - 1) / V;
-  const int64_t groups = last == 0 ? 0 : (p.n / last) * gpr;
+  const uint32_t last = static_cast<uint32_t>(p.shape[p.ndim - 1]);
+  const uint32_t gpr = (last + V - 1) / V;
+  const uint32_t groups = last == 0 ? 0 : static_cast<uint32_t>(p.n / last) * gpr;
   Acc acc = accInit(p.reduce);
+  double sum = 0, comp = 0, count = 0;
   int64_t c[kMaxDims] = {0};
-  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < groups; g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t x0 = groupStart(p, g, gpr, c);
-    const int valid = static_cast<int>(min(static_cast<int64_t>(V), last - x0));
+  // The (row, group-in-row) of this thread's group, advanced by the grid stride without division.
+  const uint32_t start = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+  uint32_t row = start / gpr, xg = start % gpr;
+  const uint32_t strideRow = stride / gpr, strideX = stride % gpr;
+  for (uint32_t g = start; g < groups; g += stride) {
+    rowCoords(p, row, c);
+    const int64_t x0 = static_cast<int64_t>(xg) * V;
+    const int valid = static_cast<int>(min(static_cast<int64_t>(V), static_cast<int64_t>(last) - x0));
     double v[V];
     evalGroup<F32, CHAIN>(p, in, c, x0, valid, v);
-    if (REDUCE) {
+    if (RK == 1) {
+#pragma unroll
+      for (int k = 0; k < V; k++)
+        if (k < valid) neumaier(sum, comp, v[k]);
+      count += valid;
+    } else if (RK == 2) {
       const double gi = static_cast<double>(affine(p, p.ioff, p.icoef, c, x0));
       const double ginc = static_cast<double>(p.icoef[p.ndim - 1]);
 #pragma unroll
       for (int k = 0; k < V; k++)
         if (k < valid) accAdd(acc, p.reduce, v[k], gi + k * ginc);
     } else {
-      const int64_t at = (g / gpr) * last + x0;
+      const int64_t at = static_cast<int64_t>(row) * last + x0;
 #pragma unroll
       for (int k = 0; k < V; k++) {
         if (k >= valid) continue;
@@ -196,8 +213,19 @@ __global__ void __launch_bounds__(kThreads) programKernel(const __grid_constant_
         else static_cast<double*>(out)[at + k] = v[k];
       }
     }
+    xg += strideX;
+    row += strideRow;
+    if (xg >= gpr) {
+      xg -= gpr;
+      row++;
+    }
   }
-  if (!REDUCE) return;
+  if (RK == 0) return;
+  if (RK == 1) {
+    acc.sum = sum;
+    acc.comp = comp;
+    acc.count = count;
+  }
   __shared__ Acc shared[kThreads];
   shared[threadIdx.x] = acc;
   __syncthreads();
@@ -247,20 +275,16 @@ int blocksFor(int64_t work) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, static_cast<int64_t>(sms) * 8)));
 }
 
-template <bool F32, bool CHAIN, bool REDUCE>
+template <bool F32, bool CHAIN>
 void launchProgram(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
-  programKernel<F32, CHAIN, REDUCE><<<blocks, kThreads, 0, stream()>>>(p, in, out, partials);
+  if (p.reduce == rNone) programKernel<F32, CHAIN, 0><<<blocks, kThreads, 0, stream()>>>(p, in, out, partials);
+  else if (p.reduce == rSum || p.reduce == rMean) programKernel<F32, CHAIN, 1><<<blocks, kThreads, 0, stream()>>>(p, in, out, partials);
+  else programKernel<F32, CHAIN, 2><<<blocks, kThreads, 0, stream()>>>(p, in, out, partials);
 }
 
 void launchAny(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
-  const bool r = p.reduce != rNone;
-  if (p.f32) {
-    if (p.chain) r ? launchProgram<true, true, true>(p, in, out, partials, blocks) : launchProgram<true, true, false>(p, in, out, partials, blocks);
-    else r ? launchProgram<true, false, true>(p, in, out, partials, blocks) : launchProgram<true, false, false>(p, in, out, partials, blocks);
-  } else {
-    if (p.chain) r ? launchProgram<false, true, true>(p, in, out, partials, blocks) : launchProgram<false, true, false>(p, in, out, partials, blocks);
-    else r ? launchProgram<false, false, true>(p, in, out, partials, blocks) : launchProgram<false, false, false>(p, in, out, partials, blocks);
-  }
+  if (p.f32) p.chain ? launchProgram<true, true>(p, in, out, partials, blocks) : launchProgram<true, false>(p, in, out, partials, blocks);
+  else p.chain ? launchProgram<false, true>(p, in, out, partials, blocks) : launchProgram<false, false>(p, in, out, partials, blocks);
   launched("program kernel");
 }
 
