@@ -180,7 +180,7 @@ export function factorize(tables: Table[], keys: string[][], where: string, null
   return { ids: r.codes, groups: r.card };
 }
 
-/** First row of each group (groups numbered by first appearance, so this is increasing). */
+/** First row of each group, indexed by group id (not in row order: ids follow key codes). */
 export function firstRows(ids: Int32Array, groups: number): Int32Array {
   const first = new Int32Array(groups).fill(-1);
   for (let i = 0; i < ids.length; i++) {

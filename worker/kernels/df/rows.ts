@@ -18,7 +18,7 @@ import { sortTable } from './sort';
 export function dropDuplicates(table: Table, subset?: string[], keep: 'first' | 'last' = 'first'): Table {
   const cols = subset && subset.length ? subset : table.schema.fields.map((f) => f.name);
   const { ids: [ids], groups } = factorize([table], [cols], 'drop_duplicates', true);
-  if (keep === 'first') return takeTable(table, firstRows(ids, groups));
+  if (keep === 'first') return takeTable(table, firstRows(ids, groups).sort());
   const last = new Int32Array(groups);
   for (let i = 0; i < ids.length; i++) last[ids[i]] = i;
   return takeTable(table, last.sort());
