@@ -81,7 +81,7 @@ export function fileSystemIO(dir: string): tf.io.IOHandler {
 
 /** Saves a trial's model (weights, optimizer state, metadata) to `dir`. */
 export async function saveTrialModel(m: TrainedModel, dir: string): Promise<void> {
-  m.model.setUserDefinedMetadata({ gpuflow: m.meta as unknown as Record<string, unknown> } as unknown as {});
+  m.model.setUserDefinedMetadata({ gpuflow: m.meta });
   await m.model.save(fileSystemIO(dir), { includeOptimizer: true });
 }
 
