@@ -51,9 +51,10 @@ __device__ __forceinline__ void leafGroup(const Leaf& l, const Inputs& in, int64
         const Words w = philox(static_cast<uint64_t>(base >> 1) + p, l.k0, l.k1);
         const double u1 = uniform64(w.w0, w.w1), u2 = uniform64(w.w2, w.w3);
         if (l.normal) {
-          const double r = sqrt(-2.0 * log(u1)), t = __dmul_rn(kTwoPi, u2);
+          // sincospi(2 u2): no range reduction (see random64 in ops.h).
+          const double r = sqrt(-2.0 * log(u1));
           double s, c;
-          sincos(t, &s, &c);
+          sincospi(2.0 * u2, &s, &c);
           v[2 * p] = __dadd_rn(l.a, __dmul_rn(l.b, __dmul_rn(r, c)));
           v[2 * p + 1] = __dadd_rn(l.a, __dmul_rn(l.b, __dmul_rn(r, s)));
         } else {
@@ -275,17 +276,39 @@ int blocksFor(int64_t work) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, static_cast<int64_t>(sms) * 8)));
 }
 
-template <bool F32, bool CHAIN>
-void launchProgram(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
-  if (p.reduce == rNone) programKernel<F32, CHAIN, 0><<<blocks, kThreads, 0, stream()>>>(p, in, out, partials);
-  else if (p.reduce == rSum || p.reduce == rMean) programKernel<F32, CHAIN, 1><<<blocks, kThreads, 0, stream()>>>(p, in, out, partials);
-  else programKernel<F32, CHAIN, 2><<<blocks, kThreads, 0, stream()>>>(p, in, out, partials);
+// Blocks that fit on the device at once for a kernel: one wave, each block striding over the
+// work (no second partial wave).
+template <typename K>
+int residentBlocks(K kernel, int want) {
+  int perSm = 0, dev = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, 0);
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  return std::max(1, std::min(want, std::max(1, perSm) * std::max(1, sms)));
 }
 
-void launchAny(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
-  if (p.f32) p.chain ? launchProgram<true, true>(p, in, out, partials, blocks) : launchProgram<true, false>(p, in, out, partials, blocks);
-  else p.chain ? launchProgram<false, true>(p, in, out, partials, blocks) : launchProgram<false, false>(p, in, out, partials, blocks);
+// Returns the number of blocks launched (= partials written).
+template <bool F32, bool CHAIN, int RK>
+int launchKernel(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
+  static const int resident = residentBlocks(programKernel<F32, CHAIN, RK>, INT32_MAX);  // per kernel, once
+  const int n = std::min(blocks, resident);
+  programKernel<F32, CHAIN, RK><<<n, kThreads, 0, stream()>>>(p, in, out, partials);
+  return n;
+}
+
+template <bool F32, bool CHAIN>
+int launchProgram(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
+  if (p.reduce == rNone) return launchKernel<F32, CHAIN, 0>(p, in, out, partials, blocks);
+  if (p.reduce == rSum || p.reduce == rMean) return launchKernel<F32, CHAIN, 1>(p, in, out, partials, blocks);
+  return launchKernel<F32, CHAIN, 2>(p, in, out, partials, blocks);
+}
+
+int launchAny(const Program& p, const Inputs& in, void* out, Acc* partials, int blocks) {
+  int n;
+  if (p.f32) n = p.chain ? launchProgram<true, true>(p, in, out, partials, blocks) : launchProgram<true, false>(p, in, out, partials, blocks);
+  else n = p.chain ? launchProgram<false, true>(p, in, out, partials, blocks) : launchProgram<false, false>(p, in, out, partials, blocks);
   launched("program kernel");
+  return n;
 }
 
 }  // namespace
@@ -342,10 +365,10 @@ void runProgram(const Program& prog, const std::vector<InputView>& inputs, void*
   }
   const int blocks = blocksFor(groups);
   DeviceBuffer parts(sizeof(Acc) * blocks);
-  std::vector<Acc> host(groups > 0 ? blocks : 0);
+  std::vector<Acc> host;
   if (groups > 0) {
-    launchAny(p, in, nullptr, parts.as<Acc>(), blocks);
-    download(host.data(), parts, sizeof(Acc) * blocks);
+    host.resize(launchAny(p, in, nullptr, parts.as<Acc>(), blocks));
+    download(host.data(), parts, sizeof(Acc) * host.size());
   }
   sync();
   Acc total = accInit(p.reduce);
