@@ -82,7 +82,7 @@ export class WorkerPool {
   private readonly plan: Array<{ config: WorkerConfig; env: Record<string, string> }>;
   private closing = false;
   private watchdog: NodeJS.Timeout | null = null;
-  private readyWaiters = new Map<string, Array<() => void>>();
+  private readonly readyWaiters = new Map<WorkerHandle, { resolve: () => void; reject: (e: Error) => void }>();
   /** Restarts per worker id, for the workers panel and tests. */
   readonly restarts = new Map<string, number>();
 
@@ -98,11 +98,21 @@ export class WorkerPool {
   /** Starts every planned worker and resolves when all are ready. */
   async start(timeoutMs = 60_000): Promise<void> {
     await Promise.all(this.plan.map((p) => this.spawn(p.config, p.env, timeoutMs)));
-    const lostAfter = this.opts.lostAfterMs ?? 5000;
+    // A dead worker is noticed at once through its exit event; the heartbeat only catches a hung
+    // one, so its limit is generous: on a loaded machine a busy worker can miss a few seconds.
+    const lostAfter = this.opts.lostAfterMs ?? 20_000;
+    const tick = Math.min(500, lostAfter / 4);
+    let lastTick = Date.now();
     this.watchdog = setInterval(() => {
       const now = Date.now();
-      for (const w of this.workers.values()) if (w.alive && w.address && now - w.lastHeartbeat > lostAfter) w.declareLost();
-    }, Math.min(500, lostAfter / 4));
+      // If this process itself was stalled, late heartbeats say nothing about the workers.
+      const stalled = now - lastTick > tick * 4;
+      lastTick = now;
+      for (const w of this.workers.values()) {
+        if (stalled) w.lastHeartbeat = Math.max(w.lastHeartbeat, now - tick);
+        else if (w.alive && w.address && now - w.lastHeartbeat > lostAfter) w.declareLost();
+      }
+    }, tick);
     this.watchdog.unref();
   }
 
@@ -117,15 +127,20 @@ export class WorkerPool {
     this.workers.set(config.id, handle);
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => {
+        this.readyWaiters.delete(handle);
         handle.kill('init-failed', 'SIGKILL');
         reject(new Error(`worker ${config.id} did not start within ${timeoutMs} ms`));
       }, timeoutMs);
-      const list = this.readyWaiters.get(config.id) ?? [];
-      list.push(() => {
-        clearTimeout(t);
-        resolve();
+      this.readyWaiters.set(handle, {
+        resolve: () => {
+          clearTimeout(t);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(t);
+          reject(e);
+        },
       });
-      this.readyWaiters.set(config.id, list);
     });
   }
 
@@ -133,21 +148,28 @@ export class WorkerPool {
     if (this.workers.get(w.id) !== w) return;
     if (msg.type === 'log') w.log(msg.message);
     if (msg.type === 'ready') {
-      for (const f of this.readyWaiters.get(w.id) ?? []) f();
-      this.readyWaiters.delete(w.id);
+      this.readyWaiters.get(w)?.resolve();
+      this.readyWaiters.delete(w);
       for (const l of this.listeners) l.up?.(w);
     }
     for (const l of this.listeners) l.message?.(w, msg);
   }
 
   private onEnd(w: WorkerHandle, end: WorkerEnd): void {
+    const waiter = this.readyWaiters.get(w);
+    this.readyWaiters.delete(w);
+    waiter?.reject(new Error(`worker ${w.id} ended before it was ready (${end.reason}, code ${end.code}, signal ${end.signal})`));
     if (this.workers.get(w.id) !== w) return;
     for (const l of this.listeners) l.down?.(w, end);
     if (this.closing || this.opts.restart === false || end.reason === 'shutdown' || end.reason === 'init-failed') return;
     this.restarts.set(w.id, (this.restarts.get(w.id) ?? 0) + 1);
     w.log(`ended (${end.reason}, code ${end.code}, signal ${end.signal}); restarting`);
     const p = this.plan.find((x) => x.config.id === w.id);
-    if (p) this.spawn(p.config, p.env, 60_000).catch((e: unknown) => w.log(`restart failed: ${e instanceof Error ? e.message : String(e)}`));
+    if (p) {
+      this.spawn(p.config, p.env, 60_000).catch((e: unknown) => {
+        if (!this.closing) w.log(`restart failed: ${e instanceof Error ? e.message : String(e)}`);
+      });
+    }
   }
 
   send(id: string, msg: Parameters<WorkerHandle['send']>[0]): void {
@@ -166,6 +188,8 @@ export class WorkerPool {
   async shutdown(): Promise<void> {
     this.closing = true;
     if (this.watchdog) clearInterval(this.watchdog);
+    for (const [h, waiter] of this.readyWaiters) waiter.reject(new Error(`pool shut down before ${h.id} was ready`));
+    this.readyWaiters.clear();
     const all = [...this.workers.values()];
     for (const w of all) w.send({ type: 'shutdown' });
     await Promise.all(all.map((w) => w.waitForExit(2000)));

@@ -106,6 +106,8 @@ export class Scheduler {
     if (this.over && s.type !== 'worker-added' && s.type !== 'worker-removed') return this.flush();
     switch (s.type) {
       case 'worker-added':
+        // A worker that comes back under a known id is a new process: what the old one held is gone.
+        if (this.workers.has(s.id)) this.workerRemoved(s.id);
         this.workers.set(s.id, { id: s.id, kind: s.kind, slots: s.slots, running: new Set(), heldBytes: 0 });
         break;
       case 'worker-removed':

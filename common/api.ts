@@ -1,0 +1,92 @@
+/**
+ * The one typed API the renderer uses. `serve` exposes it over HTTP + WebSocket
+ * (main/api/http.ts); the Electron preload exposes the same methods over IPC. The renderer codes
+ * against this interface only, so both front ends share one code path.
+ *
+ * HTTP mapping (all JSON; token as `Authorization: Bearer <token>`, or `?token=` on the page URL
+ * and the WebSocket URL):
+ *   GET  /api/catalog                 catalog()
+ *   GET  /api/devices                 devices()
+ *   GET  /api/workers                 workers()
+ *   POST /api/workers/:id/restart     restartWorker(id)
+ *   GET  /api/examples                examples()
+ *   POST /api/validate  {doc,params}  validate(doc, params)
+ *   POST /api/runs      {doc,params}  startRun(doc, params)     400 {errors: string[]} when invalid
+ *   POST /api/runs/:runId/cancel      cancelRun(runId)
+ *   GET  /api/runs?status=&workflow=&limit=   history(filter)
+ *   GET  /api/runs/:storeId           run(storeId)
+ *   GET  /api/runs/:storeId/events    runEvents(storeId)
+ *   POST /api/runs/:storeId/replay    replay(storeId)
+ *   GET  /api/compare?a=&b=           compare(a, b)
+ *   POST /api/bench     {doc,params,repeat,warmup}   startBench(...)
+ *   GET  /api/benchmarks?workflow=    benchmarks(workflowHash)
+ *   WS   /api/events?since=<seq>      EngineEvent JSON per message, then live events;
+ *                                     also {type:'run-result', result} and {type:'bench-result', result}
+ */
+import type { NodeKindSpec } from './catalog';
+import type { EngineEvent } from './events';
+import type { RunResult } from './results';
+import type { BenchmarkRecord, RunComparison, RunRecord, RunSummary, StoredEvent } from './store-types';
+import type { WorkflowDoc } from './workflow';
+
+export interface DeviceInfo {
+  gpus: Array<{ index: number; uuid: string; name: string; memoryTotalMiB: number; memoryUsedMiB: number; utilizationPct: number; pciBusId: string; driverVersion: string }>;
+  reason: string | null;
+  cpu: { cores: number; model: string; memoryTotalBytes: number; memoryFreeBytes: number };
+  backends: Array<{ name: string; available: boolean; reason?: string }>;
+}
+
+export interface WorkerInfo {
+  id: string;
+  kind: 'gpu' | 'cpu' | 'virtual-gpu';
+  label: string;
+  pid: number | null;
+  alive: boolean;
+  threads: number;
+  memoryLimit: number;
+  rss: number;
+  heldBytes: number;
+  backends: Array<{ name: string; available: boolean; reason?: string }>;
+  restarts: number;
+}
+
+export interface ExampleInfo {
+  name: string;
+  file: string;
+  doc: WorkflowDoc;
+}
+
+export type Params = Record<string, number | string | boolean>;
+
+export interface RunResultMessage {
+  type: 'run-result';
+  result: RunResult & { digest: string; storeId: number | null };
+}
+
+export interface BenchResultMessage {
+  type: 'bench-result';
+  benchId: string;
+  result: BenchmarkRecord | { error: string };
+}
+
+export type StreamMessage = EngineEvent | RunResultMessage | BenchResultMessage;
+
+export interface GpuflowApi {
+  catalog(): Promise<NodeKindSpec[]>;
+  devices(): Promise<DeviceInfo>;
+  workers(): Promise<WorkerInfo[]>;
+  restartWorker(id: string): Promise<void>;
+  examples(): Promise<ExampleInfo[]>;
+  validate(doc: WorkflowDoc, params?: Params): Promise<{ ok: true; tasks: number } | { ok: false; errors: string[] }>;
+  startRun(doc: WorkflowDoc, params?: Params): Promise<{ runId: string; storeId: number | null }>;
+  cancelRun(runId: string): Promise<boolean>;
+  history(filter?: { status?: string; workflow?: string; limit?: number }): Promise<RunSummary[]>;
+  run(storeId: number): Promise<RunRecord>;
+  runEvents(storeId: number): Promise<StoredEvent[]>;
+  replay(storeId: number): Promise<{ runId: string; storeId: number | null }>;
+  compare(a: number, b: number): Promise<RunComparison>;
+  startBench(doc: WorkflowDoc, opts?: { params?: Params; repeat?: number; warmup?: number }): Promise<{ benchId: string }>;
+  benchmarks(workflowHash?: string): Promise<BenchmarkRecord[]>;
+  /** Live events after `since` (resumes after a reconnect without losing events). Returns an unsubscribe. */
+  subscribe(onMessage: (m: StreamMessage) => void, since?: number): () => void;
+}

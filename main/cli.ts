@@ -1,0 +1,69 @@
+/**
+ * The `gpuflow` command line: devices, run, explain, serve, bench, history, replay. Exit codes:
+ * 0 success, 1 a run failed, 2 bad usage or an invalid workflow (the message names the node and
+ * field).
+ */
+import { WorkflowError, WorkflowErrors } from './engine/errors';
+import { parseCli, UsageError } from './cli/args';
+import { devicesCommand } from './cli/devices';
+import { explainCommand } from './cli/explain';
+import { runCommand } from './cli/run';
+
+const USAGE = `usage: gpuflow <command> [options]
+
+commands:
+  devices                      GPUs, CPU and compute backends (--json)
+  run <workflow.json>          run a workflow (--json, --param NAME=VALUE, --virtual-gpus N,
+                               --cpu-workers N, --threads N, --backend js|native-cpu|cuda, --db FILE)
+  explain <workflow.json>      the task graph before and after optimisation, and its critical path
+  serve                        the API and UI over HTTP + WebSocket (--host, --port, --token)
+  bench <workflow.json>        one CPU core, all cores, one GPU, all GPUs (--repeat N, --warmup N, --json)
+  history                      runs in the store (--status, --workflow, --limit, --json)
+  replay <run-id>              re-run a stored run exactly and compare its digest (--json)
+`;
+
+type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values']) => Promise<number>;
+
+async function lazy(name: string): Promise<Command> {
+  switch (name) {
+    case 'devices':
+      return (_p, o) => devicesCommand(o);
+    case 'run':
+      return runCommand;
+    case 'explain':
+      return explainCommand;
+    case 'serve':
+      return (await import('./cli/serve')).serveCommand;
+    case 'bench':
+      return (await import('./cli/bench')).benchCommand;
+    case 'history':
+      return (await import('./cli/history')).historyCommand;
+    case 'replay':
+      return (await import('./cli/history')).replayCommand;
+    default:
+      throw new UsageError(`unknown command '${name}'\n${USAGE}`);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const parsed = parseCli(argv);
+    const [cmd, ...rest] = parsed.positionals;
+    if (!cmd || parsed.values.help) {
+      process.stdout.write(USAGE);
+      return cmd ? 0 : 2;
+    }
+    return await (await lazy(cmd))(rest, parsed.values);
+  } catch (e) {
+    if (e instanceof WorkflowErrors || e instanceof WorkflowError) {
+      process.stderr.write(`invalid workflow:\n${e.message.split('\n').map((l) => `  ${l}`).join('\n')}\n`);
+      return 2;
+    }
+    if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`gpuflow: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,58 @@
+/** `gpuflow run <workflow.json>`: runs a workflow and prints its results. */
+import { readFile } from 'node:fs/promises';
+import type { ResultValue } from '../../common/results';
+import { parseJsonText } from '../engine/validate';
+import { paramOverrides, UsageError, type Parsed } from './args';
+import { startService } from './cluster';
+import { progressPrinter } from './progress';
+
+export async function readWorkflowFile(path: string | undefined): Promise<unknown> {
+  if (!path) throw new UsageError('which workflow? usage: gpuflow run <workflow.json>');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return parseJsonText(text, path);
+}
+
+export function formatResult(v: ResultValue): string {
+  if (v.kind === 'scalar') return `${v.value} (${v.dtype})`;
+  if (v.kind === 'array') {
+    const s = v.summary;
+    return `array ${v.shape.join('x')} ${v.dtype}${s ? `: min ${s.min}, max ${s.max}, mean ${s.mean}` : ''}`;
+  }
+  return JSON.stringify(v.value);
+}
+
+export async function runCommand(positionals: string[], opts: Parsed['values']): Promise<number> {
+  const doc = await readWorkflowFile(positionals[0]);
+  const params = paramOverrides(opts.param);
+  const svc = await startService(opts);
+  try {
+    let current: string | null = null;
+    const progress = progressPrinter(() => current);
+    const unsub = svc.subscribe((e) => progress.onEvent(e));
+    const started = svc.run(doc, { params });
+    current = started.runId;
+    const stop = () => started.handle.cancel('interrupted (SIGINT)');
+    process.once('SIGINT', stop);
+    const r = await started.done;
+    process.off('SIGINT', stop);
+    unsub();
+    progress.done();
+    const tasksPerWorker = Object.fromEntries(r.stats.workers.map((w) => [w.id, w.tasks]));
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ runId: r.runId, storeId: r.storeId, status: r.status, error: r.error, errorNode: r.errorNode, digest: r.digest, results: r.results, tasksPerWorker, stats: r.stats }, null, 2) + '\n');
+    } else {
+      if (r.status !== 'finished') process.stderr.write(`run ${r.status}: ${r.error ?? ''}\n`);
+      for (const [k, v] of Object.entries(r.results)) process.stdout.write(`${k} = ${formatResult(v)}\n`);
+      const workers = r.stats.workers.map((w) => `${w.id}${w.virtual ? ' (virtual)' : ''}: ${w.tasks}`).join(', ');
+      process.stdout.write(`${r.stats.tasks} tasks in ${(r.stats.durationMs / 1000).toFixed(2)} s on ${r.stats.workers.length} workers (${workers}); run ${r.storeId ?? r.runId}, digest ${r.digest.slice(0, 12)}\n`);
+    }
+    return r.status === 'finished' ? 0 : 1;
+  } finally {
+    await svc.close();
+  }
+}
