@@ -30,7 +30,34 @@ function pythag(a: number, b: number): number {
  * (j, j + 1) for j = l .. l + count - 1: (x_j, x_j+1) <- (x_j c + x_j+1 s, x_j+1 c - x_j s).
  */
 function sweepRotations(x: Float64Array, rows: number, n: number, l: number, count: number, cs: Float64Array, sn: Float64Array): void {
-  for (let r = 0; r < rows; r++) {
+  // Each row's chain is sequential (the carried value depends on the previous rotation), so four
+  // rows advance together: four independent chains keep the FPU busy instead of waiting on one.
+  let r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const b0 = r * n + l;
+    const b1 = b0 + n;
+    const b2 = b1 + n;
+    const b3 = b2 + n;
+    let a0 = x[b0], a1 = x[b1], a2 = x[b2], a3 = x[b3];
+    for (let t = 0; t < count; t++) {
+      const c = cs[t];
+      const s = sn[t];
+      const y0 = x[b0 + t + 1], y1 = x[b1 + t + 1], y2 = x[b2 + t + 1], y3 = x[b3 + t + 1];
+      x[b0 + t] = a0 * c + y0 * s;
+      x[b1 + t] = a1 * c + y1 * s;
+      x[b2 + t] = a2 * c + y2 * s;
+      x[b3 + t] = a3 * c + y3 * s;
+      a0 = y0 * c - a0 * s;
+      a1 = y1 * c - a1 * s;
+      a2 = y2 * c - a2 * s;
+      a3 = y3 * c - a3 * s;
+    }
+    x[b0 + count] = a0;
+    x[b1 + count] = a1;
+    x[b2 + count] = a2;
+    x[b3 + count] = a3;
+  }
+  for (; r < rows; r++) {
     const base = r * n + l;
     let a = x[base];
     for (let t = 0; t < count; t++) {
@@ -41,6 +68,71 @@ function sweepRotations(x: Float64Array, rows: number, n: number, l: number, cou
       a = b * c - a * s;
     }
     x[base + count] = a;
+  }
+}
+
+/**
+ * acc[j] += sum over rows k in [k0, k1) of coef(k) * x[k][j], j in [j0, n): a vector-matrix
+ * product written as a sum of rows, four rows per pass over acc. `coef` reads the k-th factor.
+ */
+function accumulateRows(x: Float64Array, n: number, k0: number, k1: number, coefs: Float64Array, cOff: number, cStride: number, acc: Float64Array, j0: number): void {
+  let k = k0;
+  for (; k + 4 <= k1; k += 4) {
+    const t0 = coefs[cOff + k * cStride], t1 = coefs[cOff + (k + 1) * cStride];
+    const t2 = coefs[cOff + (k + 2) * cStride], t3 = coefs[cOff + (k + 3) * cStride];
+    const r0 = k * n;
+    const r1 = r0 + n;
+    const r2 = r1 + n;
+    const r3 = r2 + n;
+    for (let j = j0; j < n; j++) acc[j] += t0 * x[r0 + j] + t1 * x[r1 + j] + t2 * x[r2 + j] + t3 * x[r3 + j];
+  }
+  for (; k < k1; k++) {
+    const t = coefs[cOff + k * cStride];
+    const r0 = k * n;
+    for (let j = j0; j < n; j++) acc[j] += t * x[r0 + j];
+  }
+}
+
+/** x[k][j] += coef(k) * acc[j] for rows k in [k0, k1), j in [j0, n): a rank-1 update by rows. */
+function rankOneRows(x: Float64Array, n: number, k0: number, k1: number, coefs: Float64Array, cOff: number, cStride: number, acc: Float64Array, j0: number): void {
+  for (let k = k0; k < k1; k++) {
+    const t = coefs[cOff + k * cStride];
+    if (t === 0) continue;
+    const r0 = k * n;
+    for (let j = j0; j < n; j++) x[r0 + j] += acc[j] * t;
+  }
+}
+
+/** Right reflector on rows [j0, j1): each row x gets x += (x . u) w over columns [l, n), u = row ri. */
+function rowReflect(a: Float64Array, n: number, j0: number, j1: number, ri: number, w: Float64Array): void {
+  const l = j0;
+  let j = j0;
+  for (; j + 4 <= j1; j += 4) {
+    const r0 = j * n;
+    const r1 = r0 + n;
+    const r2 = r1 + n;
+    const r3 = r2 + n;
+    let d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+    for (let k = l; k < n; k++) {
+      const u = a[ri + k];
+      d0 += a[r0 + k] * u;
+      d1 += a[r1 + k] * u;
+      d2 += a[r2 + k] * u;
+      d3 += a[r3 + k] * u;
+    }
+    for (let k = l; k < n; k++) {
+      const x = w[k];
+      a[r0 + k] += d0 * x;
+      a[r1 + k] += d1 * x;
+      a[r2 + k] += d2 * x;
+      a[r3 + k] += d3 * x;
+    }
+  }
+  for (; j < j1; j++) {
+    const rj = j * n;
+    let d = 0;
+    for (let k = l; k < n; k++) d += a[rj + k] * a[ri + k];
+    for (let k = l; k < n; k++) a[rj + k] += d * w[k];
   }
 }
 
@@ -79,19 +171,9 @@ export function golubKahanSvd(a: Float64Array, n: number): { w: Float64Array; v:
       a[i * n + i] = f - g;
       // Left reflector on columns l..n-1: acc = v^T A (a sum of rows), then A += v (acc / h)^T.
       acc.fill(0, l, n);
-      for (let k = i; k < m; k++) {
-        const t = a[k * n + i];
-        if (t === 0) continue;
-        const row = k * n;
-        for (let j = l; j < n; j++) acc[j] += t * a[row + j];
-      }
+      accumulateRows(a, n, i, m, a, i, n, acc, l);
       for (let j = l; j < n; j++) acc[j] /= h;
-      for (let k = i; k < m; k++) {
-        const t = a[k * n + i];
-        if (t === 0) continue;
-        const row = k * n;
-        for (let j = l; j < n; j++) a[row + j] += acc[j] * t;
-      }
+      rankOneRows(a, n, i, m, a, i, n, acc, l);
       for (let k = i; k < m; k++) a[k * n + i] *= scale;
     }
     w[i] = scale * g;
@@ -111,12 +193,7 @@ export function golubKahanSvd(a: Float64Array, n: number): { w: Float64Array; v:
         const h = f * g - s;
         a[ri + l] = f - g;
         for (let k = l; k < n; k++) rv1[k] = a[ri + k] / h;
-        for (let j = l; j < m; j++) {
-          const rj = j * n;
-          let d = 0;
-          for (let k = l; k < n; k++) d += a[rj + k] * a[ri + k];
-          for (let k = l; k < n; k++) a[rj + k] += d * rv1[k];
-        }
+        rowReflect(a, n, l, m, ri, rv1);
         for (let k = l; k < n; k++) a[ri + k] *= scale;
       }
     }
@@ -130,16 +207,8 @@ export function golubKahanSvd(a: Float64Array, n: number): { w: Float64Array; v:
       if (g !== 0) {
         for (let j = l; j < n; j++) v[j * n + i] = a[ri + j] / a[ri + l] / g; // two divisions avoid underflow
         acc.fill(0, l, n);
-        for (let k = l; k < n; k++) {
-          const t = a[ri + k];
-          const row = k * n;
-          for (let j = l; j < n; j++) acc[j] += t * v[row + j];
-        }
-        for (let k = l; k < n; k++) {
-          const t = v[k * n + i];
-          const row = k * n;
-          for (let j = l; j < n; j++) v[row + j] += acc[j] * t;
-        }
+        accumulateRows(v, n, l, n, a, ri, 1, acc, l);
+        rankOneRows(v, n, l, n, v, i, n, acc, l);
       }
       for (let j = l; j < n; j++) {
         v[ri + j] = 0;
@@ -160,20 +229,10 @@ export function golubKahanSvd(a: Float64Array, n: number): { w: Float64Array; v:
     if (g !== 0) {
       g = 1 / g;
       acc.fill(0, l, n);
-      for (let k = l; k < m; k++) {
-        const t = a[k * n + i];
-        if (t === 0) continue;
-        const row = k * n;
-        for (let j = l; j < n; j++) acc[j] += t * a[row + j];
-      }
+      accumulateRows(a, n, l, m, a, i, n, acc, l);
       const aii = a[ri + i];
       for (let j = l; j < n; j++) acc[j] = (acc[j] / aii) * g;
-      for (let k = i; k < m; k++) {
-        const t = a[k * n + i];
-        if (t === 0) continue;
-        const row = k * n;
-        for (let j = l; j < n; j++) a[row + j] += acc[j] * t;
-      }
+      rankOneRows(a, n, i, m, a, i, n, acc, l);
       for (let j = i; j < m; j++) a[j * n + i] *= g;
     } else {
       for (let j = i; j < m; j++) a[j * n + i] = 0;
