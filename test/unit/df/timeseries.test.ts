@@ -43,3 +43,15 @@ describe('synthetic timeseries', () => {
     expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
   });
 });
+
+describe('timeseries Philox', () => {
+  it('equals PhiloxStream at high counters (above 2^32 blocks) too', () => {
+    const start = 2 ** 31 + 12345; // rows whose blocks 2r, 2r+1 pass 2^32
+    const t = timeseries({ seed: 2 ** 40 + 3, rowStart: start, rowCount: 3 });
+    const s = new PhiloxStream(2 ** 40 + 3, 'uniform', 0, 1, false);
+    rows(t).forEach((r, i) => {
+      expect(r.x).toBe(-1 + 2 * s.at(4 * (start + i) + 2));
+      expect(r.y).toBe(-1 + 2 * s.at(4 * (start + i) + 3));
+    });
+  });
+});

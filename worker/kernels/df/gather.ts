@@ -57,12 +57,17 @@ function gatherAny(src: Float32Array, dst: Float32Array, idx: Int32Array, stride
   for (let i = 0; i < n; i++) if (idx[i] >= 0) for (let s = 0; s < stride; s++) dst[i * stride + s] = src[idx[i] * stride + s];
 }
 
+function hasNegative(idx: Int32Array): boolean {
+  for (let i = 0; i < idx.length; i++) if (idx[i] < 0) return true;
+  return false;
+}
+
 /** Rows `idx` of one chunk (idx -1 -> null). */
 export function takeData(d: Data, idx: Int32Array): Data {
   const n = idx.length;
   const srcBm = d.nullCount > 0 ? d.nullBitmap : null;
   let valid: Uint8Array | null = null;
-  if (srcBm || idx.some((k) => k < 0)) {
+  if (srcBm || hasNegative(idx)) {
     valid = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const k = idx[i];
