@@ -4,11 +4,18 @@
  * and the store: a run's workflow version, its record, its events (buffered writer) and its
  * result digest.
  */
+import { randomUUID } from 'node:crypto';
+import type { BenchResultMessage, DeviceInfo, ExampleInfo, RunResultMessage, WorkerInfo } from '../../common/api';
 import type { EngineEvent } from '../../common/events';
 import type { RunResult } from '../../common/results';
 import type { WorkflowDoc } from '../../common/workflow';
-import { resultDigest } from '../../common/digest';
-import type { JsonValue } from '../../common/store-types';
+import type { BenchmarkRecord, JsonValue, RunComparison, RunFilter, RunRecord, RunSummary, StoredEvent } from '../../common/store-types';
+import type { Launcher } from '../cluster/launcher';
+import type { PoolOptions } from '../cluster/pool';
+import { nativeInfo } from '../../native';
+import { runBenchmark } from './bench';
+import { digestOf, storedResults } from './run-record';
+import { listExamples } from './examples';
 import type { Engine, RunHandle } from '../engine/engine';
 import { WorkflowErrors } from '../engine/errors';
 import { catalog } from '../engine/ops/registry';
@@ -30,27 +37,6 @@ export interface RunOptions {
   replayOf?: number;
 }
 
-/** The part of a result kept in the store: array data is left out, summaries kept. */
-export function storedResults(r: RunResult): JsonValue {
-  const out: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(r.results)) {
-    if (v.kind === 'array') out[k] = { kind: 'array', dtype: v.dtype, shape: v.shape, summary: (v.summary ?? null) as unknown as JsonValue };
-    else out[k] = v as unknown as JsonValue;
-  }
-  return out;
-}
-
-/** The values a digest covers: every scalar and every array element returned (or its summary). */
-export function digestOf(r: RunResult): string {
-  const vals: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(r.results)) {
-    if (v.kind === 'scalar') vals[k] = v.value;
-    else if (v.kind === 'array') vals[k] = { shape: v.shape, data: v.data ?? null, summary: v.data ? null : v.summary };
-    else vals[k] = v.value;
-  }
-  return resultDigest(vals);
-}
-
 function seedsOf(doc: WorkflowDoc, wf: ValidWorkflow): JsonValue {
   const seeds: Record<string, JsonValue> = {};
   for (const n of doc.nodes) {
@@ -60,13 +46,32 @@ function seedsOf(doc: WorkflowDoc, wf: ValidWorkflow): JsonValue {
   return seeds;
 }
 
+export interface ServiceOptions {
+  /** How benchmark pools start their workers (the engine's own launcher). */
+  launcher: Launcher;
+  virtualGpus: number;
+  backends?: PoolOptions['backends'];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors?: string[],
+  ) {
+    super(message);
+  }
+}
+
 export class GpuflowService {
   private writer: EventWriter | null;
   private readonly machine: string;
+  private readonly streamListeners = new Set<(m: RunResultMessage | BenchResultMessage) => void>();
 
   constructor(
     readonly engine: Engine,
     readonly store: Store | null,
+    readonly options: ServiceOptions,
   ) {
     this.writer = store ? store.createEventWriter({ flushMs: 250 }) : null;
     this.machine = machineFingerprint(localMachineInfo(engine.discovery.gpus.map((g) => ({ name: g.name, memoryMiB: g.memoryTotalMiB }))));
@@ -123,9 +128,124 @@ export class GpuflowService {
           error: r.error ?? null,
         });
       }
-      return { ...r, digest, storeId };
+      const result = { ...r, digest, storeId };
+      for (const l of this.streamListeners) l({ type: 'run-result', result });
+      return result;
     });
     return { runId: handle.runId, storeId, handle, done };
+  }
+
+  /** Run results and benchmark results, for the WebSocket stream. */
+  onResult(fn: (m: RunResultMessage | BenchResultMessage) => void): () => void {
+    this.streamListeners.add(fn);
+    return () => this.streamListeners.delete(fn);
+  }
+
+  devices(): DeviceInfo {
+    const d = this.engine.discovery;
+    const n = nativeInfo();
+    return {
+      gpus: d.gpus,
+      reason: d.reason ?? null,
+      cpu: d.cpu,
+      backends: [
+        { name: 'js', available: true },
+        { name: 'native-cpu', available: n.available, reason: n.available ? undefined : n.reason },
+        { name: 'cuda', available: n.cuda && d.gpus.length > 0, reason: d.gpus.length === 0 ? `no GPU (${d.reason ?? 'none found'})` : n.cudaReason },
+      ],
+    };
+  }
+
+  workers(): WorkerInfo[] {
+    return [...this.engine.pool.workers.values()].map((w) => ({
+      id: w.id,
+      kind: w.config.kind,
+      label: w.config.label,
+      pid: w.pid ?? null,
+      alive: w.alive,
+      threads: w.config.threads,
+      memoryLimit: w.config.memoryLimit,
+      rss: w.rss,
+      heldBytes: w.heldBytes,
+      backends: w.backends,
+      restarts: this.engine.pool.restarts.get(w.id) ?? 0,
+    }));
+  }
+
+  restartWorker(id: string): void {
+    if (!this.engine.pool.workers.has(id)) throw new ApiError(404, `no worker '${id}'`);
+    this.engine.pool.restart(id);
+  }
+
+  examples(): Promise<ExampleInfo[]> {
+    return listExamples();
+  }
+
+  private needStore(): Store {
+    if (!this.store) throw new ApiError(409, 'no store is open (started with --no-store)');
+    return this.store;
+  }
+
+  history(filter: RunFilter = {}): RunSummary[] {
+    return this.needStore().listRuns(filter);
+  }
+
+  getRun(id: number): RunRecord {
+    const r = this.needStore().getRun(id);
+    if (!r) throw new ApiError(404, `no run ${id}`);
+    return r;
+  }
+
+  runEvents(id: number): StoredEvent[] {
+    this.getRun(id);
+    return this.needStore().listEvents(id, { limit: 200_000 });
+  }
+
+  compare(a: number, b: number): RunComparison {
+    this.getRun(a);
+    this.getRun(b);
+    return this.needStore().compareRuns(a, b);
+  }
+
+  /** Re-runs a stored run's exact workflow version (its params and seeds are in the version). */
+  replay(id: number): StartedRun {
+    const original = this.getRun(id);
+    const version = this.needStore().getWorkflowVersion(original.workflowHash);
+    if (!version) throw new ApiError(404, `run ${id}'s workflow version ${original.workflowHash.slice(0, 12)} is missing from the store`);
+    return this.run(version.doc, { replayOf: id });
+  }
+
+  benchmarks(workflowHash?: string): BenchmarkRecord[] {
+    return this.needStore().listBenchmarks(workflowHash);
+  }
+
+  /** Starts a benchmark in the background; its record arrives as a 'bench-result' message. */
+  startBench(doc: unknown, opts: { params?: RunOptions['params']; repeat?: number; warmup?: number } = {}): { benchId: string; done: Promise<BenchmarkRecord> } {
+    const store = this.needStore();
+    const check = this.validate(doc, opts.params ?? {});
+    if (!check.ok) throw new ApiError(400, 'invalid workflow', check.errors);
+    const benchId = randomUUID();
+    const done = runBenchmark(doc, {
+      discovery: this.engine.discovery,
+      launcher: this.options.launcher,
+      store,
+      virtualGpus: this.options.virtualGpus,
+      nativeCpu: nativeInfo().available && (this.options.backends === undefined || this.options.backends.includes('native-cpu')),
+      backends: this.options.backends,
+      params: opts.params,
+      repeat: opts.repeat,
+      warmup: opts.warmup,
+      onProgress: (message) => this.engine.bus.emit({ type: 'log', level: 'info', message: `benchmark: ${message}` }),
+    });
+    done.then(
+      (result) => {
+        for (const l of this.streamListeners) l({ type: 'bench-result', benchId, result });
+      },
+      (e: unknown) => {
+        for (const l of this.streamListeners) l({ type: 'bench-result', benchId, result: { error: e instanceof Error ? e.message : String(e) } });
+      },
+    );
+    return { benchId, done };
   }
 
   private recordEvents(runId: string, storeId: number, t0: number): () => void {

@@ -10,13 +10,16 @@ export async function startService(opts: Parsed['values'], withStore = true): Pr
   const discovery = await discover();
   const backend = opts.backend;
   if (backend !== undefined && !['js', 'native-cpu', 'cuda'].includes(backend)) throw new UsageError(`--backend must be js, native-cpu or cuda, got '${backend}'`);
+  const launcher = forkLauncher();
+  const virtualGpus = intOption(opts['virtual-gpus'], 'virtual-gpus') ?? 0;
+  const backends = backend ? [backend as 'js' | 'native-cpu' | 'cuda'] : undefined;
   const engine = new Engine(discovery, {
-    launcher: forkLauncher(),
+    launcher,
     useGpus: !opts['no-gpus'],
-    virtualGpus: intOption(opts['virtual-gpus'], 'virtual-gpus') ?? 0,
+    virtualGpus,
     cpuWorkers: intOption(opts['cpu-workers'], 'cpu-workers') ?? 1,
     threadsPerCpuWorker: intOption(opts.threads, 'threads', 1),
-    backends: backend ? [backend as 'js' | 'native-cpu' | 'cuda'] : undefined,
+    backends,
   });
   const store = withStore && !opts['no-store'] ? openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath()) : null;
   try {
@@ -27,5 +30,5 @@ export async function startService(opts: Parsed['values'], withStore = true): Pr
     store?.close();
     throw e;
   }
-  return new GpuflowService(engine, store);
+  return new GpuflowService(engine, store, { launcher, virtualGpus, backends });
 }

@@ -1,0 +1,100 @@
+/**
+ * The one-click benchmark: the same workflow on one CPU core, all CPU cores, one GPU and all GPUs
+ * (the Dask GPU blog's four rows), each with its own worker pool, warm-up runs, timed repetitions
+ * and a result digest; configurations the machine lacks are recorded as unavailable with the
+ * reason, never faked; virtual GPUs stand in only when asked for, and are labelled virtual.
+ */
+import type { BenchmarkConfigName, BenchmarkRecord, JsonValue } from '../../common/store-types';
+import type { WorkflowDoc } from '../../common/workflow';
+import type { Discovery } from '../cluster/discovery';
+import type { Launcher } from '../cluster/launcher';
+import type { PoolOptions } from '../cluster/pool';
+import { Engine } from '../engine/engine';
+import { validateWorkflow } from '../engine/validate';
+import { localMachineInfo, machineFingerprint, type Store } from '../store';
+import type { BenchmarkConfigInput } from '../store/benchmarks';
+import { digestOf } from './run-record';
+
+export interface BenchConfig {
+  name: BenchmarkConfigName;
+  available: boolean;
+  reason?: string;
+  virtual: boolean;
+  pool?: Omit<PoolOptions, 'discovery' | 'launcher'>;
+}
+
+/** The four configurations for this machine. `nativeCpu` decides how "all cores" is made. */
+export function benchConfigs(d: Discovery, virtualGpus: number, nativeCpu: boolean): BenchConfig[] {
+  const cores = d.cpu.cores;
+  const gpus = d.gpus.length;
+  const noGpu = `no GPU on this machine (${d.reason ?? 'none found'})`;
+  const gpuConfig = (name: BenchmarkConfigName, n: number): BenchConfig => {
+    if (gpus >= 1) return { name, available: true, virtual: false, pool: { useGpus: true, maxGpus: n, cpuWorkers: 0 } };
+    if (virtualGpus >= 1) return { name, available: true, virtual: true, pool: { useGpus: false, cpuWorkers: 0, virtualGpus: Math.min(n, virtualGpus) } };
+    return { name, available: false, virtual: false, reason: noGpu };
+  };
+  return [
+    { name: '1 CPU core', available: true, virtual: false, pool: { useGpus: false, cpuWorkers: 1, threadsPerCpuWorker: 1 } },
+    {
+      name: 'all CPU cores',
+      available: true,
+      virtual: false,
+      // The native backend threads within one worker; the js backend needs one process per core.
+      pool: nativeCpu ? { useGpus: false, cpuWorkers: 1, threadsPerCpuWorker: cores } : { useGpus: false, cpuWorkers: cores, threadsPerCpuWorker: 1 },
+    },
+    gpuConfig('1 GPU', 1),
+    gpuConfig('all GPUs', gpus >= 1 ? gpus : virtualGpus),
+  ];
+}
+
+export interface BenchOptions {
+  discovery: Discovery;
+  launcher: Launcher;
+  store: Store;
+  virtualGpus: number;
+  nativeCpu: boolean;
+  params?: Record<string, number | string | boolean>;
+  repeat?: number;
+  warmup?: number;
+  backends?: PoolOptions['backends'];
+  onProgress?: (msg: string) => void;
+}
+
+export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<BenchmarkRecord> {
+  const wf = validateWorkflow(doc, opts.params ?? {});
+  const repeat = opts.repeat ?? 3;
+  const warmup = opts.warmup ?? 1;
+  const configs: BenchmarkConfigInput[] = [];
+  for (const c of benchConfigs(opts.discovery, opts.virtualGpus, opts.nativeCpu)) {
+    if (!c.available || !c.pool) {
+      configs.push({ name: c.name, available: false, unavailableReason: c.reason ?? 'unavailable', virtual: c.virtual, workers: 0, times: [] });
+      continue;
+    }
+    opts.onProgress?.(`${c.name}${c.virtual ? ' (virtual)' : ''}: starting workers`);
+    const engine = new Engine(opts.discovery, { ...c.pool, launcher: opts.launcher, backends: opts.backends });
+    try {
+      await engine.start();
+      const times: number[] = [];
+      let digest: string | null = null;
+      const backends: Record<string, JsonValue> = {};
+      for (let i = 0; i < warmup + repeat; i++) {
+        const t0 = performance.now();
+        const r = await engine.run(wf).result;
+        const ms = performance.now() - t0;
+        if (r.status !== 'finished') throw new Error(`${c.name}: run ${r.status}: ${r.error ?? ''}`);
+        const d = digestOf(r);
+        if (digest !== null && d !== digest) throw new Error(`${c.name}: repetitions disagree (digest ${digest.slice(0, 12)} then ${d.slice(0, 12)})`);
+        digest = d;
+        for (const w of r.stats.workers) for (const [b, n] of Object.entries(w.backends)) backends[b] = ((backends[b] as number | undefined) ?? 0) + n;
+        if (i >= warmup) times.push(ms);
+        opts.onProgress?.(`${c.name}: ${i < warmup ? 'warm-up' : `repetition ${i - warmup + 1}/${repeat}`} ${ms.toFixed(0)} ms`);
+      }
+      configs.push({ name: c.name, available: true, virtual: c.virtual, workers: engine.pool.ready.length, times, digest, backends });
+    } finally {
+      await engine.shutdown();
+    }
+  }
+  const version = opts.store.saveWorkflowVersion(wf.doc as WorkflowDoc);
+  const machine = machineFingerprint(localMachineInfo(opts.discovery.gpus.map((g) => ({ name: g.name, memoryMiB: g.memoryTotalMiB }))));
+  return opts.store.saveBenchmark({ workflowHash: version.hash, machine, params: (wf.doc.params ?? {}) as Record<string, JsonValue>, warmup, repetitions: repeat, configs });
+}

@@ -1,0 +1,12 @@
+/** Request bodies of the HTTP API, validated before use. */
+import { z } from 'zod';
+
+const params = z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional();
+
+export const runRequest = z.object({ doc: z.unknown(), params });
+export const benchRequest = z.object({ doc: z.unknown(), params, repeat: z.number().int().min(1).max(50).optional(), warmup: z.number().int().min(0).max(10).optional() });
+export const historyQuery = z.object({
+  status: z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted']).optional(),
+  workflow: z.string().max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).optional(),
+});
