@@ -20,6 +20,8 @@ export interface NativeAddon {
   qr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray, threads: number): Promise<void>;
   svd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray, threads: number): Promise<void>;
   cudaRunProgram(code: Float64Array, inputs: (FloatArray | Int32Array)[], out: FloatArray): Promise<void>;
+  /** Diagnostics: ms per launch of a program's fused kernel (no inputs, reduction over all axes) into result[0]. */
+  cudaBenchProgram(code: Float64Array, reps: number, result: Float64Array): Promise<void>;
   cudaMatmul(a: FloatArray, b: FloatArray, c0: FloatArray | null, m: number, k: number, n: number, out: FloatArray): Promise<void>;
   cudaQr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray): Promise<void>;
   cudaSvd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray): Promise<void>;

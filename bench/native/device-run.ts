@@ -126,6 +126,14 @@ async function main() {
             const r = await seedLoop(run, dtype, n, mode, inFlight);
             log({ kind: 'seed', impl: `gpuflow cuda (${inFlight} in flight)`, dtype, n, mode, seconds: r.seconds, value: r.value, elementsPerSecond: (n * n) / r.seconds });
           }
+          if (n === Ns[Ns.length - 1]) {
+            // The kernel alone (events around back-to-back launches of one chunk's program): what
+            // the per-call path (allocation, copy of partials, stream sync, promise) adds.
+            const ms = new Float64Array(1);
+            await addon.cudaBenchProgram(encodeProgram(program(dtype, n, 1, 1, mode), []), 50, ms);
+            const chunks = (n / CHUNK) ** 2;
+            log({ kind: 'seed', impl: 'gpuflow cuda kernel only (events, x chunks)', dtype, n, mode, seconds: (ms[0] * chunks) / 1000, msPerChunk: ms[0], elementsPerSecond: (n * n) / ((ms[0] * chunks) / 1000) });
+          }
           // CuPy at N = 500000 only where the issue quotes a target (float64 seed workload).
           if (n <= 100000 || (dtype === 'float64' && mode === 'full') || (!seedOnly && dtype === 'float64' && mode === 'sliced'))
             spec.seed.push({ dtype, n, chunk: CHUNK, mode, sliced: mode === 'sliced', addOne: mode !== 'xsum' });

@@ -150,6 +150,25 @@ Napi::Value CudaRunProgram(const Napi::CallbackInfo& info) {
   return queue(info.Env(), [shared] { gf::cuda::runProgram(shared->program, shared->inputs, shared->out); }, shared->keep);
 }
 
+// cudaBenchProgram(code, reps, result: Float64Array(1)) -> Promise<void>; result[0] = ms per launch.
+Napi::Value CudaBenchProgram(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::TypedArray code = typedArg(info, 0, "code");
+  expectType(env, code, napi_float64_array, "code", "Float64Array");
+  gf::Program p;
+  try {
+    p = gf::decodeProgram(static_cast<const double*>(dataOf(code)), code.ElementLength(), {});
+  } catch (const std::invalid_argument& e) {
+    typeError(env, e.what());
+  }
+  const int reps = static_cast<int>(intArg(info, 1, "reps", 1, 100000));
+  Napi::TypedArray result = typedArg(info, 2, "result");
+  expectType(env, result, napi_float64_array, "result", "Float64Array");
+  if (result.ElementLength() < 1) throw Napi::RangeError::New(env, "result must hold 1 element");
+  double* r = static_cast<double*>(dataOf(result));
+  return queue(env, [p, reps, r] { *r = gf::cuda::benchProgram(p, reps); }, {code, result});
+}
+
 // Checks a matrix argument: a typed array of `dtype` holding rows * cols elements.
 void checkMatrix(Napi::Env env, const Napi::TypedArray& t, int dtype, int64_t rows, int64_t cols, const char* name) {
   if (floatDtype(env, t, name) != dtype) typeError(env, std::string(name) + " must have the same dtype as a");
@@ -260,6 +279,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("qr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, false); }));
   exports.Set("svd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, false); }));
   exports.Set("cudaRunProgram", Napi::Function::New(env, CudaRunProgram));
+  exports.Set("cudaBenchProgram", Napi::Function::New(env, CudaBenchProgram));
   exports.Set("cudaMatmul", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Matmul(i, true); }));
   exports.Set("cudaQr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, true); }));
   exports.Set("cudaSvd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, true); }));

@@ -18,6 +18,9 @@ std::string blasReason();
 std::string solverReason();
 
 void runProgram(const Program& p, const std::vector<InputView>& inputs, void* out);
+// Diagnostics for bench/: milliseconds per launch of the fused kernel of a program with no input
+// leaves and a reduction over all axes, timed with events over `reps` back-to-back launches.
+double benchProgram(const Program& p, int reps);
 // dtype: 0 float64, 1 float32. Row-major. c0 may be null.
 void matmul(int dtype, const void* a, const void* b, const void* c0, void* c, int64_t m, int64_t k, int64_t n);
 void qr(int dtype, const void* a, void* q, void* r, int64_t m, int64_t n);

@@ -16,6 +16,7 @@ std::string blasReason() { return GF_NO_CUDA_REASON; }
 std::string solverReason() { return GF_NO_CUDA_REASON; }
 [[noreturn]] static void absent() { throw std::runtime_error(GF_NO_CUDA_REASON); }
 void runProgram(const Program&, const std::vector<InputView>&, void*) { absent(); }
+double benchProgram(const Program&, int) { absent(); }
 void matmul(int, const void*, const void*, const void*, void*, int64_t, int64_t, int64_t) { absent(); }
 void qr(int, const void*, void*, void*, int64_t, int64_t) { absent(); }
 void svd(int, const void*, void*, void*, void*, int64_t, int64_t) { absent(); }

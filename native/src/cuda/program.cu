@@ -376,5 +376,30 @@ void runProgram(const Program& prog, const std::vector<InputView>& inputs, void*
   accStore(total, p.reduce, static_cast<double*>(out), 1, 0);
 }
 
+double benchProgram(const Program& p, int reps) {
+  ensureDevice();
+  if (p.reduce == rNone || p.axis >= 0) throw std::runtime_error("benchProgram: needs a reduction over all axes");
+  for (int i = 0; i < p.nleaves; i++)
+    if (p.leaves[i].kind == kInput) throw std::runtime_error("benchProgram: input leaves are not supported");
+  const int64_t last = p.shape[p.ndim - 1];
+  const int64_t groups = last == 0 ? 0 : (p.n / last) * ((last + V - 1) / V);
+  const int blocks = blocksFor(groups);
+  DeviceBuffer parts(sizeof(Acc) * blocks);
+  Inputs in{};
+  launchAny(p, in, nullptr, parts.as<Acc>(), blocks);  // warm-up
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "event");
+  check(cudaEventCreate(&b), "event");
+  check(cudaEventRecord(a, stream()), "event record");
+  for (int r = 0; r < reps; r++) launchAny(p, in, nullptr, parts.as<Acc>(), blocks);
+  check(cudaEventRecord(b, stream()), "event record");
+  check(cudaEventSynchronize(b), "event sync");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, a, b), "elapsed");
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return ms / reps;
+}
+
 }  // namespace cuda
 }  // namespace gf
