@@ -1,0 +1,54 @@
+/**
+ * Builds the three bundles of the app: main (Electron main process, plus the worker process entry
+ * as `worker.js` beside it, where main/cluster/worker-entry.ts looks for it), preload, and the
+ * React renderer (out/renderer/, also what `gpuflow serve` hands to browsers).
+ */
+import { builtinModules } from 'node:module';
+import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+
+// Native and heavy Node packages stay require()d at run time, never bundled.
+const nodeExternals = [
+  'electron',
+  'better-sqlite3',
+  '@duckdb/node-api',
+  /^@tensorflow\//,
+  'ws',
+  'tsx',
+  ...builtinModules,
+  ...builtinModules.map((m) => `node:${m}`),
+];
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: {
+        input: { app: resolve('main/app.ts'), worker: resolve('worker/main.ts') },
+        external: nodeExternals,
+        output: { format: 'es', entryFileNames: '[name].js' },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { preload: resolve('main/preload.ts') },
+        external: ['electron'],
+        // Sandboxed preloads must be CommonJS.
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: 'renderer',
+    plugins: [react()],
+    build: {
+      outDir: resolve('out/renderer'),
+      emptyOutDir: true,
+      rollupOptions: { input: resolve('renderer/index.html') },
+    },
+  },
+});

@@ -1,0 +1,51 @@
+/**
+ * The preload: exposes one `api` object to the renderer as `window.gpuflow`. Its methods are the
+ * GpuflowApi's (common/api.ts) over ipcRenderer.invoke, plus native open/save dialogs for
+ * workflow files. Nothing else of Node or Electron reaches the page (contextIsolation, sandbox).
+ * Sandboxed preloads cannot import local modules at run time, so the channel names are spelled
+ * out here and match main/ipc-handlers.ts's CHANNEL.
+ */
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import type { GpuflowApi, StreamMessage } from '../common/api';
+
+const call =
+  <K extends keyof GpuflowApi>(method: K) =>
+  (...args: unknown[]) =>
+    ipcRenderer.invoke(`gpuflow:${method}`, ...args);
+
+const listeners = new Set<(m: StreamMessage) => void>();
+ipcRenderer.on('gpuflow:message', (_e: IpcRendererEvent, m: StreamMessage) => {
+  for (const fn of listeners) fn(m);
+});
+
+const api = {
+  catalog: call('catalog') as GpuflowApi['catalog'],
+  devices: call('devices') as GpuflowApi['devices'],
+  workers: call('workers') as GpuflowApi['workers'],
+  restartWorker: call('restartWorker') as GpuflowApi['restartWorker'],
+  examples: call('examples') as GpuflowApi['examples'],
+  validate: call('validate') as GpuflowApi['validate'],
+  startRun: call('startRun') as GpuflowApi['startRun'],
+  cancelRun: call('cancelRun') as GpuflowApi['cancelRun'],
+  history: call('history') as GpuflowApi['history'],
+  run: call('run') as GpuflowApi['run'],
+  runEvents: call('runEvents') as GpuflowApi['runEvents'],
+  replay: call('replay') as GpuflowApi['replay'],
+  compare: call('compare') as GpuflowApi['compare'],
+  startBench: call('startBench') as GpuflowApi['startBench'],
+  benchmarks: call('benchmarks') as GpuflowApi['benchmarks'],
+  subscribe(onMessage: (m: StreamMessage) => void, since?: number): () => void {
+    listeners.add(onMessage);
+    if (listeners.size === 1) ipcRenderer.send('gpuflow:subscribe', since ?? 0);
+    return () => {
+      listeners.delete(onMessage);
+      if (listeners.size === 0) ipcRenderer.send('gpuflow:unsubscribe');
+    };
+  },
+  openWorkflow: (): Promise<{ path: string; text: string } | null> => ipcRenderer.invoke('gpuflow-file:open'),
+  saveWorkflow: (text: string, path: string | null): Promise<string | null> => ipcRenderer.invoke('gpuflow-file:save', text, path),
+} satisfies GpuflowApi & Record<string, unknown>;
+
+export type PreloadApi = typeof api;
+
+contextBridge.exposeInMainWorld('gpuflow', api);

@@ -1,0 +1,46 @@
+/**
+ * Server-side lists the views show: workers, examples, history, benchmarks, a comparison, and
+ * which view is open. Plain zustand store; the session fills it.
+ */
+import { createStore } from 'zustand/vanilla';
+import type { ExampleInfo, WorkerInfo } from '../../common/api';
+import type { BenchmarkRecord, RunComparison, RunRecord, RunSummary } from '../../common/store-types';
+
+export type View = 'editor' | 'history' | 'benchmarks';
+
+export interface DataState {
+  view: View;
+  workers: WorkerInfo[];
+  /** Per worker id, recent memory samples (rss bytes), for the sparkline. */
+  memory: Record<string, number[]>;
+  examples: ExampleInfo[];
+  history: RunSummary[];
+  /** The stored run whose events the task stream shows, when one is opened from history. */
+  openedRun: RunRecord | null;
+  compareIds: number[];
+  comparison: RunComparison | null;
+  benchmarks: BenchmarkRecord[];
+  bench: { id: string | null; running: boolean; error: string | null; last: BenchmarkRecord | null };
+  connection: 'connecting' | 'online' | 'error';
+  loadError: string | null;
+  set(partial: Partial<Omit<DataState, 'set'>>): void;
+}
+
+export const createDataStore = () =>
+  createStore<DataState>()((set) => ({
+    view: 'editor',
+    workers: [],
+    memory: {},
+    examples: [],
+    history: [],
+    openedRun: null,
+    compareIds: [],
+    comparison: null,
+    benchmarks: [],
+    bench: { id: null, running: false, error: null, last: null },
+    connection: 'connecting',
+    loadError: null,
+    set: (partial) => set(partial),
+  }));
+
+export type DataStore = ReturnType<typeof createDataStore>;

@@ -1,0 +1,19 @@
+/** The one place React meets the stores: a context for the session and narrow selector hooks. */
+import { createContext, useContext } from 'react';
+import { useStore } from 'zustand';
+import type { DataState } from '../state/data-store';
+import type { EditorState } from '../state/editor-store';
+import type { RunState } from '../state/run-store';
+import type { Session } from '../state/session';
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const s = useContext(SessionContext);
+  if (!s) throw new Error('useSession: no SessionContext provider above this component');
+  return s;
+}
+
+export const useEditor = <T,>(sel: (s: EditorState) => T): T => useStore(useSession().editor, sel);
+export const useRun = <T,>(sel: (s: RunState) => T): T => useStore(useSession().run, sel);
+export const useData = <T,>(sel: (s: DataState) => T): T => useStore(useSession().data, sel);
