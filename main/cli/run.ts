@@ -1,7 +1,7 @@
 /** `gpuflow run <workflow.json>`: runs a workflow and prints its results. */
 import { readFile } from 'node:fs/promises';
 import type { ResultValue } from '../../common/results';
-import { parseJsonText } from '../engine/validate';
+import { parseJsonText, validateWorkflow } from '../engine/validate';
 import { paramOverrides, UsageError, type Parsed } from './args';
 import { startService } from './cluster';
 import { progressPrinter } from './progress';
@@ -29,6 +29,8 @@ export function formatResult(v: ResultValue): string {
 export async function runCommand(positionals: string[], opts: Parsed['values']): Promise<number> {
   const doc = await readWorkflowFile(positionals[0]);
   const params = paramOverrides(opts.param);
+  // A bad document is refused before any worker starts.
+  validateWorkflow(doc, params);
   const svc = await startService(opts);
   try {
     let current: string | null = null;

@@ -4,6 +4,7 @@
  * runs. Order: JSON syntax -> document shape -> ops and params -> edges and port types -> cycles.
  * Compile-time checks that need shapes (main/engine/compile) come after and use the same form.
  */
+import { parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import type { PortSpec } from '../../common/catalog';
 import { WORKFLOW_FORMAT, type ParamValue, type WorkflowDoc } from '../../common/workflow';
@@ -36,20 +37,19 @@ function zodPath(path: PropertyKey[]): string {
   return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
 }
 
-/** Parses JSON text, naming the line and column of a syntax error. */
+/** Parses JSON text, naming the line and column of a syntax error (jsonc-parser reports offsets). */
 export function parseJsonText(text: string, what = 'workflow'): unknown {
   try {
     return JSON.parse(text);
-  } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    const pos = /position (\d+)/.exec(msg);
-    if (pos) {
-      const upto = text.slice(0, Number(pos[1]));
-      const line = upto.split('\n').length;
-      const col = Number(pos[1]) - upto.lastIndexOf('\n');
-      throw new WorkflowErrors([new WorkflowError(what, `not valid JSON (line ${line}, column ${col}): ${msg}`)]);
-    }
-    throw new WorkflowErrors([new WorkflowError(what, `not valid JSON: ${msg}`)]);
+  } catch {
+    const errors: ParseError[] = [];
+    parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
+    const first = errors[0];
+    if (!first) throw new WorkflowErrors([new WorkflowError(what, 'not valid JSON')]);
+    const upto = text.slice(0, first.offset);
+    const line = upto.split('\n').length;
+    const col = first.offset - upto.lastIndexOf('\n');
+    throw new WorkflowErrors([new WorkflowError(what, `not valid JSON (line ${line}, column ${col}): ${printParseErrorCode(first.error)}`)]);
   }
 }
 
