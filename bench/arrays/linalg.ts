@@ -18,7 +18,7 @@ import { qr } from '../../worker/kernels/js/linalg/qr';
 import { gaussianTestMatrix } from '../../worker/kernels/js/linalg/randomized';
 import { svd } from '../../worker/kernels/js/linalg/svd';
 import { rowBlocks, svdOfR } from '../../worker/kernels/js/linalg/svd-tall';
-import { combineQ, qrBlock, splitRows, stackR } from '../../worker/kernels/js/linalg/tsqr';
+import { combineFactor, qrBlock, qrBlockFactor, splitRows, stackR } from '../../worker/kernels/js/linalg/tsqr';
 
 interface Timing {
   wallSeconds: number;
@@ -86,12 +86,12 @@ if (!quick) {
     console.log(name, JSON.stringify(stages[name]));
     return t.value;
   };
-  const first = stage('qrBlocks', () => blocks.map(qrBlock));
+  const first = stage('qrBlocks', () => blocks.map(qrBlockFactor));
   const second = stage('stackedQr', () => qrBlock(stackR(first.map((f) => f.r))));
   const sv = stage('svdOfR', () => svdOfR(second.r));
   stage('combineQ', () => {
     const q2 = splitRows(second.q, blocks.map(() => n));
-    return first.map((f, i) => combineQ(f.q, q2[i], sv.u));
+    return first.map((f, i) => combineFactor(f.factor, q2[i], sv.u));
   });
   const total = Object.values(stages).reduce((acc, s) => ({ wallSeconds: acc.wallSeconds + s.wallSeconds, cpuSeconds: acc.cpuSeconds + s.cpuSeconds }), { wallSeconds: 0, cpuSeconds: 0 });
   tsqrSvd = { rows: m, cols: n, blocks: 10, stages, wallSeconds: round(total.wallSeconds), cpuSeconds: round(total.cpuSeconds) };

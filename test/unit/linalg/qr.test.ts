@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matmul } from '../../../worker/kernels/js/linalg/matmul';
 import { qr } from '../../../worker/kernels/js/linalg/qr';
-import { combineQ, qrBlock, splitRows, stackR, tsqr } from '../../../worker/kernels/js/linalg/tsqr';
+import { combineFactor, combineQ, qrBlock, qrBlockFactor, splitRows, stackR, tsqr } from '../../../worker/kernels/js/linalg/tsqr';
 import { transpose } from '../../../worker/kernels/js/linalg/transpose';
 import { gaussianTestMatrix } from '../../../worker/kernels/js/linalg/randomized';
 import { rowBlocks } from '../../../worker/kernels/js/linalg/svd-tall';
@@ -86,8 +86,21 @@ describe('tsqr', () => {
     expect(orthogonalityError(q)).toBeLessThan(1e-14);
   });
 
+  it('applies a compact Q1 exactly as the explicit one multiplies', () => {
+    for (const [m, n, p] of [[90, 70, 70], [50, 6, 3], [33, 33, 5]]) {
+      const a = gaussianTestMatrix(m, n, m + n);
+      const w = gaussianTestMatrix(n, p, 7);
+      const { factor, r } = qrBlockFactor(a);
+      expect(factor.shape).toEqual([n + 2, m]);
+      expect(maxAbsDiff(r, qr(a).r)).toBe(0);
+      expect(maxAbsDiff(combineFactor(factor, w), matmul(qr(a).q, w))).toBeLessThan(1e-13);
+    }
+    expect(() => combineFactor(qrBlockFactor(gaussianTestMatrix(9, 4, 1)).factor, mat([[1]]))).toThrow(/the factor has 4 columns, the right-hand side has 1 rows/);
+  });
+
   it('names the offending block', () => {
     expect(() => qrBlock(mat([[1, 2]]))).toThrow(/qrBlock: a TSQR block needs at least as many rows as columns, got \[1, 2\]/);
+    expect(() => qrBlockFactor(mat([[1, 2]]))).toThrow(/qrBlockFactor: a TSQR block needs at least as many rows/);
     expect(() => stackR([mat([[1]]), mat([[1, 2], [3, 4]])])).toThrow(/stackR: rs\[1\] is \[2, 2\], expected \[1, 1\]/);
     expect(() => tsqr([mat([[1]]), mat([[1, 2], [3, 4]])])).toThrow(/blocks\[1\] has 2 columns/);
     expect(() => combineQ(mat([[1, 2]]), mat([[1]]))).toThrow(/combineQ: q1 is \[1, 2\], q2 block is \[1, 1\]/);

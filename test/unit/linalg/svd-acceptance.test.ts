@@ -14,7 +14,7 @@ import type { NDArray } from '../../../common/arrays';
 import { gemmNT } from '../../../worker/kernels/js/linalg/gemm-nt';
 import { gaussianTestMatrix } from '../../../worker/kernels/js/linalg/randomized';
 import { rowBlocks, svdOfR } from '../../../worker/kernels/js/linalg/svd-tall';
-import { combineQ, qrBlock, splitRows, stackR } from '../../../worker/kernels/js/linalg/tsqr';
+import { combineFactor, qrBlock, qrBlockFactor, splitRows, stackR } from '../../../worker/kernels/js/linalg/tsqr';
 import { transpose } from '../../../worker/kernels/js/linalg/transpose';
 
 const M = 10_000;
@@ -64,11 +64,11 @@ describe('SVD of a 10000 x 1000 float64 array through TSQR (10 blocks)', () => {
     const t0 = performance.now();
 
     // The task graph's steps, one call per task.
-    const first = blocks.map(qrBlock);
+    const first = blocks.map(qrBlockFactor);
     const second = qrBlock(stackR(first.map((f) => f.r)));
     const { u: ur, s, vt } = svdOfR(second.r);
     const q2 = splitRows(second.q, blocks.map(() => N));
-    const u = first.map((f, i) => combineQ(f.q, q2[i], ur));
+    const u = first.map((f, i) => combineFactor(f.factor, q2[i], ur));
     console.log(`tsqr svd of ${M} x ${N}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     expect(u.map((b) => b.shape)).toEqual(blocks.map((b) => [b.shape[0], N]));

@@ -26,7 +26,7 @@ export interface Reflectors {
   segs: Int32Array[];
 }
 
-function nonzeroSegments(col: Float64Array, base: number, from: number, to: number): Int32Array {
+export function nonzeroSegments(col: Float64Array, base: number, from: number, to: number): Int32Array {
   const out: number[] = [];
   let start = -1;
   let lastNonzero = -1;
@@ -253,4 +253,23 @@ export function formQ(at: Float64Array, m: number, n: number, refl: Reflectors):
     applyPanel(buildPanel(at, m, j0, jb, refl), m, false, qt, j0, n);
   }
   return qt;
+}
+
+/** The reflectors' segments of a factored `at`, recomputed from the stored vectors (for a compact Q sent between tasks). */
+export function reflectorsOf(at: Float64Array, m: number, n: number, tau: Float64Array): Reflectors {
+  const segs: Int32Array[] = [];
+  for (let j = 0; j < n; j++) segs.push(nonzeroSegments(at, j * m, j + 1, m));
+  return { tau, segs };
+}
+
+/**
+ * Q [W; 0] for the Q of a factored `at` without forming Q: `xt` holds the p columns of the m x p
+ * matrix [W; 0] as rows of length m and is overwritten with those of the product. Costs about
+ * 4 m n p flops, the same as multiplying by an explicit Q, and saves forming it.
+ */
+export function applyQ(at: Float64Array, m: number, n: number, refl: Reflectors, xt: Float64Array, p: number): void {
+  const last = Math.floor((n - 1) / NB) * NB;
+  for (let j0 = last; j0 >= 0; j0 -= NB) {
+    applyPanel(buildPanel(at, m, j0, Math.min(NB, n - j0), refl), m, false, xt, 0, p);
+  }
 }

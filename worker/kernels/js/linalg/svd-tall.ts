@@ -1,17 +1,17 @@
 /**
  * SVD of a tall-skinny array through TSQR (dask.array.linalg.tsqr with compute_svd=True):
  *
- *   qrBlock(A_i) -> Q1_i, R_i          K tasks
- *   stackR + qrBlock -> Q2, R          one task
- *   svdOfR(R)    -> U_r, S, V^T        one task (small: n x n)
- *   combineQ(Q1_i, Q2_i, U_r) -> U_i   K tasks: U_i = Q1_i (Q2_i U_r)
+ *   qrBlockFactor(A_i) -> Q1_i (compact), R_i    K tasks
+ *   stackR + qrBlock -> Q2, R                    one task
+ *   svdOfR(R)    -> U_r, S, V^T                  one task (small: n x n)
+ *   combineFactor(Q1_i, Q2_i, U_r) -> U_i        K tasks: U_i = Q1_i (Q2_i U_r)
  *
  * A = [Q1_i Q2_i] R = [Q1_i Q2_i U_r] S V^T. `svdTsqr` composes these steps over row blocks.
  */
 import type { NDArray } from '../../../../common/arrays';
 import { check2d, LinalgError } from './dense';
 import { svd, type Svd } from './svd';
-import { combineQ, qrBlock, splitRows, stackR } from './tsqr';
+import { combineFactor, qrBlock, qrBlockFactor, splitRows, stackR } from './tsqr';
 
 /** The small SVD of TSQR's final R (n x n). */
 export function svdOfR(r: NDArray): Svd {
@@ -26,11 +26,11 @@ export function svdTsqr(blocks: NDArray[]): { u: NDArray[]; s: NDArray; vt: NDAr
     check2d(b, `svdTsqr: blocks[${i}]`);
     if (b.shape[1] !== n) throw new LinalgError(`svdTsqr: blocks[${i}] has ${b.shape[1]} columns, blocks[0] has ${n}`);
   });
-  const first = blocks.map(qrBlock);
+  const first = blocks.map(qrBlockFactor);
   const second = qrBlock(stackR(first.map((f) => f.r)));
   const small = svdOfR(second.r);
   const q2 = splitRows(second.q, blocks.map(() => n));
-  return { u: first.map((f, i) => combineQ(f.q, q2[i], small.u)), s: small.s, vt: small.vt };
+  return { u: first.map((f, i) => combineFactor(f.factor, q2[i], small.u)), s: small.s, vt: small.vt };
 }
 
 /**
