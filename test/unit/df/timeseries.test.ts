@@ -11,10 +11,10 @@ describe('synthetic timeseries', () => {
     const s = new PhiloxStream(7, 'uniform', 0, 1, false);
     rows(t).forEach((r, i) => {
       const g = 1000 + i;
-      expect(r.x).toBe(-1 + 2 * s.at(4 * g + 2));
+      expect(r.name).toBe(TIMESERIES_NAMES[Math.floor(s.at(4 * g) * 26)]);
+      expect(r.x).toBe(-1 + 2 * s.at(4 * g + 1));
+      expect(r.id).toBe(Math.round(1000 + Math.sqrt(1000) * normalQuantile(s.at(4 * g + 2))));
       expect(r.y).toBe(-1 + 2 * s.at(4 * g + 3));
-      expect(r.name).toBe(TIMESERIES_NAMES[Math.floor(s.at(4 * g + 1) * 26)]);
-      expect(r.id).toBe(Math.round(1000 + Math.sqrt(1000) * normalQuantile(s.at(4 * g))));
       expect(r.timestamp).toBe(Date.UTC(2000, 0, 1) + g * 1000);
     });
   });
@@ -26,6 +26,10 @@ describe('synthetic timeseries', () => {
     expect(rows(a)).toEqual(whole);
     expect(rows(b)).toEqual(whole);
     expect(rows(timeseries({ seed: 4, rowStart: 0, rowCount: 3 }))).not.toEqual(whole.slice(0, 3));
+    // A projection gives the same values for the columns it keeps.
+    const proj = rows(timeseries({ seed: 3, rowStart: 100, rowCount: 50, columns: ['name', 'x'] }));
+    expect(proj).toEqual(whole.slice(100, 150).map((r) => ({ name: r.name, x: r.x })));
+    expect(() => timeseries({ seed: 3, rowStart: 0, rowCount: 1, columns: ['z' as never] })).toThrow("unknown column 'z'");
   });
 
   it('has the documented distributions', () => {
@@ -50,7 +54,7 @@ describe('timeseries Philox', () => {
     const t = timeseries({ seed: 2 ** 40 + 3, rowStart: start, rowCount: 3 });
     const s = new PhiloxStream(2 ** 40 + 3, 'uniform', 0, 1, false);
     rows(t).forEach((r, i) => {
-      expect(r.x).toBe(-1 + 2 * s.at(4 * (start + i) + 2));
+      expect(r.x).toBe(-1 + 2 * s.at(4 * (start + i) + 1));
       expect(r.y).toBe(-1 + 2 * s.at(4 * (start + i) + 3));
     });
   });

@@ -4,8 +4,10 @@
  *
  * Every value is addressed by its global row index r, not by partition: row r uses elements
  * 4r .. 4r+3 of the Philox uniform stream of `seed` (worker/kernels/js/philox.ts, PhiloxStream
- * with dist 'uniform', a 0, b 1): element 4r gives id, 4r+1 name, 4r+2 x, 4r+3 y. So rows
- * 0..N of a seed are the same whatever the partitioning, worker or process. The loop runs its
+ * with dist 'uniform', a 0, b 1): element 4r gives name, 4r+1 x, 4r+2 id, 4r+3 y. So rows
+ * 0..N of a seed are the same whatever the partitioning, worker or process. name and x share
+ * one Philox block (2r) and id and y the other (2r+1), so a projection to name and x (the
+ * groupby-mean workload) generates half the blocks; `columns` selects what is made. The loop runs its
  * own copy of Philox4x32-10 (two blocks per row) rather than PhiloxStream.at per value, for
  * speed: the multipliers are constants, so the high half of each product takes two float
  * multiplies instead of four 16-bit ones. A test checks the values equal PhiloxStream's.
@@ -13,7 +15,7 @@
  * id is round(1000 + sqrt(1000) * z) with z the normal quantile of its uniform (the normal
  * approximation of Poisson(1000), one uniform per value so rows stay independently addressable).
  */
-import { Table } from 'apache-arrow';
+import { Table, type Vector } from 'apache-arrow';
 import { seedKey, uniform64 } from '../js/philox';
 import { floatVector, int32Vector, stringVector } from './build';
 import { tableOf } from './gather';
@@ -33,7 +35,12 @@ export interface TimeseriesSpec {
   startMs?: number;
   /** Time between rows in ms (default 1000, dask's freq='1s'). */
   freqMs?: number;
+  /** Columns to generate, in the standard order (default all five). */
+  columns?: readonly TimeseriesColumn[];
 }
+
+export const TIMESERIES_COLUMNS = ['timestamp', 'id', 'name', 'x', 'y'] as const;
+export type TimeseriesColumn = (typeof TIMESERIES_COLUMNS)[number];
 
 export const TIMESERIES_START_MS = Date.UTC(2000, 0, 1);
 
@@ -106,45 +113,59 @@ export function timeseries(spec: TimeseriesSpec): Table {
   if (rowStart + rowCount > 2 ** 50) throw new Error('timeseries: rows beyond 2^50 are not addressable');
   const startMs = spec.startMs ?? TIMESERIES_START_MS;
   const freqMs = spec.freqMs ?? 1000;
+  const want = new Set<string>(spec.columns ?? TIMESERIES_COLUMNS);
+  for (const c of want) {
+    if (!(TIMESERIES_COLUMNS as readonly string[]).includes(c)) throw new Error(`timeseries: unknown column '${c}'; columns are ${TIMESERIES_COLUMNS.join(', ')}`);
+  }
   const [k0, k1] = seedKey(seed);
   const n = rowCount;
-  const id = new Int32Array(n);
-  const name = new Int32Array(n);
-  const x = new Float64Array(n);
-  const y = new Float64Array(n);
-  const ts = new BigInt64Array(n);
-  const tsWords = new Uint32Array(ts.buffer);
+  const wantA = want.has('name') || want.has('x');
+  const wantB = want.has('id') || want.has('y');
+  const id = new Int32Array(want.has('id') ? n : 0);
+  const name = new Int32Array(want.has('name') ? n : 0);
+  const x = new Float64Array(want.has('x') ? n : 0);
+  const y = new Float64Array(want.has('y') ? n : 0);
   const w = new Uint32Array(4);
   const nNames = TIMESERIES_NAMES.length;
-  for (let i = 0; i < n; i++) {
-    const r = rowStart + i;
-    // Block 2r holds elements 4r, 4r+1; block 2r+1 holds 4r+2, 4r+3.
-    const b0 = 2 * r;
-    philoxBlock(b0 % 4294967296 >>> 0, Math.floor(b0 / 4294967296) >>> 0, k0, k1, w);
-    const uId = uniform64(w[0], w[1]);
-    const uName = uniform64(w[2], w[3]);
-    const b1 = b0 + 1;
-    philoxBlock(b1 % 4294967296 >>> 0, Math.floor(b1 / 4294967296) >>> 0, k0, k1, w);
-    x[i] = -1 + 2 * uniform64(w[0], w[1]);
-    y[i] = -1 + 2 * uniform64(w[2], w[3]);
-    id[i] = Math.round(1000 + SQRT_1000 * normalQuantile(Math.min(uId, ALMOST_ONE)));
-    const k = Math.floor(uName * nNames);
-    name[i] = k < nNames ? k : nNames - 1;
-    // Timestamps (< 2^53 ms) written as two little-endian 32-bit words: no BigInt per row.
-    const t = startMs + r * freqMs;
-    tsWords[2 * i] = t % 4294967296 >>> 0;
-    tsWords[2 * i + 1] = Math.floor(t / 4294967296);
+  if (wantA) {
+    // Block 2r: elements 4r (name), 4r+1 (x).
+    for (let i = 0; i < n; i++) {
+      const b0 = 2 * (rowStart + i);
+      philoxBlock(b0 % 4294967296 >>> 0, Math.floor(b0 / 4294967296) >>> 0, k0, k1, w);
+      const k = Math.floor(uniform64(w[0], w[1]) * nNames);
+      if (name.length) name[i] = k < nNames ? k : nNames - 1;
+      if (x.length) x[i] = -1 + 2 * uniform64(w[2], w[3]);
+    }
   }
-  return tableOf([
-    { name: 'timestamp', vector: makeVector(makeData({ type: new TimestampMillisecond(), length: n, nullCount: 0, data: ts })) },
-    { name: 'id', vector: int32Vector(id) },
-    { name: 'name', vector: stringVector(name, TIMESERIES_NAMES) },
-    { name: 'x', vector: floatVector(x) },
-    { name: 'y', vector: floatVector(y) },
-  ], n);
+  if (wantB) {
+    // Block 2r+1: elements 4r+2 (id), 4r+3 (y).
+    for (let i = 0; i < n; i++) {
+      const b1 = 2 * (rowStart + i) + 1;
+      philoxBlock(b1 % 4294967296 >>> 0, Math.floor(b1 / 4294967296) >>> 0, k0, k1, w);
+      if (id.length) id[i] = Math.round(1000 + SQRT_1000 * normalQuantile(Math.min(uniform64(w[0], w[1]), ALMOST_ONE)));
+      if (y.length) y[i] = -1 + 2 * uniform64(w[2], w[3]);
+    }
+  }
+  const cols: { name: string; vector: Vector }[] = [];
+  if (want.has('timestamp')) {
+    // Timestamps (< 2^53 ms) written as two little-endian 32-bit words: no BigInt per row.
+    const ts = new BigInt64Array(n);
+    const words = new Uint32Array(ts.buffer);
+    for (let i = 0; i < n; i++) {
+      const t = startMs + (rowStart + i) * freqMs;
+      words[2 * i] = t % 4294967296 >>> 0;
+      words[2 * i + 1] = Math.floor(t / 4294967296);
+    }
+    cols.push({ name: 'timestamp', vector: makeVector(makeData({ type: new TimestampMillisecond(), length: n, nullCount: 0, data: ts })) });
+  }
+  if (want.has('id')) cols.push({ name: 'id', vector: int32Vector(id) });
+  if (want.has('name')) cols.push({ name: 'name', vector: stringVector(name, TIMESERIES_NAMES) });
+  if (want.has('x')) cols.push({ name: 'x', vector: floatVector(x) });
+  if (want.has('y')) cols.push({ name: 'y', vector: floatVector(y) });
+  return tableOf(cols, n);
 }
 
 /** Partition `index` of `rowsPerPartition` rows each. */
-export function timeseriesPartition(seed: number, index: number, rowsPerPartition: number, startMs?: number, freqMs?: number): Table {
-  return timeseries({ seed, rowStart: index * rowsPerPartition, rowCount: rowsPerPartition, startMs, freqMs });
+export function timeseriesPartition(seed: number, index: number, rowsPerPartition: number, opts: Pick<TimeseriesSpec, 'startMs' | 'freqMs' | 'columns'> = {}): Table {
+  return timeseries({ seed, rowStart: index * rowsPerPartition, rowCount: rowsPerPartition, ...opts });
 }
