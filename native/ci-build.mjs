@@ -31,5 +31,5 @@ function variant(name, env) {
 variant('cpu', { GPUFLOW_NO_CUDA: '1' });
 const nvcc = spawnSync('sh', ['-c', 'command -v nvcc || ls "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"'], { encoding: 'utf8' });
 if (nvcc.status === 0 && process.env.GPUFLOW_NO_CUDA !== '1') variant('cuda', { GPUFLOW_NO_CUDA: '' });
-else console.log('cuda variant: skipped (no nvcc)');
+else console.log(`cuda variant: skipped (${process.env.GPUFLOW_NO_CUDA === '1' ? 'GPUFLOW_NO_CUDA=1' : 'no nvcc'})`);
 process.exit(failed ? 1 : 0);
