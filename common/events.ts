@@ -3,6 +3,7 @@
  * id of the event that caused it; the task stream, progress bars, the store and `story(key)` all
  * read this same stream.
  */
+import type { JsonValue } from './arrays';
 import type { WorkerKind } from './messages';
 
 export type TaskState = 'waiting' | 'ready' | 'running' | 'memory' | 'done' | 'erred';
@@ -13,6 +14,8 @@ export type EngineEvent =
   /** A task ran: one rectangle of the task stream. */
   | { type: 'task'; seq: number; t: number; runId: string; key: string; node: string; op: string; worker: string; start: number; end: number; bytes: number; backend: string; cause: number }
   | { type: 'transfer'; seq: number; t: number; runId: string; key: string; from: string; to: string; bytes: number; start: number; end: number; cause: number }
+  /** Progress reported by a running task, e.g. a tuning trial's epoch {epoch, loss, metric}. */
+  | { type: 'task-progress'; seq: number; t: number; runId: string; key: string; node: string; worker: string; payload: Record<string, JsonValue> }
   | { type: 'task-error'; seq: number; t: number; runId: string; key: string; node: string; worker: string; message: string; code?: string; cause: number }
   | { type: 'worker'; seq: number; t: number; worker: string; kind: WorkerKind; label: string; state: 'up' | 'down'; reason?: string; pid?: number }
   | { type: 'progress'; seq: number; t: number; runId: string; done: number; total: number; byNode: Record<string, [number, number]> }

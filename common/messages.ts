@@ -7,7 +7,7 @@
  * run reports (final results) come to main, through `value`.
  */
 import { z } from 'zod';
-import { chunkValueSchema, taskSpecSchema } from './schemas';
+import { chunkValueSchema, jsonValueSchema, taskSpecSchema } from './schemas';
 
 export const workerKindSchema = z.enum(['gpu', 'cpu', 'virtual-gpu']);
 export type WorkerKind = z.infer<typeof workerKindSchema>;
@@ -68,6 +68,8 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     transfers: z.array(transferSchema),
   }),
   z.object({ type: z.literal('error'), key: z.string(), message: z.string(), code: z.string().optional() }),
+  /** Progress of a running task (a trial's epoch, rows read): relayed to the event stream. */
+  z.object({ type: z.literal('progress'), key: z.string(), payload: z.record(z.string(), jsonValueSchema) }),
   z.object({ type: z.literal('value'), requestId: z.number().int(), key: z.string(), value: chunkValueSchema.nullable(), error: z.string().optional() }),
   z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string() }),
 ]);

@@ -3,7 +3,7 @@
  * steps), dataframe partition ops and tuning trials register here by (spec kind, op name), so the
  * worker's dispatch stays one table and each area keeps its kernels in its own folder.
  */
-import type { ChunkValue } from '../common/arrays';
+import type { ChunkValue, JsonValue } from '../common/arrays';
 import type { WorkerConfig } from '../common/messages';
 import type { ArrayBackend } from './kernels/backend';
 
@@ -11,7 +11,7 @@ export interface HandlerContext {
   config: WorkerConfig;
   backends: ArrayBackend[];
   /** Streams a progress or metrics event for this task to main (e.g. a trial's epoch). */
-  report(payload: Record<string, unknown>): void;
+  report(payload: Record<string, JsonValue>): void;
 }
 
 export interface HandlerResult {

@@ -7,7 +7,7 @@
  * every `heartbeatMs` -> tasks, one at a time in arrival order (dependencies of queued tasks are
  * fetched while earlier tasks run) -> `shutdown` or parent gone -> exit.
  */
-import type { ChunkValue } from '../common/arrays';
+import type { ChunkValue, JsonValue } from '../common/arrays';
 import { valueBytes } from '../common/arrays';
 import { formatIssues, toWorkerSchema, type ToWorker, type Transfer, type WorkerConfig } from '../common/messages';
 import type { ArrayBackend } from './kernels/backend';
@@ -73,7 +73,7 @@ async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
     const { inputs, transfers } = await deps;
     const startedAt = Date.now();
     channel.send({ type: 'started', key: msg.key, t: startedAt });
-    const ctx = { config: cfg, backends, report: () => undefined };
+    const ctx = { config: cfg, backends, report: (payload: Record<string, JsonValue>) => channel.send({ type: 'progress', key: msg.key, payload }) };
     const { value, backend } = await executeSpec(msg.spec, inputs, ctx);
     const bytes = valueBytes(value);
     if (heldBytes + bytes > cfg.memoryLimit) {

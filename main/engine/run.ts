@@ -94,11 +94,15 @@ export class RunController {
       }
       return;
     }
-    if (msg.type !== 'done' && msg.type !== 'error') return;
+    if (msg.type !== 'done' && msg.type !== 'error' && msg.type !== 'progress') return;
     const key = this.unwire(msg.key);
     if (key === null) return;
     const def = this.graph.tasks.get(key);
     if (!def) return;
+    if (msg.type === 'progress') {
+      this.bus.emit({ type: 'task-progress', runId: this.runId, key, node: def.node, worker: w.id, payload: msg.payload });
+      return;
+    }
     if (this.scheduler.isOver && msg.type === 'done') {
       // A task that finished after the run ended (cancel): its output is not wanted.
       w.send({ type: 'release', keys: [msg.key] });
