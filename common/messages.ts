@@ -20,6 +20,8 @@ export const workerConfigSchema = z.object({
   kind: workerKindSchema,
   label: z.string(),
   threads: z.number().int().positive(),
+  /** Tasks the worker runs at once (GPU workers overlap async kernel calls). */
+  concurrency: z.number().int().positive(),
   gpuUuid: z.string().optional(),
   /** Bytes of chunk data this worker may hold before it refuses a task. */
   memoryLimit: z.number().positive(),

@@ -4,7 +4,7 @@
  * its backends, keeps the outputs until main releases them, and serves them to peers.
  *
  * Lifecycle: wait for `init` -> load backends -> start the peer server -> `ready` -> heartbeats
- * every `heartbeatMs` -> tasks, one at a time in arrival order (dependencies of queued tasks are
+ * every `heartbeatMs` -> tasks, up to `concurrency` at once in arrival order (dependencies of queued tasks are
  * fetched while earlier tasks run) -> `shutdown` or parent gone -> exit.
  */
 import type { ChunkValue, JsonValue } from '../common/arrays';
@@ -21,7 +21,19 @@ const held = new Map<string, ChunkValue>();
 let heldBytes = 0;
 let config: WorkerConfig | null = null;
 let backends: ArrayBackend[] = [];
-let queue: Promise<void> = Promise.resolve();
+// Tasks run up to `concurrency` at a time (GPU workers overlap async kernel calls; CPU workers
+// run one, their native kernels being multithreaded); the rest wait in arrival order.
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function slot(cfg: WorkerConfig): Promise<() => void> {
+  if (running >= cfg.concurrency) await new Promise<void>((r) => waiting.push(r));
+  running++;
+  return () => {
+    running--;
+    waiting.shift()?.();
+  };
+}
 
 function log(level: 'info' | 'warn' | 'error', message: string): void {
   channel.send({ type: 'log', level, message: `[${config?.id ?? 'worker'} ${process.pid}] ${message}` });
@@ -69,27 +81,35 @@ async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
     const deps = gatherDeps(msg, cfg);
     // Fetching runs while earlier tasks compute; its failure is handled where it is awaited.
     deps.catch(() => undefined);
-    await queue.catch(() => undefined);
-    const { inputs, transfers } = await deps;
-    const startedAt = Date.now();
-    channel.send({ type: 'started', key: msg.key, t: startedAt });
-    const ctx = { config: cfg, backends, report: (payload: Record<string, JsonValue>) => channel.send({ type: 'progress', key: msg.key, payload }) };
-    const { value, backend } = await executeSpec(msg.spec, inputs, ctx);
-    const bytes = valueBytes(value);
-    if (heldBytes + bytes > cfg.memoryLimit) {
-      channel.send({
-        type: 'error',
-        key: msg.key,
-        code: 'memory',
-        message: `node '${msg.node}': task ${msg.key} output of ${bytes} bytes would exceed worker ${cfg.id}'s memory limit of ${cfg.memoryLimit} bytes (holding ${heldBytes})`,
-      });
-      return;
+    const free = await slot(cfg);
+    try {
+      await runTask(msg, cfg, deps);
+    } finally {
+      free();
     }
-    hold(msg.key, value);
-    channel.send({ type: 'done', key: msg.key, bytes, backend, startedAt, endedAt: Date.now(), transfers });
   } catch (e) {
     channel.send({ type: 'error', key: msg.key, message: e instanceof Error ? e.message : String(e) });
   }
+}
+
+async function runTask(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig, deps: Promise<{ inputs: ChunkValue[]; transfers: Transfer[] }>): Promise<void> {
+  const { inputs, transfers } = await deps;
+  const startedAt = Date.now();
+  channel.send({ type: 'started', key: msg.key, t: startedAt });
+  const ctx = { config: cfg, backends, report: (payload: Record<string, JsonValue>) => channel.send({ type: 'progress', key: msg.key, payload }) };
+  const { value, backend } = await executeSpec(msg.spec, inputs, ctx);
+  const bytes = valueBytes(value);
+  if (heldBytes + bytes > cfg.memoryLimit) {
+    channel.send({
+      type: 'error',
+      key: msg.key,
+      code: 'memory',
+      message: `node '${msg.node}': task ${msg.key} output of ${bytes} bytes would exceed worker ${cfg.id}'s memory limit of ${cfg.memoryLimit} bytes (holding ${heldBytes})`,
+    });
+    return;
+  }
+  hold(msg.key, value);
+  channel.send({ type: 'done', key: msg.key, bytes, backend, startedAt, endedAt: Date.now(), transfers });
 }
 
 async function init(cfg: WorkerConfig): Promise<void> {
@@ -119,8 +139,7 @@ channel.onMessage((raw) => {
       return;
     case 'execute': {
       if (!config) return log('error', `execute ${msg.key} before init`);
-      const cfg = config;
-      queue = execute(msg, cfg);
+      void execute(msg, config);
       return;
     }
     case 'release':

@@ -51,6 +51,7 @@ export function planWorkers(opts: PoolOptions, token: string): Array<{ config: W
         kind: 'gpu',
         label: g.name,
         threads: 2,
+        concurrency: 4,
         gpuUuid: g.uuid,
         memoryLimit: Math.max(256 * MiB, g.memoryTotalMiB * MiB * 0.9),
         peerToken: token,
@@ -62,13 +63,13 @@ export function planWorkers(opts: PoolOptions, token: string): Array<{ config: W
   }
   for (let i = 0; i < cpuWorkers; i++) {
     out.push({
-      config: { id: `cpu${i}`, kind: 'cpu', label: `CPU (${threads} threads)`, threads, memoryLimit: hostShare, peerToken: token, backends: opts.backends ?? ['native-cpu', 'js'], heartbeatMs: hb },
+      config: { id: `cpu${i}`, kind: 'cpu', label: `CPU (${threads} threads)`, threads, concurrency: 1, memoryLimit: hostShare, peerToken: token, backends: opts.backends ?? ['native-cpu', 'js'], heartbeatMs: hb },
       env: { CUDA_VISIBLE_DEVICES: '' },
     });
   }
   for (let i = 0; i < virtual; i++) {
     out.push({
-      config: { id: `vgpu${i}`, kind: 'virtual-gpu', label: `virtual GPU ${i} (CPU-backed)`, threads: 1, memoryLimit: hostShare, peerToken: token, backends: opts.backends ?? ['native-cpu', 'js'], heartbeatMs: hb },
+      config: { id: `vgpu${i}`, kind: 'virtual-gpu', label: `virtual GPU ${i} (CPU-backed)`, threads: 1, concurrency: 1, memoryLimit: hostShare, peerToken: token, backends: opts.backends ?? ['native-cpu', 'js'], heartbeatMs: hb },
       env: { CUDA_VISIBLE_DEVICES: '' },
     });
   }

@@ -14,7 +14,9 @@ import type { EventBus } from './event-bus';
 import { assembleArray } from './results';
 import { Scheduler, type Instruction, type Stimulus } from './scheduler/scheduler';
 
-const SLOTS_PER_WORKER = 2;
+/** Tasks placed on a worker at once: what it runs concurrently plus one queued, so it can fetch
+ * the next task's inputs while computing. */
+const slotsOf = (w: WorkerHandle) => w.config.concurrency + 1;
 
 export class RunController {
   private readonly scheduler: Scheduler;
@@ -40,7 +42,7 @@ export class RunController {
     this.restartsAtStart = [...pool.restarts.values()].reduce((a, b) => a + b, 0);
     this.unlisten = pool.listen({
       message: (w, msg) => this.onWorkerMessage(w, msg),
-      up: (w) => this.stimulus({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: SLOTS_PER_WORKER }),
+      up: (w) => this.stimulus({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }),
       down: (w, end) => this.stimulus({ type: 'worker-removed', id: w.id, reason: end.reason }),
     });
   }
@@ -49,7 +51,7 @@ export class RunController {
     const started = this.bus.emit({ type: 'run', runId: this.runId, state: 'started', tasks: this.graph.tasks.size });
     for (const w of this.pool.ready) {
       this.stat(w);
-      this.apply(this.scheduler.handle({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: SLOTS_PER_WORKER }, started.seq));
+      this.apply(this.scheduler.handle({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }, started.seq));
     }
     this.apply(this.scheduler.start(started.seq));
   }
