@@ -54,6 +54,20 @@ describe('svd (one-sided Jacobi)', () => {
     expect(orthogonalityError([{ dtype: 'float64', shape: [3, 3], data: z.u.data }])).toBeLessThan(1e-15);
   });
 
+  it('handles diagonal, identity, empty and non-finite input on both paths', () => {
+    for (const method of ['jacobi', 'golub-kahan'] as const) {
+      const d = svdSquare({ rows: 3, cols: 3, data: Float64Array.from([0, 0, 0, 0, -5, 0, 0, 0, 2]) }, method);
+      expect(Array.from(d.s)).toEqual([5, 2, 0]);
+      expect(orthogonalityError([{ dtype: 'float64', shape: [3, 3], data: d.u.data }])).toBeLessThan(1e-15);
+      const id = svdSquare({ rows: 4, cols: 4, data: Float64Array.from([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]) }, method);
+      expect(Array.from(id.s)).toEqual([1, 1, 1, 1]);
+      expect(Array.from(id.vt.data, (x) => x + 0)).toEqual(Array.from(id.u.data, (x) => x + 0)); // -0 and +0 alike
+    }
+    const e = svd({ dtype: 'float64', shape: [0, 3], data: new Float64Array(0) });
+    expect([e.u.shape, e.s.shape, e.vt.shape]).toEqual([[0, 0], [0], [0, 3]]);
+    expect(() => svd(mat([[1, Infinity]]))).toThrow(/svd: non-finite value Infinity at \[0, 1\]/);
+  });
+
   it('gets the small singular values of the Hilbert matrix to high relative accuracy', () => {
     // Jacobi on a graded matrix: relative, not only absolute, accuracy (LAPACK's gesdd is the
     // reference here, so the bound is loose at the tiny end).

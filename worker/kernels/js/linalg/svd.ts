@@ -11,7 +11,7 @@
  * flipped with it. Columns of U for zero singular values are completed to an orthonormal set.
  */
 import type { NDArray } from '../../../../common/arrays';
-import { check2d, fromMat, transposeMat, toMat, type Mat } from './dense';
+import { check2d, fromMat, requireFinite, transposeMat, toMat, type Mat } from './dense';
 import { golubKahanSvd } from './golub-kahan';
 import { jacobiOrthogonalize } from './jacobi';
 import { gemm } from './matmul';
@@ -136,6 +136,7 @@ export function svdSquare(x: Mat, method?: 'jacobi' | 'golub-kahan'): SvdMat {
 /** Thin SVD of a working matrix (any shape). */
 export function svdMat(a: Mat, what = 'svd'): SvdMat {
   const { rows: m, cols: n } = a;
+  requireFinite(a, what); // before any transpose, so the position named is the caller's
   if (m < n) {
     // A^T = V S U^T: swap the roles, then the sign rule is re-applied on the V side.
     const t = svdMat(transposeMat(a), what);
