@@ -13,6 +13,7 @@ import { formatIssues, toWorkerSchema, type ToWorker, type Transfer, type Worker
 import type { ArrayBackend } from './kernels/backend';
 import { createBackends } from './backends';
 import { parentChannel } from './channel';
+import { registerAreaHandlers } from './register';
 import { executeSpec } from './execute';
 import { fetchFromPeer, startPeerServer } from './peer';
 
@@ -114,6 +115,7 @@ async function runTask(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
 
 async function init(cfg: WorkerConfig): Promise<void> {
   config = cfg;
+  await registerAreaHandlers();
   const made = await createBackends(cfg);
   backends = made.backends;
   const server = await startPeerServer(cfg.peerToken, (key) => held.get(key));
