@@ -16,7 +16,7 @@
  * approximation of Poisson(1000), one uniform per value so rows stay independently addressable).
  */
 import { Table, type Vector } from 'apache-arrow';
-import { seedKey, uniform64 } from '../js/philox';
+import { seedKey } from '../js/philox';
 import { floatVector, int32Vector, stringVector } from './build';
 import { tableOf } from './gather';
 import { makeData, makeVector, TimestampMillisecond } from 'apache-arrow';
@@ -65,6 +65,7 @@ export function normalQuantile(p: number): number {
 }
 
 const SQRT_1000 = Math.sqrt(1000);
+const ALMOST_ONE = 1 - 2 ** -53;
 // Philox4x32 multipliers split in 16-bit halves, and the Weyl key increments.
 const M0 = 0xd2511f53;
 const M1 = 0xcd9e8d57;
@@ -77,11 +78,17 @@ const W1 = 0xbb67ae85;
 const INV_2_16 = 1 / 65536;
 
 /**
- * Philox4x32-10 of counter (c0, c1, 0, 0) into `out`, the same function as philox4x32 in
- * worker/kernels/js/philox.ts. mulhi(M, c) = floor((c * M_hi + floor(c * M_lo / 2^16)) / 2^16):
- * every intermediate is below 2^49, so exact in float64.
+ * Philox4x32-10 of counter (io[0], io[1], 0, 0) with key (io[2], io[3]), written to io[4..7]:
+ * the same function as philox4x32 in worker/kernels/js/philox.ts.
+ * mulhi(M, c) = floor((c * M_hi + floor(c * M_lo / 2^16)) / 2^16): every intermediate is below
+ * 2^49, so exact in float64. Inputs and outputs go through one Uint32Array because uint32
+ * values passed as call arguments would be boxed as heap numbers (each call allocating).
  */
-function philoxBlock(c0: number, c1: number, k0: number, k1: number, out: Uint32Array): void {
+function philoxBlock(io: Uint32Array): void {
+  let c0 = io[0];
+  let c1 = io[1];
+  let k0 = io[2];
+  let k1 = io[3];
   let c2 = 0;
   let c3 = 0;
   for (let round = 0; round < 10; round++) {
@@ -98,12 +105,47 @@ function philoxBlock(c0: number, c1: number, k0: number, k1: number, out: Uint32
     c2 = (hi0 ^ c3 ^ k1) >>> 0;
     c3 = lo0;
   }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
+  io[4] = c0;
+  io[5] = c1;
+  io[6] = c2;
+  io[7] = c3;
 }
-const ALMOST_ONE = 1 - 2 ** -53;
+
+/** float64 uniform in (0, 1] from two words (uniform64 of philox.ts), read from io[j], io[j+1]. */
+function uniformAt(io: Uint32Array, j: number): number {
+  return ((io[j] >>> 5) * 67108864 + (io[j + 1] >>> 6) + 1) * 1.1102230246251565e-16;
+}
+
+// The two loops live in their own small functions so V8 optimizes them as a whole (not by
+// on-stack replacement of a big function), which keeps every intermediate an unboxed number.
+function fillA(rowStart: number, n: number, io: Uint32Array, name: Int32Array, x: Float64Array, nNames: number): void {
+  const wantName = name.length > 0;
+  const wantX = x.length > 0;
+  for (let i = 0; i < n; i++) {
+    const b = 2 * (rowStart + i);
+    io[0] = b % 4294967296;
+    io[1] = Math.floor(b / 4294967296);
+    philoxBlock(io);
+    if (wantName) {
+      const k = Math.floor(uniformAt(io, 4) * nNames);
+      name[i] = k < nNames ? k : nNames - 1;
+    }
+    if (wantX) x[i] = -1 + 2 * uniformAt(io, 6);
+  }
+}
+
+function fillB(rowStart: number, n: number, io: Uint32Array, id: Int32Array, y: Float64Array): void {
+  const wantId = id.length > 0;
+  const wantY = y.length > 0;
+  for (let i = 0; i < n; i++) {
+    const b = 2 * (rowStart + i) + 1;
+    io[0] = b % 4294967296;
+    io[1] = Math.floor(b / 4294967296);
+    philoxBlock(io);
+    if (wantId) id[i] = Math.round(1000 + SQRT_1000 * normalQuantile(Math.min(uniformAt(io, 4), ALMOST_ONE)));
+    if (wantY) y[i] = -1 + 2 * uniformAt(io, 6);
+  }
+}
 
 /** Rows [rowStart, rowStart + rowCount) of the timeseries of `seed`. */
 export function timeseries(spec: TimeseriesSpec): Table {
@@ -125,26 +167,14 @@ export function timeseries(spec: TimeseriesSpec): Table {
   const name = new Int32Array(want.has('name') ? n : 0);
   const x = new Float64Array(want.has('x') ? n : 0);
   const y = new Float64Array(want.has('y') ? n : 0);
-  const w = new Uint32Array(4);
   const nNames = TIMESERIES_NAMES.length;
   if (wantA) {
     // Block 2r: elements 4r (name), 4r+1 (x).
-    for (let i = 0; i < n; i++) {
-      const b0 = 2 * (rowStart + i);
-      philoxBlock(b0 % 4294967296 >>> 0, Math.floor(b0 / 4294967296) >>> 0, k0, k1, w);
-      const k = Math.floor(uniform64(w[0], w[1]) * nNames);
-      if (name.length) name[i] = k < nNames ? k : nNames - 1;
-      if (x.length) x[i] = -1 + 2 * uniform64(w[2], w[3]);
-    }
+    fillA(rowStart, n, Uint32Array.of(0, 0, k0, k1, 0, 0, 0, 0), name, x, nNames);
   }
   if (wantB) {
     // Block 2r+1: elements 4r+2 (id), 4r+3 (y).
-    for (let i = 0; i < n; i++) {
-      const b1 = 2 * (rowStart + i) + 1;
-      philoxBlock(b1 % 4294967296 >>> 0, Math.floor(b1 / 4294967296) >>> 0, k0, k1, w);
-      if (id.length) id[i] = Math.round(1000 + SQRT_1000 * normalQuantile(Math.min(uniform64(w[0], w[1]), ALMOST_ONE)));
-      if (y.length) y[i] = -1 + 2 * uniform64(w[2], w[3]);
-    }
+    fillB(rowStart, n, Uint32Array.of(0, 0, k0, k1, 0, 0, 0, 0), id, y);
   }
   const cols: { name: string; vector: Vector }[] = [];
   if (want.has('timestamp')) {
