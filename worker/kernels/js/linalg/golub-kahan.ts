@@ -4,7 +4,7 @@
  * svdcmp, with the convergence tests in units of eps ||B|| as in NR3).
  *
  * Used for the larger matrices where one-sided Jacobi is slow: Jacobi needs ~12 sweeps on the
- * clustered spectrum of a random 1000 x 1000 R (about a minute here), this needs ~10 s. It is
+ * clustered spectrum of a random 1000 x 1000 R (about a minute here), this needs 8 to 10 s. It is
  * accurate to eps * sigma_max in every singular value (Jacobi is relatively accurate; svd.ts
  * keeps it for small matrices).
  *
