@@ -4,5 +4,6 @@
  * so a worker that never trains a model never loads TensorFlow.js.
  */
 export async function registerAreaHandlers(): Promise<void> {
-  // Areas add one line each: await import('./kernels/<area>/register');
+  // Areas add one line each.
+  await import('./kernels/arrays/register');
 }

@@ -1,0 +1,97 @@
+/** Array constructors: zeros, ones, full, arange, linspace. Each block is a leaf; nothing is stored until used. */
+import type { DType, Leaf } from '../../../common/arrays';
+import type { NodeKindSpec } from '../../../common/catalog';
+import { blockOffset, blockShape, fullRegion, normalizeChunks } from '../compile/chunks';
+import { num, shapeAndChunks } from './arrays-core';
+import type { BuildContext, LazyArray, OpDef } from './types';
+
+const DTYPES = ['float64', 'float32', 'int32', 'int64'];
+
+function leafArray(ctx: BuildContext, shape: number[], chunks: number[][], dtype: DType, name: string, leafOf: (region: ReturnType<typeof fullRegion>) => Leaf): LazyArray {
+  return {
+    kind: 'array',
+    shape,
+    chunks,
+    dtype,
+    opName: name,
+    nodes: [ctx.nodeId],
+    block(idx) {
+      const region = fullRegion(blockShape(chunks, idx));
+      region.start = blockOffset(chunks, idx);
+      return { expr: { kind: 'leaf', leaf: leafOf(region) }, deps: [] };
+    },
+  };
+}
+
+function fillOp(op: string, label: string, value: number | null): OpDef {
+  const params: NodeKindSpec['params'] = [
+    { name: 'shape', kind: 'numbers', integer: true, min: 0, minLength: 1, required: true },
+    { name: 'chunks', kind: 'numbers', integer: true, exclusiveMin: 0, minLength: 1, required: true },
+    { name: 'dtype', kind: 'enum', options: DTYPES, default: 'float64' },
+  ];
+  if (value === null) params.push({ name: 'value', kind: 'number', required: true });
+  return {
+    spec: { op, label, category: 'arrays', doc: `${label}: an array of one value.`, inputs: [], outputs: [{ name: 'out', type: 'array' }], params },
+    build(ctx) {
+      const { shape, chunks } = shapeAndChunks(ctx);
+      const v = value ?? num(ctx, 'value');
+      return { out: leafArray(ctx, shape, chunks, (ctx.params.dtype ?? 'float64') as DType, op, () => ({ kind: 'fill', value: v })) };
+    },
+  };
+}
+
+const arange: OpDef = {
+  spec: {
+    op: 'arange',
+    label: 'Arange',
+    category: 'arrays',
+    doc: 'Evenly spaced values start, start+step, ... below stop (1-D), as numpy.arange.',
+    inputs: [],
+    outputs: [{ name: 'out', type: 'array' }],
+    params: [
+      { name: 'start', kind: 'number', default: 0 },
+      { name: 'stop', kind: 'number', required: true },
+      { name: 'step', kind: 'number', default: 1 },
+      { name: 'chunks', kind: 'number', integer: true, exclusiveMin: 0, required: true },
+      { name: 'dtype', kind: 'enum', options: DTYPES, default: 'float64' },
+    ],
+  },
+  build(ctx) {
+    const start = num(ctx, 'start');
+    const stop = num(ctx, 'stop');
+    const step = num(ctx, 'step');
+    if (step === 0) ctx.fail('params.step', 'must not be zero');
+    const n = Math.max(0, Math.ceil((stop - start) / step));
+    const shape = [n];
+    const chunks = normalizeChunks(shape, [num(ctx, 'chunks')]);
+    return { out: leafArray(ctx, shape, chunks, (ctx.params.dtype ?? 'float64') as DType, 'arange', (region) => ({ kind: 'arange', start, step, shape, region })) };
+  },
+};
+
+const linspace: OpDef = {
+  spec: {
+    op: 'linspace',
+    label: 'Linspace',
+    category: 'arrays',
+    doc: 'num evenly spaced values from start to stop inclusive (1-D), as numpy.linspace.',
+    inputs: [],
+    outputs: [{ name: 'out', type: 'array' }],
+    params: [
+      { name: 'start', kind: 'number', required: true },
+      { name: 'stop', kind: 'number', required: true },
+      { name: 'num', kind: 'number', integer: true, min: 0, default: 50 },
+      { name: 'chunks', kind: 'number', integer: true, exclusiveMin: 0, required: true },
+    ],
+  },
+  build(ctx) {
+    const start = num(ctx, 'start');
+    const stop = num(ctx, 'stop');
+    const n = num(ctx, 'num');
+    const step = n > 1 ? (stop - start) / (n - 1) : 0;
+    const shape = [n];
+    const chunks = normalizeChunks(shape, [num(ctx, 'chunks')]);
+    return { out: leafArray(ctx, shape, chunks, 'float64', 'linspace', (region) => ({ kind: 'arange', start, step, shape, region })) };
+  },
+};
+
+export const CREATE_ARRAY_OPS: OpDef[] = [fillOp('zeros', 'Zeros', 0), fillOp('ones', 'Ones', 1), fillOp('full', 'Full', null), arange, linspace];
