@@ -7,16 +7,15 @@
  * with dist 'uniform', a 0, b 1): element 4r gives name, 4r+1 x, 4r+2 id, 4r+3 y. So rows
  * 0..N of a seed are the same whatever the partitioning, worker or process. name and x share
  * one Philox block (2r) and id and y the other (2r+1), so a projection to name and x (the
- * groupby-mean workload) generates half the blocks; `columns` selects what is made. The loop runs its
- * own copy of Philox4x32-10 (two blocks per row) rather than PhiloxStream.at per value, for
- * speed: the multipliers are constants, so the high half of each product takes two float
- * multiplies instead of four 16-bit ones. A test checks the values equal PhiloxStream's.
+ * groupby-mean workload) generates half the blocks; `columns` selects what is made. The loops
+ * call philox4x32 per block rather than PhiloxStream.at per value, for speed; a test checks
+ * the values equal PhiloxStream's.
  *
  * id is round(1000 + sqrt(1000) * z) with z the normal quantile of its uniform (the normal
  * approximation of Poisson(1000), one uniform per value so rows stay independently addressable).
  */
 import { Table, type Vector } from 'apache-arrow';
-import { seedKey } from '../js/philox';
+import { philox4x32, seedKey } from '../js/philox';
 import { floatVector, int32Vector, stringVector } from './build';
 import { tableOf } from './gather';
 import { makeData, makeVector, TimestampMillisecond } from 'apache-arrow';
@@ -66,49 +65,13 @@ export function normalQuantile(p: number): number {
 
 const SQRT_1000 = Math.sqrt(1000);
 const ALMOST_ONE = 1 - 2 ** -53;
-// Philox4x32 multipliers split in 16-bit halves, and the Weyl key increments.
-const M0 = 0xd2511f53;
-const M1 = 0xcd9e8d57;
-const M0_HI = M0 >>> 16;
-const M0_LO = M0 & 0xffff;
-const M1_HI = M1 >>> 16;
-const M1_LO = M1 & 0xffff;
-const W0 = 0x9e3779b9;
-const W1 = 0xbb67ae85;
-const INV_2_16 = 1 / 65536;
-
 /**
- * Philox4x32-10 of counter (io[0], io[1], 0, 0) with key (io[2], io[3]), written to io[4..7]:
- * the same function as philox4x32 in worker/kernels/js/philox.ts.
- * mulhi(M, c) = floor((c * M_hi + floor(c * M_lo / 2^16)) / 2^16): every intermediate is below
- * 2^49, so exact in float64. Inputs and outputs go through one Uint32Array because uint32
- * values passed as call arguments would be boxed as heap numbers (each call allocating).
+ * Philox4x32-10 of counter (io[0], io[1], 0, 0) with key (io[2], io[3]), written to io[4..7],
+ * through the reference philox4x32. The block counter stays below 2^30 for the first 2^29 rows,
+ * so the arguments are small integers that V8 passes unboxed.
  */
-function philoxBlock(io: Uint32Array): void {
-  let c0 = io[0];
-  let c1 = io[1];
-  let k0 = io[2];
-  let k1 = io[3];
-  let c2 = 0;
-  let c3 = 0;
-  for (let round = 0; round < 10; round++) {
-    if (round > 0) {
-      k0 = (k0 + W0) >>> 0;
-      k1 = (k1 + W1) >>> 0;
-    }
-    const hi0 = Math.floor((c0 * M0_HI + Math.floor(c0 * M0_LO * INV_2_16)) * INV_2_16);
-    const lo0 = Math.imul(M0, c0) >>> 0;
-    const hi1 = Math.floor((c2 * M1_HI + Math.floor(c2 * M1_LO * INV_2_16)) * INV_2_16);
-    const lo1 = Math.imul(M1, c2) >>> 0;
-    c0 = (hi1 ^ c1 ^ k0) >>> 0;
-    c1 = lo1;
-    c2 = (hi0 ^ c3 ^ k1) >>> 0;
-    c3 = lo0;
-  }
-  io[4] = c0;
-  io[5] = c1;
-  io[6] = c2;
-  io[7] = c3;
+function philoxBlock(io: Uint32Array, out: Uint32Array): void {
+  philox4x32(io[0], io[1], 0, 0, io[2], io[3], out);
 }
 
 /** float64 uniform in (0, 1] from two words (uniform64 of philox.ts), read from io[j], io[j+1]. */
@@ -119,31 +82,33 @@ function uniformAt(io: Uint32Array, j: number): number {
 // The two loops live in their own small functions so V8 optimizes them as a whole (not by
 // on-stack replacement of a big function), which keeps every intermediate an unboxed number.
 function fillA(rowStart: number, n: number, io: Uint32Array, name: Int32Array, x: Float64Array, nNames: number): void {
+  const out = new Uint32Array(4);
   const wantName = name.length > 0;
   const wantX = x.length > 0;
   for (let i = 0; i < n; i++) {
     const b = 2 * (rowStart + i);
     io[0] = b % 4294967296;
     io[1] = Math.floor(b / 4294967296);
-    philoxBlock(io);
+    philoxBlock(io, out);
     if (wantName) {
-      const k = Math.floor(uniformAt(io, 4) * nNames);
+      const k = Math.floor(uniformAt(out, 0) * nNames);
       name[i] = k < nNames ? k : nNames - 1;
     }
-    if (wantX) x[i] = -1 + 2 * uniformAt(io, 6);
+    if (wantX) x[i] = -1 + 2 * uniformAt(out, 2);
   }
 }
 
 function fillB(rowStart: number, n: number, io: Uint32Array, id: Int32Array, y: Float64Array): void {
+  const out = new Uint32Array(4);
   const wantId = id.length > 0;
   const wantY = y.length > 0;
   for (let i = 0; i < n; i++) {
     const b = 2 * (rowStart + i) + 1;
     io[0] = b % 4294967296;
     io[1] = Math.floor(b / 4294967296);
-    philoxBlock(io);
-    if (wantId) id[i] = Math.round(1000 + SQRT_1000 * normalQuantile(Math.min(uniformAt(io, 4), ALMOST_ONE)));
-    if (wantY) y[i] = -1 + 2 * uniformAt(io, 6);
+    philoxBlock(io, out);
+    if (wantId) id[i] = Math.round(1000 + SQRT_1000 * normalQuantile(Math.min(uniformAt(out, 0), ALMOST_ONE)));
+    if (wantY) y[i] = -1 + 2 * uniformAt(out, 2);
   }
 }
 
