@@ -90,7 +90,9 @@ export type ChunkValue =
   /** A dataframe partition (or partial aggregate) as Arrow IPC stream bytes. */
   | { kind: 'table'; ipc: Uint8Array; rows: number }
   /** Small structured results (tuning trials, summaries). */
-  | { kind: 'json'; value: JsonValue };
+  | { kind: 'json'; value: JsonValue }
+  /** Several named arrays from one task (a block QR's factor and R). */
+  | { kind: 'arrays'; arrays: Record<string, NDArray> };
 
 export function sizeOf(shape: number[]): number {
   let n = 1;
@@ -116,6 +118,7 @@ export function valueBytes(v: ChunkValue): number {
     case 'array': return v.array.data.byteLength;
     case 'table': return v.ipc.byteLength;
     case 'json': return JSON.stringify(v.value).length;
+    case 'arrays': return Object.values(v.arrays).reduce((n, a) => n + a.data.byteLength, 0);
     case 'partial': {
       let b = 0;
       for (const f of Object.values(v.partial.fields)) b += f.byteLength;

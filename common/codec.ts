@@ -3,7 +3,7 @@
  * describing the value and its buffers, followed by the raw bytes. No JSON rows of numbers, no
  * copies beyond the socket's.
  */
-import type { ChunkValue, DType, JsonValue, NumericArray, ReduceOp } from './arrays';
+import type { ChunkValue, DType, JsonValue, NDArray, NumericArray, ReduceOp } from './arrays';
 
 export interface EncodedValue {
   header: ValueHeader;
@@ -14,7 +14,8 @@ export type ValueHeader =
   | { kind: 'array'; dtype: DType; shape: number[] }
   | { kind: 'partial'; op: ReduceOp; shape: number[]; fields: string[] }
   | { kind: 'table'; rows: number }
-  | { kind: 'json'; value: JsonValue };
+  | { kind: 'json'; value: JsonValue }
+  | { kind: 'arrays'; parts: Array<{ name: string; dtype: DType; shape: number[] }> };
 
 function bytesOf(a: ArrayBufferView): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
@@ -35,6 +36,13 @@ export function encodeValue(v: ChunkValue): EncodedValue {
       return { header: { kind: 'table', rows: v.rows }, buffers: [v.ipc] };
     case 'json':
       return { header: { kind: 'json', value: v.value }, buffers: [] };
+    case 'arrays': {
+      const names = Object.keys(v.arrays);
+      return {
+        header: { kind: 'arrays', parts: names.map((name) => ({ name, dtype: v.arrays[name].dtype, shape: v.arrays[name].shape })) },
+        buffers: names.map((n) => bytesOf(v.arrays[n].data)),
+      };
+    }
   }
 }
 
@@ -70,5 +78,12 @@ export function decodeValue(header: ValueHeader, buffers: Uint8Array[]): ChunkVa
       return { kind: 'table', ipc: new Uint8Array(aligned(buffers[0])), rows: header.rows };
     case 'json':
       return { kind: 'json', value: header.value };
+    case 'arrays': {
+      const arrays: Record<string, NDArray> = {};
+      header.parts.forEach((p, i) => {
+        arrays[p.name] = { dtype: p.dtype, shape: p.shape, data: typed(p.dtype, buffers[i]) };
+      });
+      return { kind: 'arrays', arrays };
+    }
   }
 }

@@ -71,8 +71,11 @@ const numericArraySchema = z.union([
   z.instanceof(BigInt64Array),
 ]);
 
+const ndarraySchema = z.object({ dtype: dtypeSchema, shape: z.array(nonNegInt), data: numericArraySchema });
+
 export const chunkValueSchema: z.ZodType<ChunkValue> = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('array'), array: z.object({ dtype: dtypeSchema, shape: z.array(nonNegInt), data: numericArraySchema }) }),
+  z.object({ kind: z.literal('array'), array: ndarraySchema }),
+  z.object({ kind: z.literal('arrays'), arrays: z.record(z.string(), ndarraySchema) }),
   z.object({
     kind: z.literal('partial'),
     partial: z.object({ op: reduceOpSchema, shape: z.array(nonNegInt), fields: z.record(z.string(), z.instanceof(Float64Array)) }),

@@ -3,10 +3,11 @@ import type { NodeKindSpec } from '../../../common/catalog';
 import { CORE_ARRAY_OPS } from './arrays-core';
 import { CREATE_ARRAY_OPS } from './arrays-create';
 import { ELEMENTWISE_ARRAY_OPS } from './arrays-elementwise';
+import { LINALG_ARRAY_OPS } from './arrays-linalg';
 import { SHAPE_ARRAY_OPS } from './arrays-shape';
 import type { OpDef } from './types';
 
-const ALL: OpDef[] = [...CORE_ARRAY_OPS, ...CREATE_ARRAY_OPS, ...ELEMENTWISE_ARRAY_OPS, ...SHAPE_ARRAY_OPS];
+const ALL: OpDef[] = [...CORE_ARRAY_OPS, ...CREATE_ARRAY_OPS, ...ELEMENTWISE_ARRAY_OPS, ...SHAPE_ARRAY_OPS, ...LINALG_ARRAY_OPS];
 
 export const OPS: ReadonlyMap<string, OpDef> = new Map(ALL.map((o) => [o.spec.op, o]));
 

@@ -3,6 +3,7 @@ import type { DType, NDArray } from '../../../common/arrays';
 import { allocate, sizeOf } from '../../../common/arrays';
 import { registerHandler } from '../../handlers';
 import { transpose } from '../js/linalg';
+import './linalg-handlers';
 
 interface Piece {
   dep: number;
