@@ -133,6 +133,11 @@ async function main() {
             await addon.cudaBenchProgram(encodeProgram(program(dtype, n, 1, 1, mode), []), 50, ms);
             const chunks = (n / CHUNK) ** 2;
             log({ kind: 'seed', impl: 'gpuflow cuda kernel only (events, x chunks)', dtype, n, mode, seconds: (ms[0] * chunks) / 1000, msPerChunk: ms[0], elementsPerSecond: (n * n) / ((ms[0] * chunks) / 1000) });
+            // The same with the general interpreter (GPUFLOW_CUDA_GENERAL=1 turns the specialised kernel off).
+            process.env.GPUFLOW_CUDA_GENERAL = '1';
+            await addon.cudaBenchProgram(encodeProgram(program(dtype, n, 1, 1, mode), []), 20, ms);
+            delete process.env.GPUFLOW_CUDA_GENERAL;
+            log({ kind: 'seed', impl: 'gpuflow cuda general interpreter, kernel only (events, x chunks)', dtype, n, mode, seconds: (ms[0] * chunks) / 1000, msPerChunk: ms[0], elementsPerSecond: (n * n) / ((ms[0] * chunks) / 1000) });
           }
           // CuPy at N = 500000 only where the issue quotes a target (float64 seed workload).
           if (n <= 100000 || (dtype === 'float64' && mode === 'full') || (!seedOnly && dtype === 'float64' && mode === 'sliced'))

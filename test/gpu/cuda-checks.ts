@@ -5,10 +5,10 @@
  * against native-cpu and their defining identities. Shared by test/gpu/cuda.test.ts (vitest) and
  * bench/native/device-run.ts (bundled to run where node_modules is absent).
  */
-import type { ChunkValue, NDArray } from '../../common/arrays';
+import type { ChunkProgram, ChunkValue, NDArray } from '../../common/arrays';
 import { runProgram as runJs } from '../../worker/kernels/js/program';
 import type { ArrayBackend } from '../../worker/kernels/backend';
-import { cases, seedChunk } from '../unit/native/programs';
+import { bin, cases, fill, normal, region, seedChunk, un, uniform } from '../unit/native/programs';
 import { mismatch } from '../unit/native/compare';
 
 export interface CheckResult {
@@ -64,6 +64,29 @@ export async function runCudaChecks(cuda: ArrayBackend, cpu: ArrayBackend): Prom
       const got = await cuda.runProgram(c.program, c.inputs);
       return mismatch(got, want, c.exact ?? false, c.program.dtype === 'float32' ? 2e-6 : 1e-12);
     });
+  }
+  // The specialised kernel (native/src/cuda/fast.cu): random leaf -> scalar ops -> strided
+  // region -> reduction over all axes, in each of its modes (column step 1: Philox-block items;
+  // float32 step 2: half blocks; other steps: one element per item), odd offsets and ragged
+  // rows included, against js.
+  for (const dtype of ['float64', 'float32'] as const)
+    for (const dist of ['normal', 'uniform'] as const)
+      for (const [start, step, count] of [[[3, 5], [1, 1], [37, 53]], [[1, 2], [2, 2], [40, 31]], [[2, 7], [3, 2], [25, 19]], [[0, 1], [1, 3], [30, 22]], [[5, 9], [2, 1], [1, 61]]] as const)
+        for (const op of ['sum', 'mean', 'min', 'max', 'var', 'std'] as const) {
+          const shape = [200, 200];
+          const reg = region([...start], [...step], [...count]);
+          const lf = dist === 'normal' ? normal(77, shape, reg, 3, 2) : uniform(78, shape, reg, -1, 4);
+          const expr = bin('div', bin('mul', un('neg', bin('sub', bin('add', lf, fill(1)), fill(0.25))), fill(3)), fill(7));
+          const program: ChunkProgram = { dtype, shape: [...count], expr, reduce: { op, axis: null } };
+          await check(`program (specialised): ${dtype} ${dist} start ${start} step ${step} count ${count} ${op}`, async () => {
+            if (!cuda.supportsProgram(program)) return 'not supported';
+            return mismatch(await cuda.runProgram(program, []), runJs(program, []), false, dtype === 'float32' ? 2e-6 : 1e-12);
+          });
+        }
+  // A 1-d region.
+  for (const dtype of ['float64', 'float32'] as const) {
+    const program: ChunkProgram = { dtype, shape: [999], expr: bin('add', normal(5, [5000], region([11], [3], [999])), fill(2)), reduce: { op: 'sum', axis: null } };
+    await check(`program (specialised): ${dtype} 1-d step 3 sum`, async () => mismatch(await cuda.runProgram(program, []), runJs(program, []), false, dtype === 'float32' ? 2e-6 : 1e-12));
   }
   for (const dtype of ['float64', 'float32'] as const) {
     await check(`program: ${dtype} seed chunk 2000^2 sum against native-cpu`, async () => {

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Bundles the CLI and the worker for the GPU machine (it has no node_modules) into
+# .devbuild/gpuflow/: main.mjs (calls main() of main/cli.ts), worker.js (worker/main.ts, which
+# main/cluster/worker-entry.ts finds beside the bundle), bench/native/device-run.ts as .devbuild/device-run.mjs,
+# and stub packages for the modules the seed workload never uses but that are imported eagerly
+# (better-sqlite3 by main/store, @tensorflow/tfjs by the tfjs kernels): a use throws.
+set -e
+cd "$(dirname "$0")/../.."
+D=.devbuild/gpuflow
+mkdir -p $D/node_modules/better-sqlite3 $D/node_modules/@tensorflow/tfjs
+EXT="--external:better-sqlite3 --external:@duckdb/* --external:@tensorflow/*"
+cat > $D/entry.ts <<'TS'
+import { main } from '../../main/cli';
+main(process.argv.slice(2)).then((code) => process.exit(code), (e) => { console.error(e); process.exit(1); });
+TS
+npx esbuild $D/entry.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=$D/main.mjs \
+  --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
+npx esbuild worker/main.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=$D/worker.js \
+  --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
+echo '{"type":"module"}' > $D/package.json
+npx esbuild bench/native/device-run.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=.devbuild/device-run.mjs \
+  --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
+for m in better-sqlite3 @tensorflow/tfjs; do
+  printf '{"name":"%s","type":"module","main":"index.js"}\n' "$m" > $D/node_modules/$m/package.json
+  printf 'const no = () => { throw new Error("%s is not on this machine (bench stub)"); };\nexport default no;\n' "$m" > $D/node_modules/$m/index.js
+done
+ls -la $D
