@@ -18,8 +18,10 @@ commands:
   explain <workflow.json>      the task graph before and after optimisation, and its critical path
   serve                        the API and UI over HTTP + WebSocket (--host, --port, --token)
   bench <workflow.json>        one CPU core, all cores, one GPU, all GPUs (--repeat N, --warmup N, --json)
-  history                      runs in the store (--status, --workflow, --limit, --json)
+  history                      runs in the store (--status, --workflow, --sort, --limit, --json)
   replay <run-id>              re-run a stored run exactly and compare its digest (--json)
+  export <run-id>... --out F   runs as a file, each with its workflow version embedded
+  import <file>                add an export's workflows and runs to the store
 `;
 
 type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values']) => Promise<number>;
@@ -40,6 +42,10 @@ async function lazy(name: string): Promise<Command> {
       return (await import('./cli/history')).historyCommand;
     case 'replay':
       return (await import('./cli/history')).replayCommand;
+    case 'export':
+      return (await import('./cli/history')).exportCommand;
+    case 'import':
+      return (await import('./cli/history')).importCommand;
     default:
       throw new UsageError(`unknown command '${name}'\n${USAGE}`);
   }

@@ -18,6 +18,8 @@ export const OPTIONS = {
   status: { type: 'string' },
   workflow: { type: 'string' },
   limit: { type: 'string' },
+  sort: { type: 'string' },
+  out: { type: 'string' },
   'no-gpus': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;

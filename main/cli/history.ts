@@ -1,16 +1,51 @@
 /** `gpuflow history` and `gpuflow replay <run-id>`: the store's runs, and exact re-runs of them. */
-import type { RunStatus } from '../../common/store-types';
+import type { RunSortKey, RunStatus } from '../../common/store-types';
 import { RUN_STATUSES } from '../../common/store-types';
-import { defaultDbPath, openStore } from '../store';
+import { defaultDbPath, exportRuns, importExportFile, openStore, writeExportFile } from '../store';
 import { intOption, UsageError, type Parsed } from './args';
 import { startService } from './cluster';
 
+const SORT_KEYS: RunSortKey[] = ['started', 'duration', 'status', 'name', 'id'];
+
+function openCliStore(opts: Parsed['values']) {
+  return openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath());
+}
+
+/** `gpuflow export <run-id>... --out FILE`: runs with their workflow versions embedded. */
+export async function exportCommand(positionals: string[], opts: Parsed['values']): Promise<number> {
+  const ids = positionals.map((p) => intOption(p, 'run-id', 1)!);
+  if (ids.length === 0 || !opts.out) throw new UsageError('usage: gpuflow export <run-id>... --out FILE');
+  const store = openCliStore(opts);
+  try {
+    writeExportFile(opts.out, exportRuns(store, ids));
+    process.stdout.write(`exported ${ids.length} run(s) to ${opts.out}\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+/** `gpuflow import FILE`: adds the file's workflows and runs; importing twice adds nothing. */
+export async function importCommand(positionals: string[], opts: Parsed['values']): Promise<number> {
+  if (!positionals[0]) throw new UsageError('usage: gpuflow import FILE');
+  const store = openCliStore(opts);
+  try {
+    const report = importExportFile(store, positionals[0]);
+    process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : `imported ${JSON.stringify(report)}\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
 export async function historyCommand(_positionals: string[], opts: Parsed['values']): Promise<number> {
-  const store = openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath());
+  const store = openCliStore(opts);
   try {
     const status = opts.status;
     if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}`);
-    const runs = store.listRuns({ status: status as RunStatus | undefined, workflow: opts.workflow, limit: intOption(opts.limit, 'limit', 1) ?? 50 });
+    const sort = opts.sort;
+    if (sort !== undefined && !SORT_KEYS.includes(sort as RunSortKey)) throw new UsageError(`--sort must be one of ${SORT_KEYS.join(', ')}`);
+    const runs = store.listRuns({ status: status as RunStatus | undefined, workflow: opts.workflow, limit: intOption(opts.limit, 'limit', 1) ?? 50, sort: sort as RunSortKey | undefined });
     if (opts.json) {
       process.stdout.write(JSON.stringify(runs, null, 2) + '\n');
       return 0;
