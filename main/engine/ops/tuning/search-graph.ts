@@ -1,0 +1,84 @@
+/**
+ * Emits a search as static tasks (the design is in common/tuning/replay.ts):
+ *
+ *   grid / random        one task per trial, then 'leaderboard'
+ *   halving / hyperband  per bracket and round, as many tasks as the plan has trials in that
+ *                        rung; task i of round k depends on all of round k - 1 of its bracket,
+ *                        replays the decisions and trains the i-th best on from the weights the
+ *                        previous round's task sent in its output; then 'leaderboard'
+ *
+ * Round-0 tasks carry their trial's params and seed in their own params (known before the run,
+ * shown in the inspector); later rounds carry the search spec and their (bracket, round, index).
+ * Op names say bracket, round and epochs, so `gpuflow explain` lists the plan as task counts per
+ * op, e.g. "train b4/r1 →3ep: 27".
+ */
+import path from 'node:path';
+import { SearchController } from '../../../../common/tuning/controller';
+import { staticRounds } from '../../../../common/tuning/replay';
+import { modelSpecFromParams, TrialSpecError, type MetricName } from '../../../../common/tuning/trial';
+import type { SearchSpec, TrialCommand } from '../../../../common/tuning/types';
+import type { BuildContext } from '../types';
+import { DEFAULT_SPLIT, type DatasetMeta, type ModelMeta } from './values';
+
+export interface SearchGraphInput {
+  spec: SearchSpec;
+  data: DatasetMeta;
+  model: ModelMeta;
+  metric: MetricName;
+  saveTo?: string;
+}
+
+export interface SearchGraph {
+  leaderboardKey: string;
+  bestModelKey: string;
+  trialTasks: number;
+}
+
+const KiB = 1024;
+
+export function emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): SearchGraph {
+  const data = { source: g.data.source, split: g.data.split ?? { ...DEFAULT_SPLIT, ...(g.data.task === 'classification' ? { stratify: true } : {}) } };
+  const workBytes = g.data.nRows * (g.data.nFeatures + 1) * 4 * 4 + 4 * KiB * KiB;
+  const common = { base: g.model.base, metric: g.metric, data };
+  const starts = new SearchController(g.spec).next().filter((c): c is Extract<TrialCommand, { kind: 'start' }> => c.kind === 'start');
+  const finals: string[] = [];
+  let trialTasks = 0;
+  const halving = g.spec.method === 'successive-halving' || g.spec.method === 'hyperband';
+  for (const b of staticRounds(g.spec)) {
+    let prev: string[] = [];
+    b.rounds.forEach((r, k) => {
+      const op = halving ? `train b${b.bracket}/r${k} →${r.epochs}ep` : `train →${r.epochs}ep`;
+      const keys: string[] = [];
+      const mine = starts.filter((s) => s.bracket === b.bracket);
+      for (let i = 0; i < r.tasks; i++) {
+        const key = halving ? ctx.key(`b${b.bracket}r${k}`, [i]) : ctx.key('trial', [i]);
+        let params: Record<string, unknown>;
+        if (k === 0) {
+          const s = mine[i];
+          let model;
+          try {
+            model = modelSpecFromParams(g.model.base, s.params, `params.space (trial ${s.trialId})`);
+          } catch (e) {
+            if (e instanceof TrialSpecError) return ctx.fail('params.space', e.message);
+            throw e;
+          }
+          params = { ...common, bracket: b.bracket, round: 0, index: i, params: s.params, trial: { trialId: s.trialId, model, seed: s.seed, epochs: s.epochs, metric: g.metric } };
+        } else {
+          params = { ...common, bracket: b.bracket, round: k, index: i, search: g.spec };
+        }
+        ctx.emit({ key, deps: prev, spec: { kind: 'trial', op: 'search-trial', params }, resource: 'any', op, outBytes: 64 * KiB, workBytes });
+        keys.push(key);
+      }
+      trialTasks += r.tasks;
+      prev = keys;
+    });
+    finals.push(...prev);
+  }
+  const summary = { search: g.spec, metric: g.metric, plan: new SearchController(g.spec).plan(), node: ctx.nodeId };
+  const leaderboardKey = ctx.key('leaderboard');
+  const saveTo = g.saveTo ? path.resolve(g.saveTo) : undefined;
+  ctx.emit({ key: leaderboardKey, deps: finals, spec: { kind: 'trial', op: 'search-leaderboard', params: { ...summary, ...(saveTo ? { saveTo } : {}) } }, resource: 'any', op: 'leaderboard', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });
+  const bestModelKey = ctx.key('best-model');
+  ctx.emit({ key: bestModelKey, deps: finals, spec: { kind: 'trial', op: 'search-best-model', params: summary }, resource: 'any', op: 'best model', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });
+  return { leaderboardKey, bestModelKey, trialTasks };
+}

@@ -1,0 +1,68 @@
+/**
+ * The compile-time values of model-tuning ports. A 'dataset' is a recipe, not rows: synthetic data
+ * is generated inside each worker from its seed (the same rows everywhere, nothing sent), so the
+ * value carries the worker-side DataSpec (worker/kernels/tfjs/trial-task.ts) and what the
+ * compiler needs to check a search against it (task, feature count, classes). A 'model' is the
+ * model node's base settings. Each also names a small summary task, the node's result when it is
+ * left unconnected.
+ */
+import type { Task } from '../../../../common/tuning/trial';
+import type { ModelKind, ModelSpec } from '../../../../common/tuning/trial';
+import type { BuildContext, LazyOpaque } from '../types';
+
+/** Mirrors worker/kernels/tfjs/trial-task.ts DataSpec['source'] (synthetic kinds). */
+export type SyntheticSource =
+  | { kind: 'classification'; nSamples: number; nFeatures: number; nInformative?: number; nClasses: number; flipY?: number; classSep?: number; linearlySeparable?: boolean; seed: number }
+  | { kind: 'regression'; nSamples: number; nFeatures: number; nInformative?: number; noise?: number; seed: number };
+
+export interface SplitSpec {
+  validationFraction: number;
+  seed: number;
+  stratify?: boolean;
+}
+
+export interface DatasetMeta {
+  source: SyntheticSource;
+  /** Absent until a split node sets it; a search then splits with DEFAULT_SPLIT. */
+  split?: SplitSpec;
+  task: Task;
+  nFeatures: number;
+  nRows: number;
+}
+
+export interface ModelMeta {
+  base: Partial<ModelSpec> & { kind: ModelKind };
+  /** Epochs per trial for grid and random search. */
+  epochs: number;
+}
+
+export const DEFAULT_SPLIT: SplitSpec = { validationFraction: 0.2, seed: 0 };
+
+export function datasetValue(key: string, meta: DatasetMeta): LazyOpaque {
+  return { kind: 'opaque', portType: 'dataset', keys: [key], meta: { ...meta } };
+}
+
+export function datasetInput(ctx: BuildContext, port: string): DatasetMeta {
+  const v = ctx.inputs[port];
+  if (!v) return ctx.fail(`inputs.${port}`, 'not connected');
+  if (v.kind !== 'opaque' || v.portType !== 'dataset' || !('source' in v.meta)) {
+    return ctx.fail(`inputs.${port}`, `expects a dataset from a dataset or split node, got ${v.kind === 'opaque' ? v.portType : v.kind}`);
+  }
+  return v.meta as unknown as DatasetMeta;
+}
+
+export function modelInput(ctx: BuildContext, port: string): ModelMeta {
+  const v = ctx.inputs[port];
+  if (!v) return ctx.fail(`inputs.${port}`, 'not connected');
+  if (v.kind !== 'opaque' || v.portType !== 'model' || !('base' in v.meta)) {
+    return ctx.fail(`inputs.${port}`, `expects a model from a model node, got ${v.kind === 'opaque' ? v.portType : v.kind}`);
+  }
+  return v.meta as unknown as ModelMeta;
+}
+
+/** A small task whose value is `value` itself (a node's summary when nothing consumes it). */
+export function emitDescribe(ctx: BuildContext, value: Record<string, unknown>, op = 'describe'): string {
+  const key = ctx.key(op);
+  ctx.emit({ key, deps: [], spec: { kind: 'trial', op, params: value }, resource: 'any', op, outBytes: 1024, workBytes: 1024 });
+  return key;
+}

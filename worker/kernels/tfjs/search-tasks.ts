@@ -1,0 +1,220 @@
+/**
+ * The worker side of a search node's tasks (main/engine/ops/tuning/search-graph.ts):
+ *
+ *   search-trial        trains one trial: round 0 from its params; later rounds replay the
+ *                       bracket's decisions from the previous round's outputs, take the i-th
+ *                       trial the controller continues and train it on from its packed weights
+ *   search-leaderboard  every trial's outcome, ranked by the replayed controller; saves the best
+ *                       model when asked
+ *   search-best-model   the best trial's packed model (for predict)
+ *
+ * Each epoch is streamed through ctx.report, so the UI draws live curves. Tasks keep nothing in
+ * the worker: a lost worker's tasks re-run anywhere from their inputs.
+ */
+import type { JsonValue } from '../../../common/arrays';
+import { finalLeaderboard, replaySearch } from '../../../common/tuning/replay';
+import { formatIssues } from '../../../common/tuning/space';
+import { modelSpecFromParams, trialSpecSchema, type MetricName, type ModelKind, type ModelSpec, type TrialSpec } from '../../../common/tuning/trial';
+import type { LeaderboardEntry, SearchSpec } from '../../../common/tuning/types';
+import type { HandlerContext, HandlerResult } from '../../handlers';
+import { selectTfjsBackend, type BackendSelection } from './backend';
+import { makeClassification, makeRegression } from './datasets';
+import { packModel, unpackModel } from './pack';
+import { saveTrialModel } from './persist';
+import { allRecords, modelOf, readOutputs, SearchTaskError, type TrialRecord, type TrialTaskOutput } from './search-record';
+import { trainValidationSplit } from './split';
+import { trainTrial, type TrialData } from './train';
+import { dataSpecSchema, type DataSpec } from './trial-task';
+import { disposeModel } from './trained-model';
+import { TrialModelStore } from './trial-store';
+import { z } from 'zod';
+
+let selection: Promise<BackendSelection> | null = null;
+
+/** The tfjs backend, chosen once per worker process. */
+export function workerBackend(ctx: HandlerContext): Promise<BackendSelection> {
+  selection ??= selectTfjsBackend({ gpu: ctx.config.kind !== 'cpu' });
+  return selection;
+}
+
+/** "wasm", or "wasm (GPU worker training on a CPU backend)" when a GPU worker got no GPU. */
+export function backendLabel(s: BackendSelection): string {
+  return s.gpuRequestedButCpu ? `tfjs:${s.backend} (GPU worker training on a CPU backend)` : `tfjs:${s.backend}`;
+}
+
+// On the CPU backends (wasm, cpu) the JS thread does the arithmetic, so interleaving a worker's
+// concurrent trials gains nothing; one at a time keeps each trial's ops in one uninterrupted run.
+let queue: Promise<unknown> = Promise.resolve();
+function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  const next = queue.then(fn, fn);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+const dataCache = new Map<string, TrialData>();
+function dataFor(spec: DataSpec): TrialData {
+  const key = JSON.stringify(spec);
+  let d = dataCache.get(key);
+  if (!d) {
+    const s = spec.source;
+    if (s.kind === 'table') throw new SearchTaskError('table sources need the table as a task input; not supported by search-trial yet');
+    const ds = s.kind === 'classification' ? makeClassification(s) : makeRegression(s);
+    d = trainValidationSplit(ds, spec.split);
+    dataCache.set(key, d);
+  }
+  return d;
+}
+
+const trialParams = z.object({
+  base: z.record(z.string(), z.unknown()),
+  metric: z.enum(['accuracy', 'log-loss', 'mse', 'r2']),
+  data: dataSpecSchema,
+  bracket: z.number().int().min(0),
+  round: z.number().int().min(0),
+  index: z.number().int().min(0),
+  params: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
+  trial: trialSpecSchema.optional(),
+  // Built by main's compiler from an already parsed spec (common/tuning/spec.ts): passed through.
+  search: z.record(z.string(), z.unknown()).optional(),
+});
+
+function parse<T>(schema: z.ZodType<T>, input: unknown, where: string): T {
+  const r = schema.safeParse(input);
+  if (!r.success) throw new SearchTaskError(formatIssues(where, r.error.issues));
+  return r.data;
+}
+
+interface Chosen {
+  trial: TrialSpec;
+  bracket: number;
+  params: Record<string, string | number | boolean>;
+  from: number;
+}
+
+export async function searchTrial(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
+  const where = 'search-trial params';
+  const p = parse(trialParams, raw, where);
+  const sel = await workerBackend(ctx);
+  const outs = readOutputs(inputs, 'search-trial');
+  const prior = allRecords(outs);
+  let chosen: Chosen;
+  if (p.round === 0) {
+    if (!p.trial || !p.params) throw new SearchTaskError(`${where}: round 0 needs trial and params`);
+    chosen = { trial: p.trial, bracket: p.bracket, params: p.params, from: 0 };
+  } else {
+    if (!p.search) throw new SearchTaskError(`${where}: later rounds need search`);
+    const spec = p.search as unknown as SearchSpec;
+    const r = replaySearch(spec, prior, p.bracket);
+    if (r.round !== p.round) throw new SearchTaskError(`bracket ${p.bracket}: replay reached round ${r.round}, this task is round ${p.round}`);
+    const cmd = r.pending[p.index];
+    const value: TrialTaskOutput = { kind: 'skipped', prior };
+    if (!cmd) return { value: { kind: 'json', value: value as unknown as JsonValue }, backend: backendLabel(sel) };
+    const model = modelSpecFromParams(p.base as Partial<ModelSpec> & { kind: ModelKind }, cmd.params);
+    chosen = { trial: { trialId: cmd.trialId, model, seed: cmd.seed, epochs: cmd.epochs, metric: p.metric as MetricName }, bracket: cmd.bracket, params: cmd.params, from: cmd.from };
+  }
+  const out = await exclusive(() => train(chosen, p.data, outs, prior, sel, ctx));
+  return { value: { kind: 'json', value: out as unknown as JsonValue }, backend: backendLabel(sel) };
+}
+
+async function train(c: Chosen, data: DataSpec, outs: TrialTaskOutput[], prior: TrialRecord[], sel: BackendSelection, ctx: HandlerContext): Promise<TrialTaskOutput> {
+  const store = new TrialModelStore();
+  const record: TrialRecord = { trialId: c.trial.trialId, bracket: c.bracket, params: c.params, epochs: c.trial.epochs, score: null, metrics: {}, worker: ctx.config.id, backend: sel.backend, gpuWorkerOnCpu: sel.gpuRequestedButCpu };
+  const curve: { epoch: number; loss: number; score: number }[] = [];
+  try {
+    if (c.from > 0) {
+      const packed = modelOf(outs, c.trial.trialId, c.from);
+      if (!packed) throw new SearchTaskError(`trial ${c.trial.trialId}: no weights at ${c.from} epochs among this task's inputs`);
+      store.set(c.trial.trialId, await unpackModel(packed, `trial ${c.trial.trialId}`));
+    }
+    const r = await trainTrial(c.trial, dataFor(data), {
+      store,
+      onEpoch: (e) => {
+        curve.push({ epoch: e.epoch, loss: e.loss, score: e.score });
+        ctx.report({ trial: e.trialId, bracket: c.bracket, epoch: e.epoch, epochs: c.trial.epochs, loss: e.loss, metric: c.trial.metric, value: e.metrics[c.trial.metric] ?? null, score: Number.isFinite(e.score) ? e.score : null, backend: sel.backend });
+      },
+    });
+    record.score = r.score;
+    record.metrics = r.metrics;
+    const m = store.get(c.trial.trialId);
+    return { kind: 'trial', record, prior, model: m ? await packModel(m) : null, curve };
+  } catch (e) {
+    // A trial that cannot train leaves the search with its error (docs/tuning.md); the run goes on.
+    record.error = e instanceof Error ? e.message : String(e);
+    return { kind: 'trial', record, prior, model: null, curve };
+  } finally {
+    store.clear();
+  }
+}
+
+const STATUS_TEXT: Record<string, string> = { halved: 'stopped by successive halving', finished: 'finished', best: 'best', failed: 'failed' };
+
+const summaryParams = z.object({ search: z.record(z.string(), z.unknown()), metric: z.string(), plan: z.unknown(), node: z.string(), saveTo: z.string().optional() });
+
+function ranked(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[], op: string) {
+  const p = parse(summaryParams, raw, `${op} params`);
+  const outs = readOutputs(inputs, op);
+  const records = allRecords(outs);
+  const { leaderboard, best } = finalLeaderboard(p.search as unknown as SearchSpec, records);
+  return { p, outs, records, leaderboard, best };
+}
+
+/** The latest record of each trial (its last round). */
+function latest(records: TrialRecord[]): Map<string, TrialRecord> {
+  const m = new Map<string, TrialRecord>();
+  for (const r of records) {
+    const have = m.get(r.trialId);
+    if (!have || r.epochs > have.epochs) m.set(r.trialId, r);
+  }
+  return m;
+}
+
+export async function searchLeaderboard(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
+  const { p, outs, records, leaderboard, best } = ranked(raw, inputs, 'search-leaderboard');
+  const last = latest(records);
+  const rows = leaderboard.map((e: LeaderboardEntry) => {
+    const r = last.get(e.trialId);
+    return { rank: e.rank, trialId: e.trialId, bracket: e.bracket, params: e.params, epochs: e.epochs, score: e.score, metrics: r?.metrics ?? {}, status: STATUS_TEXT[e.status] ?? e.status, worker: r?.worker ?? null, backend: r?.backend ?? null, ...(e.error ? { error: e.error } : {}) };
+  });
+  const workers: Record<string, { trials: number; backend: string; note?: string }> = {};
+  for (const r of records) {
+    const w = (workers[r.worker] ??= { trials: 0, backend: r.backend });
+    w.trials++;
+    if (r.gpuWorkerOnCpu) w.note = `GPU worker training on a CPU backend (${r.backend})`;
+  }
+  let savedTo: string | null = null;
+  if (p.saveTo && best) {
+    const packed = modelOf(outs, best.trialId, best.epochs);
+    if (!packed) throw new SearchTaskError(`search-leaderboard: no weights for the best trial ${best.trialId}`);
+    await workerBackend(ctx);
+    const m = await unpackModel(packed, `trial ${best.trialId}`);
+    try {
+      await saveTrialModel(m, p.saveTo);
+    } finally {
+      disposeModel(m.model);
+    }
+    savedTo = p.saveTo;
+  }
+  const value = {
+    kind: 'search-result',
+    strategy: (p.search as { method: string }).method,
+    metric: p.metric,
+    plan: p.plan,
+    trials: last.size,
+    epochsTrained: [...last.values()].reduce((s, r) => s + (r.error ? 0 : r.epochs), 0),
+    bestParams: best?.params ?? null,
+    bestScore: best?.score ?? null,
+    best: best ? { trialId: best.trialId, params: best.params, score: best.score, epochs: best.epochs } : null,
+    leaderboard: rows,
+    workers,
+    savedTo,
+  };
+  return { value: { kind: 'json', value: value as unknown as JsonValue }, backend: 'js' };
+}
+
+export async function searchBestModel(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[]): Promise<HandlerResult> {
+  const { outs, best } = ranked(raw, inputs, 'search-best-model');
+  if (!best) throw new SearchTaskError('search-best-model: every trial failed, there is no best model');
+  const model = modelOf(outs, best.trialId, best.epochs);
+  if (!model) throw new SearchTaskError(`search-best-model: no weights for the best trial ${best.trialId}`);
+  return { value: { kind: 'json', value: { trialId: best.trialId, params: best.params, score: best.score, model } as unknown as JsonValue }, backend: 'js' };
+}
