@@ -22,6 +22,7 @@ export function nodeState(
     if (total > 0 && done >= total) return 'done';
     if (runStatus === 'running' || runStatus === 'starting') return 'running';
   }
-  if (runStatus === 'finished' && progress) return 'done';
+  // Fused nodes report no progress of their own; a finished run means every node produced.
+  if (runStatus === 'finished') return 'done';
   return 'ready';
 }

@@ -3,7 +3,7 @@
  * every change goes back through its actions, so undo/redo sees all of them. Drops from the
  * palette add nodes; a refused connection shows its reason in a banner.
  */
-import { Background, Controls, MiniMap, ReactFlow, useReactFlow, type Connection, type Edge, type Node, type NodeChange, type EdgeChange, type OnSelectionChangeParams } from '@xyflow/react';
+import { Background, Controls, MiniMap, ReactFlow, useReactFlow, type Connection, type Edge, type Node, type NodeChange, type EdgeChange } from '@xyflow/react';
 import { useCallback, useMemo } from 'react';
 import { edgeId } from '../logic/graph-model';
 import { FlowNode, PORT_COLORS } from './FlowNode';
@@ -41,7 +41,14 @@ export function GraphEditor() {
       const st = session.editor.getState();
       const moved: Record<string, { x: number; y: number }> = {};
       let ended = false;
+      const sel = new Set(st.selectedNodes);
+      let selChanged = false;
       for (const c of changes) {
+        if (c.type === 'select') {
+          selChanged = true;
+          if (c.selected) sel.add(c.id);
+          else sel.delete(c.id);
+        }
         if (c.type !== 'position') continue;
         if (c.dragging && st.dragStart === null) st.beginDrag();
         if (c.position) moved[c.id] = c.position;
@@ -49,18 +56,24 @@ export function GraphEditor() {
       }
       if (Object.keys(moved).length) st.moveNodes(moved);
       if (ended) session.editor.getState().endDrag();
+      if (selChanged) session.editor.getState().select([...sel], session.editor.getState().selectedEdges);
     },
     [session],
   );
 
-  const onEdgesChange = useCallback((_: EdgeChange[]) => undefined, []);
-
-  const onSelectionChange = useCallback(
-    ({ nodes, edges }: OnSelectionChangeParams) => {
+  // Controlled mode: selection arrives as 'select' changes and lives in the editor store.
+  const onEdgesChange = useCallback(
+    (changes: EdgeChange[]) => {
       const st = session.editor.getState();
-      const n = nodes.map((x) => x.id);
-      const e = edges.map((x) => x.id);
-      if (n.join() !== st.selectedNodes.join() || e.join() !== st.selectedEdges.join()) st.select(n, e);
+      const sel = new Set(st.selectedEdges);
+      let changed = false;
+      for (const c of changes) {
+        if (c.type !== 'select') continue;
+        changed = true;
+        if (c.selected) sel.add(c.id);
+        else sel.delete(c.id);
+      }
+      if (changed) st.select(st.selectedNodes, [...sel]);
     },
     [session],
   );
@@ -91,7 +104,6 @@ export function GraphEditor() {
         nodeTypes={nodeTypes}
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
-        onSelectionChange={onSelectionChange}
         onConnect={onConnect}
         deleteKeyCode={null}
         multiSelectionKeyCode={['Shift', 'Meta', 'Control']}

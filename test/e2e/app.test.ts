@@ -1,0 +1,160 @@
+/**
+ * The app end to end, in Debian's Chromium against `gpuflow serve --virtual-gpus 3`: build the seed
+ * workflow with the mouse (palette drags, port-to-port connections, inspector fields), run it on
+ * 1 CPU + 3 virtual workers and check the drawn task stream and the result against the CLI, refuse
+ * a wrong connection with its reason, save / reload / open, replay with an equal digest, cancel a
+ * long run, and benchmark. Screenshots go to docs/screenshots/.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, browserMissing, cliRun, ensureRendererBuilt, launchBrowser, startServer, type Server } from './harness';
+
+const skip = browserMissing();
+const SHOTS = path.join(ROOT, 'docs/screenshots');
+
+async function dropFromPalette(page: Page, op: string, x: number, y: number) {
+  await page.locator(`[data-op="${op}"]`).dragTo(page.getByTestId('graph-canvas'), { targetPosition: { x, y } });
+  await page.locator(`.react-flow__node[data-id="${op}"]`).waitFor();
+}
+
+async function connect(page: Page, from: string, out: string, to: string, inp: string) {
+  const a = await page.locator(`.react-flow__node[data-id="${from}"] .react-flow__handle.source[data-handleid="${out}"]`).boundingBox();
+  const b = await page.locator(`.react-flow__node[data-id="${to}"] .react-flow__handle.target[data-handleid="${inp}"]`).boundingBox();
+  if (!a || !b) throw new Error(`handles ${from}.${out} / ${to}.${inp} not on screen`);
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 5 });
+  await page.mouse.up();
+}
+
+async function setParam(page: Page, node: string, name: string, value: string) {
+  await page.locator(`.react-flow__node[data-id="${node}"] .gf-node-title`).click();
+  const field = page.locator(`#param-${node}-${name}`);
+  await field.fill(value, { timeout: 5000 });
+  await field.press('Enter');
+}
+
+const laneCounts = async (page: Page): Promise<Record<string, number>> => JSON.parse((await page.getByTestId('task-stream').getAttribute('data-lane-counts')) ?? '{}');
+
+describe.skipIf(skip)('gpuflow in the browser', () => {
+  let server: Server;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    [server, browser] = await Promise.all([startServer(['--virtual-gpus', '3']), launchBrowser()]);
+    page = await browser.newPage({ viewport: { width: 1500, height: 950 }, acceptDownloads: true });
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(server.url);
+    await page.locator('[data-op="random_normal"]').waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('builds the seed workflow with the mouse and refuses a wrong connection with its reason', async () => {
+    await dropFromPalette(page, 'random_normal', 20, 60);
+    await dropFromPalette(page, 'scalar_op', 380, 60);
+    await dropFromPalette(page, 'slice', 20, 280);
+    await dropFromPalette(page, 'reduce', 380, 280);
+    await connect(page, 'scalar_op', 'out', 'slice', 'x');
+    await connect(page, 'slice', 'out', 'reduce', 'x');
+    // reduce -> scalar_op would close a loop: refused, and the banner says why.
+    await connect(page, 'reduce', 'out', 'scalar_op', 'x');
+    const notice = page.getByTestId('notice');
+    await expect.poll(() => notice.getAttribute('data-code')).toBe('CYCLE');
+    expect(await notice.textContent()).toContain('would make a cycle');
+    await connect(page, 'random_normal', 'out', 'scalar_op', 'x');
+    await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(3);
+
+    // An invalid value is refused in the inspector with a message naming the field.
+    await setParam(page, 'random_normal', 'chunks', '500, -1');
+    expect(await page.getByTestId('param-error-chunks').textContent()).toContain('chunks[1] must be greater than 0');
+    await setParam(page, 'random_normal', 'shape', '2000, 2000');
+    await setParam(page, 'random_normal', 'chunks', '500, 500');
+    await setParam(page, 'random_normal', 'mean', '10');
+    await setParam(page, 'random_normal', 'std', '1');
+    await setParam(page, 'scalar_op', 'value', '1');
+    await setParam(page, 'slice', 'slices', '::2, ::2');
+    for (const id of ['random_normal', 'scalar_op', 'slice', 'reduce'])
+      await expect.poll(() => page.getByTestId(`node-state-${id}`).textContent()).toContain('ready');
+    await page.screenshot({ path: path.join(SHOTS, 'editor.png') });
+  });
+
+  it('runs on 1 CPU + 3 virtual workers, draws 4 lanes and matches the CLI', async () => {
+    await page.getByTestId('run').click();
+    await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('finished');
+    await expect.poll(async () => Object.values(await laneCounts(page)).filter((n) => n > 0).length).toBe(4);
+    const lanes = await laneCounts(page);
+    expect(Object.keys(lanes).sort()).toEqual(expect.arrayContaining(['cpu0']));
+    expect(Object.values(lanes).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(16);
+
+    const oracle = cliRun(path.join(ROOT, 'examples/seed-benchmark.json'), { N: 2000, chunks: 500 });
+    expect(oracle.status).toBe('finished');
+    const total = oracle.results.total as { kind: string; value?: number; data?: number[] };
+    const expected = total.kind === 'scalar' ? total.value! : total.data![0];
+    const shown = Number(await page.locator('[data-testid="result-reduce"] .gf-scalar').getAttribute('data-value'));
+    expect(shown).toBe(expected);
+    for (const id of ['random_normal', 'scalar_op', 'slice', 'reduce']) expect(await page.getByTestId(`node-state-${id}`).textContent()).toContain('done');
+  });
+
+  it('saves, reloads, opens the file again and replays with an equal digest', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save').click()]);
+    const file = path.join(path.dirname(server.db), 'saved.json');
+    await download.saveAs(file);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { format: string; nodes: Array<{ id: string; params: Record<string, unknown> }>; edges: unknown[] };
+    expect(doc.format).toBe('gpuflow.workflow/1');
+    expect(doc.nodes.map((n) => n.id).sort()).toEqual(['random_normal', 'reduce', 'scalar_op', 'slice']);
+    expect(doc.edges).toHaveLength(3);
+    expect(doc.nodes.find((n) => n.id === 'random_normal')!.params.shape).toEqual([2000, 2000]);
+
+    await page.reload();
+    await page.locator('[data-op="random_normal"]').waitFor();
+    expect(await page.locator('.react-flow__node').count()).toBe(0);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Open…' }).click()]);
+    await chooser.setFiles(file);
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);
+    await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(3);
+
+    await page.getByTestId('view-history').click();
+    const firstRun = page.locator('tr[data-run="1"]');
+    await firstRun.waitFor();
+    await firstRun.getByRole('button', { name: 'Replay' }).click();
+    await expect.poll(() => page.getByTestId('replay-check').getAttribute('data-match'), { timeout: 60_000 }).toBe('true');
+    expect(await page.getByTestId('replay-check').textContent()).toContain('digest equal');
+  });
+
+  it('cancel stops a long run', async () => {
+    await setParam(page, 'random_normal', 'shape', '40000, 40000');
+    await setParam(page, 'random_normal', 'chunks', '1000, 1000');
+    await page.getByTestId('run').click();
+    await expect.poll(async () => Number(await page.getByTestId('task-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(8);
+    await page.screenshot({ path: path.join(SHOTS, 'task-stream-running.png') });
+    await page.getByTestId('cancel').click();
+    await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('cancelled');
+    const items = Number(await page.getByTestId('task-stream').getAttribute('data-items'));
+    expect(items).toBeLessThan(1600 + 300);
+  });
+
+  it('benchmarks the workflow on the four configurations', async () => {
+    await setParam(page, 'random_normal', 'shape', '2000, 2000');
+    await setParam(page, 'random_normal', 'chunks', '500, 500');
+    await page.getByTestId('view-benchmarks').click();
+    await page.getByLabel('repeat').fill('1');
+    await page.getByLabel('warm-up').fill('0');
+    await page.getByTestId('start-bench').click();
+    const rec = page.getByTestId('bench-record');
+    await rec.waitFor({ timeout: 90_000 });
+    expect(await rec.getAttribute('data-digests-agree')).toBe('true');
+    const text = (await rec.textContent()) ?? '';
+    for (const c of ['1 CPU core', 'all CPU cores', '1 GPU', 'all GPUs']) expect(text).toContain(c);
+    expect(text).toContain('virtual');
+    await page.screenshot({ path: path.join(SHOTS, 'benchmarks.png') });
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * What the e2e tests need around the browser: the renderer built once (out/renderer, rebuilt when
+ * a renderer source is newer), a `gpuflow serve` child on a free port with a random token and a
+ * throwaway database, and Debian's Chromium through playwright-core. With CI set, a missing
+ * Chromium is a failure, not a skip.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const CHROMIUM = process.env.GPUFLOW_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Skip only outside CI; in CI a missing browser must fail the suite. */
+export function browserMissing(): boolean {
+  if (existsSync(CHROMIUM)) return false;
+  if (process.env.CI) throw new Error(`e2e: Chromium not found at ${CHROMIUM}; CI must install it (apt-get install -y chromium)`);
+  return true;
+}
+
+function newestMtime(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+export function ensureRendererBuilt(): void {
+  const index = path.join(ROOT, 'out/renderer/index.html');
+  const sources = Math.max(newestMtime(path.join(ROOT, 'renderer')), newestMtime(path.join(ROOT, 'common')));
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: ROOT, stdio: 'pipe', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' } });
+}
+
+export interface Server {
+  url: string;
+  origin: string;
+  token: string;
+  db: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(args: string[] = ['--virtual-gpus', '3']): Promise<Server> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-e2e-'));
+  const db = path.join(dir, 'e2e.db');
+  const token = randomBytes(18).toString('base64url');
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/gpuflow.mjs'), 'serve', '--port', '0', '--token', token, '--db', db, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /gpuflow serve: (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`gpuflow serve exited with ${code} before printing its URL:\n${out}\n${err}`)));
+  });
+  return {
+    url,
+    origin: new URL(url).origin,
+    token,
+    db,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** What the CLI prints for a workflow: the independent oracle for the UI's result. */
+export function cliRun(file: string, params: Record<string, number>): { status: string; digest: string; results: Record<string, unknown> } {
+  const args = [path.join(ROOT, 'bin/gpuflow.mjs'), 'run', file, '--json', '--no-store'];
+  for (const [k, v] of Object.entries(params)) args.push('--param', `${k}=${v}`);
+  const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return JSON.parse(out) as { status: string; digest: string; results: Record<string, unknown> };
+}
