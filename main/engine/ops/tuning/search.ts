@@ -4,6 +4,7 @@
  * result is the leaderboard (every trial's params, epochs, score and status; the best params and
  * score; the plan); its 'model' output is the best trial's model, for a predict node.
  */
+import { SearchSpaceError } from '../../../../common/tuning/space';
 import { parseSearchSpec, SearchSpecError } from '../../../../common/tuning/spec';
 import { METRICS_BY_TASK, type MetricName } from '../../../../common/tuning/trial';
 import type { SearchSpec } from '../../../../common/tuning/types';
@@ -67,7 +68,7 @@ const search: OpDef = {
     try {
       spec = parseSearchSpec(input, 'params');
     } catch (e) {
-      if (!(e instanceof SearchSpecError)) throw e;
+      if (!(e instanceof SearchSpecError || e instanceof SearchSpaceError)) throw e;
       const m = /^params\.?([A-Za-z_]*)[^:]*: ([\s\S]*)$/.exec(e.message);
       return ctx.fail(m && m[1] ? `params.${m[1]}` : 'params', m ? e.message.replace(/^params\.?/, '') : e.message);
     }
