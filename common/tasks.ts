@@ -38,7 +38,9 @@ export interface TaskDef {
 export type NodeOutput =
   | { kind: 'scalar'; key: string; dtype: string }
   | { kind: 'array'; shape: number[]; chunks: number[][]; dtype: string; keys: string[] }
-  | { kind: 'value'; key: string };
+  | { kind: 'value'; key: string }
+  /** A large array reported as a summary computed on the workers; `key` yields a bundle {stats, hist, corner}. */
+  | { kind: 'array-summary'; key: string; shape: number[]; dtype: string };
 
 export interface TaskGraph {
   tasks: Map<string, TaskDef>;

@@ -11,6 +11,7 @@ import type { NodeOutput, TaskGraph } from '../../common/tasks';
 import type { WorkerPool } from '../cluster/pool';
 import type { WorkerHandle } from '../cluster/worker-handle';
 import type { EventBus } from './event-bus';
+import { summaryFromBundle } from './compile/summary-lower';
 import { assembleArray } from './results';
 import { Scheduler, type Instruction, type Stimulus } from './scheduler/scheduler';
 
@@ -189,6 +190,10 @@ export class RunController {
       return assembleArray(out, blocks);
     }
     const v = await this.fetch(out.key);
+    if (out.kind === 'array-summary') {
+      if (v.kind !== 'arrays') throw new Error(`output ${out.key} is a ${v.kind}, expected a summary bundle`);
+      return { kind: 'array', dtype: out.dtype, shape: out.shape, summary: summaryFromBundle(v.arrays) };
+    }
     return v.kind === 'json' ? { kind: 'json', value: v.value } : { kind: 'json', value: { kind: v.kind } };
   }
 

@@ -10,13 +10,18 @@ import { WorkflowError } from '../errors';
 import { OPS } from '../ops/registry';
 import type { BuildContext, LazyValue } from '../ops/types';
 import type { ValidWorkflow } from '../validate';
+import { sizeOf } from '../../../common/arrays';
+import { WHOLE_ARRAY_LIMIT } from '../results';
 import { materialize } from './array-lower';
 import { blockIndices } from './chunks';
+import { summaryOutput } from './summary-lower';
 
 export interface CompileOptions {
   /** Largest bytes a single task may touch (the biggest worker's memory limit). */
   maxTaskBytes?: number;
   arrayResource?: Resource;
+  /** Output arrays with more elements are reported as summaries computed on the workers. */
+  wholeArrayLimit?: number;
 }
 
 export interface Compiled extends TaskGraph {
@@ -69,6 +74,7 @@ export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): C
       for (const [port, v] of Object.entries(out)) {
         const name = Object.keys(out).length > 1 ? `${id}.${port}` : id;
         if (v.kind === 'scalar') outputs[name] = { kind: 'scalar', key: v.key, dtype: v.dtype };
+        else if (v.kind === 'array' && sizeOf(v.shape) > (opts.wholeArrayLimit ?? WHOLE_ARRAY_LIMIT)) outputs[name] = summaryOutput(v, ctx, port);
         else if (v.kind === 'array') {
           const m = materialize(v, ctx, `${port}-block`);
           const keys: string[] = [];

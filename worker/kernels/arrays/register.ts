@@ -4,6 +4,9 @@ import { allocate, sizeOf } from '../../../common/arrays';
 import { registerHandler } from '../../handlers';
 import { transpose } from '../js/linalg';
 import './linalg-handlers';
+import './npy-handlers';
+import './randomized-handlers';
+import './summary-handlers';
 
 interface Piece {
   dep: number;
