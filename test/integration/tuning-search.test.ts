@@ -100,5 +100,22 @@ describe('tuning searches on worker processes', () => {
     const json = JSON.parse(readFileSync(path.join(saveTo, 'model.json'), 'utf8'));
     expect(json.userDefinedMetadata.gpuflow).toMatchObject({ trialId: result.best.trialId, epochs: 4, spec: { learningRate: 1, kind: 'logistic' } });
     expect(existsSync(path.join(saveTo, 'weights.bin'))).toBe(true);
+
+    // The same search feeding a predict node: the best model on the validation rows scores what
+    // the leaderboard said (the search node is no longer a sink, so only predict reports).
+    const withPredict = structuredClone(doc);
+    withPredict.nodes.push({ id: 'predict', op: 'predict', params: { max_rows: 5 } } as never);
+    withPredict.edges.push({ source: 'search', sourcePort: 'best', target: 'predict', targetPort: 'model' }, { source: 'split', sourcePort: 'out', target: 'predict', targetPort: 'data' });
+    const h = engine.run(validateWorkflow(withPredict));
+    const r = await h.result;
+    expect(r.error).toBeUndefined();
+    const p = r.results.predict;
+    if (p.kind !== 'json') throw new Error('predict result is not json');
+    const pv = p.value as { trialId: string; rows: number; metrics: Record<string, number>; predictions: { prediction: number; probabilities: number[] }[] };
+    expect(pv.trialId).toBe(result.best.trialId);
+    expect(pv.rows).toBe(60);
+    expect(-pv.metrics['log-loss']).toBe(result.leaderboard[0].score);
+    expect(pv.predictions).toHaveLength(5);
+    expect(pv.predictions[0].probabilities).toHaveLength(2);
   }, 120_000);
 });

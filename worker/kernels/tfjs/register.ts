@@ -13,3 +13,4 @@ registerHandler('trial', 'search-best-model', async (params, inputs) => (await h
 registerHandler('trial', 'dataset-info', async (params) => (await import('./dataset-info')).datasetInfo(params));
 // A node's own settings as its result (the model node when nothing consumes it).
 registerHandler('trial', 'describe', async (params) => ({ value: { kind: 'json', value: params as JsonValue }, backend: 'js' }));
+registerHandler('trial', 'predict', async (params, inputs, ctx) => (await import('./predict-task')).predictTask(params, inputs as { kind: string; value?: unknown }[], ctx));
