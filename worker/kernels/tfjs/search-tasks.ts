@@ -44,8 +44,11 @@ export function backendLabel(s: BackendSelection): string {
 
 // On the CPU backends (wasm, cpu) the JS thread does the arithmetic, so interleaving a worker's
 // concurrent trials gains nothing; one at a time keeps each trial's ops in one uninterrupted run.
+// libtensorflow ('tensorflow', the GPU package) computes off the JS thread: there the worker's
+// concurrent tasks (4 on a GPU worker) train side by side.
 let queue: Promise<unknown> = Promise.resolve();
-function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+function exclusive<T>(sel: BackendSelection, fn: () => Promise<T>): Promise<T> {
+  if (sel.backend === 'tensorflow') return fn();
   const next = queue.then(fn, fn);
   queue = next.catch(() => undefined);
   return next;
@@ -112,7 +115,7 @@ export async function searchTrial(raw: Record<string, unknown>, inputs: { kind: 
     const model = modelSpecFromParams(p.base as Partial<ModelSpec> & { kind: ModelKind }, cmd.params);
     chosen = { trial: { trialId: cmd.trialId, model, seed: cmd.seed, epochs: cmd.epochs, metric: p.metric as MetricName }, bracket: cmd.bracket, params: cmd.params, from: cmd.from };
   }
-  const out = await exclusive(() => train(chosen, p.data, outs, prior, sel, ctx));
+  const out = await exclusive(sel, () => train(chosen, p.data, outs, prior, sel, ctx));
   return { value: { kind: 'json', value: out as unknown as JsonValue }, backend: backendLabel(sel) };
 }
 
