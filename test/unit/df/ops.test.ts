@@ -46,6 +46,14 @@ describe('per-partition operations', () => {
     expect(tail(t, 100).numRows).toBe(40);
   });
 
+  it('reads nulls correctly from sliced partitions (Arrow offsets)', () => {
+    const t = people();
+    const nullIds = (expected.filters as Record<string, number[]>)['salary is null or name is null'];
+    const last = tail(t, 30);
+    expect(column(filter(last, 'salary is null or name is null'), 'id')).toEqual(nullIds.filter((i) => i > 10));
+    expect(column(sortTable(last, ['salary']), 'id').slice(-2)).toEqual([12, 28]);
+  });
+
   it('concatenates partitions whose string dictionaries differ', () => {
     const t = people();
     const a = filter(t, "dept == 'eng'");
