@@ -24,7 +24,7 @@ export interface StreamView {
   msPerPx: number;
 }
 
-export const LABEL_W = 140;
+export const LABEL_W = 210;
 export const LANE_H = 26;
 export const AXIS_H = 18;
 export const TRANSFER_COLOR = '#e4572e';

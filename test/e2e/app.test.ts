@@ -37,6 +37,9 @@ async function setParam(page: Page, node: string, name: string, value: string) {
   await field.press('Enter');
 }
 
+/** Clicks empty canvas so no node is selected (a selected node dims other nodes' tasks). */
+const deselect = (page: Page) => page.locator('.react-flow__pane').click({ position: { x: 600, y: 20 } });
+
 const laneCounts = async (page: Page): Promise<Record<string, number>> => JSON.parse((await page.getByTestId('task-stream').getAttribute('data-lane-counts')) ?? '{}');
 
 describe.skipIf(skip)('gpuflow in the browser', () => {
@@ -88,6 +91,7 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
   });
 
   it('runs on 1 CPU + 3 virtual workers, draws 4 lanes and matches the CLI', async () => {
+    await deselect(page);
     await page.getByTestId('run').click();
     await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('finished');
     await expect.poll(async () => Object.values(await laneCounts(page)).filter((n) => n > 0).length).toBe(4);
@@ -133,6 +137,7 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
   it('cancel stops a long run', async () => {
     await setParam(page, 'random_normal', 'shape', '40000, 40000');
     await setParam(page, 'random_normal', 'chunks', '1000, 1000');
+    await deselect(page);
     await page.getByTestId('run').click();
     await expect.poll(async () => Number(await page.getByTestId('task-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(8);
     await page.screenshot({ path: path.join(SHOTS, 'task-stream-running.png') });
