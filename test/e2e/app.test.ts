@@ -142,10 +142,11 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
     await expect.poll(async () => Number(await page.getByTestId('task-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(8);
     await page.screenshot({ path: path.join(SHOTS, 'task-stream-running.png') });
     await page.getByTestId('cancel').click();
-    await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('cancelled');
+    await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 75_000 }).toBe('cancelled');
+    // Stopped early: fewer tasks drew than the 1600 chunks (plus reduction tree) the run had.
     const items = Number(await page.getByTestId('task-stream').getAttribute('data-items'));
-    expect(items).toBeLessThan(1600 + 300);
-  });
+    expect(items).toBeLessThan(1600);
+  }, 120_000);
 
   it('benchmarks the workflow on the four configurations', async () => {
     await setParam(page, 'random_normal', 'shape', '2000, 2000');
