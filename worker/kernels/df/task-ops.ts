@@ -1,0 +1,175 @@
+/**
+ * The dataframe task ops, shaped for the worker: each op names how many input partitions it takes,
+ * a zod schema of its params (checked at the process boundary, errors naming the field), and a
+ * pure function from input tables to an output table (or a small JSON value). register.ts binds
+ * them to the worker's handler registry; tests call runDfOp directly.
+ *
+ * Shuffles are two ops: 'hash-split' reorders a partition's rows by target part and records each
+ * part's row range in the schema metadata (so one task output carries all k parts); 'gather-part'
+ * takes the split outputs of every input partition and concatenates their part p.
+ */
+import { z } from 'zod';
+import { Schema, Table } from 'apache-arrow';
+import type { JsonValue, NDArray } from '../../../common/arrays';
+import { readCsv } from './csv';
+import { describe } from './describe';
+import { tableFromArray } from './from-array';
+import { concatTables, takeTable } from './gather';
+import { AGG_NAMES, groupbyAggregate, groupbyChunk, groupbyCombine, type GroupbySpec } from './groupby';
+import { hashRows } from './keys';
+import { broadcastJoin, hashJoin, type JoinSpec } from './join';
+import { assign, drop, filter, head, rename, select, tail } from './ops';
+import { readParquet, writeParquet } from './parquet';
+import { dropDuplicates, valueCountsAggregate, valueCountsChunk } from './rows';
+import { sortTable } from './sort';
+import { TIMESERIES_COLUMNS, timeseriesPartition } from './timeseries';
+
+export type DfInput = { kind: 'table'; table: Table } | { kind: 'array'; array: NDArray };
+export type DfOutput = { kind: 'table'; table: Table } | { kind: 'json'; value: JsonValue };
+
+const names = z.array(z.string().min(1)).min(1);
+const groupbySpec = z.object({
+  by: names,
+  aggs: z.array(z.object({ column: z.string().optional(), agg: z.enum(AGG_NAMES as [string, ...string[]]), as: z.string().optional() })).min(1),
+  ddof: z.number().int().min(0).optional(),
+}).strict();
+const joinSpec = z.object({
+  how: z.enum(['inner', 'left', 'outer']),
+  on: names.optional(),
+  leftOn: names.optional(),
+  rightOn: names.optional(),
+  suffixes: z.tuple([z.string(), z.string()]).optional(),
+}).strict();
+const csvType = z.enum(['int', 'float', 'bool', 'string', 'timestamp']);
+
+interface OpDef<S extends z.ZodType> {
+  /** Number of input partitions, or 'many' (at least one). */
+  inputs: number | 'many';
+  params: S;
+  run(p: z.infer<S>, inputs: DfInput[]): DfOutput | Promise<DfOutput>;
+}
+
+function def<S extends z.ZodType>(d: OpDef<S>): OpDef<S> {
+  return d;
+}
+
+function tables(inputs: DfInput[], op: string): Table[] {
+  return inputs.map((x, i) => {
+    if (x.kind !== 'table') throw new Error(`df ${op}: input ${i} is an array, expected a dataframe partition`);
+    return x.table;
+  });
+}
+const out = (table: Table): DfOutput => ({ kind: 'table', table });
+const PARTS_KEY = 'gpuflow.parts';
+
+export const DF_OPS = {
+  timeseries: def({
+    inputs: 0,
+    params: z.object({ seed: z.number().int().min(0), partition: z.number().int().min(0), rows: z.number().int().min(0), startMs: z.number().optional(), freqMs: z.number().positive().optional(), columns: z.array(z.enum(TIMESERIES_COLUMNS)).optional() }).strict(),
+    run: (p) => out(timeseriesPartition(p.seed, p.partition, p.rows, { startMs: p.startMs, freqMs: p.freqMs, columns: p.columns })),
+  }),
+  'read-csv': def({
+    inputs: 0,
+    params: z.object({ path: z.string().min(1), start: z.number().int().min(0), end: z.number().int().min(0).nullable(), delimiter: z.string().length(1).optional(), header: z.boolean().optional(), names: names.optional(), types: z.record(z.string(), csvType).optional(), onBadLines: z.enum(['error', 'skip']).optional() }).strict(),
+    run: (p) => {
+      const { path, start, end, ...opts } = p;
+      return out(readCsv({ path, start, end }, opts).table);
+    },
+  }),
+  'read-parquet': def({
+    inputs: 0,
+    params: z.object({ path: z.string().min(1), rowGroup: z.number().int().min(0).optional(), columns: names.optional() }).strict(),
+    run: async (p) => out(await readParquet({ path: p.path, rowGroup: p.rowGroup }, p.columns)),
+  }),
+  'write-parquet': def({
+    inputs: 1,
+    params: z.object({ path: z.string().min(1), rowGroupSize: z.number().int().positive().optional() }).strict(),
+    run: (p, i) => {
+      const [t] = tables(i, 'write-parquet');
+      writeParquet(t, p.path, p.rowGroupSize);
+      return { kind: 'json', value: { path: p.path, rows: t.numRows } };
+    },
+  }),
+  'from-array': def({
+    inputs: 1,
+    params: z.object({ columns: names.optional() }).strict(),
+    run: (p, i) => {
+      const x = i[0];
+      if (x.kind !== 'array') throw new Error('df from-array: the input must be an array');
+      return out(tableFromArray(x.array, p.columns));
+    },
+  }),
+  select: def({ inputs: 1, params: z.object({ columns: names }).strict(), run: (p, i) => out(select(tables(i, 'select')[0], p.columns)) }),
+  drop: def({ inputs: 1, params: z.object({ columns: names }).strict(), run: (p, i) => out(drop(tables(i, 'drop')[0], p.columns)) }),
+  rename: def({ inputs: 1, params: z.object({ mapping: z.record(z.string(), z.string().min(1)) }).strict(), run: (p, i) => out(rename(tables(i, 'rename')[0], p.mapping)) }),
+  filter: def({ inputs: 1, params: z.object({ expr: z.string().min(1) }).strict(), run: (p, i) => out(filter(tables(i, 'filter')[0], p.expr)) }),
+  assign: def({ inputs: 1, params: z.object({ exprs: z.record(z.string(), z.string().min(1)) }).strict(), run: (p, i) => out(assign(tables(i, 'assign')[0], p.exprs)) }),
+  head: def({ inputs: 'many', params: z.object({ n: z.number().int().min(0) }).strict(), run: (p, i) => out(head(concatTables(tables(i, 'head')), p.n)) }),
+  tail: def({ inputs: 'many', params: z.object({ n: z.number().int().min(0) }).strict(), run: (p, i) => out(tail(concatTables(tables(i, 'tail')), p.n)) }),
+  sort: def({ inputs: 'many', params: z.object({ by: names, ascending: z.union([z.boolean(), z.array(z.boolean())]).optional() }).strict(), run: (p, i) => out(sortTable(concatTables(tables(i, 'sort')), p.by, p.ascending)) }),
+  concat: def({ inputs: 'many', params: z.object({}).strict(), run: (_p, i) => out(concatTables(tables(i, 'concat'))) }),
+  'drop-duplicates': def({ inputs: 'many', params: z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(), run: (p, i) => out(dropDuplicates(concatTables(tables(i, 'drop-duplicates')), p.subset, p.keep)) }),
+  'value-counts-chunk': def({ inputs: 1, params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsChunk(tables(i, 'value-counts-chunk')[0], p.column)) }),
+  'value-counts-aggregate': def({ inputs: 'many', params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsAggregate(tables(i, 'value-counts-aggregate'), p.column)) }),
+  describe: def({ inputs: 'many', params: z.object({}).strict(), run: (_p, i) => out(describe(concatTables(tables(i, 'describe')))) }),
+  'groupby-chunk': def({ inputs: 1, params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyChunk(tables(i, 'groupby-chunk')[0], p.spec as GroupbySpec)) }),
+  'groupby-combine': def({ inputs: 'many', params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyCombine(tables(i, 'groupby-combine'), p.spec as GroupbySpec)) }),
+  'groupby-aggregate': def({ inputs: 'many', params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyAggregate(tables(i, 'groupby-aggregate'), p.spec as GroupbySpec)) }),
+  'hash-split': def({
+    inputs: 1,
+    params: z.object({ keys: names, k: z.number().int().positive() }).strict(),
+    run: (p, i) => out(hashSplit(tables(i, 'hash-split')[0], p.keys, p.k)),
+  }),
+  'gather-part': def({
+    inputs: 'many',
+    params: z.object({ part: z.number().int().min(0) }).strict(),
+    run: (p, i) => out(concatTables(tables(i, 'gather-part').map((t) => partOf(t, p.part)))),
+  }),
+  join: def({ inputs: 2, params: z.object({ spec: joinSpec }).strict(), run: (p, i) => { const [l, r] = tables(i, 'join'); return out(hashJoin(l, r, p.spec as JoinSpec)); } }),
+  'broadcast-join': def({ inputs: 2, params: z.object({ spec: joinSpec }).strict(), run: (p, i) => { const [l, r] = tables(i, 'broadcast-join'); return out(broadcastJoin(l, r, p.spec as JoinSpec)); } }),
+} as const;
+
+export type DfOpName = keyof typeof DF_OPS;
+
+/** Rows grouped by hash part (stable within a part); part p's range [off[p], off[p+1]) in metadata. */
+export function hashSplit(table: Table, keys: string[], k: number): Table {
+  const h = hashRows(table, keys, 'hash split');
+  const n = h.length;
+  const off = new Int32Array(k + 1);
+  for (let i = 0; i < n; i++) off[(h[i] % k) + 1]++;
+  for (let p = 0; p < k; p++) off[p + 1] += off[p];
+  const fill = off.slice(0, k);
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[fill[h[i] % k]++] = i;
+  const t = takeTable(table, idx);
+  const md = new Map(t.schema.metadata);
+  md.set(PARTS_KEY, JSON.stringify(Array.from(off)));
+  return new Table(new Schema(t.schema.fields, md), t.batches.map((b) => b));
+}
+
+/** Part p of a table made by hashSplit. */
+export function partOf(table: Table, part: number): Table {
+  const raw = table.schema.metadata.get(PARTS_KEY);
+  if (!raw) throw new Error('df gather-part: the input was not made by hash-split');
+  const off = JSON.parse(raw) as number[];
+  if (part >= off.length - 1) throw new Error(`df gather-part: part ${part} does not exist (the split made ${off.length - 1})`);
+  const s = table.slice(off[part], off[part + 1]);
+  return new Table(new Schema(s.schema.fields), s.batches);
+}
+
+function formatIssues(op: string, error: z.ZodError): string {
+  return error.issues.map((i) => `df ${op}: params${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${i.message}`).join('; ');
+}
+
+/** Runs op `op` on its inputs; params are checked first (errors name the op and the field). */
+export async function runDfOp(op: string, params: unknown, inputs: DfInput[]): Promise<DfOutput> {
+  if (!Object.prototype.hasOwnProperty.call(DF_OPS, op)) throw new Error(`df: unknown op '${op}'; ops are ${Object.keys(DF_OPS).join(', ')}`);
+  const d = DF_OPS[op as DfOpName] as OpDef<z.ZodType>;
+  const want = d.inputs;
+  if (want === 'many' ? inputs.length < 1 : inputs.length !== want) {
+    throw new Error(`df ${op}: takes ${want === 'many' ? 'at least 1' : want} input${want === 1 ? '' : 's'}, got ${inputs.length}`);
+  }
+  const parsed = d.params.safeParse(params);
+  if (!parsed.success) throw new Error(formatIssues(op, parsed.error));
+  return d.run(parsed.data, inputs);
+}
