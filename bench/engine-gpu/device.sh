@@ -1,5 +1,5 @@
 #!/bin/bash
-# One call on the GPU machine (after bench/engine-gpu/build.sh here; carry .devbuild and .whl):
+# One call on the GPU machine (after bench/engine-gpu/build.sh here; carry .device, .devbuild, .whl):
 # builds the addon, runs the GPU checks and the bare kernel loops + CuPy (bench/native/device-run.ts
 # --seed-only), then the whole engine (`gpuflow run`, one GPU worker, backend cuda) on the seed
 # workload, then Dask + CuPy. Everything lands in $OUT.
@@ -8,20 +8,20 @@ export GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-unknown}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee $OUT/machine.txt
 python3 -c "import dask" 2>&1 | tail -1 | sed 's/^/dask before wheels: /' | tee -a $OUT/machine.txt
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
-t0=$(date +%s.%N)
+t0=$(date +%s)
 node native/build.mjs --force 2>&1 | tail -3
-echo "addon build: $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "addon build: $(( $(date +%s) - t0 )) s"
 export GPUFLOW_NATIVE_DIR=$PWD/native/build
 cuobjdump -res-usage native/build/gpuflow.node 2>/dev/null | grep -A1 "fastKernelILb0ELb1ELi2ELi0\|fastKernelILb0ELb1ELi0ELi0\|fastKernelILb1ELb1ELi1ELi0\|fastKernelILb1ELb1ELi0ELi0" | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste -sd' ' | sed 's/^/res-usage (sm_90+sm_80): /'
-node .devbuild/device-run.mjs --out $OUT --seed-only 2>&1 | grep -v '^{' | head -20
+node .devbuild/device-run.mjs --out $OUT --seed-only ${DEVICE_RUN_FLAGS:-} 2>&1 | grep -v '^{' | head -20
 # The engine: one GPU worker (4 tasks in flight), no CPU worker, backend cuda.
 export GPUFLOW_WORKER_ENTRY=$PWD/.devbuild/gpuflow/worker.js
 for wf in examples/seed-benchmark.json bench/engine-gpu/seed-full.json; do
   for dt in float64 float32; do
     for n in 100000 500000; do
-      for rep in 1 2; do
+      for rep in $(seq 1 ${ENGINE_REPS:-2}); do
         s=$(date +%s.%N)
-        node .devbuild/gpuflow/main.mjs run $wf --param N=$n --param chunks=10000 --param dtype=$dt --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
+        timeout ${ENGINE_TIMEOUT:-120} node .devbuild/gpuflow/main.mjs run $wf --param N=$n --param chunks=10000 --param dtype=$dt --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
         rc=$?
         e=$(date +%s.%N)
         node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(e){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-800)}};console.log(JSON.stringify({kind:'engine',workflow:'$wf',dtype:'$dt',n:$n,rep:$rep,rc:$rc,processSeconds:$e-$s,status:r.status,value:r.results&&r.results.total&&r.results.total.value,stats:r.stats,error:r.error}))" | tee -a $OUT/engine.jsonl | cut -c1-400
@@ -29,5 +29,5 @@ for wf in examples/seed-benchmark.json bench/engine-gpu/seed-full.json; do
     done
   done
 done
-PYTHONUNBUFFERED=1 timeout 150 python3 bench/engine-gpu/dask_cupy.py '[{"n":100000,"dtype":"float64","mode":"sliced"},{"n":100000,"dtype":"float32","mode":"sliced"},{"n":100000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float64","mode":"sliced"}]' | tee $OUT/dask.jsonl
+[ -z "$NO_DASK" ] && PYTHONUNBUFFERED=1 timeout 150 python3 bench/engine-gpu/dask_cupy.py '[{"n":100000,"dtype":"float64","mode":"sliced"},{"n":100000,"dtype":"float32","mode":"sliced"},{"n":100000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float64","mode":"sliced"}]' | tee $OUT/dask.jsonl
 grep -h "^|" $OUT/native-gpu-seed.md | grep -v "cupy" | head -40

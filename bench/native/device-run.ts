@@ -28,6 +28,9 @@ const outDir = args[args.indexOf('--out') + 1] ?? 'bench/results';
 const quick = args.includes('--quick');
 // --seed-only: the GPU checks and the GPU seed workloads with their CuPy baselines, nothing else.
 const seedOnly = args.includes('--seed-only');
+// --no-checks / --no-baselines: skip the GPU checks / the Python baselines (bench/engine-gpu reruns).
+const noChecks = args.includes('--no-checks');
+const noBaselines = args.includes('--no-baselines');
 const tag = seedOnly ? 'native-gpu-seed' : 'native-gpu';
 const CHUNK = args.includes('--chunk') ? Number(args[args.indexOf('--chunk') + 1]) : 10000;
 type Row = Record<string, string | number | boolean | null>;
@@ -100,7 +103,7 @@ async function main() {
   };
 
   let checks: { passed: number; failed: { name: string; error: string | null }[] } = { passed: 0, failed: [] };
-  if (!('unavailable' in cuda)) {
+  if (!('unavailable' in cuda) && !noChecks) {
     const results = await runCudaChecks(cuda, cpu);
     checks = { passed: results.filter((r) => !r.error).length, failed: results.filter((r) => r.error) };
     console.log(`GPU checks: ${checks.passed} passed, ${checks.failed.length} failed`);
@@ -191,7 +194,7 @@ async function main() {
   }
 
   let baselines: { results: Row[]; [k: string]: unknown } = { results: [] };
-  try {
+  if (!noBaselines) try {
     const text = execFileSync('python3', ['bench/native/baselines.py', JSON.stringify(spec)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
     baselines = JSON.parse(text.trim().split('\n').pop()!);
   } catch (e) {

@@ -1,0 +1,68 @@
+// Turns what bench/engine-gpu/device.sh left in $OUT (native-gpu-seed.json, engine.jsonl,
+// dask.jsonl, machine.txt) into bench/results/engine-gpu-<gpu>-<commit>.{json,md}.
+//   node bench/engine-gpu/summarize.mjs DIR
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2];
+const seed = JSON.parse(readFileSync(join(dir, 'native-gpu-seed.json'), 'utf8'));
+const lines = (f) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)) : []);
+const engine = lines('engine.jsonl');
+const dask = lines('dask.jsonl');
+const machineTxt = existsSync(join(dir, 'machine.txt')) ? readFileSync(join(dir, 'machine.txt'), 'utf8').trim() : '';
+const gpu = /H100/.test(seed.machine.gpu ?? '') ? 'h100' : /H200/.test(seed.machine.gpu ?? '') ? 'h200' : 'gpu';
+const commit = seed.machine.commit ?? 'unknown';
+const rows = seed.rows;
+const find = (impl, dtype, n, mode) => rows.find((r) => r.kind === 'seed' && r.impl === impl && r.dtype === dtype && r.n === n && r.mode === mode);
+const best = (dtype, n, mode) => {
+  const e = engine.filter((r) => r.dtype === dtype && r.n === n && r.workflow.includes(mode === 'sliced' ? 'seed-benchmark' : 'seed-full') && r.stats);
+  return e.length ? e.reduce((a, b) => (a.stats.durationMs <= b.stats.durationMs ? a : b)) : null;
+};
+const table = [];
+for (const mode of ['sliced', 'full'])
+  for (const dtype of ['float64', 'float32'])
+    for (const n of [100000, 500000]) {
+      const e = best(dtype, n, mode);
+      const loop4 = find('gpuflow cuda (4 in flight)', dtype, n, mode);
+      const loop1 = find('gpuflow cuda (1 in flight)', dtype, n, mode);
+      const kern = find('gpuflow cuda kernel only (events, x chunks)', dtype, n, mode);
+      const gen = find('gpuflow cuda general interpreter, kernel only (events, x chunks)', dtype, n, mode);
+      const cupy = find('cupy', dtype, n, mode);
+      const dk = dask.find((r) => r.dtype === dtype && r.n === n && r.mode === mode && r.seconds);
+      table.push({
+        mode, dtype, n,
+        engineSeconds: e ? e.stats.durationMs / 1000 : null,
+        engineProcessSeconds: e ? e.processSeconds : null,
+        engineTasks: e ? e.stats.tasks : null,
+        engineValue: e ? e.value : null,
+        bareLoop4: loop4?.seconds ?? null,
+        bareLoop1: loop1?.seconds ?? null,
+        kernelOnly: kern?.seconds ?? null,
+        generalKernelOnly: gen?.seconds ?? null,
+        cupy: cupy?.seconds ?? null,
+        daskCupy: dk?.seconds ?? null,
+        engineOverBareLoop: e && loop4 ? e.stats.durationMs / 1000 / loop4.seconds - 1 : null,
+      });
+    }
+const out = { machine: seed.machine, machineTxt, native: seed.native, checks: seed.checks, table, engine, dask, seedRows: rows };
+const base = `engine-gpu-${gpu}-${commit}`;
+writeFileSync(join('bench/results', `${base}.json`), JSON.stringify(out, null, 2) + '\n');
+const f = (x, d = 3) => (x === null || x === undefined ? '' : Number(x).toFixed(d));
+const md = [
+  `# gpuflow engine on the GPU machine: seed workload, one GPU worker (backend cuda)`,
+  '',
+  `GPU: ${seed.machine.gpu} · driver: ${seed.machine.driver} · CPUs: ${seed.machine.cpus} · commit ${commit} · ${seed.machine.date}`,
+  '',
+  `GPU checks (every CUDA op vs js, specialised kernel included): ${seed.checks.passed} passed, ${seed.checks.failed.length} failed.`,
+  '',
+  'Seconds. engine = `gpuflow run` (stats.durationMs, best of 2; workers already started); bare loop = one addon call per chunk, 4 in flight (1 in flight in brackets); kernel = events around back-to-back launches x chunks (specialised kernel; general interpreter beside it); CuPy loop and Dask + CuPy use CuPy\'s default generator.',
+  '',
+  '| workload | dtype | N | engine | bare loop 4 (1) | engine over bare loop | kernel only | general kernel | CuPy loop | Dask + CuPy |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...table.map((r) => `| ${r.mode === 'sliced' ? '(x + 1)[::2, ::2].sum()' : '(x + 1).sum()'} | ${r.dtype} | ${r.n} | ${f(r.engineSeconds)} | ${f(r.bareLoop4)} (${f(r.bareLoop1)}) | ${r.engineOverBareLoop === null ? '' : `${(100 * r.engineOverBareLoop).toFixed(1)} %`} | ${f(r.kernelOnly)} | ${f(r.generalKernelOnly)} | ${f(r.cupy)} | ${f(r.daskCupy)} |`),
+  '',
+  dask.some((r) => r.error) ? `Dask notes: ${dask.filter((r) => r.error).map((r) => r.error).join('; ')}` : '',
+  '',
+].join('\n');
+writeFileSync(join('bench/results', `${base}.md`), md);
+console.log(md);
