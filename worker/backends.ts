@@ -19,12 +19,15 @@ function isBackend(x: unknown): x is ArrayBackend {
   return typeof x === 'object' && x !== null && 'runProgram' in x && 'supportsProgram' in x;
 }
 
-/** Loads an optional backend module; absent or broken modules are reported, not thrown. */
-async function optional(modulePath: string, exportName: string, ...args: unknown[]): Promise<ArrayBackend | { unavailable: string }> {
+/**
+ * Loads an optional backend module; absent or broken modules are reported, not thrown. The
+ * import is a static thunk so bundlers (electron-vite, the GPU-machine bundle) include the module.
+ */
+async function optional(load: () => Promise<Record<string, unknown>>, what: string, exportName: string, ...args: unknown[]): Promise<ArrayBackend | { unavailable: string }> {
   try {
-    const mod = (await import(/* @vite-ignore */ modulePath)) as Record<string, unknown>;
+    const mod = await load();
     const factory = mod[exportName];
-    if (typeof factory !== 'function') return { unavailable: `${modulePath} has no ${exportName}` };
+    if (typeof factory !== 'function') return { unavailable: `${what} has no ${exportName}` };
     const made: unknown = await factory(...args);
     if (isBackend(made)) return made;
     if (typeof made === 'object' && made !== null && 'unavailable' in made) return { unavailable: String(made.unavailable) };
@@ -38,15 +41,14 @@ export async function createBackends(config: WorkerConfig): Promise<{ backends: 
   const factories: Record<string, Factory> = {
     cuda: () =>
       config.kind === 'gpu'
-        ? optional('./kernels/cuda', 'createCudaBackend')
+        ? optional(() => import('./kernels/cuda'), 'kernels/cuda', 'createCudaBackend')
         : Promise.resolve({ unavailable: `${config.kind} worker: cuda runs on GPU workers only` }),
-    'native-cpu': () => optional('./kernels/native-cpu', 'createNativeCpuBackend', config.threads),
+    'native-cpu': () => optional(() => import('./kernels/native-cpu'), 'kernels/native-cpu', 'createNativeCpuBackend', config.threads),
     js: async () => createJsBackend(),
   };
   const backends: ArrayBackend[] = [];
   const status: BackendStatus[] = [];
-  const names = config.backends.includes('js') ? config.backends : [...config.backends, 'js' as const];
-  for (const name of names) {
+  for (const name of config.backends) {
     const made = await factories[name]();
     if ('unavailable' in made) status.push({ name, available: false, reason: made.unavailable });
     else {
@@ -54,5 +56,11 @@ export async function createBackends(config: WorkerConfig): Promise<{ backends: 
       status.push({ name, available: true });
     }
   }
+  // Ops the chosen backends lack (combines, linear algebra steps) still run on js; but a
+  // backend the user asked for by name must exist, or the worker refuses to start.
+  if (backends.length === 0) {
+    throw new Error(`no requested backend is available: ${status.map((s) => `${s.name}: ${s.reason}`).join('; ')}`);
+  }
+  if (!backends.some((b) => b.name === 'js')) backends.push(createJsBackend());
   return { backends, status };
 }

@@ -51,7 +51,8 @@ export function planWorkers(opts: PoolOptions, token: string): Array<{ config: W
         kind: 'gpu',
         label: g.name,
         threads: 2,
-        concurrency: 4,
+        // Many tasks in flight hide the main -> worker -> main round trip behind short kernels.
+        concurrency: 16,
         gpuUuid: g.uuid,
         memoryLimit: Math.max(256 * MiB, g.memoryTotalMiB * MiB * 0.9),
         peerToken: token,

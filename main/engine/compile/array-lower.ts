@@ -120,6 +120,8 @@ export function sliceArray(a: LazyArray, sl: AxisSlice[], nodeId: string): LazyA
     opName: `${a.opName}+slice`,
     nodes: [...a.nodes, nodeId],
     block(idx) {
+      // An axis the slice keeps nothing of gives an empty array: nothing to read.
+      if (pieces.some((p) => p.length === 0)) return { expr: { kind: 'leaf', leaf: { kind: 'fill', value: 0 } }, deps: [] };
       const srcIdx = idx.map((i, d) => pieces[d][i].src);
       const b = a.block(srcIdx);
       const local = {

@@ -65,21 +65,6 @@ function values(r: ResultValue): { shape: number[]; data: number[] } {
   throw new Error(`unexpected result ${JSON.stringify(r).slice(0, 200)}`);
 }
 
-/**
- * Differences from NumPy found by these fixtures and not fixed here (the code belongs to other
- * areas). `it.fails` keeps them visible: when one is fixed its test starts failing, and the entry
- * should be removed.
- */
-const KNOWN: Record<string, string> = {
-  // worker/kernels/js/reduce.ts combinePartials: a NaN partial that comes first in block order
-  // wins over a NaN at a smaller flat index in a later block (needs `i < at` when both are NaN).
-  'red_xnan_argmin_all_0.npy': 'arg* over NaN across 2-D blocks',
-  'red_xnan_argmax_all_0.npy': 'arg* over NaN across 2-D blocks',
-  // main/engine/compile/array-lower.ts sliceArray: an axis that keeps nothing has chunks [0] but
-  // no piece, so block() reads pieces[d][0] of an empty list.
-  'slice_110.npy': 'a slice that keeps nothing on one axis',
-};
-
 const label = (c: Case) => `${c.kind} ${[c.op, c.input ?? '', c.a ?? '', c.b ?? '', c.axis === undefined ? '' : `axis=${c.axis}`, c.ddof ? `ddof=${c.ddof}` : '', c.slices ?? '', c.params ? JSON.stringify(c.params) : ''].filter(Boolean).join(' ')} -> ${c.expected}`;
 
 describe('array ops against NumPy fixtures', () => {
@@ -95,6 +80,5 @@ describe('array ops against NumPy fixtures', () => {
     });
   };
   const table = cases.map((c) => [label(c), c] as const);
-  it.each(table.filter(([, c]) => !KNOWN[c.expected]))('%s', (_, c) => check(c));
-  it.fails.each(table.filter(([, c]) => KNOWN[c.expected]))('known difference: %s', (_, c) => check(c));
+  it.each(table)('%s', (_, c) => check(c));
 });

@@ -216,7 +216,8 @@ export function combinePartials(parts: Partial[]): Partial {
           const x = p.fields.value[o];
           const i = p.fields.index[o];
           if (i < 0) continue;
-          if (x !== x) { if (v === v) { v = NaN; at = i; } continue; }
+          // NaN wins, and among NaNs the lowest index, as NumPy returns the first NaN.
+          if (x !== x) { if (v === v || i < at) { v = NaN; at = i; } continue; }
           if (v !== v) continue;
           // Ties keep the smaller index, as NumPy returns the first occurrence.
           if (at < 0 || (op === 'argmin' ? x < v : x > v) || (x === v && i < at)) { v = x; at = i; }
