@@ -20,22 +20,6 @@ npx esbuild worker/main.ts --bundle --platform=node --format=esm --main-fields=m
 echo '{"type":"module"}' > $D/package.json
 npx esbuild bench/native/device-run.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=.devbuild/device-run.mjs \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
-# worker/backends.ts loads its kernels with import(modulePath) (a run-time string), which no
-# bundler follows: without this the bundled GPU worker silently falls back to js. Bundle the two
-# native kernels beside worker.js and point that import at them.
-mkdir -p $D/kernels
-for k in cuda native-cpu; do
-  npx esbuild worker/kernels/$k.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=$D/kernels/$k.mjs \
-    --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
-done
-python3 - "$D/worker.js" <<'PY'
-import re, sys
-p = sys.argv[1]
-s = open(p).read()
-s2, n = re.subn(r"await import\(\s*/\* @vite-ignore \*/\s*modulePath\s*\)", "await import(({'./kernels/cuda': './kernels/cuda.mjs', './kernels/native-cpu': './kernels/native-cpu.mjs'})[modulePath] ?? modulePath)", s)
-assert n == 1, n
-open(p, 'w').write(s2)
-PY
 for m in better-sqlite3 @tensorflow/tfjs; do
   printf '{"name":"%s","type":"module","main":"index.js"}\n' "$m" > $D/node_modules/$m/package.json
   printf 'const no = () => { throw new Error("%s is not on this machine (bench stub)"); };\nexport default no;\n' "$m" > $D/node_modules/$m/index.js

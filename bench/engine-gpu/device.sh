@@ -14,7 +14,7 @@ echo "addon build: $(( $(date +%s) - t0 )) s"
 export GPUFLOW_NATIVE_DIR=$PWD/native/build
 cuobjdump -res-usage native/build/gpuflow.node 2>/dev/null | grep -A1 "fastKernelILb0ELb1ELi2ELi0\|fastKernelILb0ELb1ELi0ELi0\|fastKernelILb1ELb1ELi1ELi0\|fastKernelILb1ELb1ELi0ELi0" | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste -sd' ' | sed 's/^/res-usage (sm_90+sm_80): /'
 node .devbuild/device-run.mjs --out $OUT --seed-only ${DEVICE_RUN_FLAGS:-} 2>&1 | grep -v '^{' | head -20
-# The engine: one GPU worker (4 tasks in flight), no CPU worker, backend cuda.
+# The engine: one GPU worker (16 tasks in flight), no CPU worker, backend cuda.
 export GPUFLOW_WORKER_ENTRY=$PWD/.devbuild/gpuflow/worker.js
 for wf in examples/seed-benchmark.json bench/engine-gpu/seed-full.json; do
   for dt in float64 float32; do
