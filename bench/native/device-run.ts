@@ -108,7 +108,7 @@ async function main() {
     checks = { passed: results.filter((r) => !r.error).length, failed: results.filter((r) => r.error) };
     console.log(`GPU checks: ${checks.passed} passed, ${checks.failed.length} failed`);
     for (const f of checks.failed) console.log(`  FAIL ${f.name}: ${f.error}`);
-  } else console.log(`cuda unavailable: ${cuda.unavailable}`);
+  } else console.log(`cuda ${'unavailable' in cuda ? `unavailable: ${cuda.unavailable}` : 'checks skipped (--no-checks)'}`);
 
   const Ns = quick ? [4 * CHUNK] : [100000, 500000];
   const spec = {
