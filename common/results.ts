@@ -14,7 +14,10 @@ export interface ArraySummary {
 export type ResultValue =
   | { kind: 'scalar'; dtype: DType | string; value: number }
   | { kind: 'array'; dtype: DType | string; shape: number[]; data?: number[]; summary?: ArraySummary; file?: string }
-  | { kind: 'json'; value: unknown };
+  | { kind: 'json'; value: unknown }
+  /** A dataframe: total rows, its columns, and Arrow IPC stream bytes (base64) of at most the
+   * first TABLE_PREVIEW_ROWS rows; `truncated` when rows were left out. Never JSON rows. */
+  | { kind: 'table'; rows: number; columns: { name: string; type: string }[]; ipc: string; truncated: boolean };
 
 export interface WorkerStat {
   id: string;

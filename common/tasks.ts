@@ -40,7 +40,11 @@ export type NodeOutput =
   | { kind: 'array'; shape: number[]; chunks: number[][]; dtype: string; keys: string[] }
   | { kind: 'value'; key: string }
   /** A large array reported as a summary computed on the workers; `key` yields a bundle {stats, hist, corner}. */
-  | { kind: 'array-summary'; key: string; shape: number[]; dtype: string };
+  | { kind: 'array-summary'; key: string; shape: number[]; dtype: string }
+  /** A dataframe: its partitions' keys in order and its columns (name, expression type). */
+  | { kind: 'table'; keys: string[]; columns: { name: string; type: string }[] }
+  /** Several JSON values reported as one list (e.g. one per file a writer wrote). */
+  | { kind: 'values'; keys: string[] };
 
 export interface TaskGraph {
   tasks: Map<string, TaskDef>;

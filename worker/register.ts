@@ -7,4 +7,5 @@ export async function registerAreaHandlers(): Promise<void> {
   // Areas add one line each.
   await import('./kernels/arrays/register');
   await import('./kernels/tfjs/register');
+  await import('./kernels/df/register');
 }

@@ -19,6 +19,7 @@ export function digestOf(r: RunResult): string {
   for (const [k, v] of Object.entries(r.results)) {
     if (v.kind === 'scalar') vals[k] = v.value;
     else if (v.kind === 'array') vals[k] = { shape: v.shape, data: v.data ?? null, summary: v.data ? null : v.summary };
+    else if (v.kind === 'table') vals[k] = { rows: v.rows, columns: v.columns, ipc: v.ipc };
     else vals[k] = v.value;
   }
   return resultDigest(vals);

@@ -23,6 +23,7 @@ export function formatResult(v: ResultValue): string {
     const s = v.summary;
     return `array ${v.shape.join('x')} ${v.dtype}${s ? `: min ${s.min}, max ${s.max}, mean ${s.mean}` : ''}`;
   }
+  if (v.kind === 'table') return `table of ${v.rows} rows: ${v.columns.map((c) => `${c.name} (${c.type})`).join(', ')}`;
   return JSON.stringify(v.value);
 }
 

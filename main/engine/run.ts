@@ -13,6 +13,7 @@ import type { WorkerHandle } from '../cluster/worker-handle';
 import type { EventBus } from './event-bus';
 import { summaryFromBundle } from './compile/summary-lower';
 import { assembleArray } from './results';
+import { tableResult } from './table-result';
 import { Scheduler, type Instruction, type Stimulus } from './scheduler/scheduler';
 
 /** Tasks placed on a worker at once: what it runs concurrently plus one queued, so it can fetch
@@ -189,6 +190,8 @@ export class RunController {
       const blocks = await Promise.all(out.keys.map((k) => this.fetch(k)));
       return assembleArray(out, blocks);
     }
+    if (out.kind === 'table') return tableResult(out, await Promise.all(out.keys.map((k) => this.fetch(k))));
+    if (out.kind === 'values') return { kind: 'json', value: (await Promise.all(out.keys.map((k) => this.fetch(k)))).map((v) => (v.kind === 'json' ? v.value : { kind: v.kind })) };
     const v = await this.fetch(out.key);
     if (out.kind === 'array-summary') {
       if (v.kind !== 'arrays') throw new Error(`output ${out.key} is a ${v.kind}, expected a summary bundle`);

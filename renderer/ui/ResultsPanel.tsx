@@ -23,6 +23,8 @@ function fmt(x: number): string {
 function Value({ v }: { v: ResultValue }) {
   if (v.kind === 'scalar') return <span className="gf-scalar" data-value={v.value}>{fmt(v.value)}</span>;
   if (v.kind === 'json') return <pre className="gf-json">{JSON.stringify(v.value, null, 2)}</pre>;
+  // Dataframes: a one-line summary until the Arrow table viewer decodes v.ipc.
+  if (v.kind === 'table') return <div className="gf-table-summary">{v.rows} rows · {v.columns.map((c) => `${c.name} (${c.type})`).join(', ')}{v.truncated ? ' · preview of the first rows' : ''}</div>;
   const scalarLike = v.shape.length === 0 && v.data?.length === 1;
   if (scalarLike) return <span className="gf-scalar" data-value={v.data![0]}>{fmt(v.data![0])}</span>;
   return (

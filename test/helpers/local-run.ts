@@ -7,6 +7,7 @@ import type { ResultValue } from '../../common/results';
 import type { WorkerConfig } from '../../common/messages';
 import { compileWorkflow } from '../../main/engine/compile/compile';
 import { assembleArray } from '../../main/engine/results';
+import { tableResult } from '../../main/engine/table-result';
 import { validateWorkflow } from '../../main/engine/validate';
 import { executeSpec } from '../../worker/execute';
 import { createJsBackend } from '../../worker/kernels/js';
@@ -32,6 +33,8 @@ export async function runLocal(doc: unknown, params: Record<string, number | str
   const out: Record<string, ResultValue> = {};
   for (const [name, o] of Object.entries(compiled.outputs)) {
     if (o.kind === 'array') out[name] = assembleArray(o, await Promise.all(o.keys.map(value)));
+    else if (o.kind === 'table') out[name] = tableResult(o, await Promise.all(o.keys.map(value)));
+    else if (o.kind === 'values') out[name] = { kind: 'json', value: (await Promise.all(o.keys.map(value))).map((v) => (v.kind === 'json' ? v.value : v.kind)) };
     else {
       const v = await value(o.key);
       if (o.kind === 'scalar' && v.kind === 'array') out[name] = { kind: 'scalar', dtype: o.dtype, value: Number(v.array.data[0]) };

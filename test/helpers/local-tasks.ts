@@ -9,6 +9,7 @@ import type { ResultValue } from '../../common/results';
 import { compileWorkflow, type CompileOptions, type Compiled } from '../../main/engine/compile/compile';
 import { summaryFromBundle } from '../../main/engine/compile/summary-lower';
 import { assembleArray } from '../../main/engine/results';
+import { tableResult } from '../../main/engine/table-result';
 import { validateWorkflow } from '../../main/engine/validate';
 import { executeSpec } from '../../worker/execute';
 import { createJsBackend } from '../../worker/kernels/js';
@@ -43,6 +44,8 @@ export async function localTasks(doc: unknown, params: Record<string, number | s
     const out: Record<string, ResultValue> = {};
     for (const [name, o] of Object.entries(compiled.outputs)) {
       if (o.kind === 'array') out[name] = assembleArray(o, await Promise.all(o.keys.map(value)));
+      else if (o.kind === 'table') out[name] = tableResult(o, await Promise.all(o.keys.map(value)));
+      else if (o.kind === 'values') out[name] = { kind: 'json', value: (await Promise.all(o.keys.map(value))).map((v) => (v.kind === 'json' ? v.value : v.kind)) };
       else {
         const v = await value(o.key);
         if (o.kind === 'array-summary' && v.kind === 'arrays') out[name] = { kind: 'array', dtype: o.dtype, shape: o.shape, summary: summaryFromBundle(v.arrays) };

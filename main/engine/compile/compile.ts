@@ -80,7 +80,9 @@ export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): C
           const keys: string[] = [];
           for (const idx of blockIndices(m.chunks)) keys.push(m.block(idx).deps[0]);
           outputs[name] = { kind: 'array', shape: m.shape, chunks: m.chunks, dtype: m.dtype, keys };
-        } else outputs[name] = { kind: 'value', key: v.keys[0] };
+        } else if (v.portType === 'dataframe') outputs[name] = { kind: 'table', keys: v.keys, columns: (v.meta as { columns: { name: string; type: string }[] }).columns };
+        else if (v.keys.length > 1) outputs[name] = { kind: 'values', keys: v.keys };
+        else outputs[name] = { kind: 'value', key: v.keys[0] };
       }
     }
   }
@@ -95,7 +97,7 @@ function cull(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>):
   const keep = new Set<string>();
   const stack: string[] = [];
   for (const o of Object.values(outputs)) {
-    if (o.kind === 'array') stack.push(...o.keys);
+    if ('keys' in o) stack.push(...o.keys);
     else stack.push(o.key);
   }
   while (stack.length) {

@@ -77,7 +77,7 @@ export class Scheduler {
 
   constructor(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now) {
     this.now = now;
-    this.outputKeys = new Set(Object.values(outputs).flatMap((o) => (o.kind === 'array' ? o.keys : [o.key])));
+    this.outputKeys = new Set(Object.values(outputs).flatMap((o) => ('keys' in o ? o.keys : [o.key])));
     const prio = staticPriorities(tasks, [...this.outputKeys].sort());
     for (const [key, def] of tasks) {
       this.tasks.set(key, { def, state: 'waiting', priority: prio.get(key) ?? 0, waitingOn: new Set(def.deps), dependents: new Set(), holders: new Set(), runningOn: null, lost: 0, history: [] });

@@ -1,0 +1,171 @@
+/**
+ * Dataframe reductions: groupby (a tree reduction as dask does it: a chunk task per partition
+ * makes a small partial table, combine tasks merge split_every partials at a time, one aggregate
+ * task finalizes), value_counts (the same tree with a size aggregate) and describe (exact
+ * quantiles need every row, so it gathers the numeric columns into one task).
+ */
+import type { BuildContext, OpDef } from '../types';
+import { emitDf, frameInput, frameValue, listColumns, requireColumns, strList, type ColType, type DfColumn } from './meta';
+
+const IN = [{ name: 'df', type: 'dataframe' as const }];
+const OUT = [{ name: 'out', type: 'dataframe' as const }];
+const AGGS = ['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'nunique', 'size'] as const;
+type Agg = (typeof AGGS)[number];
+const NUMERIC_ONLY = new Set<Agg>(['sum', 'mean', 'std', 'var']);
+
+interface AggSpec {
+  column?: string;
+  agg: Agg;
+  as?: string;
+}
+
+/**
+ * Chunk -> combine (split_every at a time) -> aggregate; returns the aggregate's key. `final`
+ * names the kernel op of the last step and its params.
+ */
+export function treeReduce(ctx: BuildContext, keys: string[], chunk: { op: string; params: Record<string, unknown> }, combine: { op: string; params: Record<string, unknown> }, final: { op: string; params: Record<string, unknown> }, splitEvery: number, partialBytes: number, inBytes: number): string {
+  let level = keys.map((k, i) => {
+    const key = ctx.key(chunk.op, [i]);
+    emitDf(ctx, key, [k], chunk.op, chunk.params, partialBytes, inBytes + partialBytes);
+    return key;
+  });
+  let depth = 0;
+  while (level.length > splitEvery) {
+    const next: string[] = [];
+    for (let i = 0; i < level.length; i += splitEvery) {
+      const key = ctx.key(combine.op, [depth, next.length]);
+      const group = level.slice(i, i + splitEvery);
+      emitDf(ctx, key, group, combine.op, combine.params, partialBytes, partialBytes * (group.length + 1));
+      next.push(key);
+    }
+    level = next;
+    depth++;
+  }
+  const key = ctx.key(final.op);
+  emitDf(ctx, key, level, final.op, final.params, partialBytes, partialBytes * (level.length + 1));
+  return key;
+}
+
+function splitEvery(ctx: BuildContext): number {
+  const v = ctx.params.split_every ?? 8;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 2) return ctx.fail('params.split_every', 'must be a whole number >= 2');
+  return v;
+}
+
+/** Parses and checks the aggs list against the columns; returns the specs and output columns. */
+function checkAggs(ctx: BuildContext, cols: DfColumn[], by: DfColumn[]): { aggs: AggSpec[]; out: DfColumn[] } {
+  const raw = ctx.params.aggs;
+  if (!Array.isArray(raw) || raw.length === 0) return ctx.fail('params.aggs', 'must be a list of {"column": ..., "agg": ..., "as"?: ...} with at least one entry');
+  const aggs: AggSpec[] = [];
+  const out: DfColumn[] = [...by];
+  raw.forEach((a, i) => {
+    const at = `params.aggs[${i}]`;
+    if (typeof a !== 'object' || a === null || Array.isArray(a)) ctx.fail(at, 'must be an object {"column": ..., "agg": ..., "as"?: ...}');
+    const o = a as Record<string, unknown>;
+    for (const k of Object.keys(o)) if (k !== 'column' && k !== 'agg' && k !== 'as') ctx.fail(`${at}.${k}`, 'is not a field of an aggregate (column, agg, as)');
+    if (typeof o.agg !== 'string' || !(AGGS as readonly string[]).includes(o.agg)) ctx.fail(`${at}.agg`, `must be one of ${AGGS.join(', ')}, got ${JSON.stringify(o.agg)}`);
+    const agg = o.agg as Agg;
+    if (o.as !== undefined && (typeof o.as !== 'string' || o.as === '')) ctx.fail(`${at}.as`, 'must be a non-empty column name');
+    let type: ColType = 'int';
+    let name: string;
+    if (agg === 'size') {
+      name = (o.as as string | undefined) ?? 'size';
+    } else {
+      if (typeof o.column !== 'string' || o.column === '') return ctx.fail(`${at}.column`, `must name a column; available columns: ${listColumns(cols)}`);
+      const [c] = requireColumns(ctx, `${at}.column`, [o.column], cols);
+      if (NUMERIC_ONLY.has(agg) && (c.type === 'string' || c.type === 'timestamp')) ctx.fail(`${at}.agg`, `cannot take the ${agg} of column '${c.name}' (${c.type}); it needs int, float or bool`);
+      if ((agg === 'min' || agg === 'max') && c.type === 'string') ctx.fail(`${at}.agg`, `cannot take the ${agg} of column '${c.name}' (string)`);
+      if (agg === 'sum') type = c.type === 'int' ? 'int' : 'float';
+      else if (agg === 'mean' || agg === 'std' || agg === 'var') type = 'float';
+      else if (agg === 'min' || agg === 'max') type = c.type;
+      name = (o.as as string | undefined) ?? `${c.name}_${agg}`;
+    }
+    if (out.some((x) => x.name === name)) ctx.fail(`${at}.as`, `the output would have two columns named '${name}'; give "as" a different name`);
+    out.push({ name, type });
+    aggs.push({ agg, ...(agg === 'size' ? {} : { column: o.column as string }), ...(o.as !== undefined ? { as: o.as as string } : {}) });
+  });
+  return { aggs, out };
+}
+
+const groupby: OpDef = {
+  spec: {
+    op: 'groupby',
+    label: 'Group by',
+    category: 'dataframes',
+    doc: 'Aggregates per distinct key: sum, mean, count, min, max, std, var, nunique (and size). A tree reduction: per-partition partials, merged split_every at a time. Sorted by the keys; null keys dropped (pandas).',
+    inputs: IN,
+    outputs: OUT,
+    params: [
+      { name: 'by', kind: 'strings', required: true, minLength: 1 },
+      { name: 'aggs', kind: 'json', required: true, doc: '[{"column": "x", "agg": "mean", "as": "x_mean"}, ...]' },
+      { name: 'ddof', kind: 'number', integer: true, min: 0, default: 1, doc: 'delta degrees of freedom of std and var' },
+      { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
+    ],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const byNames = strList(ctx, 'by', true)!;
+    const by = requireColumns(ctx, 'params.by', byNames, f.columns);
+    const { aggs, out } = checkAggs(ctx, f.columns, by);
+    const ddof = typeof ctx.params.ddof === 'number' ? ctx.params.ddof : 1;
+    const spec = { by: byNames, aggs, ddof };
+    // A partial has one row per group; its size is unknown until run time, bounded by the input.
+    const partial = Math.min(f.partitionBytes, 1 << 20);
+    const key = treeReduce(ctx, f.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes);
+    return { out: frameValue([key], out, partial) };
+  },
+};
+
+const valueCounts: OpDef = {
+  spec: {
+    op: 'value_counts',
+    label: 'Value counts',
+    category: 'dataframes',
+    doc: 'How often each distinct value of a column occurs: [column, count], most frequent first, ties by value.',
+    inputs: IN,
+    outputs: OUT,
+    params: [
+      { name: 'column', kind: 'string', required: true },
+      { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
+    ],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const [c] = requireColumns(ctx, 'params.column', [typeof ctx.params.column === 'string' ? ctx.params.column : ''], f.columns);
+    const column = c.name;
+    const partial = Math.min(f.partitionBytes, 1 << 20);
+    // The chunk step is a groupby size partial, so combine is the groupby combine with that spec.
+    const sizeSpec = { by: [column], aggs: [{ agg: 'size' }] };
+    const key = treeReduce(ctx, f.keys, { op: 'value-counts-chunk', params: { column } }, { op: 'groupby-combine', params: { spec: sizeSpec } }, { op: 'value-counts-aggregate', params: { column } }, splitEvery(ctx), partial, f.partitionBytes);
+    return { out: frameValue([key], [c, { name: 'count', type: 'int' }], partial) };
+  },
+};
+
+const describe: OpDef = {
+  spec: {
+    op: 'describe',
+    label: 'Describe',
+    category: 'dataframes',
+    doc: "pandas' describe of the numeric columns: count, mean, std, min, 25%, 50%, 75%, max. Exact quantiles: the numeric columns are gathered into one task.",
+    inputs: IN,
+    outputs: OUT,
+    params: [],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const numeric = f.columns.filter((c) => c.type === 'int' || c.type === 'float');
+    if (numeric.length === 0) ctx.fail('inputs.df', `has no numeric column to describe (columns: ${f.columns.map((c) => `${c.name} (${c.type})`).join(', ')})`);
+    // Only the numeric columns travel to the gathering task.
+    const cols = numeric.map((c) => c.name);
+    const sel = f.keys.map((k, i) => {
+      const key = ctx.key('numeric', [i]);
+      emitDf(ctx, key, [k], 'select', { columns: cols }, f.partitionBytes, f.partitionBytes * 2);
+      return key;
+    });
+    const key = ctx.key('describe');
+    emitDf(ctx, key, sel, 'describe', {}, 1024, f.partitionBytes * f.partitions * 2);
+    return { out: frameValue([key], [{ name: 'stat', type: 'string' }, ...numeric.map((c) => ({ name: c.name, type: 'float' as const }))], 1024) };
+  },
+};
+
+export const DF_AGGREGATE_OPS: OpDef[] = [groupby, valueCounts, describe];

@@ -1,0 +1,121 @@
+/**
+ * Per-partition dataframe nodes: select, drop, rename, filter, assign. Each maps every partition
+ * through one task; names and expressions are checked here against the input's schema, so a
+ * wrong column fails at compile time naming the node, the field and the available columns.
+ */
+import { compileExpr, compileFilter } from '../../../../common/expr/check';
+import { ExprError } from '../../../../common/expr/errors';
+import type { BuildContext, OpDef } from '../types';
+import { emitDf, exprSchema, frameInput, frameValue, requireColumns, rowBytes, str, strList, type ColType, type DfColumn, type LazyFrame } from './meta';
+
+const IN = [{ name: 'df', type: 'dataframe' as const }];
+const OUT = [{ name: 'out', type: 'dataframe' as const }];
+
+/** One task per partition running `op` with `params`; returns the new frame. */
+export function mapPartitions(ctx: BuildContext, f: LazyFrame, op: string, params: Record<string, unknown>, columns: DfColumn[], name = op): ReturnType<typeof frameValue> {
+  const bytes = f.partitionBytes * (rowBytes(columns) / rowBytes(f.columns));
+  const keys = f.keys.map((k, i) => {
+    const key = ctx.key(name, [i]);
+    emitDf(ctx, key, [k], op, params, bytes, f.partitionBytes + bytes);
+    return key;
+  });
+  return frameValue(keys, columns, bytes);
+}
+
+/** Checks an expression against the frame's columns; an ExprError fails on `field`. */
+function checked<T>(ctx: BuildContext, field: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof ExprError) return ctx.fail(field, e.message);
+    throw e;
+  }
+}
+
+const select: OpDef = {
+  spec: { op: 'select', label: 'Select columns', category: 'dataframes', doc: 'Keeps the named columns, in the order given.', inputs: IN, outputs: OUT, params: [{ name: 'columns', kind: 'strings', required: true, minLength: 1 }] },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const names = strList(ctx, 'columns', true)!;
+    return { out: mapPartitions(ctx, f, 'select', { columns: names }, requireColumns(ctx, 'params.columns', names, f.columns)) };
+  },
+};
+
+const drop: OpDef = {
+  spec: { op: 'drop', label: 'Drop columns', category: 'dataframes', doc: 'Removes the named columns.', inputs: IN, outputs: OUT, params: [{ name: 'columns', kind: 'strings', required: true, minLength: 1 }] },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const names = strList(ctx, 'columns', true)!;
+    requireColumns(ctx, 'params.columns', names, f.columns);
+    const rest = f.columns.filter((c) => !names.includes(c.name));
+    if (rest.length === 0) ctx.fail('params.columns', 'would drop every column');
+    return { out: mapPartitions(ctx, f, 'drop', { columns: names }, rest) };
+  },
+};
+
+const rename: OpDef = {
+  spec: { op: 'rename', label: 'Rename columns', category: 'dataframes', doc: 'Renames columns: {"old": "new", ...}.', inputs: IN, outputs: OUT, params: [{ name: 'mapping', kind: 'json', required: true, doc: '{"old name": "new name"}' }] },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const m = ctx.params.mapping;
+    if (typeof m !== 'object' || m === null || Array.isArray(m) || Object.keys(m).length === 0) return ctx.fail('params.mapping', 'must be an object {"old name": "new name"} with at least one entry');
+    const mapping: Record<string, string> = {};
+    for (const [from, to] of Object.entries(m)) {
+      if (typeof to !== 'string' || to === '') ctx.fail(`params.mapping.${from}`, 'must be a non-empty column name');
+      requireColumns(ctx, 'params.mapping', [from], f.columns);
+      mapping[from] = to as string;
+    }
+    const columns = f.columns.map((c) => ({ name: mapping[c.name] ?? c.name, type: c.type }));
+    const seen = new Set<string>();
+    for (const c of columns) {
+      if (seen.has(c.name)) ctx.fail('params.mapping', `two columns would be named '${c.name}'`);
+      seen.add(c.name);
+    }
+    return { out: mapPartitions(ctx, f, 'rename', { mapping }, columns) };
+  },
+};
+
+const filter: OpDef = {
+  spec: {
+    op: 'filter',
+    label: 'Filter rows',
+    category: 'dataframes',
+    doc: "Keeps the rows where a condition is true, e.g. x > 0.5 and name in ['Alice', 'Bob']; nulls count as not true (SQL).",
+    inputs: IN,
+    outputs: OUT,
+    params: [{ name: 'expr', kind: 'string', required: true, doc: 'condition over the columns (docs/dataframes.md)' }],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const expr = str(ctx, 'expr');
+    checked(ctx, 'params.expr', () => compileFilter(expr, exprSchema(f.columns)));
+    return { out: mapPartitions(ctx, f, 'filter', { expr }, f.columns) };
+  },
+};
+
+const assign: OpDef = {
+  spec: {
+    op: 'assign',
+    label: 'Assign column',
+    category: 'dataframes',
+    doc: 'Adds (or replaces) a column computed from an expression, e.g. z = round(x * 100, 1).',
+    inputs: IN,
+    outputs: OUT,
+    params: [
+      { name: 'column', kind: 'string', required: true },
+      { name: 'expr', kind: 'string', required: true, doc: 'expression over the columns (docs/dataframes.md)' },
+    ],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const column = str(ctx, 'column');
+    const expr = str(ctx, 'expr');
+    const e = checked(ctx, 'params.expr', () => compileExpr(expr, exprSchema(f.columns)));
+    // A bare null literal has no type of its own; the kernels write it as a float column.
+    const type: ColType = e.type === 'null' ? 'float' : e.type;
+    const columns = f.columns.some((c) => c.name === column) ? f.columns.map((c) => (c.name === column ? { name: column, type } : c)) : [...f.columns, { name: column, type }];
+    return { out: mapPartitions(ctx, f, 'assign', { exprs: { [column]: expr } }, columns) };
+  },
+};
+
+export const DF_COLUMN_OPS: OpDef[] = [select, drop, rename, filter, assign];

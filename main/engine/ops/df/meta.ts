@@ -1,0 +1,89 @@
+/**
+ * What the compiler knows about a dataframe without computing it: its columns (names and
+ * expression types) and partition task keys, carried in LazyOpaque.meta. Downstream nodes check
+ * column names and expressions against it at compile time, so a typo fails before any task runs,
+ * naming the node, the field and the columns available.
+ */
+import type { ValueType } from '../../../../common/expr/ast';
+import type { ExprSchema } from '../../../../common/expr/check';
+import type { TaskDef } from '../../../../common/tasks';
+import type { BuildContext, LazyOpaque } from '../types';
+
+export type ColType = Exclude<ValueType, 'null'>;
+export interface DfColumn {
+  name: string;
+  type: ColType;
+}
+
+export interface DfMeta {
+  columns: DfColumn[];
+  partitions: number;
+  /** Rough bytes of one partition, for the compiler's task-size limit (not a promise). */
+  partitionBytes: number;
+}
+
+export interface LazyFrame extends DfMeta {
+  keys: string[];
+}
+
+export function frameValue(keys: string[], columns: DfColumn[], partitionBytes: number): LazyOpaque {
+  const meta: DfMeta = { columns, partitions: keys.length, partitionBytes: Math.max(64, Math.round(partitionBytes)) };
+  return { kind: 'opaque', portType: 'dataframe', keys, meta: meta as unknown as Record<string, unknown> };
+}
+
+/** The dataframe on input `port`, or a failure naming the port. */
+export function frameInput(ctx: BuildContext, port: string): LazyFrame {
+  const v = ctx.inputs[port];
+  if (!v) return ctx.fail(`inputs.${port}`, 'not connected');
+  if (v.kind !== 'opaque' || v.portType !== 'dataframe') return ctx.fail(`inputs.${port}`, `expects a dataframe, got ${v.kind === 'opaque' ? v.portType : v.kind}`);
+  const m = v.meta as unknown as DfMeta;
+  return { keys: v.keys, columns: m.columns, partitions: m.partitions, partitionBytes: m.partitionBytes };
+}
+
+export function exprSchema(cols: DfColumn[]): ExprSchema {
+  const s: ExprSchema = {};
+  for (const c of cols) s[c.name] = c.type;
+  return s;
+}
+
+export function listColumns(cols: DfColumn[]): string {
+  return cols.map((c) => c.name).join(', ');
+}
+
+/** Checks that every name in `names` is a column; fails on `field` listing the available ones. */
+export function requireColumns(ctx: BuildContext, field: string, names: string[], cols: DfColumn[]): DfColumn[] {
+  return names.map((n) => {
+    const c = cols.find((x) => x.name === n);
+    if (!c) return ctx.fail(field, `unknown column '${n}'; available columns: ${listColumns(cols)}`);
+    return c;
+  });
+}
+
+/** A list-of-strings param (empty or missing -> undefined unless required). */
+export function strList(ctx: BuildContext, name: string, required: boolean): string[] | undefined {
+  const v = ctx.params[name];
+  if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) {
+    if (required) return ctx.fail(`params.${name}`, 'must name at least one column');
+    return undefined;
+  }
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')) return ctx.fail(`params.${name}`, 'must be a list of column names');
+  if (new Set(v).size !== v.length) return ctx.fail(`params.${name}`, 'names a column twice');
+  return v as string[];
+}
+
+export function str(ctx: BuildContext, name: string): string {
+  const v = ctx.params[name];
+  if (typeof v !== 'string' || v === '') return ctx.fail(`params.${name}`, 'must be a non-empty string');
+  return v;
+}
+
+/** Emits one df task; resource 'any' (both CPU and GPU workers run the js kernels). */
+export function emitDf(ctx: BuildContext, key: string, deps: string[], op: string, params: Record<string, unknown>, outBytes: number, workBytes = outBytes + 0): void {
+  const t: Omit<TaskDef, 'node'> = { key, deps, spec: { kind: 'df', op, params }, resource: 'any', op: op, outBytes: Math.max(64, Math.round(outBytes)), workBytes: Math.max(64, Math.round(workBytes)) };
+  ctx.emit(t);
+}
+
+/** Bytes per row of a partition with these columns (8 per value, as the kernels hold them). */
+export function rowBytes(cols: DfColumn[]): number {
+  return Math.max(1, cols.length) * 8 + 1;
+}

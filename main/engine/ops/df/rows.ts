@@ -1,0 +1,119 @@
+/**
+ * Dataframe nodes that reorder, subset or combine rows: head, tail, concat, sort,
+ * drop_duplicates. Sort and drop_duplicates gather every partition into one task (no sampling of
+ * split points; fine while the frame fits one worker, and the compiler's task-size limit refuses
+ * it otherwise). head/tail take n rows of every partition first, so the gather is n per partition.
+ */
+import type { OpDef } from '../types';
+import { emitDf, frameInput, frameValue, requireColumns, strList, type LazyFrame } from './meta';
+import type { BuildContext } from '../types';
+
+const IN = [{ name: 'df', type: 'dataframe' as const }];
+const OUT = [{ name: 'out', type: 'dataframe' as const }];
+
+/** One task over all partitions of `f`; the result is a one-partition frame. */
+export function gatherAll(ctx: BuildContext, f: LazyFrame, op: string, params: Record<string, unknown>, name = op): LazyFrame['keys'][number] {
+  const total = f.partitionBytes * f.partitions;
+  const key = ctx.key(name);
+  emitDf(ctx, key, f.keys, op, params, total, total * 3);
+  return key;
+}
+
+function count(ctx: BuildContext, name: string): number {
+  const v = ctx.params[name];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return ctx.fail(`params.${name}`, 'must be a whole number >= 0');
+  return v;
+}
+
+function ends(op: 'head' | 'tail'): OpDef {
+  return {
+    spec: { op, label: op === 'head' ? 'Head' : 'Tail', category: 'dataframes', doc: `The ${op === 'head' ? 'first' : 'last'} n rows, in partition order.`, inputs: IN, outputs: OUT, params: [{ name: 'n', kind: 'number', integer: true, min: 0, default: 5 }] },
+    build(ctx) {
+      const f = frameInput(ctx, 'df');
+      const n = count(ctx, 'n');
+      // n rows of each partition, then n of their concatenation: exact, and only n*p rows move.
+      const rowBytes = f.columns.length * 8 + 1;
+      const parts = f.keys.map((k, i) => {
+        const key = ctx.key(`${op}-part`, [i]);
+        emitDf(ctx, key, [k], op, { n }, n * rowBytes, f.partitionBytes + n * rowBytes);
+        return key;
+      });
+      const key = ctx.key(op);
+      emitDf(ctx, key, parts, op, { n }, n * rowBytes, 3 * n * rowBytes * parts.length);
+      return { out: frameValue([key], f.columns, n * rowBytes) };
+    },
+  };
+}
+
+const concat: OpDef = {
+  spec: {
+    op: 'concat',
+    label: 'Concatenate',
+    category: 'dataframes',
+    doc: 'The rows of a then b (then c, d): their partitions, in order. The frames must have the same columns and types.',
+    inputs: [{ name: 'a', type: 'dataframe' }, { name: 'b', type: 'dataframe' }, { name: 'c', type: 'dataframe', optional: true }, { name: 'd', type: 'dataframe', optional: true }],
+    outputs: OUT,
+    params: [],
+  },
+  build(ctx) {
+    const frames = (['a', 'b', 'c', 'd'] as const).filter((p) => p === 'a' || p === 'b' || ctx.inputs[p]).map((p) => ({ port: p, f: frameInput(ctx, p) }));
+    const first = frames[0].f;
+    const sig = (f: LazyFrame) => f.columns.map((c) => `${c.name} (${c.type})`).join(', ');
+    for (const { port, f } of frames.slice(1)) {
+      if (sig(f) !== sig(first)) ctx.fail(`inputs.${port}`, `has columns ${sig(f)} but inputs.a has ${sig(first)}`);
+    }
+    // No task: a concatenation is the list of the inputs' partitions.
+    return { out: frameValue(frames.flatMap((x) => x.f.keys), first.columns, Math.max(...frames.map((x) => x.f.partitionBytes))) };
+  },
+};
+
+const sort: OpDef = {
+  spec: {
+    op: 'sort',
+    label: 'Sort',
+    category: 'dataframes',
+    doc: 'Rows sorted by columns (stable, nulls last). Gathers the frame into one partition: it must fit one worker.',
+    inputs: IN,
+    outputs: OUT,
+    params: [
+      { name: 'by', kind: 'strings', required: true, minLength: 1 },
+      { name: 'ascending', kind: 'json', default: true, doc: 'true, false, or one boolean per column of by' },
+    ],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const by = strList(ctx, 'by', true)!;
+    requireColumns(ctx, 'params.by', by, f.columns);
+    const asc = ctx.params.ascending ?? true;
+    if (typeof asc !== 'boolean' && !(Array.isArray(asc) && asc.length === by.length && asc.every((a) => typeof a === 'boolean'))) {
+      ctx.fail('params.ascending', `must be true, false, or a list of ${by.length} booleans (one per column of by)`);
+    }
+    const key = gatherAll(ctx, f, 'sort', { by, ascending: asc });
+    return { out: frameValue([key], f.columns, f.partitionBytes * f.partitions) };
+  },
+};
+
+const dropDuplicates: OpDef = {
+  spec: {
+    op: 'drop_duplicates',
+    label: 'Drop duplicates',
+    category: 'dataframes',
+    doc: 'Keeps the first (or last) row of each distinct combination of the subset columns (default: all). Gathers the frame into one partition.',
+    inputs: IN,
+    outputs: OUT,
+    params: [
+      { name: 'subset', kind: 'strings', doc: 'columns that define a duplicate (default: all)' },
+      { name: 'keep', kind: 'enum', options: ['first', 'last'], default: 'first' },
+    ],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const subset = strList(ctx, 'subset', false);
+    if (subset) requireColumns(ctx, 'params.subset', subset, f.columns);
+    const keep = ctx.params.keep === 'last' ? 'last' : 'first';
+    const key = gatherAll(ctx, f, 'drop-duplicates', { keep, ...(subset ? { subset } : {}) });
+    return { out: frameValue([key], f.columns, f.partitionBytes * f.partitions) };
+  },
+};
+
+export const DF_ROW_OPS: OpDef[] = [ends('head'), ends('tail'), concat, sort, dropDuplicates];

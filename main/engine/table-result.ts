@@ -1,0 +1,24 @@
+/**
+ * A dataframe output as a run reports it: the total row count (each partition's ChunkValue
+ * carries its rows, so nothing is decoded to count), the compile-time columns, and Arrow IPC
+ * bytes of at most the first TABLE_PREVIEW_ROWS rows, base64 for the JSON channel to the
+ * renderer. Only the partitions the preview needs are decoded.
+ */
+import type { ChunkValue } from '../../common/arrays';
+import type { ResultValue } from '../../common/results';
+import type { NodeOutput } from '../../common/tasks';
+import { concatTables, fromIPC, head, toIPC } from '../../worker/kernels/df/index';
+
+export const TABLE_PREVIEW_ROWS = 10_000;
+
+export function tableResult(out: Extract<NodeOutput, { kind: 'table' }>, parts: ChunkValue[], limit = TABLE_PREVIEW_ROWS): ResultValue {
+  let rows = 0;
+  const tables = [];
+  for (const [i, v] of parts.entries()) {
+    if (v.kind !== 'table') throw new Error(`output partition ${out.keys[i]} is a ${v.kind}, expected a dataframe partition`);
+    if (rows < limit || tables.length === 0) tables.push(fromIPC(v.ipc));
+    rows += v.rows;
+  }
+  const preview = head(concatTables(tables), limit);
+  return { kind: 'table', rows, columns: out.columns, ipc: Buffer.from(toIPC(preview)).toString('base64'), truncated: rows > preview.numRows };
+}
