@@ -268,7 +268,7 @@ describe('worker messages under fuzzing', () => {
     const other: string[] = [];
     for (let i = 0; i < n; i++) {
       for (const side of ['to', 'from'] as const) {
-        const msg = i % 3 === 2 ? randomJson(r) : mutate(r, r.pick(valid[side]));
+        const msg = i % 3 === 2 ? randomJson(r) : mutate(r, r.pick<unknown>(valid[side] as unknown[]));
         try {
           const res = (side === 'to' ? toWorkerSchema : fromWorkerSchema).safeParse(msg);
           counts[side][res.success ? 'ok' : 'refused']++;

@@ -100,25 +100,28 @@ describe('a GPU worker whose device disappears', () => {
       const gpuBackends = gpu.backends.filter((b) => b.available).map((b) => b.name);
       const params = { N: 3000, chunks: 250 };
       const expected = ((await runLocal(seedDoc(), params)).total as { value: number }).value;
-      const h = engine.run(validateWorkflow(seedDoc(), params));
-      // Default: the device vanishes while its first task runs, before any peer has fetched a
-      // chunk from it. STRICT: after it finished 3 tasks, which today fails the run through
-      // defect D1 (a peer fetch from the dead worker errs the whole run).
+      // Default: the device vanishes right after the run placed its first tasks on it (they are
+      // 'running' there, nothing has finished yet). STRICT: after it finished 3 tasks, which today
+      // fails the run through defect D1 (a peer fetch from the dead worker errs the whole run).
+      let placedOnGpu = 0;
       let gpuTasksBefore = 0;
       let killed = false;
+      const kill = () => {
+        killed = true;
+        process.kill(gpu.pid!, 'SIGKILL');
+      };
       const unsub = engine.bus.subscribe((e) => {
-        if (killed || !('runId' in e) || e.runId !== h.runId) return;
-        const hit = STRICT ? e.type === 'task' && e.worker === 'gpu0' && ++gpuTasksBefore >= 3 : e.type === 'task-state' && e.to === 'running' && e.worker === 'gpu0';
-        if (hit) {
-          killed = true;
-          process.kill(gpu.pid!, 'SIGKILL');
-        }
+        if (e.type === 'task-state' && e.to === 'running' && e.worker === 'gpu0') placedOnGpu++;
+        if (STRICT && !killed && e.type === 'task' && e.worker === 'gpu0' && ++gpuTasksBefore >= 3) kill();
       });
+      const h = engine.run(validateWorkflow(seedDoc(), params));
+      if (!STRICT) kill();
       const r = await h.result;
       unsub();
       const byWorker = Object.fromEntries(r.stats.workers.map((w) => [w.id, w.tasks]));
-      figures('gpu-device-gone', { gpuBackends, killedAfterGpuTasks: gpuTasksBefore, status: r.status, tasksByWorker: byWorker, value: (r.results.total as { value: number })?.value, expected });
+      figures('gpu-device-gone', { gpuBackends, placedOnGpuBeforeKill: placedOnGpu, killedAfterGpuTasks: gpuTasksBefore, status: r.status, tasksByWorker: byWorker, value: (r.results.total as { value: number })?.value, expected });
       expect(killed).toBe(true);
+      expect(placedOnGpu).toBeGreaterThan(0);
       expect(r.status, r.error).toBe('finished');
       expect(Math.abs((r.results.total as { value: number }).value - expected)).toBeLessThan(1e-9 * Math.abs(expected));
       expect((byWorker.cpu0 ?? 0) + (byWorker.vgpu0 ?? 0)).toBeGreaterThan(0);
