@@ -4,9 +4,8 @@
  * split points; fine while the frame fits one worker, and the compiler's task-size limit refuses
  * it otherwise). head/tail take n rows of every partition first, so the gather is n per partition.
  */
-import type { OpDef } from '../types';
+import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, requireColumns, strList, type LazyFrame } from './meta';
-import type { BuildContext } from '../types';
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];
 const OUT = [{ name: 'out', type: 'dataframe' as const }];
