@@ -7,8 +7,8 @@
  *
  * Known defect D8: Scheduler.place() walks (and re-sorts) the whole ready list on every stimulus,
  * so a graph with ~100 000 ready leaves costs O(ready) per completion and O(n^2) overall (minutes).
- * By default the first 10 completions are scheduled and the total is projected; STRICT or
- * SOAK schedules the whole graph.
+ * By default 10 completions are sampled; when each costs under 5 ms the whole graph is scheduled,
+ * else the total is projected (STRICT then asserts the 100 ms target); SOAK always goes to the end.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ const heapMiB = () => Math.round(process.memoryUsage().heapUsed / 1048576);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
 describe('a 100 000-task graph', () => {
-  it('compiles and schedules; event-loop lag and memory are measured', { timeout: 180_000 }, async () => {
+  it('compiles and schedules; event-loop lag and memory are measured', { timeout: SOAK ? 6 * 3600_000 : 180_000 }, async () => {
     gc();
     const heapBefore = heapMiB();
     const h = monitorEventLoopDelay({ resolution: 10 });
@@ -66,13 +66,17 @@ describe('a 100 000-task graph', () => {
     })();
     let stimuli = 0;
     const peak = { heap: heapMiB() };
-    const limit = STRICT || SOAK ? Infinity : 10;
+    // Sample 10 completions; if each is cheap (the heap-based place() being written), go on to the
+    // end of the graph, else stop and project (the O(ready) place() of HEAD would need hours).
+    let limit = SOAK ? Infinity : 10;
+    const sampleStart = performance.now();
     while (!finished && !failed && queue.length && stimuli < limit) {
       const { key, worker } = queue.shift()!;
       // One macrotask per completion, as each worker message is.
       await new Promise<void>((r) => setImmediate(r));
       take(timed(() => s.handle({ type: 'task-finished', key, worker, bytes: 8 }, seq++)));
       if (++stimuli % 10_000 === 0) peak.heap = Math.max(peak.heap, heapMiB());
+      if (stimuli === 10 && limit === 10 && (performance.now() - sampleStart) / 10 < 5) limit = Infinity;
     }
     const scheduleMs = performance.now() - t1;
     h.disable();
@@ -93,8 +97,9 @@ describe('a 100 000-task graph', () => {
       lagDuringSchedulingMs: Math.round(lagSchedule),
       scheduleWallMs: Math.round(scheduleMs),
       stimuli,
-      meanStimulusMs: Math.round((scheduleMs / Math.max(1, stimuli)) * 100) / 100,
-      projectedScheduleS: Math.round(((scheduleMs / Math.max(1, stimuli)) * tasks) / 1000),
+      wholeGraphScheduled: finished,
+      meanStimulusMs: Math.round(((performance.now() - sampleStart) / Math.max(1, stimuli)) * 1000) / 1000,
+      projectedScheduleS: Math.round(((performance.now() - sampleStart) / Math.max(1, stimuli)) * tasks) / 1000,
       heapBeforeMiB: heapBefore,
       heapPeakMiB: heapPeak,
       heapAfterMiB: heapAfter,
