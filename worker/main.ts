@@ -36,6 +36,9 @@ async function slot(cfg: WorkerConfig): Promise<() => void> {
   };
 }
 
+/** An input could not be fetched from its peer: the task did not fail, its input was lost. */
+class FetchError extends Error {}
+
 function log(level: 'info' | 'warn' | 'error', message: string): void {
   channel.send({ type: 'log', level, message: `[${config?.id ?? 'worker'} ${process.pid}] ${message}` });
 }
@@ -51,7 +54,7 @@ async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: Work
   const byPeer = new Map<string, { host: string; port: number; workerId: string; keys: string[] }>();
   for (const d of msg.deps) {
     if (held.has(d.key)) continue;
-    if (!d.at) throw new Error(`dependency '${d.key}' is not held here and no peer was named`);
+    if (!d.at) throw new FetchError(`dependency '${d.key}' is not held here and no live peer holds it`);
     const id = `${d.at.host}:${d.at.port}`;
     const entry = byPeer.get(id) ?? { host: d.at.host, port: d.at.port, workerId: d.at.workerId, keys: [] };
     entry.keys.push(d.key);
@@ -61,7 +64,9 @@ async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: Work
   await Promise.all(
     [...byPeer.values()].map(async (p) => {
       const t0 = performance.now();
-      const got = await fetchFromPeer(p.host, p.port, cfg.peerToken, p.keys);
+      const got = await fetchFromPeer(p.host, p.port, cfg.peerToken, p.keys).catch((e: unknown) => {
+        throw new FetchError(`fetching ${p.keys.join(', ')} from ${p.workerId}: ${e instanceof Error ? e.message : String(e)}`);
+      });
       const ms = performance.now() - t0;
       for (const [key, v] of got) {
         hold(key, v);
@@ -71,7 +76,7 @@ async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: Work
   );
   const inputs = msg.deps.map((d) => {
     const v = held.get(d.key);
-    if (!v) throw new Error(`dependency '${d.key}' could not be fetched`);
+    if (!v) throw new FetchError(`dependency '${d.key}' could not be fetched`);
     return v;
   });
   return { inputs, transfers };
@@ -89,7 +94,8 @@ async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
       free();
     }
   } catch (e) {
-    channel.send({ type: 'error', key: msg.key, message: e instanceof Error ? e.message : String(e) });
+    // A lost input (its holder died) is not the task's fault: main re-queues it.
+    channel.send({ type: 'error', key: msg.key, message: e instanceof Error ? e.message : String(e), code: e instanceof FetchError ? 'fetch' : undefined });
   }
 }
 

@@ -15,12 +15,22 @@ export function forkLauncher(): Launcher {
         serialization: 'advanced',
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
+      // A send to a child that just died fails asynchronously (EPIPE); its exit event reports
+      // the death, so the error itself must not become an uncaught exception in main.
+      child.on('error', (e) => process.stderr.write(`[${opts.name} ${child.pid ?? '-'}] ${e.message}\n`));
       return {
         get pid() {
           return child.pid;
         },
         send(msg) {
-          if (child.connected) child.send(msg);
+          if (!child.connected) return;
+          try {
+            child.send(msg, (err) => {
+              if (err) process.stderr.write(`[${opts.name} ${child.pid ?? '-'}] message not delivered: ${err.message}\n`);
+            });
+          } catch {
+            // The channel closed between the check and the send: the exit handler reports it.
+          }
         },
         onMessage(fn) {
           child.on('message', (m: unknown) => fn(m));

@@ -29,7 +29,7 @@ export function resolveRefs(v: ParamValue, table: WorkflowDoc['params'], path: s
 
 function checkNumber(spec: { integer?: boolean; min?: number; max?: number; exclusiveMin?: number }, x: number): string | null {
   if (!Number.isFinite(x)) return 'must be a finite number';
-  if (spec.integer && !Number.isInteger(x)) return `must be an integer, got ${x}`;
+  if (spec.integer && !Number.isSafeInteger(x)) return `must be an integer below 2^53, got ${x}`;
   if (spec.exclusiveMin !== undefined && !(x > spec.exclusiveMin)) return spec.exclusiveMin === 0 ? `must be positive, got ${x}` : `must be greater than ${spec.exclusiveMin}, got ${x}`;
   if (spec.min !== undefined && x < spec.min) return spec.min === 0 ? `must not be negative, got ${x}` : `must be at least ${spec.min}, got ${x}`;
   if (spec.max !== undefined && x > spec.max) return `must be at most ${spec.max}, got ${x}`;

@@ -19,6 +19,7 @@ import { Scheduler, type Instruction, type Stimulus } from './scheduler/schedule
 /** Tasks placed on a worker at once: what it runs concurrently plus one queued, so it can fetch
  * the next task's inputs while computing. */
 const slotsOf = (w: WorkerHandle) => w.config.concurrency + 1;
+const FETCH_RETRY_MS = 500;
 
 export class RunController {
   private readonly scheduler: Scheduler;
@@ -126,7 +127,11 @@ export class RunController {
       this.stimulus({ type: 'task-finished', key, worker: w.id, bytes: msg.bytes }, ev.seq);
     } else {
       const ev = this.bus.emit({ type: 'task-error', runId: this.runId, key, node: def.node, worker: w.id, message: msg.message, code: msg.code, cause: this.bus.lastSeq });
-      this.stimulus({ type: 'task-erred', key, worker: w.id, message: msg.message, code: msg.code }, ev.seq);
+      const erred: Stimulus = { type: 'task-erred', key, worker: w.id, message: msg.message, code: msg.code };
+      // A lost input usually means its holder just died: give the pool a moment to notice, so
+      // the retry waits for the input to be recomputed rather than asking the dead peer again.
+      if (msg.code === 'fetch') setTimeout(() => this.stimulus(erred, ev.seq), FETCH_RETRY_MS);
+      else this.stimulus(erred, ev.seq);
     }
   }
 

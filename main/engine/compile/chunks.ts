@@ -8,7 +8,19 @@ export function axisChunks(n: number, c: number): number[] {
   return out;
 }
 
+/** Most blocks one array may have: beyond it the graph would not fit the scheduler's memory. */
+export const MAX_BLOCKS = 2_000_000;
+
+export class TooManyBlocks extends Error {}
+
 export function normalizeChunks(shape: number[], chunks: number[]): number[][] {
+  // Count before enumerating: a huge shape with small chunks must be refused, not built.
+  let blocks = 1;
+  shape.forEach((n, d) => {
+    const c = Math.min(chunks[d] ?? n, Math.max(n, 1));
+    blocks *= Math.max(1, Math.ceil(n / c));
+  });
+  if (!(blocks <= MAX_BLOCKS)) throw new TooManyBlocks(`${blocks.toExponential(2)} chunks (more than ${MAX_BLOCKS}): use larger chunks`);
   return shape.map((n, d) => axisChunks(n, Math.min(chunks[d] ?? n, Math.max(n, 1))));
 }
 

@@ -66,7 +66,14 @@ export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): C
         tasks.set(t.key, { ...t, node: t.node ?? id });
       },
     };
-    const out = op.build(ctx);
+    let out: Record<string, LazyValue>;
+    try {
+      out = op.build(ctx);
+    } catch (e) {
+      // Whatever an op's build throws is reported against its node.
+      if (e instanceof WorkflowError) throw e;
+      throw new WorkflowError(`nodes[${i}]`, e instanceof Error ? e.message : String(e), id);
+    }
     values.set(id, out);
     for (const v of Object.values(out)) if (v.kind === 'array') unfused += v.chunks.reduce((n, c) => n * c.length, 1);
 

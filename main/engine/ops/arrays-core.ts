@@ -42,7 +42,11 @@ export function shapeAndChunks(ctx: BuildContext): { shape: number[]; chunks: nu
   shape.forEach((x, d) => {
     if (!Number.isInteger(x) || x < 0) ctx.fail('params.shape', `must be non-negative integers (axis ${d} is ${x})`);
   });
-  return { shape, chunks: normalizeChunks(shape, c) };
+  try {
+    return { shape, chunks: normalizeChunks(shape, c) };
+  } catch (e) {
+    return ctx.fail('params.chunks', e instanceof Error ? e.message : String(e));
+  }
 }
 
 const shapeParams: NodeKindSpec['params'] = [

@@ -16,6 +16,7 @@
 import type { EngineEvent, TaskState } from '../../../common/events';
 import type { NodeOutput, Resource, TaskDef } from '../../../common/tasks';
 import type { WorkerKind } from '../../../common/messages';
+import { KeyHeap } from './heap';
 import { staticPriorities } from './order';
 import { checkTransition, type HistoryEntry } from './transitions';
 
@@ -67,8 +68,8 @@ export class Scheduler {
   private readonly tasks = new Map<string, TaskRec>();
   private readonly workers = new Map<string, WorkerSlot & { running: Set<string>; heldBytes: number }>();
   private readonly outputKeys: Set<string>;
-  private ready: string[] = [];
-  private readyDirty = false;
+  /** Ready tasks by resource, lowest static priority first; stale entries are skipped on pop. */
+  private readonly ready: Record<Resource, KeyHeap>;
   private out: Instruction[] = [];
   private cause = 0;
   private over = false;
@@ -90,6 +91,8 @@ export class Scheduler {
       }
     }
     this.remaining = this.tasks.size;
+    const prioOf = (k: string) => this.tasks.get(k)!.priority;
+    this.ready = { any: new KeyHeap(prioOf), gpu: new KeyHeap(prioOf), cpu: new KeyHeap(prioOf) };
   }
 
   /** Starts the run: tasks without dependencies become ready. */
@@ -121,6 +124,12 @@ export class Scheduler {
         if (!t || t.state !== 'running' || t.runningOn !== s.worker) break;
         this.workers.get(s.worker)?.running.delete(s.key);
         t.runningOn = null;
+        if (s.code === 'fetch' && ++t.lost < MAX_LOST) {
+          // An input's holder died under it: run it again once the input is back.
+          this.move(s.key, 'waiting', s.worker);
+          this.rewait(s.key);
+          break;
+        }
         this.move(s.key, 'erred', s.worker);
         this.fail(`node '${t.def.node}': task ${s.key} failed on ${s.worker}: ${s.message}`, s.key, t.def.node);
         break;
@@ -177,10 +186,7 @@ export class Scheduler {
     checkTransition(key, from, to, t.history);
     t.state = to;
     t.history.push({ from, to, cause: this.cause, t: this.now(), worker });
-    if (to === 'ready') {
-      this.ready.push(key);
-      this.readyDirty = true;
-    }
+    if (to === 'ready') this.ready[t.def.resource].push(key);
     if ((from === 'memory' || from === 'done') && to === 'waiting') this.remaining++;
     if (to === 'memory' && from === 'running') this.remaining--;
     this.out.push({ type: 'state', key, node: t.def.node, from, to, worker, cause: this.cause });
@@ -291,32 +297,54 @@ export class Scheduler {
     if (t.waitingOn.size === 0) this.move(key, 'ready');
   }
 
-  private place(): void {
-    if (this.readyDirty) {
-      this.ready = this.ready.filter((k) => this.tasks.get(k)!.state === 'ready');
-      this.ready.sort((a, b) => this.tasks.get(a)!.priority - this.tasks.get(b)!.priority);
-      this.readyDirty = false;
+  /** The top of a ready heap after dropping entries that are no longer ready. */
+  private topReady(h: KeyHeap): string | undefined {
+    for (let k = h.peek(); k !== undefined; k = h.peek()) {
+      if (this.tasks.get(k)!.state === 'ready') return k;
+      h.pop();
     }
-    if (this.ready.length === 0 || this.workers.size === 0) return;
+    return undefined;
+  }
+
+  /**
+   * Places ready tasks while some worker has a free slot: each time the lowest-priority ready task
+   * among the resources that have a free worker. Cost per call: O(placed x log ready), so a
+   * completion among 100 000 ready tasks stays cheap.
+   */
+  private place(): void {
+    if (this.workers.size === 0) return;
     const workers = [...this.workers.values()];
-    const left: string[] = [];
-    for (const key of this.ready) {
-      const t = this.tasks.get(key)!;
-      if (t.state !== 'ready') continue;
-      const candidates = workers.filter((w) => accepts(w.kind, t.def.resource));
-      if (candidates.length === 0) {
-        const any = [...this.workers.values()].some((w) => accepts(w.kind, t.def.resource));
-        if (!any && this.workers.size > 0) {
-          this.move(key, 'erred');
-          this.fail(`node '${t.def.node}': task ${key} needs a ${t.def.resource} worker and there is none`, key, t.def.node);
+    const resources: Resource[] = ['any', 'gpu', 'cpu'];
+    const candidates = {
+      any: workers,
+      gpu: workers.filter((w) => accepts(w.kind, 'gpu')),
+      cpu: workers.filter((w) => accepts(w.kind, 'cpu')),
+    } satisfies Record<Resource, typeof workers>;
+    const free = (r: Resource) => candidates[r].some((w) => w.running.size < w.slots);
+    for (;;) {
+      let chosen: Resource | null = null;
+      let chosenPrio = Infinity;
+      for (const r of resources) {
+        const k = this.topReady(this.ready[r]);
+        if (k === undefined) continue;
+        if (candidates[r].length === 0) {
+          const t = this.tasks.get(k)!;
+          this.move(k, 'erred');
+          this.fail(`node '${t.def.node}': task ${k} needs a ${r} worker and there is none`, k, t.def.node);
           return;
         }
-        left.push(key);
-        continue;
+        const p = this.tasks.get(k)!.priority;
+        if (free(r) && p < chosenPrio) {
+          chosen = r;
+          chosenPrio = p;
+        }
       }
+      if (chosen === null) return;
+      const key = this.ready[chosen].pop()!;
+      const t = this.tasks.get(key)!;
       let best: (typeof workers)[number] | null = null;
       let bestScore = -Infinity;
-      for (const w of candidates) {
+      for (const w of candidates[chosen]) {
         if (w.running.size >= w.slots) continue;
         let local = 0;
         for (const d of t.def.deps) if (this.tasks.get(d)!.holders.has(w.id)) local += this.tasks.get(d)!.def.outBytes;
@@ -327,24 +355,20 @@ export class Scheduler {
           best = w;
         }
       }
-      if (!best) {
-        left.push(key);
-        continue;
-      }
-      best.running.add(key);
-      t.runningOn = best.id;
-      this.move(key, 'running', best.id);
+      const w = best!;
+      w.running.add(key);
+      t.runningOn = w.id;
+      this.move(key, 'running', w.id);
       this.out.push({
         type: 'execute',
-        worker: best.id,
+        worker: w.id,
         key,
         deps: t.def.deps.map((d) => {
           const holders = this.tasks.get(d)!.holders;
-          return { key: d, holder: holders.has(best!.id) ? null : ([...holders][0] ?? null) };
+          return { key: d, holder: holders.has(w.id) ? null : ([...holders][0] ?? null) };
         }),
       });
     }
-    this.ready = left;
   }
 
   private finish(): void {
