@@ -31,8 +31,22 @@ function describe(t: Token): string {
   }
 }
 
+/** Nesting deeper than this is refused (the parser recurses; user text must not overflow the stack). */
+export const MAX_NESTING = 200;
+
 class Parser {
   private i = 0;
+  private depth = 0;
+
+  /** Runs one level of recursive descent, refusing input nested beyond MAX_NESTING. */
+  private nested<T>(fn: () => T): T {
+    if (++this.depth > MAX_NESTING) throw new ExprError('EXPR_SYNTAX', this.t.pos, `expression nested more than ${MAX_NESTING} levels deep`, this.src);
+    try {
+      return fn();
+    } finally {
+      this.depth--;
+    }
+  }
   constructor(private readonly src: string, private readonly toks: Token[]) {}
 
   private get t(): Token {
@@ -64,6 +78,10 @@ class Parser {
   }
 
   private or(): Node {
+    return this.nested(() => this.orInner());
+  }
+
+  private orInner(): Node {
     let a = this.and();
     while (this.isKw('or')) {
       const pos = this.toks[this.i++].pos;
@@ -84,7 +102,7 @@ class Parser {
   private not(): Node {
     if (this.isKw('not')) {
       const pos = this.toks[this.i++].pos;
-      return { kind: 'not', arg: this.not(), pos };
+      return { kind: 'not', arg: this.nested(() => this.not()), pos };
     }
     return this.cmp();
   }
@@ -184,7 +202,7 @@ class Parser {
   private unary(): Node {
     if (this.isOp('-')) {
       const pos = this.toks[this.i++].pos;
-      const arg = this.unary();
+      const arg = this.nested(() => this.unary());
       // Fold -literal so that `x > -1` compares with a constant, not a computed column.
       if (arg.kind === 'num') return { ...arg, value: -arg.value, pos };
       return { kind: 'neg', arg, pos };

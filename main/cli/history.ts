@@ -7,8 +7,11 @@ import { startService } from './cluster';
 
 const SORT_KEYS: RunSortKey[] = ['started', 'duration', 'status', 'name', 'id'];
 
+/** Opens the store as history sees it: runs whose process died are shown interrupted, not running. */
 function openCliStore(opts: Parsed['values']) {
-  return openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath());
+  const store = openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath());
+  store.markInterrupted();
+  return store;
 }
 
 /** `gpuflow export <run-id>... --out FILE`: runs with their workflow versions embedded. */
