@@ -83,6 +83,18 @@ export interface Partial {
 
 export type JsonValue = number | string | boolean | null | JsonValue[] | { [k: string]: JsonValue };
 
+/** The fields of each reduction's partial, in the order every backend lays them out. */
+export const PARTIAL_FIELDS: Record<ReduceOp, string[]> = {
+  sum: ['sum'],
+  mean: ['sum', 'count'],
+  var: ['count', 'mean', 'm2'],
+  std: ['count', 'mean', 'm2'],
+  min: ['value'],
+  max: ['value'],
+  argmin: ['value', 'index'],
+  argmax: ['value', 'index'],
+};
+
 /** What a task produces and a worker holds. */
 export type ChunkValue =
   | { kind: 'array'; array: NDArray }

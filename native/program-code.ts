@@ -14,21 +14,12 @@
  * applies it to float32 buffers.
  */
 import type { BinaryOp, ChunkProgram, Expr, Region, ReduceOp, UnaryOp } from '../common/arrays';
-import { sizeOf } from '../common/arrays';
+import { PARTIAL_FIELDS, sizeOf } from '../common/arrays';
 
 const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square'];
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'];
 const REDUCE: (ReduceOp | 'none')[] = ['none', 'sum', 'mean', 'var', 'std', 'min', 'max', 'argmin', 'argmax'];
-export const PARTIAL_FIELDS: Record<ReduceOp, string[]> = {
-  sum: ['sum'],
-  mean: ['sum', 'count'],
-  var: ['count', 'mean', 'm2'],
-  std: ['count', 'mean', 'm2'],
-  min: ['value'],
-  max: ['value'],
-  argmin: ['value', 'index'],
-  argmax: ['value', 'index'],
-};
+export { PARTIAL_FIELDS } from '../common/arrays';
 
 export const LIMITS = { dims: 8, instructions: 48, leaves: 16, stack: 16 };
 

@@ -7,7 +7,7 @@
  * answer as one pass up to rounding. Sums use Neumaier's compensated summation.
  */
 import type { NDArray, Partial, ReduceOp } from '../../../common/arrays';
-import { sizeOf } from '../../../common/arrays';
+import { PARTIAL_FIELDS, sizeOf } from '../../../common/arrays';
 
 export interface ReduceSpec {
   op: ReduceOp;
@@ -17,16 +17,6 @@ export interface ReduceSpec {
   globalShape?: number[];
 }
 
-const FIELDS: Record<ReduceOp, string[]> = {
-  sum: ['sum'],
-  mean: ['sum', 'count'],
-  var: ['count', 'mean', 'm2'],
-  std: ['count', 'mean', 'm2'],
-  min: ['value'],
-  max: ['value'],
-  argmin: ['value', 'index'],
-  argmax: ['value', 'index'],
-};
 
 /** Shape of the partial: the block's shape without the reduced axis (scalar for axis null). */
 function reducedShape(shape: number[], axis: number | null): number[] {
@@ -36,7 +26,7 @@ function reducedShape(shape: number[], axis: number | null): number[] {
 function emptyPartial(op: ReduceOp, shape: number[]): Partial {
   const n = sizeOf(shape);
   const fields: Record<string, Float64Array> = {};
-  for (const f of FIELDS[op]) fields[f] = new Float64Array(n);
+  for (const f of PARTIAL_FIELDS[op]) fields[f] = new Float64Array(n);
   return { op, shape, fields };
 }
 
