@@ -14,9 +14,12 @@ import { utilityLauncher } from './cluster/utility-launcher';
 import { Engine } from './engine/engine';
 import { registerIpc } from './ipc-handlers';
 import { defaultDbPath, openStore } from './store';
+import { lockDown, windowOptions } from './window';
+
+// The window's security settings live in ./window (importable without Electron, for tests).
+export { CSP, lockDown, windowOptions } from './window';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
 
 async function startService(): Promise<GpuflowService> {
   const discovery = await discover();
@@ -29,26 +32,10 @@ async function startService(): Promise<GpuflowService> {
   return new GpuflowService(engine, store, { launcher, virtualGpus });
 }
 
-function lockDown(win: BrowserWindow, rendererUrl: string) {
-  const wc = win.webContents;
-  wc.setWindowOpenHandler(() => ({ action: 'deny' }));
-  wc.on('will-navigate', (e, url) => {
-    if (url !== rendererUrl) e.preventDefault();
-  });
-  wc.on('will-attach-webview', (e) => e.preventDefault());
-  session.defaultSession.webRequest.onHeadersReceived((details, cb) => cb({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } }));
-  session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
-}
-
 async function main() {
   await app.whenReady();
   const svc = await startService();
-  const win = new BrowserWindow({
-    width: 1500,
-    height: 950,
-    title: 'gpuflow',
-    webPreferences: { preload: path.join(here, '../preload/preload.cjs'), contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true },
-  });
+  const win = new BrowserWindow(windowOptions(path.join(here, '../preload/preload.cjs')));
   const trusted = (wc: WebContents) => wc.id === win.webContents.id;
   const unregister = registerIpc(ipcMain, svc, trusted);
   ipcMain.handle('gpuflow-file:open', async (ev) => {
@@ -70,7 +57,7 @@ async function main() {
   });
   const devUrl = process.env.ELECTRON_RENDERER_URL;
   const url = devUrl ?? `file://${path.join(here, '../renderer/index.html')}`;
-  lockDown(win, url);
+  lockDown(win.webContents, session.defaultSession, url);
   await win.loadURL(url);
   app.on('window-all-closed', () => {
     unregister();

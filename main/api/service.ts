@@ -22,6 +22,7 @@ import { catalog } from '../engine/ops/registry';
 import { validateWorkflow, type ValidWorkflow } from '../engine/validate';
 import { localMachineInfo, machineFingerprint, type Store } from '../store';
 import type { EventWriter } from '../store/event-writer';
+import { shortReason } from '../store/errors';
 
 export interface StartedRun {
   runId: string;
@@ -29,7 +30,7 @@ export interface StartedRun {
   storeId: number | null;
   handle: RunHandle;
   /** Resolves with the result once the store has its final record. */
-  done: Promise<RunResult & { digest: string; storeId: number | null }>;
+  done: Promise<RunResult & { digest: string; storeId: number | null; eventsLost: string | null }>;
 }
 
 export interface RunOptions {
@@ -120,15 +121,20 @@ export class GpuflowService {
     const done = handle.result.then((r) => {
       unsubscribe();
       const digest = digestOf(r);
+      let eventsLost: string | null = null;
       if (this.store && storeId !== null) {
+        // Events that could not be written (full disk, …) are recorded on the run, never lost silently.
+        const loss = this.writer ? this.writer.settleRun(storeId) : { dropped: 0, error: undefined };
+        if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
         this.store.finishRun(storeId, {
           status: r.status === 'finished' ? 'done' : r.status,
           resultDigest: r.status === 'finished' ? digest : null,
           results: storedResults(r),
-          error: r.error ?? null,
+          error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
+          eventsDropped: loss.dropped,
         });
       }
-      const result = { ...r, digest, storeId };
+      const result = { ...r, digest, storeId, eventsLost };
       for (const l of this.streamListeners) l({ type: 'run-result', result });
       return result;
     });

@@ -25,6 +25,12 @@ export interface PoolOptions {
   restart?: boolean;
   /** Backend preference override, e.g. ['js'] to force the reference kernels. */
   backends?: WorkerConfig['backends'];
+  /**
+   * Memory limit in bytes for every worker, or per worker id (e.g. `{ vgpu0: 64 << 20 }`; workers
+   * not named keep the default). Default: 90% of a GPU's memory; the host's share (60% of RAM
+   * split between host workers) for CPU and virtual GPU workers.
+   */
+  memoryLimit?: number | Readonly<Record<string, number>>;
 }
 
 export interface PoolListener {
@@ -73,6 +79,15 @@ export function planWorkers(opts: PoolOptions, token: string): Array<{ config: W
       config: { id: `vgpu${i}`, kind: 'virtual-gpu', label: `virtual GPU ${i} (CPU-backed)`, threads: 1, concurrency: 1, memoryLimit: hostShare, peerToken: token, backends: opts.backends ?? ['native-cpu', 'js'], heartbeatMs: hb },
       env: { CUDA_VISIBLE_DEVICES: '' },
     });
+  }
+  const limit = opts.memoryLimit;
+  if (limit !== undefined) {
+    for (const { config } of out) {
+      const bytes = typeof limit === 'number' ? limit : limit[config.id];
+      if (bytes === undefined) continue;
+      if (!Number.isFinite(bytes) || bytes <= 0) throw new RangeError(`memoryLimit for ${config.id} must be a positive number of bytes, got ${bytes}`);
+      config.memoryLimit = bytes;
+    }
   }
   return out;
 }

@@ -3,9 +3,11 @@
  * close(), so the scheduler's hot path only pushes onto an array.
  *
  * The timer is unref'd (it never keeps a process alive): call close() before exiting, or the
- * last interval's events are lost. A failed flush (disk full, lock held too long) keeps its
- * events for the next try and reports through onError; past `maxBuffered` pending events the
- * oldest are dropped and counted in `dropped`, so a full disk cannot exhaust memory.
+ * last interval's events are lost. A failed flush (disk full, lock held too long) keeps its batch
+ * for retry and reports through onError. What is kept is bounded: at most `maxFailedBatches`
+ * failed batches (the oldest is dropped past that) and `maxBuffered` pending events in all, so a
+ * full disk cannot exhaust memory. Dropped events are never silent: they are counted per run
+ * (`settleRun` hands a run's count and the last write error to whoever records the run's end).
  */
 import type { EventInput } from '../../common/store-types';
 
@@ -17,31 +19,54 @@ export interface EventWriterOptions {
   /** Flush interval, ms. */
   flushMs?: number;
   maxBuffered?: number;
+  /** Failed batches kept for retry; past this the oldest failed batch is dropped. */
+  maxFailedBatches?: number;
   /** Called with a failed flush's error; the default logs it. */
   onError?: (err: unknown) => void;
 }
 
+/** What became of a run's events that could not be written (EventWriter.settleRun). */
+export interface EventLoss {
+  /** Events of the run that were dropped, never written. */
+  dropped: number;
+  /** The last write error, when a write failed. */
+  error: unknown;
+}
+
 export const DEFAULT_FLUSH_MS = 250;
 export const DEFAULT_MAX_BUFFERED = 1_000_000;
+export const DEFAULT_MAX_FAILED_BATCHES = 16;
+
+type Batch = Map<number, EventInput[]>;
 
 export class EventWriter {
-  private buffer = new Map<number, EventInput[]>();
+  /** Events pushed since the last flush. */
+  private buffer: Batch = new Map();
+  /** Batches whose write failed, oldest first, written before `buffer` on the next flush. */
+  private failed: Batch[] = [];
   private count = 0;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** Events dropped because the buffer overflowed while flushes failed. */
+  /** Events dropped (buffer overflow or too many failed batches), in all. */
   dropped = 0;
+  private readonly droppedByRun = new Map<number, number>();
+  /** The last failed write's error (cleared by a successful write). */
+  lastError: unknown = undefined;
+  /** The error behind the latest drop (kept after a later write succeeded). */
+  private dropError: unknown = undefined;
   private readonly flushMs: number;
   private readonly maxBuffered: number;
+  private readonly maxFailedBatches: number;
   private readonly onError: (err: unknown) => void;
 
   constructor(private readonly sink: EventSink, options: EventWriterOptions = {}) {
     this.flushMs = options.flushMs ?? DEFAULT_FLUSH_MS;
     this.maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
+    this.maxFailedBatches = Math.max(0, options.maxFailedBatches ?? DEFAULT_MAX_FAILED_BATCHES);
     this.onError = options.onError ?? ((err) => console.error(`[store] event flush failed: ${err instanceof Error ? err.message : String(err)}`));
   }
 
-  /** Events waiting to be written. */
+  /** Events waiting to be written (failed batches included). */
   get pending(): number {
     return this.count;
   }
@@ -53,30 +78,58 @@ export class EventWriter {
     list.push(event);
     this.count++;
     if (this.count > this.maxBuffered) this.dropOldest();
-    if (!this.timer) {
-      this.timer = setTimeout(() => this.onTimer(), this.flushMs);
-      this.timer.unref();
-    }
+    this.arm();
   }
 
-  /** Writes everything pending now, in one transaction. Throws what the store throws. */
+  /** Writes everything pending now (failed batches first), in one transaction. Throws what the store throws. */
   flush(): number {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
     if (this.count === 0) return 0;
-    const batch = this.buffer;
+    const batches = this.buffer.size > 0 ? [...this.failed, this.buffer] : [...this.failed];
     const n = this.count;
     this.buffer = new Map();
+    this.failed = [];
     this.count = 0;
     try {
-      this.sink.appendEvents(batch);
+      this.sink.appendEvents(entries(batches));
     } catch (err) {
-      this.restore(batch, n);
+      this.lastError = err;
+      this.failed = batches;
+      this.count = n;
+      while (this.failed.length > this.maxFailedBatches) this.dropBatch(this.failed.shift()!);
       throw err;
     }
+    this.lastError = undefined;
     return n;
+  }
+
+  /**
+   * Called when run `runId` has ended and will push no more: tries once more to write, drops what
+   * of this run still cannot be written, and returns how many of its events were dropped in all
+   * (then forgets the count) with the last write error.
+   */
+  settleRun(runId: number): EventLoss {
+    let error: unknown = undefined;
+    try {
+      this.flush();
+    } catch (err) {
+      error = err;
+      for (const b of [...this.failed, this.buffer]) {
+        const list = b.get(runId);
+        if (!list) continue;
+        b.delete(runId);
+        this.count -= list.length;
+        this.countDropped(runId, list.length);
+      }
+      this.failed = this.failed.filter((b) => b.size > 0);
+      this.arm();
+    }
+    const dropped = this.droppedByRun.get(runId) ?? 0;
+    this.droppedByRun.delete(runId);
+    return { dropped, error: dropped > 0 ? (error ?? this.lastError ?? this.dropError) : undefined };
   }
 
   /** Flushes and stops. Idempotent. */
@@ -86,38 +139,51 @@ export class EventWriter {
     this.closed = true;
   }
 
+  private arm(): void {
+    if (!this.timer && this.count > 0 && !this.closed) {
+      this.timer = setTimeout(() => this.onTimer(), this.flushMs);
+      this.timer.unref();
+    }
+  }
+
   private onTimer(): void {
     this.timer = undefined;
     try {
       this.flush();
     } catch (err) {
       this.onError(err);
-      if (!this.timer && this.count > 0) {
-        this.timer = setTimeout(() => this.onTimer(), this.flushMs);
-        this.timer.unref();
-      }
+      this.arm();
     }
   }
 
-  /** Puts a failed batch back in front of anything pushed since, keeping per-run order. */
-  private restore(batch: Map<number, EventInput[]>, n: number): void {
-    for (const [runId, newer] of this.buffer) {
-      const older = batch.get(runId);
-      if (older) older.push(...newer);
-      else batch.set(runId, newer);
-    }
-    this.count += n;
-    this.buffer = batch;
-    while (this.count > this.maxBuffered) this.dropOldest();
+  private countDropped(runId: number, n: number): void {
+    if (n <= 0) return;
+    this.dropped += n;
+    this.droppedByRun.set(runId, (this.droppedByRun.get(runId) ?? 0) + n);
+    this.dropError = this.lastError ?? this.dropError;
   }
 
+  private dropBatch(b: Batch): void {
+    for (const [runId, list] of b) {
+      this.count -= list.length;
+      this.countDropped(runId, list.length);
+    }
+  }
+
+  /** Drops the oldest pending event (failed batches are older than the buffer). */
   private dropOldest(): void {
-    for (const [runId, list] of this.buffer) {
+    while (this.failed.length > 0 && this.failed[0].size === 0) this.failed.shift();
+    const b = this.failed[0] ?? this.buffer;
+    for (const [runId, list] of b) {
       list.shift();
-      if (list.length === 0) this.buffer.delete(runId);
+      if (list.length === 0) b.delete(runId);
       this.count--;
-      this.dropped++;
+      this.countDropped(runId, 1);
       return;
     }
   }
+}
+
+function* entries(batches: readonly Batch[]): Generator<[number, readonly EventInput[]]> {
+  for (const b of batches) yield* b;
 }

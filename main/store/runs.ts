@@ -39,6 +39,11 @@ export interface RunOutcome {
   results?: JsonValue | null;
   error?: string | null;
   ended?: number;
+  /**
+   * Task events of the run that could not be written (EventWriter.settleRun). They are added to
+   * events_total without being stored, so they show in the run's eventsDropped.
+   */
+  eventsDropped?: number;
 }
 
 export interface RunRow {
@@ -90,7 +95,7 @@ export class RunRepo {
       started, ended, status, result_digest, results, error, replay_of)
       VALUES (@uuid, @workflowHash, @params, @seeds, @devices, @backends, @machine, @host, @pid, @owner,
       @started, @ended, @status, @resultDigest, @results, @error, @replayOf) ON CONFLICT(uuid) DO NOTHING`);
-    this.update = db.prepare(`UPDATE runs SET status = ?, ended = ?, result_digest = ?, results = ?, error = ? WHERE id = ?`);
+    this.update = db.prepare(`UPDATE runs SET status = ?, ended = ?, result_digest = ?, results = ?, error = ?, events_total = events_total + ? WHERE id = ?`);
     this.byId = db.prepare(`${SELECT_RUN} WHERE r.id = ?`);
     this.byUuid = db.prepare('SELECT id FROM runs WHERE uuid = ?');
     this.workflowExists = db.prepare('SELECT 1 FROM workflows WHERE hash = ?');
@@ -136,6 +141,7 @@ export class RunRepo {
       outcome.resultDigest ?? null,
       outcome.results === undefined ? null : toJsonText(outcome.results),
       outcome.error ?? null,
+      Math.max(0, Math.trunc(outcome.eventsDropped ?? 0)),
       id,
     );
     if (info.changes === 0) throw new StoreError('not-found', this.path, `No run ${id} in ${this.path}.`);

@@ -8,16 +8,16 @@ import { discover } from '../../main/cluster/discovery';
 import { forkLauncher } from '../../main/cluster/fork-launcher';
 import { Engine } from '../../main/engine/engine';
 import { validateWorkflow } from '../../main/engine/validate';
-import { figures, prng, seedDoc, SOAK, STRICT } from './helpers';
+import { figures, prng, seedDoc, SOAK } from './helpers';
 
 const KILLS = SOAK ? 100 : 20;
-const PARAMS = SOAK ? { N: 8000, chunks: 100 } : { N: 4000, chunks: 100 };
+// Large enough that the run outlasts all the kills (each kill also costs a worker restart and
+// the re-run of its tasks), small enough for well under a minute on 2 shared cores.
+const PARAMS = SOAK ? { N: 8000, chunks: 100 } : { N: 5000, chunks: 100 };
 
-// Blocked by engine defects D1 (a task whose input fetch hits a killed peer fails the whole run:
-// "read ECONNRESET") and D2 (fork-launcher send() to a just-killed child throws an uncaught EPIPE
-// that takes the main process down); see docs/reliability.md. Runs with GPUFLOW_RELIABILITY_STRICT=1.
+// Was blocked by D1 (a lost input failed the run) and D2 (uncaught EPIPE in main); both fixed.
 describe('workers SIGKILLed over one long run', () => {
-  (STRICT ? it : it.skip)(`completes with the clean run's answer after ${KILLS} kills`, { timeout: SOAK ? 900_000 : 120_000 }, async () => {
+  it(`completes with the clean run's answer after ${KILLS} kills`, { timeout: SOAK ? 900_000 : 120_000 }, async () => {
     const d = await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
     const engine = new Engine(d, { launcher: forkLauncher(), virtualGpus: 3, backends: ['js'], threadsPerCpuWorker: 1 });
     await engine.start();
@@ -45,10 +45,10 @@ describe('workers SIGKILLed over one long run', () => {
       const t1 = Date.now();
       const killer = (async () => {
         while (kills < KILLS && !done) {
-          await new Promise((r) => setTimeout(r, 250 + rng.int(300)));
+          await new Promise((r) => setTimeout(r, 100 + rng.int(150)));
           const alive = engine.pool.ready;
-          // Keep at least two workers up so the run can go on while the victims restart.
-          if (alive.length < 3) continue;
+          // Keep at least one worker up so the run can go on while the victims restart.
+          if (alive.length < 2) continue;
           const busy = alive.filter((w) => (running.get(w.id)?.size ?? 0) > 0);
           if (busy.length === 0) continue;
           const victim = rng.pick(busy);

@@ -61,4 +61,14 @@ describe('device discovery', () => {
     expect(plan[3].config.label).toMatch(/virtual GPU 0 \(CPU-backed\)/);
     expect(plan[2].config.threads).toBe(14);
   });
+
+  it('applies PoolOptions.memoryLimit to every worker, or per worker id, and refuses a non-positive one', () => {
+    const { gpus } = parseNvidiaSmi(TWO);
+    const base = { launcher: { kind: 'fork' as const, launch: () => { throw new Error('unused'); } }, discovery: { gpus, cpu: { cores: 16, model: 'x', memoryTotalBytes: 2 ** 36, memoryFreeBytes: 2 ** 36 } }, virtualGpus: 1 };
+    const limits = (memoryLimit?: number | Record<string, number>) => Object.fromEntries(planWorkers({ ...base, memoryLimit }, 'x'.repeat(32)).map((p) => [p.config.id, p.config.memoryLimit]));
+    const defaults = limits();
+    expect(Object.values(limits(64 << 20))).toEqual([64 << 20, 64 << 20, 64 << 20, 64 << 20]);
+    expect(limits({ vgpu0: 1 << 20 })).toEqual({ ...defaults, vgpu0: 1 << 20 });
+    expect(() => limits({ cpu0: 0 })).toThrow(/memoryLimit for cpu0 must be a positive number/);
+  });
 });

@@ -72,4 +72,46 @@ describe('EventWriter', () => {
     w.flush();
     expect(sink.all(1)).toEqual([3, 4, 5]);
   });
+
+  it('keeps at most maxFailedBatches failed batches, dropping the oldest and counting per run', () => {
+    const sink = new MemorySink();
+    const errors: unknown[] = [];
+    const w = new EventWriter(sink, { flushMs: 100, maxFailedBatches: 2, onError: (e) => errors.push(e) });
+    sink.failNext = 3;
+    w.push(1, ev(1));
+    vi.advanceTimersByTime(100); // batch [1] fails
+    w.push(2, ev(2));
+    vi.advanceTimersByTime(100); // [1], [2] fail
+    w.push(1, ev(3));
+    vi.advanceTimersByTime(100); // [1], [2], [3] fail: the oldest, [1], is dropped
+    expect(errors).toHaveLength(3);
+    expect(w.dropped).toBe(1);
+    expect(w.pending).toBe(2);
+    vi.advanceTimersByTime(100);
+    expect(sink.all(1)).toEqual([3]);
+    expect(sink.all(2)).toEqual([2]);
+    expect(w.settleRun(1)).toEqual({ dropped: 1, error: expect.objectContaining({ message: 'disk full' }) });
+    expect(w.settleRun(1)).toEqual({ dropped: 0, error: undefined });
+    expect(w.settleRun(2)).toEqual({ dropped: 0, error: undefined });
+  });
+
+  it('settleRun writes a run\'s events, or drops and counts them when the write still fails', () => {
+    const sink = new MemorySink();
+    const w = new EventWriter(sink, { flushMs: 100, onError: () => undefined });
+    w.push(1, ev(1));
+    w.push(2, ev(2));
+    expect(w.settleRun(1)).toEqual({ dropped: 0, error: undefined });
+    expect(sink.all(1)).toEqual([1]);
+    w.push(1, ev(3));
+    w.push(2, ev(4));
+    sink.failNext = 1;
+    const loss = w.settleRun(1);
+    expect(loss.dropped).toBe(1);
+    expect((loss.error as Error).message).toBe('disk full');
+    // The other run's events stay pending and are written by the next flush.
+    expect(w.pending).toBe(1);
+    vi.advanceTimersByTime(100);
+    expect(sink.all(2)).toEqual([2, 4]);
+    expect(sink.all(1)).toEqual([1]);
+  });
 });
