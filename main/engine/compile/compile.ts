@@ -87,8 +87,8 @@ export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): C
           const keys: string[] = [];
           for (const idx of blockIndices(m.chunks)) keys.push(m.block(idx).deps[0]);
           outputs[name] = { kind: 'array', shape: m.shape, chunks: m.chunks, dtype: m.dtype, keys };
-        } else if (v.portType === 'dataframe') outputs[name] = { kind: 'table', keys: v.keys, columns: (v.meta as { columns: { name: string; type: string }[] }).columns };
-        else if (v.keys.length > 1) outputs[name] = { kind: 'values', keys: v.keys };
+        } else if (v.portType === 'dataframe' && Array.isArray(v.meta.columns)) outputs[name] = { kind: 'table', keys: v.keys, columns: v.meta.columns as { name: string; type: string }[] };
+        else if (v.report === 'all') outputs[name] = { kind: 'values', keys: v.keys };
         else outputs[name] = { kind: 'value', key: v.keys[0] };
       }
     }

@@ -35,6 +35,11 @@ export interface LazyOpaque {
   portType: 'dataframe' | 'model' | 'dataset';
   /** Task keys of the partitions (or one key for a single value). */
   keys: string[];
+  /**
+   * What a run reports when this value is an output: its first key's value (default), or the
+   * values of all keys as a list (e.g. one record per file written).
+   */
+  report?: 'first' | 'all';
   meta: Record<string, unknown>;
 }
 

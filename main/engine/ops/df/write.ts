@@ -40,7 +40,7 @@ const writeParquetOp: OpDef = {
       return key;
     });
     // Not a dataframe port: compile reports every write's {path, rows}.
-    return { out: { kind: 'opaque', portType: 'dataset', keys, meta: { path: dir } } };
+    return { out: { kind: 'opaque', portType: 'dataset', keys, report: 'all', meta: { path: dir } } };
   },
 };
 
