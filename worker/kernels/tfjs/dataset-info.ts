@@ -4,17 +4,24 @@
  */
 import type { JsonValue } from '../../../common/arrays';
 import type { HandlerResult } from '../../handlers';
-import { makeClassification, makeRegression } from './datasets';
+import { fromIPC } from '../df/ipc';
+import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
 import { SearchTaskError } from './search-record';
 import { trainValidationSplit } from './split';
 import type { DataSpec } from './trial-task';
 
 /** The 'dataset-info' summary: what a dataset or split node's data looks like. */
-export function datasetInfo(raw: Record<string, unknown>): HandlerResult {
+export function datasetInfo(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[] = []): HandlerResult {
   const meta = (raw.data ?? {}) as { source: DataSpec['source']; split?: DataSpec['split']; task: string };
   const s = meta.source;
-  if (!s || s.kind === 'table') throw new SearchTaskError('dataset-info params.data.source: a synthetic source is required');
-  const ds = s.kind === 'classification' ? makeClassification(s) : makeRegression(s);
+  if (!s) throw new SearchTaskError('dataset-info params.data.source: a source is required');
+  let ds: Dataset;
+  if (s.kind === 'table') {
+    // The gathered table is this task's input (pure JS: no tfjs loaded for a summary).
+    const t = inputs.find((v) => v.kind === 'table') as { ipc?: Uint8Array } | undefined;
+    if (!t?.ipc) throw new SearchTaskError(`dataset-info: the table source '${s.ref}' did not arrive among the task's inputs`);
+    ds = datasetFromArrow(fromIPC(t.ipc), s);
+  } else ds = s.kind === 'classification' ? makeClassification(s) : makeRegression(s);
   const classCounts = (y: Float32Array, k: number) => Array.from({ length: k }, (_, c) => y.reduce((n, v) => n + (v === c ? 1 : 0), 0));
   const part = (d: typeof ds) => ({ rows: d.nRows, ...(d.task === 'classification' ? { classCounts: classCounts(d.y, d.classes.length) } : {}) });
   const value: Record<string, unknown> = { task: ds.task, rows: ds.nRows, features: ds.nFeatures, featureNames: ds.featureNames, classes: ds.classes, all: part(ds) };

@@ -10,7 +10,8 @@ const heavy = () => import('./search-tasks');
 registerHandler('trial', 'search-trial', async (params, inputs, ctx) => (await heavy()).searchTrial(params, inputs as { kind: string; value?: unknown }[], ctx));
 registerHandler('trial', 'search-leaderboard', async (params, inputs, ctx) => (await heavy()).searchLeaderboard(params, inputs as { kind: string; value?: unknown }[], ctx));
 registerHandler('trial', 'search-best-model', async (params, inputs) => (await heavy()).searchBestModel(params, inputs as { kind: string; value?: unknown }[]));
-registerHandler('trial', 'dataset-info', async (params) => (await import('./dataset-info')).datasetInfo(params));
+registerHandler('trial', 'dataset-info', async (params, inputs) => (await import('./dataset-info')).datasetInfo(params, inputs as { kind: string; value?: unknown }[]));
 // A node's own settings as its result (the model node when nothing consumes it).
 registerHandler('trial', 'describe', async (params) => ({ value: { kind: 'json', value: params as JsonValue }, backend: 'js' }));
 registerHandler('trial', 'predict', async (params, inputs, ctx) => (await import('./predict-task')).predictTask(params, inputs as { kind: string; value?: unknown }[], ctx));
+registerHandler('trial', 'predict-table', async (params, inputs, ctx) => (await import('./predict-task')).predictTableTask(params, inputs as { kind: string; value?: unknown }[], ctx));

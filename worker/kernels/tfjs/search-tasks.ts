@@ -18,7 +18,8 @@ import { modelSpecFromParams, trialSpecSchema, type MetricName, type ModelKind, 
 import type { LeaderboardEntry, SearchSpec } from '../../../common/tuning/types';
 import type { HandlerContext, HandlerResult } from '../../handlers';
 import { selectTfjsBackend, type BackendSelection } from './backend';
-import { makeClassification, makeRegression } from './datasets';
+import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
+import { fromIPC } from '../df/ipc';
 import { packModel, unpackModel } from './pack';
 import { saveTrialModel } from './persist';
 import { allRecords, modelOf, readOutputs, SearchTaskError, type TrialRecord, type TrialTaskOutput } from './search-record';
@@ -55,15 +56,36 @@ function exclusive<T>(sel: BackendSelection, fn: () => Promise<T>): Promise<T> {
 }
 
 const dataCache = new Map<string, TrialData>();
-function dataFor(spec: DataSpec): TrialData {
+// Table data are cached per received table (its IPC bytes), never by spec alone: a task key names
+// different rows in another run.
+const tableCache = new WeakMap<Uint8Array, Map<string, TrialData>>();
+
+/** A task's inputs split into its table input (a table source's gathered rows) and the rest. */
+export function splitTableInput<T extends { kind: string; value?: unknown }>(inputs: readonly T[]): { table: Uint8Array | undefined; rest: T[] } {
+  let table: Uint8Array | undefined;
+  const rest: T[] = [];
+  for (const v of inputs) {
+    if (v.kind === 'table' && (v as unknown as { ipc?: unknown }).ipc instanceof Uint8Array) table = (v as unknown as { ipc: Uint8Array }).ipc;
+    else rest.push(v);
+  }
+  return { table, rest };
+}
+
+/** The rows of a DataSpec: synthetic ones generated here, a table's from the task's table input. */
+export function datasetOf(spec: DataSpec, table: Uint8Array | undefined, where: string): Dataset {
+  const s = spec.source;
+  if (s.kind !== 'table') return s.kind === 'classification' ? makeClassification(s) : makeRegression(s);
+  if (!table) throw new SearchTaskError(`${where}: the table source '${s.ref}' did not arrive among the task's inputs`);
+  return datasetFromArrow(fromIPC(table), s);
+}
+
+function dataFor(spec: DataSpec, table: Uint8Array | undefined): TrialData {
   const key = JSON.stringify(spec);
-  let d = dataCache.get(key);
+  const cache = spec.source.kind === 'table' && table ? (tableCache.get(table) ?? tableCache.set(table, new Map()).get(table)!) : dataCache;
+  let d = cache.get(key);
   if (!d) {
-    const s = spec.source;
-    if (s.kind === 'table') throw new SearchTaskError('table sources need the table as a task input; not supported by search-trial yet');
-    const ds = s.kind === 'classification' ? makeClassification(s) : makeRegression(s);
-    d = trainValidationSplit(ds, spec.split);
-    dataCache.set(key, d);
+    d = trainValidationSplit(datasetOf(spec, table, 'search-trial'), spec.split);
+    cache.set(key, d);
   }
   return d;
 }
@@ -98,7 +120,8 @@ export async function searchTrial(raw: Record<string, unknown>, inputs: { kind: 
   const where = 'search-trial params';
   const p = parse(trialParams, raw, where);
   const sel = await workerBackend(ctx);
-  const outs = readOutputs(inputs, 'search-trial');
+  const { table, rest } = splitTableInput(inputs);
+  const outs = readOutputs(rest, 'search-trial');
   const prior = allRecords(outs);
   let chosen: Chosen;
   if (p.round === 0) {
@@ -115,11 +138,11 @@ export async function searchTrial(raw: Record<string, unknown>, inputs: { kind: 
     const model = modelSpecFromParams(p.base as Partial<ModelSpec> & { kind: ModelKind }, cmd.params);
     chosen = { trial: { trialId: cmd.trialId, model, seed: cmd.seed, epochs: cmd.epochs, metric: p.metric as MetricName }, bracket: cmd.bracket, params: cmd.params, from: cmd.from };
   }
-  const out = await exclusive(sel, () => train(chosen, p.data, outs, prior, sel, ctx));
+  const out = await exclusive(sel, () => train(chosen, p.data, table, outs, prior, sel, ctx));
   return { value: { kind: 'json', value: out as unknown as JsonValue }, backend: backendLabel(sel) };
 }
 
-async function train(c: Chosen, data: DataSpec, outs: TrialTaskOutput[], prior: TrialRecord[], sel: BackendSelection, ctx: HandlerContext): Promise<TrialTaskOutput> {
+async function train(c: Chosen, data: DataSpec, table: Uint8Array | undefined, outs: TrialTaskOutput[], prior: TrialRecord[], sel: BackendSelection, ctx: HandlerContext): Promise<TrialTaskOutput> {
   const store = new TrialModelStore();
   const record: TrialRecord = { trialId: c.trial.trialId, bracket: c.bracket, params: c.params, epochs: c.trial.epochs, score: null, metrics: {}, worker: ctx.config.id, backend: sel.backend, gpuWorkerOnCpu: sel.gpuRequestedButCpu };
   const curve: { epoch: number; loss: number; score: number }[] = [];
@@ -129,7 +152,7 @@ async function train(c: Chosen, data: DataSpec, outs: TrialTaskOutput[], prior: 
       if (!packed) throw new SearchTaskError(`trial ${c.trial.trialId}: no weights at ${c.from} epochs among this task's inputs`);
       store.set(c.trial.trialId, await unpackModel(packed, `trial ${c.trial.trialId}`));
     }
-    const r = await trainTrial(c.trial, dataFor(data), {
+    const r = await trainTrial(c.trial, dataFor(data, table), {
       store,
       onEpoch: (e) => {
         curve.push({ epoch: e.epoch, loss: e.loss, score: e.score });

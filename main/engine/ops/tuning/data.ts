@@ -6,7 +6,8 @@
  */
 import type { OpDef } from '../types';
 import { num } from '../arrays-core';
-import { datasetInput, datasetValue, emitDescribe, type DatasetMeta, type SyntheticSource } from './values';
+import { frameInput, listColumns, requireColumns, rowBytes, str, strList } from '../df/meta';
+import { dataDeps, datasetInput, datasetValue, emitDescribe, type DatasetMeta, type SyntheticSource } from './values';
 
 const datasetSynthetic: OpDef = {
   spec: {
@@ -72,10 +73,60 @@ const split: OpDef = {
     if (stratify && data.task !== 'classification') ctx.fail('params.stratify', 'needs a classification dataset');
     const validationFraction = num(ctx, 'validation');
     const nVal = Math.ceil(validationFraction * data.nRows);
-    if (nVal < 1 || nVal >= data.nRows) ctx.fail('params.validation', `leaves no training or no validation rows of ${data.nRows}`);
+    // A table's row count is known only when it runs; the worker's split refuses an empty part.
+    if (!data.rowsEstimated && (nVal < 1 || nVal >= data.nRows)) ctx.fail('params.validation', `leaves no training or no validation rows of ${data.nRows}`);
     const meta: DatasetMeta = { ...data, split: { validationFraction, seed: num(ctx, 'seed'), ...(stratify ? { stratify } : {}) } };
-    return { out: datasetValue(emitDescribe(ctx, { data: { ...meta } as unknown as Record<string, unknown> }, 'dataset-info'), meta) };
+    return { out: datasetValue(emitDescribe(ctx, { data: { ...meta } as unknown as Record<string, unknown> }, 'dataset-info', dataDeps(meta)), meta) };
   },
 };
 
-export const TUNING_DATA_OPS: OpDef[] = [datasetSynthetic, split];
+const NUMERIC = new Set(['int', 'float', 'bool']);
+
+/**
+ * A dataset from a dataframe's columns. The columns are checked against the frame's schema here;
+ * the partitions are gathered into one table by a df 'concat' task (a one-partition frame is used
+ * as it is), whose key every task reading the rows (trials, predict, dataset-info) depends on, so
+ * each worker receives the table through the ordinary peer transfer and builds the dataset itself
+ * (worker/kernels/tfjs/datasets.ts datasetFromArrow).
+ */
+const datasetFromTable: OpDef = {
+  spec: {
+    op: 'dataset_from_table',
+    label: 'Dataset from dataframe',
+    category: 'model tuning',
+    doc: "Feature and target columns of a dataframe as a tuning dataset (numeric features; a classification target's values are its classes).",
+    inputs: [{ name: 'df', type: 'dataframe' }],
+    outputs: [{ name: 'out', type: 'dataset' }],
+    params: [
+      { name: 'features', kind: 'strings', required: true, doc: 'numeric feature columns (int, float or bool)' },
+      { name: 'target', kind: 'string', required: true, doc: 'the column to predict' },
+      { name: 'task', kind: 'enum', options: ['classification', 'regression'], default: 'classification' },
+    ],
+  },
+  build(ctx) {
+    const frame = frameInput(ctx, 'df');
+    const task = ctx.params.task === 'regression' ? 'regression' : 'classification';
+    const features = strList(ctx, 'features', true) as string[];
+    const target = str(ctx, 'target');
+    const cols = requireColumns(ctx, 'params.features', features, frame.columns);
+    cols.forEach((c) => {
+      if (!NUMERIC.has(c.type)) ctx.fail('params.features', `column '${c.name}' is ${c.type}; features must be numeric (int, float or bool). Numeric columns: ${listColumns(frame.columns.filter((x) => NUMERIC.has(x.type))) || 'none'}`);
+    });
+    const [t] = requireColumns(ctx, 'params.target', [target], frame.columns);
+    if (features.includes(target)) ctx.fail('params.target', `column '${target}' is also listed in features`);
+    if (task === 'regression' && !NUMERIC.has(t.type)) ctx.fail('params.target', `column '${target}' is ${t.type}; a regression target must be numeric (int, float or bool)`);
+    if (task === 'classification' && (t.type === 'float' || t.type === 'timestamp')) ctx.fail('params.target', `column '${target}' is ${t.type}; a classification target holds class labels (int, bool or string)`);
+    let ref: string;
+    if (frame.keys.length === 1) ref = frame.keys[0];
+    else {
+      ref = ctx.key('gather');
+      const bytes = frame.partitionBytes * frame.partitions;
+      ctx.emit({ key: ref, deps: frame.keys, spec: { kind: 'df', op: 'concat', params: {} }, resource: 'any', op: 'gather table', outBytes: bytes, workBytes: bytes * 2 });
+    }
+    const nRows = Math.max(2, Math.round((frame.partitionBytes * frame.partitions) / rowBytes(frame.columns)));
+    const meta: DatasetMeta = { source: { kind: 'table', ref, features, target, task }, task, nFeatures: features.length, nRows, rowsEstimated: true, targetType: t.type };
+    return { out: datasetValue(emitDescribe(ctx, { data: { ...meta } as unknown as Record<string, unknown> }, 'dataset-info', [ref]), meta) };
+  },
+};
+
+export const TUNING_DATA_OPS: OpDef[] = [datasetSynthetic, split, datasetFromTable];

@@ -18,7 +18,7 @@ import { staticRounds } from '../../../../common/tuning/replay';
 import { modelSpecFromParams, TrialSpecError, type MetricName } from '../../../../common/tuning/trial';
 import type { SearchSpec, TrialCommand } from '../../../../common/tuning/types';
 import type { BuildContext } from '../types';
-import { DEFAULT_SPLIT, type DatasetMeta, type ModelMeta } from './values';
+import { dataDeps, DEFAULT_SPLIT, type DatasetMeta, type ModelMeta } from './values';
 
 export interface SearchGraphInput {
   spec: SearchSpec;
@@ -41,6 +41,8 @@ export function emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): SearchG
   const workBytes = g.data.nRows * (g.data.nFeatures + 1) * 4 * 4 + 4 * KiB * KiB;
   const common = { base: g.model.base, metric: g.metric, data };
   const starts = new SearchController(g.spec).next().filter((c): c is Extract<TrialCommand, { kind: 'start' }> => c.kind === 'start');
+  // A table source: every trial task also takes the gathered table (the handler's table input).
+  const tableDeps = dataDeps(g.data);
   const finals: string[] = [];
   let trialTasks = 0;
   const halving = g.spec.method === 'successive-halving' || g.spec.method === 'hyperband';
@@ -66,7 +68,7 @@ export function emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): SearchG
         } else {
           params = { ...common, bracket: b.bracket, round: k, index: i, search: g.spec };
         }
-        ctx.emit({ key, deps: prev, spec: { kind: 'trial', op: 'search-trial', params }, resource: 'any', op, outBytes: 64 * KiB, workBytes });
+        ctx.emit({ key, deps: [...prev, ...tableDeps], spec: { kind: 'trial', op: 'search-trial', params }, resource: 'any', op, outBytes: 64 * KiB, workBytes });
         keys.push(key);
       }
       trialTasks += r.tasks;

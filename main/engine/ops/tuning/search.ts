@@ -11,12 +11,17 @@ import type { SearchSpec } from '../../../../common/tuning/types';
 import type { OpDef } from '../types';
 import { num } from '../arrays-core';
 import { emitSearchTasks } from './search-graph';
-import { datasetInput, modelInput } from './values';
+import { datasetInput, modelInput, type DatasetMeta } from './values';
 
 const STRATEGY = { grid: 'grid', random: 'random', successive_halving: 'successive-halving', hyperband: 'hyperband' } as const;
 
 function allLists(space: unknown): boolean {
   return typeof space === 'object' && space !== null && !Array.isArray(space) && Object.values(space).every((d) => Array.isArray(d) || (typeof d === 'object' && d !== null && 'choice' in d));
+}
+
+/** The feature columns the best model reads from a dataframe: a table's own, else synthetic x0, x1, ... */
+function modelFeatures(data: DatasetMeta): string[] {
+  return data.source.kind === 'table' ? [...data.source.features] : Array.from({ length: data.nFeatures }, (_, j) => `x${j}`);
 }
 
 const search: OpDef = {
@@ -75,7 +80,7 @@ const search: OpDef = {
     const saveTo = typeof ctx.params.save_to === 'string' && ctx.params.save_to !== '' ? ctx.params.save_to : undefined;
     const g = emitSearchTasks(ctx, { spec, data, model, metric, saveTo });
     return {
-      best: { kind: 'opaque', portType: 'model', keys: [g.leaderboardKey, g.bestModelKey], meta: { bestModelKey: g.bestModelKey, task: data.task, nFeatures: data.nFeatures, trialTasks: g.trialTasks } },
+      best: { kind: 'opaque', portType: 'model', keys: [g.leaderboardKey, g.bestModelKey], meta: { bestModelKey: g.bestModelKey, task: data.task, nFeatures: data.nFeatures, trialTasks: g.trialTasks, features: modelFeatures(data), ...(data.targetType ? { targetType: data.targetType } : {}) } },
     };
   },
 };

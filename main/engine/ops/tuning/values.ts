@@ -15,6 +15,17 @@ export type SyntheticSource =
   | { kind: 'classification'; nSamples: number; nFeatures: number; nInformative?: number; nClasses: number; flipY?: number; classSep?: number; linearlySeparable?: boolean; seed: number }
   | { kind: 'regression'; nSamples: number; nFeatures: number; nInformative?: number; noise?: number; seed: number };
 
+/** Mirrors DataSpec['source'] kind 'table': a dataframe node's partitions gathered into one table
+ * by the task `ref`, which every task reading the rows takes as a dependency (the table arrives as
+ * one of the handler's inputs, through the ordinary peer transfer). */
+export interface TableSource {
+  kind: 'table';
+  ref: string;
+  features: string[];
+  target: string;
+  task: Task;
+}
+
 export interface SplitSpec {
   validationFraction: number;
   seed: number;
@@ -22,12 +33,17 @@ export interface SplitSpec {
 }
 
 export interface DatasetMeta {
-  source: SyntheticSource;
+  source: SyntheticSource | TableSource;
   /** Absent until a split node sets it; a search then splits with DEFAULT_SPLIT. */
   split?: SplitSpec;
   task: Task;
   nFeatures: number;
+  /** Exact for synthetic data; for a table an estimate from the dataframe's partition sizes. */
   nRows: number;
+  /** True when nRows is an estimate (a table source: rows are known only when it runs). */
+  rowsEstimated?: boolean;
+  /** Table sources: the target column's type (a predict node's label column takes it). */
+  targetType?: string;
 }
 
 export interface ModelMeta {
@@ -60,9 +76,14 @@ export function modelInput(ctx: BuildContext, port: string): ModelMeta {
   return v.meta as unknown as ModelMeta;
 }
 
+/** The task keys a task reading this dataset's rows depends on (the gathered table, if any). */
+export function dataDeps(data: DatasetMeta): string[] {
+  return data.source.kind === 'table' ? [data.source.ref] : [];
+}
+
 /** A small task whose value is `value` itself (a node's summary when nothing consumes it). */
-export function emitDescribe(ctx: BuildContext, value: Record<string, unknown>, op = 'describe'): string {
+export function emitDescribe(ctx: BuildContext, value: Record<string, unknown>, op = 'describe', deps: string[] = []): string {
   const key = ctx.key(op);
-  ctx.emit({ key, deps: [], spec: { kind: 'trial', op, params: value }, resource: 'any', op, outBytes: 1024, workBytes: 1024 });
+  ctx.emit({ key, deps, spec: { kind: 'trial', op, params: value }, resource: 'any', op, outBytes: 1024, workBytes: 1024 });
   return key;
 }
