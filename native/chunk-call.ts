@@ -4,6 +4,7 @@
  */
 import type { ChunkProgram, ChunkValue, NDArray, Partial } from '../common/arrays';
 import { sizeOf } from '../common/arrays';
+import type { ArrayBackend } from '../worker/kernels/backend';
 import type { FloatArray } from './index';
 import { PARTIAL_FIELDS, encodeProgram, outputLength, partialShape } from './program-code';
 
@@ -63,4 +64,47 @@ export function allocLike(dtype: 'float64' | 'float32', n: number): FloatArray {
 export function asFloat(a: NDArray): FloatArray {
   if (a.data instanceof Float64Array || a.data instanceof Float32Array) return a.data;
   throw new TypeError(`expected float data, got ${a.dtype}`);
+}
+
+/** The addon's three linear-algebra entry points, as one backend (CPU or CUDA) binds them. */
+export interface LinalgCalls {
+  matmul(a: FloatArray, b: FloatArray, c0: FloatArray | null, m: number, k: number, n: number, out: FloatArray): Promise<void>;
+  qr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray): Promise<void>;
+  svd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray): Promise<void>;
+}
+
+/**
+ * The ArrayBackend linear-algebra methods over either set of entry points: argument checks,
+ * output allocation and result shapes are the same for the CPU and CUDA kernels.
+ */
+export function linalgMethods(calls: LinalgCalls): Required<Pick<ArrayBackend, 'matmul' | 'qr' | 'svd'>> {
+  return {
+    async matmul(a: NDArray, b: NDArray, c0?: NDArray): Promise<NDArray> {
+      const [m, k] = matrixDims(a, 'matmul a');
+      const [k2, n] = matrixDims(b, 'matmul b');
+      if (k2 !== k || b.dtype !== a.dtype) throw new TypeError(`matmul: cannot multiply ${a.dtype}[${m}, ${k}] by ${b.dtype}[${k2}, ${n}]`);
+      const dtype = a.dtype as 'float64' | 'float32';
+      const out = allocLike(dtype, m * n);
+      await calls.matmul(asFloat(a), asFloat(b), c0 ? asFloat(c0) : null, m, k, n, out);
+      return { dtype, shape: [m, n], data: out };
+    },
+    async qr(a: NDArray) {
+      const [m, n] = matrixDims(a, 'qr a');
+      const dtype = a.dtype as 'float64' | 'float32';
+      const q = allocLike(dtype, m * n);
+      const r = allocLike(dtype, n * n);
+      await calls.qr(asFloat(a), m, n, q, r);
+      return { q: { dtype, shape: [m, n], data: q }, r: { dtype, shape: [n, n], data: r } };
+    },
+    async svd(a: NDArray) {
+      const [m, n] = matrixDims(a, 'svd a');
+      const dtype = a.dtype as 'float64' | 'float32';
+      const p = Math.min(m, n);
+      const u = allocLike(dtype, m * p);
+      const s = allocLike(dtype, p);
+      const vt = allocLike(dtype, p * n);
+      await calls.svd(asFloat(a), m, n, u, s, vt);
+      return { u: { dtype, shape: [m, p], data: u }, s: { dtype, shape: [p], data: s }, vt: { dtype, shape: [p, n], data: vt } };
+    },
+  };
 }
