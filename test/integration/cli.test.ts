@@ -43,6 +43,14 @@ describe('gpuflow CLI', () => {
     ['an unknown op', (d: typeof seed) => (d.nodes[2].op = 'bogus'), /nodes\[2\]\.op \(node 'every_other'\): unknown op 'bogus'/],
     ['a cycle', (d: typeof seed) => d.edges.push({ source: 'total', sourcePort: 'out', target: 'plus1', targetPort: 'x' }), /edges \(node '.+'\): cycle through nodes/],
     ['a wrong port', (d: typeof seed) => (d.edges[0].targetPort = 'y'), /edges\[0\]\.targetPort \(node 'plus1'\): 'scalar_op' has no input 'y'/],
+    [
+      'a wrong port type',
+      (d: typeof seed) => {
+        d.nodes.push({ id: 'rows', op: 'filter', params: { expr: 'x > 0' } });
+        d.edges.push({ source: 'x', sourcePort: 'out', target: 'rows', targetPort: 'df' });
+      },
+      /edges\[3\] \(node 'rows'\): wrong port type: x\.out gives array but rows\.df takes dataframe/,
+    ],
     ['a missing param', (d: typeof seed) => delete d.nodes[2].params.slices, /nodes\[2\]\.params\.slices \(node 'every_other'\): is required/],
     ['a negative chunk size', (d: typeof seed) => (d.nodes[0].params.chunks = [-1, 10]), /nodes\[0\]\.params\.chunks \(node 'x'\): \[0\] must be positive/],
   ])('refuses %s with the node and field named, exit 2', async (_name, mutate, pattern) => {
