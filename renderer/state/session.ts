@@ -12,6 +12,7 @@ import { createDataStore } from './data-store';
 import { createEditorStore } from './editor-store';
 import { createRunStore } from './run-store';
 import { TaskLog, type Lane } from './task-log';
+import { TrialCurves } from './trial-curves';
 
 /** Events of runs whose id the HTTP answer has not told us yet (the socket can be faster). */
 const PENDING_LIMIT = 20000;
@@ -21,6 +22,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   const run = createRunStore();
   const data = createDataStore();
   const log = new TaskLog();
+  const curves = new TrialCurves();
   let pending: EngineEvent[] = [];
   let batch: EngineEvent[] = [];
   let flushQueued = false;
@@ -33,6 +35,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     const b = batch;
     batch = [];
     log.addEvents(b);
+    curves.addEvents(b);
   };
   const toLog = (e: EngineEvent) => {
     batch.push(e);
@@ -70,7 +73,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       return;
     }
     if (e.runId !== current) return;
-    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error') toLog(e);
+    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress') toLog(e);
     run.getState().onEvent(e);
   }
 
@@ -136,6 +139,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     run.getState().starting(replayOf);
     data.getState().set({ openedRun: null });
     log.clear();
+    curves.clear();
     pending = [];
     try {
       const { runId, storeId } = await start();
@@ -153,6 +157,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     run,
     data,
     log,
+    curves,
     api,
     init,
     refreshWorkers,
@@ -195,6 +200,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       editor.getState().load(g, filePath);
       run.getState().reset();
       log.clear();
+      curves.clear();
       scheduleValidate();
       return g;
     },

@@ -1,6 +1,9 @@
 /** The run's outputs: scalars, array summaries with a histogram and corner, JSON; and a replay's digest check. */
 import type { ArraySummary, ResultValue } from '../../common/results';
+import { readSearchResult } from '../logic/leaderboard';
 import { useEditor, useRun } from './hooks';
+import { SearchResultView } from './SearchResultView';
+import { TableView } from './TableView';
 
 export function Histogram({ h, width = 260, height = 70 }: { h: ArraySummary['histogram']; width?: number; height?: number }) {
   const max = Math.max(1, ...h.counts);
@@ -20,11 +23,14 @@ function fmt(x: number): string {
   return Number.isInteger(x) ? String(x) : Math.abs(x) >= 1e6 || Math.abs(x) < 1e-3 ? x.toExponential(6) : x.toPrecision(10);
 }
 
-function Value({ v }: { v: ResultValue }) {
+function Value({ node, v }: { node: string; v: ResultValue }) {
   if (v.kind === 'scalar') return <span className="gf-scalar" data-value={v.value}>{fmt(v.value)}</span>;
-  if (v.kind === 'json') return <pre className="gf-json">{JSON.stringify(v.value, null, 2)}</pre>;
-  // Dataframes: a one-line summary until the Arrow table viewer decodes v.ipc.
-  if (v.kind === 'table') return <div className="gf-table-summary">{v.rows} rows · {v.columns.map((c) => `${c.name} (${c.type})`).join(', ')}{v.truncated ? ' · preview of the first rows' : ''}</div>;
+  if (v.kind === 'json') {
+    const search = readSearchResult(v.value);
+    if (search) return <SearchResultView node={node} s={search} />;
+    return <pre className="gf-json">{JSON.stringify(v.value, null, 2)}</pre>;
+  }
+  if (v.kind === 'table') return <TableView v={v} />;
   const scalarLike = v.shape.length === 0 && v.data?.length === 1;
   if (scalarLike) return <span className="gf-scalar" data-value={v.data![0]}>{fmt(v.data![0])}</span>;
   return (
@@ -78,7 +84,7 @@ export function ResultsPanel() {
       {shown.map(([k, v]) => (
         <div key={k} className="gf-result" data-testid={`result-${k}`}>
           <h4>{k}</h4>
-          <Value v={v} />
+          <Value node={k} v={v} />
         </div>
       ))}
     </div>
