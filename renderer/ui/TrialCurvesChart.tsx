@@ -79,7 +79,6 @@ export function TrialCurvesChart({ node, order, best }: { node: string; order: s
       unsub();
       if (frame) cancelAnimationFrame(frame);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [log, node, orderKey, best]);
   return (
     <div ref={wrapRef} className="gf-curves" data-testid="trial-curves">
