@@ -9,15 +9,15 @@ export type EventListener = (e: EngineEvent) => void;
 
 export class EventBus {
   private seq = 0;
-  private readonly ring: EngineEvent[] = [];
+  /** Circular: event `seq` lives at slot `seq % capacity`, so keeping the last N costs O(1) per event. */
+  private readonly ring: Array<EngineEvent | undefined> = [];
   private readonly listeners = new Set<EventListener>();
 
   constructor(private readonly capacity = 200_000) {}
 
   emit(draft: EventDraft): EngineEvent {
     const e = { ...draft, seq: ++this.seq, t: draft.t ?? Date.now() } as EngineEvent;
-    this.ring.push(e);
-    if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
+    this.ring[e.seq % this.capacity] = e;
     for (const l of this.listeners) {
       try {
         l(e);
@@ -36,9 +36,10 @@ export class EventBus {
 
   /** Events after `seq` still in the ring; `complete` is false when some were dropped. */
   since(seq: number): { events: EngineEvent[]; complete: boolean } {
-    const first = this.ring[0]?.seq ?? this.seq + 1;
-    const events = this.ring.filter((e) => e.seq > seq);
-    return { events, complete: seq + 1 >= first || this.ring.length === 0 };
+    const first = Math.max(1, this.seq - this.capacity + 1);
+    const events: EngineEvent[] = [];
+    for (let s = Math.max(seq + 1, first); s <= this.seq; s++) events.push(this.ring[s % this.capacity]!);
+    return { events, complete: seq + 1 >= first };
   }
 
   get lastSeq(): number {
