@@ -4,7 +4,7 @@
  * palette add nodes; a refused connection shows its reason in a banner.
  */
 import { Background, Controls, MiniMap, ReactFlow, useReactFlow, type Connection, type Edge, type Node, type NodeChange, type EdgeChange } from '@xyflow/react';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo } from 'react';
 import { edgeId } from '../logic/graph-model';
 import { FlowNode, PORT_COLORS } from './FlowNode';
 import { useEditor, useSession } from './hooks';
@@ -21,13 +21,10 @@ export function GraphEditor() {
   const notice = useEditor((s) => s.notice);
   const flow = useReactFlow();
 
-  // Sizes React Flow measured, kept so the minimap (which draws from `measured`) sees the nodes.
-  const [measured, setMeasured] = useState<Record<string, { width: number; height: number }>>({});
-
   const nodes: Node[] = useMemo(() => {
     const sel = new Set(selectedNodes);
-    return graph.nodes.map((n) => ({ id: n.id, type: 'gpuflow', position: n.position ?? { x: 0, y: 0 }, data: {}, selected: sel.has(n.id), measured: measured[n.id] }));
-  }, [graph.nodes, selectedNodes, measured]);
+    return graph.nodes.map((n) => ({ id: n.id, type: 'gpuflow', position: n.position ?? { x: 0, y: 0 }, data: {}, selected: sel.has(n.id) }));
+  }, [graph.nodes, selectedNodes]);
 
   const edges: Edge[] = useMemo(() => {
     const sel = new Set(selectedEdges);
@@ -46,9 +43,7 @@ export function GraphEditor() {
       let ended = false;
       const sel = new Set(st.selectedNodes);
       let selChanged = false;
-      const sizes: Record<string, { width: number; height: number }> = {};
       for (const c of changes) {
-        if (c.type === 'dimensions' && c.dimensions) sizes[c.id] = { width: c.dimensions.width, height: c.dimensions.height };
         if (c.type === 'select') {
           selChanged = true;
           if (c.selected) sel.add(c.id);
@@ -58,12 +53,6 @@ export function GraphEditor() {
         if (c.dragging && st.dragStart === null) st.beginDrag();
         if (c.position) moved[c.id] = c.position;
         if (c.dragging === false) ended = true;
-      }
-      if (Object.keys(sizes).length) {
-        setMeasured((prev) => {
-          const same = Object.entries(sizes).every(([id, d]) => prev[id]?.width === d.width && prev[id]?.height === d.height);
-          return same ? prev : { ...prev, ...sizes };
-        });
       }
       if (Object.keys(moved).length) st.moveNodes(moved);
       if (ended) session.editor.getState().endDrag();
