@@ -31,7 +31,32 @@ describe('workers SIGKILLed over one long run', () => {
       const rng = prng(9);
       const h = engine.run(wf);
       const running = new Map<string, Set<string>>(); // worker -> tasks running on it now
+      // Kills are spread by progress, not by the clock, so all of them land during the run on a
+      // fast machine and a slow one alike: kill i once i/(KILLS + 2) of the tasks have finished.
+      const step = Math.max(1, Math.floor(h.compiled.tasks.size / (KILLS + 2)));
+      let kills = 0;
+      let completions = 0;
+      const killedIds: string[] = [];
+      const killedPids = new Set<number>();
+      const t1 = Date.now();
       const unsub = engine.bus.subscribe((e) => {
+        if (e.type === 'task' && e.runId === h.runId) {
+          completions++;
+          if (kills >= KILLS || completions < (kills + 1) * step) return;
+          const alive = engine.pool.ready;
+          // Keep at least one worker up so the run can go on while the victims restart.
+          if (alive.length < 2) return;
+          // A process already killed stays 'alive' until its exit event arrives: never kill it twice.
+          const busy = alive.filter((w) => (running.get(w.id)?.size ?? 0) > 0 && !killedPids.has(w.pid!));
+          if (busy.length === 0) return;
+          const victim = rng.pick(busy);
+          running.delete(victim.id);
+          killedPids.add(victim.pid!);
+          process.kill(victim.pid!, 'SIGKILL');
+          killedIds.push(victim.id);
+          kills++;
+          return;
+        }
         if (e.type !== 'task-state' || e.runId !== h.runId) return;
         if (e.to === 'running' && e.worker) {
           const s = running.get(e.worker) ?? new Set<string>();
@@ -39,30 +64,12 @@ describe('workers SIGKILLed over one long run', () => {
           running.set(e.worker, s);
         } else if (e.from === 'running') for (const s of running.values()) s.delete(e.key);
       });
-      let kills = 0;
-      let done = false;
-      const killedIds: string[] = [];
-      const t1 = Date.now();
-      const killer = (async () => {
-        while (kills < KILLS && !done) {
-          await new Promise((r) => setTimeout(r, 100 + rng.int(150)));
-          const alive = engine.pool.ready;
-          // Keep at least one worker up so the run can go on while the victims restart.
-          if (alive.length < 2) continue;
-          const busy = alive.filter((w) => (running.get(w.id)?.size ?? 0) > 0);
-          if (busy.length === 0) continue;
-          const victim = rng.pick(busy);
-          running.delete(victim.id);
-          process.kill(victim.pid!, 'SIGKILL');
-          killedIds.push(victim.id);
-          kills++;
-        }
-      })();
       const r = await h.result;
-      done = true;
-      await killer;
       unsub();
-      const restarts = [...engine.pool.restarts.values()].reduce((a, b) => a + b, 0);
+      // The last kills may land as the run ends: their deaths are still noticed, within 2 s.
+      const poolRestarts = () => [...engine.pool.restarts.values()].reduce((a, b) => a + b, 0);
+      for (let i = 0; i < 40 && poolRestarts() < kills; i++) await new Promise((res) => setTimeout(res, 100));
+      const restarts = poolRestarts();
       figures('worker-sigkill', {
         kills,
         tasks: r.stats.tasks,
