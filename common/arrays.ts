@@ -112,6 +112,17 @@ export function sizeOf(shape: number[]): number {
   return n;
 }
 
+/** Row-major (C order) element strides of a shape. */
+export function stridesOf(shape: number[]): number[] {
+  const s = new Array<number>(shape.length);
+  let acc = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    s[d] = acc;
+    acc *= shape[d];
+  }
+  return s;
+}
+
 export function bytesPerElement(dtype: DType): number {
   return dtype === 'float32' || dtype === 'int32' ? 4 : 8;
 }

@@ -14,7 +14,7 @@
  * applies it to float32 buffers.
  */
 import type { BinaryOp, ChunkProgram, Expr, Region, ReduceOp, UnaryOp } from '../common/arrays';
-import { PARTIAL_FIELDS, sizeOf } from '../common/arrays';
+import { PARTIAL_FIELDS, sizeOf, stridesOf } from '../common/arrays';
 
 const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square'];
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'];
@@ -57,16 +57,6 @@ export function unsupportedReason(program: ChunkProgram): string | null {
   if (instructions > LIMITS.instructions) return `more than ${LIMITS.instructions} instructions`;
   if (leaves > LIMITS.leaves) return `more than ${LIMITS.leaves} leaves`;
   return null;
-}
-
-function stridesOf(shape: number[]): number[] {
-  const s = new Array<number>(shape.length);
-  let acc = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    s[d] = acc;
-    acc *= shape[d];
-  }
-  return s;
 }
 
 /**

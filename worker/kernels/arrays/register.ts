@@ -1,6 +1,6 @@
 /** Array task handlers beyond fused programs: assembling rechunked blocks, transposing blocks. */
 import type { DType, NDArray } from '../../../common/arrays';
-import { allocate, sizeOf } from '../../../common/arrays';
+import { allocate, sizeOf, stridesOf } from '../../../common/arrays';
 import { registerHandler } from '../../handlers';
 import { transpose } from '../js/linalg';
 import './linalg-handlers';
@@ -15,23 +15,13 @@ interface Piece {
   dstStart: number[];
 }
 
-function strides(shape: number[]): number[] {
-  const s = new Array<number>(shape.length);
-  let acc = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    s[d] = acc;
-    acc *= shape[d];
-  }
-  return s;
-}
-
 /** Copies each piece's region of its source block into the new block. */
 export function assemble(shape: number[], dtype: DType, pieces: Piece[], inputs: NDArray[]): NDArray {
   const out = allocate(dtype, sizeOf(shape));
-  const os = strides(shape);
+  const os = stridesOf(shape);
   for (const p of pieces) {
     const src = inputs[p.dep];
-    const ss = strides(src.shape);
+    const ss = stridesOf(src.shape);
     const n = sizeOf(p.count);
     const nd = shape.length;
     for (let k = 0; k < n; k++) {
