@@ -17,6 +17,8 @@ export type Db = Database.Database;
 
 /** How long a writer waits for another process's lock before giving up, ms. */
 export const BUSY_TIMEOUT_MS = 10_000;
+/** Retries (20 ms apart) of the WAL switch when a concurrent creator holds the new file. */
+const OPEN_RETRIES = 250;
 
 export const DB_FILE_NAME = 'gpuflow.db';
 
@@ -53,18 +55,26 @@ export function openDatabase(path: string): Db {
   const full = resolve(path);
   checkWritable(full);
   const db = guarded(full, () => new Database(full, { timeout: BUSY_TIMEOUT_MS }));
-  try {
-    guarded(full, () => {
-      // The first statement reads the header: a foreign file fails here, before any write.
-      db.pragma('schema_version', { simple: true });
-      const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (mode !== 'wal') throw new StoreError('io', full, `Could not switch ${full} to WAL mode (got ${String(mode)}); the file system may not support it. Choose a database on a local disk (CLI: --db <file>).`);
-      db.pragma('foreign_keys = ON');
-      db.pragma('synchronous = NORMAL');
-    });
-  } catch (err) {
-    db.close();
-    throw err;
+  // Switching a brand-new file to WAL while another process creates it too can answer
+  // SQLITE_BUSY at once (the busy timeout does not cover it): wait a little and try again.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      guarded(full, () => {
+        // The first statement reads the header: a foreign file fails here, before any write.
+        db.pragma('schema_version', { simple: true });
+        const mode = db.pragma('journal_mode = WAL', { simple: true });
+        if (mode !== 'wal') throw new StoreError('io', full, `Could not switch ${full} to WAL mode (got ${String(mode)}); the file system may not support it. Choose a database on a local disk (CLI: --db <file>).`);
+        db.pragma('foreign_keys = ON');
+        db.pragma('synchronous = NORMAL');
+      });
+      return db;
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'busy' && attempt < OPEN_RETRIES) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        continue;
+      }
+      db.close();
+      throw err;
+    }
   }
-  return db;
 }
