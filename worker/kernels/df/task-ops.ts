@@ -9,7 +9,7 @@
  * takes the split outputs of every input partition and concatenates their part p.
  */
 import { z } from 'zod';
-import { Schema, Table } from 'apache-arrow';
+import type { Table } from 'apache-arrow';
 import type { JsonValue, NDArray } from '../../../common/arrays';
 import { readCsv } from './csv';
 import { describe } from './describe';
@@ -21,6 +21,7 @@ import { broadcastJoin, hashJoin, type JoinSpec } from './join';
 import { assign, drop, filter, head, rename, select, tail } from './ops';
 import { readParquet, writeParquet } from './parquet';
 import { dropDuplicates, valueCountsAggregate, valueCountsChunk } from './rows';
+import { chooseSplitters, partOf, rangeSplit, sortPart, sortSample, splitByPart } from './range-sort';
 import { sortTable } from './sort';
 import { TIMESERIES_COLUMNS, timeseriesPartition } from './timeseries';
 
@@ -40,6 +41,7 @@ const joinSpec = z.object({
   rightOn: names.optional(),
   suffixes: z.tuple([z.string(), z.string()]).optional(),
 }).strict();
+const ascending = z.union([z.boolean(), z.array(z.boolean())]);
 const csvType = z.enum(['int', 'float', 'bool', 'string', 'timestamp']);
 
 interface OpDef<S extends z.ZodType> {
@@ -60,7 +62,6 @@ function tables(inputs: DfInput[], op: string): Table[] {
   });
 }
 const out = (table: Table): DfOutput => ({ kind: 'table', table });
-const PARTS_KEY = 'gpuflow.parts';
 
 export const DF_OPS = {
   timeseries: def({
@@ -106,7 +107,12 @@ export const DF_OPS = {
   assign: def({ inputs: 1, params: z.object({ exprs: z.record(z.string(), z.string().min(1)) }).strict(), run: (p, i) => out(assign(tables(i, 'assign')[0], p.exprs)) }),
   head: def({ inputs: 'many', params: z.object({ n: z.number().int().min(0) }).strict(), run: (p, i) => out(head(concatTables(tables(i, 'head')), p.n)) }),
   tail: def({ inputs: 'many', params: z.object({ n: z.number().int().min(0) }).strict(), run: (p, i) => out(tail(concatTables(tables(i, 'tail')), p.n)) }),
-  sort: def({ inputs: 'many', params: z.object({ by: names, ascending: z.union([z.boolean(), z.array(z.boolean())]).optional() }).strict(), run: (p, i) => out(sortTable(concatTables(tables(i, 'sort')), p.by, p.ascending)) }),
+  sort: def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional() }).strict(), run: (p, i) => out(sortTable(concatTables(tables(i, 'sort')), p.by, p.ascending)) }),
+  // The distributed sort (range-sort.ts): sample -> splitters -> range-split -> sort-part.
+  'sort-sample': def({ inputs: 1, params: z.object({ by: names, count: z.number().int().min(1) }).strict(), run: (p, i) => out(sortSample(tables(i, 'sort-sample')[0], p.by, p.count)) }),
+  'sort-splitters': def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive() }).strict(), run: (p, i) => out(chooseSplitters(tables(i, 'sort-splitters'), p.by, p.ascending ?? true, p.parts)) }),
+  'range-split': def({ inputs: 2, params: z.object({ by: names, ascending: ascending.optional() }).strict(), run: (p, i) => { const [t, s] = tables(i, 'range-split'); return out(rangeSplit(t, s, p.by, p.ascending ?? true)); } }),
+  'sort-part': def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional(), part: z.number().int().min(0) }).strict(), run: (p, i) => out(sortPart(tables(i, 'sort-part'), p.part, p.by, p.ascending ?? true)) }),
   concat: def({ inputs: 'many', params: z.object({}).strict(), run: (_p, i) => out(concatTables(tables(i, 'concat'))) }),
   'drop-duplicates': def({ inputs: 'many', params: z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(), run: (p, i) => out(dropDuplicates(concatTables(tables(i, 'drop-duplicates')), p.subset, p.keep)) }),
   'value-counts-chunk': def({ inputs: 1, params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsChunk(tables(i, 'value-counts-chunk')[0], p.column)) }),
@@ -134,28 +140,12 @@ export type DfOpName = keyof typeof DF_OPS;
 /** Rows grouped by hash part (stable within a part); part p's range [off[p], off[p+1]) in metadata. */
 export function hashSplit(table: Table, keys: string[], k: number): Table {
   const h = hashRows(table, keys, 'hash split');
-  const n = h.length;
-  const off = new Int32Array(k + 1);
-  for (let i = 0; i < n; i++) off[(h[i] % k) + 1]++;
-  for (let p = 0; p < k; p++) off[p + 1] += off[p];
-  const fill = off.slice(0, k);
-  const idx = new Int32Array(n);
-  for (let i = 0; i < n; i++) idx[fill[h[i] % k]++] = i;
-  const t = takeTable(table, idx);
-  const md = new Map(t.schema.metadata);
-  md.set(PARTS_KEY, JSON.stringify(Array.from(off)));
-  return new Table(new Schema(t.schema.fields, md), t.batches.map((b) => b));
+  const part = new Int32Array(h.length);
+  for (let i = 0; i < h.length; i++) part[i] = h[i] % k;
+  return splitByPart(table, part, k);
 }
 
-/** Part p of a table made by hashSplit. */
-export function partOf(table: Table, part: number): Table {
-  const raw = table.schema.metadata.get(PARTS_KEY);
-  if (!raw) throw new Error('df gather-part: the input was not made by hash-split');
-  const off = JSON.parse(raw) as number[];
-  if (part >= off.length - 1) throw new Error(`df gather-part: part ${part} does not exist (the split made ${off.length - 1})`);
-  const s = table.slice(off[part], off[part + 1]);
-  return new Table(new Schema(s.schema.fields), s.batches);
-}
+export { partOf };
 
 function formatIssues(op: string, error: z.ZodError): string {
   return error.issues.map((i) => `df ${op}: params${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${i.message}`).join('; ');

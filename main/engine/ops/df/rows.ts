@@ -1,8 +1,10 @@
 /**
  * Dataframe nodes that reorder, subset or combine rows: head, tail, concat, sort,
- * drop_duplicates. Sort and drop_duplicates gather every partition into one task (no sampling of
- * split points; fine while the frame fits one worker, and the compiler's task-size limit refuses
- * it otherwise). head/tail take n rows of every partition first, so the gather is n per partition.
+ * drop_duplicates. Sort is a sampling sort (worker/kernels/df/range-sort.ts): each partition
+ * sends a sample of its keys, one small task picks split points, every partition is split into
+ * ranges, and output partition p sorts range p of every split; no task holds the whole frame.
+ * drop_duplicates gathers every partition into one task (the compiler's task-size limit refuses
+ * it when too big). head/tail take n rows of every partition first, so the gather is n per partition.
  */
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, requireColumns, strList, type LazyFrame } from './meta';
@@ -16,6 +18,35 @@ export function gatherAll(ctx: BuildContext, f: LazyFrame, op: string, params: R
   const key = ctx.key(name);
   emitDf(ctx, key, f.keys, op, params, total, total * 3);
   return key;
+}
+
+/** Key rows each partition samples for the sort's split points (enough for even ranges, small to move). */
+export function sampleCount(parts: number): number {
+  return Math.min(4096, 32 * parts);
+}
+
+/** The sampling sort's tasks; returns the keys of its output partitions (as many as the input's). */
+function rangeSort(ctx: BuildContext, f: LazyFrame, by: string[], params: { by: string[]; ascending: unknown }): string[] {
+  const k = f.partitions;
+  const count = sampleCount(k);
+  const keyBytes = by.length * 8 + 1;
+  const samples = f.keys.map((key, i) => {
+    const s = ctx.key('sort-sample', [i]);
+    emitDf(ctx, s, [key], 'sort-sample', { by, count }, count * keyBytes, f.partitionBytes);
+    return s;
+  });
+  const splitters = ctx.key('sort-splitters');
+  emitDf(ctx, splitters, samples, 'sort-splitters', { ...params, parts: k }, k * keyBytes, 3 * count * k * keyBytes);
+  const splits = f.keys.map((key, i) => {
+    const s = ctx.key('range-split', [i]);
+    emitDf(ctx, s, [key, splitters], 'range-split', params, f.partitionBytes, f.partitionBytes * 2.5);
+    return s;
+  });
+  return Array.from({ length: k }, (_, p) => {
+    const key = ctx.key('sort-part', [p]);
+    emitDf(ctx, key, splits, 'sort-part', { ...params, part: p }, f.partitionBytes, f.partitionBytes * 3);
+    return key;
+  });
 }
 
 function count(ctx: BuildContext, name: string): number {
@@ -71,7 +102,7 @@ const sort: OpDef = {
     op: 'sort',
     label: 'Sort',
     category: 'dataframes',
-    doc: 'Rows sorted by columns (stable, nulls last). Gathers the frame into one partition: it must fit one worker.',
+    doc: 'Rows sorted by columns (stable, nulls last). Sampled split points range-partition the rows, then each partition is sorted on its own: output partition p holds the p-th range.',
     inputs: IN,
     outputs: OUT,
     params: [
@@ -87,8 +118,12 @@ const sort: OpDef = {
     if (typeof asc !== 'boolean' && !(Array.isArray(asc) && asc.length === by.length && asc.every((a) => typeof a === 'boolean'))) {
       ctx.fail('params.ascending', `must be true, false, or a list of ${by.length} booleans (one per column of by)`);
     }
-    const key = gatherAll(ctx, f, 'sort', { by, ascending: asc });
-    return { out: frameValue([key], f.columns, f.partitionBytes * f.partitions) };
+    const params = { by, ascending: asc };
+    if (f.partitions === 1) {
+      const key = gatherAll(ctx, f, 'sort', params);
+      return { out: frameValue([key], f.columns, f.partitionBytes) };
+    }
+    return { out: frameValue(rangeSort(ctx, f, by, params), f.columns, f.partitionBytes) };
   },
 };
 
