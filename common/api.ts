@@ -48,6 +48,8 @@ export interface WorkerInfo {
   heldBytes: number;
   backends: Array<{ name: string; available: boolean; reason?: string }>;
   restarts: number;
+  /** Set when the worker's device is gone (why): it is stopped and will not be restarted. */
+  gone?: string;
 }
 
 export interface ExampleInfo {

@@ -17,7 +17,8 @@ export type EngineEvent =
   /** Progress reported by a running task, e.g. a tuning trial's epoch {epoch, loss, metric}. */
   | { type: 'task-progress'; seq: number; t: number; runId: string; key: string; node: string; worker: string; payload: Record<string, JsonValue> }
   | { type: 'task-error'; seq: number; t: number; runId: string; key: string; node: string; worker: string; message: string; code?: string; cause: number }
-  | { type: 'worker'; seq: number; t: number; worker: string; kind: WorkerKind; label: string; state: 'up' | 'down'; reason?: string; pid?: number }
+  /** `gone`: its device is gone; the worker is stopped and not restarted (reason says why). */
+  | { type: 'worker'; seq: number; t: number; worker: string; kind: WorkerKind; label: string; state: 'up' | 'down' | 'gone'; reason?: string; pid?: number }
   | { type: 'progress'; seq: number; t: number; runId: string; done: number; total: number; byNode: Record<string, [number, number]> }
   | { type: 'log'; seq: number; t: number; level: 'info' | 'warn' | 'error'; message: string };
 

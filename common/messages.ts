@@ -56,6 +56,17 @@ export const backendStatusSchema = z.object({ name: z.string(), available: z.boo
 export const transferSchema = z.object({ key: z.string(), from: z.string(), bytes: z.number(), ms: z.number() });
 export type Transfer = z.infer<typeof transferSchema>;
 
+/**
+ * Why a task erred, when it is not the task's own fault (absent: the task failed, and so does the run):
+ * - `fetch`: an input could not be fetched from its holder (it died); the task runs again.
+ * - `memory`: its output would exceed the worker's memory limit; the run fails, naming the node.
+ * - `device`: the worker's device is gone or unusable (a CUDA error such as cudaErrorNoDevice or
+ *   cudaErrorIllegalAddress, tagged by the native addon); the worker is marked gone and its tasks
+ *   run elsewhere.
+ */
+export const taskErrorCodeSchema = z.enum(['fetch', 'memory', 'device']);
+export type TaskErrorCode = z.infer<typeof taskErrorCodeSchema>;
+
 export const fromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), pid: z.number().int(), address: peerAddressSchema, backends: z.array(backendStatusSchema) }),
   z.object({ type: z.literal('heartbeat'), t: z.number(), rss: z.number(), heldBytes: z.number(), heldKeys: z.number().int() }),
@@ -69,7 +80,7 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     endedAt: z.number(),
     transfers: z.array(transferSchema),
   }),
-  z.object({ type: z.literal('error'), key: z.string(), message: z.string(), code: z.string().optional() }),
+  z.object({ type: z.literal('error'), key: z.string(), message: z.string(), code: taskErrorCodeSchema.optional() }),
   /** Progress of a running task (a trial's epoch, rows read): relayed to the event stream. */
   z.object({ type: z.literal('progress'), key: z.string(), payload: z.record(z.string(), jsonValueSchema) }),
   z.object({ type: z.literal('value'), requestId: z.number().int(), key: z.string(), value: chunkValueSchema.nullable(), error: z.string().optional() }),

@@ -14,7 +14,9 @@ import type { ArrayBackend } from './kernels/backend';
 import { createBackends } from './backends';
 import { parentChannel } from './channel';
 import { registerAreaHandlers } from './register';
+import { isDeviceLost } from './device-lost';
 import { executeSpec } from './execute';
+import { faultsFor, injectFaults } from './faults';
 import { fetchFromPeer, startPeerServer } from './peer';
 
 const channel = parentChannel();
@@ -94,8 +96,10 @@ async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
       free();
     }
   } catch (e) {
-    // A lost input (its holder died) is not the task's fault: main re-queues it.
-    channel.send({ type: 'error', key: msg.key, message: e instanceof Error ? e.message : String(e), code: e instanceof FetchError ? 'fetch' : undefined });
+    // Neither a lost input (its holder died) nor a lost device is the task's fault: main re-queues
+    // the task, and for a lost device marks this worker gone.
+    const code = e instanceof FetchError ? 'fetch' : isDeviceLost(e) ? 'device' : undefined;
+    channel.send({ type: 'error', key: msg.key, message: e instanceof Error ? e.message : String(e), code });
   }
 }
 
@@ -123,7 +127,9 @@ async function init(cfg: WorkerConfig): Promise<void> {
   config = cfg;
   await registerAreaHandlers();
   const made = await createBackends(cfg);
-  backends = made.backends;
+  const fault = faultsFor(cfg.id); // test-only (worker/faults.ts); null unless a test sets it
+  backends = fault ? injectFaults(made.backends, fault) : made.backends;
+  if (fault) log('warn', `test fault injection: ${fault.fault} after ${fault.after} kernel calls`);
   const server = await startPeerServer(cfg.peerToken, (key) => held.get(key));
   channel.send({ type: 'ready', pid: process.pid, address: { workerId: cfg.id, host: '127.0.0.1', port: server.port }, backends: made.status });
   setInterval(() => {

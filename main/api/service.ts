@@ -175,6 +175,7 @@ export class GpuflowService {
       heldBytes: w.heldBytes,
       backends: w.backends,
       restarts: this.engine.pool.restarts.get(w.id) ?? 0,
+      gone: this.engine.pool.gone.get(w.id),
     }));
   }
 

@@ -3,10 +3,14 @@
  * optional virtual GPUs (CPU-backed workers labelled virtual, so multi-worker scheduling can be
  * exercised on machines without GPUs). It starts workers, watches heartbeats, notices a dead
  * worker (exit at once, a hung one after `lostAfterMs`), reports it, and restarts it.
+ *
+ * A worker whose device is gone is not restarted: it is marked `gone` (listeners hear `gone`, then
+ * `down`) when it reports a task error with code `device` (the addon's lost-device errors; it is
+ * killed at once), or when a GPU worker died and rediscovery no longer lists its GPU's UUID.
  */
 import { randomBytes } from 'node:crypto';
 import type { FromWorker, WorkerConfig } from '../../common/messages';
-import type { Discovery } from './discovery';
+import { discover, type Discovery } from './discovery';
 import type { Launcher } from './launcher';
 import { WorkerHandle, type WorkerEnd } from './worker-handle';
 
@@ -31,12 +35,19 @@ export interface PoolOptions {
    * split between host workers) for CPU and virtual GPU workers.
    */
   memoryLimit?: number | Readonly<Record<string, number>>;
+  /**
+   * Lists the GPUs again before a dead GPU worker is restarted (default: `discover()`, i.e.
+   * nvidia-smi or GPUFLOW_NVIDIA_SMI). A worker whose GPU UUID it no longer lists is marked gone.
+   */
+  rediscover?: () => Promise<Discovery>;
 }
 
 export interface PoolListener {
   message?(w: WorkerHandle, msg: FromWorker): void;
   up?(w: WorkerHandle): void;
   down?(w: WorkerHandle, end: WorkerEnd): void;
+  /** The worker will not be restarted: its device is gone (`reason` says how that was seen). */
+  gone?(w: WorkerHandle, reason: string): void;
 }
 
 const MiB = 1024 * 1024;
@@ -102,6 +113,8 @@ export class WorkerPool {
   private readonly readyWaiters = new Map<WorkerHandle, { resolve: () => void; reject: (e: Error) => void }>();
   /** Restarts per worker id, for the workers panel and tests. */
   readonly restarts = new Map<string, number>();
+  /** Workers whose device is gone, with why: stopped, never restarted, given no tasks. */
+  readonly gone = new Map<string, string>();
 
   constructor(private readonly opts: PoolOptions) {
     this.plan = planWorkers(opts, this.token);
@@ -164,6 +177,11 @@ export class WorkerPool {
   private onMessage(w: WorkerHandle, msg: FromWorker): void {
     if (this.workers.get(w.id) !== w) return;
     if (msg.type === 'log') w.log(msg.message);
+    if (msg.type === 'error' && msg.code === 'device') {
+      // Killed hard: a process whose CUDA context is broken may hang in its next call.
+      this.markGone(w, `device lost: ${msg.message}`);
+      w.kill('device-lost', 'SIGKILL');
+    }
     if (msg.type === 'ready') {
       this.readyWaiters.get(w)?.resolve();
       this.readyWaiters.delete(w);
@@ -178,15 +196,36 @@ export class WorkerPool {
     waiter?.reject(new Error(`worker ${w.id} ended before it was ready (${end.reason}, code ${end.code}, signal ${end.signal})`));
     if (this.workers.get(w.id) !== w) return;
     for (const l of this.listeners) l.down?.(w, end);
-    if (this.closing || this.opts.restart === false || end.reason === 'shutdown' || end.reason === 'init-failed') return;
+    if (this.closing || this.opts.restart === false || this.gone.has(w.id) || end.reason === 'shutdown' || end.reason === 'init-failed') return;
+    const p = this.plan.find((x) => x.config.id === w.id);
+    if (!p) return;
+    void this.restartAfterEnd(w, end, p);
+  }
+
+  /** Restarts a dead worker; a GPU worker only if its GPU is still listed (else it is gone). */
+  private async restartAfterEnd(w: WorkerHandle, end: WorkerEnd, p: { config: WorkerConfig; env: Record<string, string> }): Promise<void> {
+    const uuid = p.config.kind === 'gpu' ? p.config.gpuUuid : undefined;
+    if (uuid !== undefined) {
+      const d = await (this.opts.rediscover ?? (() => discover()))();
+      if (this.closing) return;
+      if (!d.gpus.some((g) => g.uuid === uuid)) {
+        this.markGone(w, `GPU ${uuid} is no longer listed by nvidia-smi${d.reason ? ` (${d.reason})` : ''}`);
+        return;
+      }
+    }
     this.restarts.set(w.id, (this.restarts.get(w.id) ?? 0) + 1);
     w.log(`ended (${end.reason}, code ${end.code}, signal ${end.signal}); restarting`);
-    const p = this.plan.find((x) => x.config.id === w.id);
-    if (p) {
-      this.spawn(p.config, p.env, 60_000).catch((e: unknown) => {
-        if (!this.closing) w.log(`restart failed: ${e instanceof Error ? e.message : String(e)}`);
-      });
-    }
+    this.spawn(p.config, p.env, 60_000).catch((e: unknown) => {
+      if (!this.closing) w.log(`restart failed: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  }
+
+  /** Marks a worker gone (once): it is not restarted and listeners move its work elsewhere. */
+  private markGone(w: WorkerHandle, reason: string): void {
+    if (this.gone.has(w.id) || this.workers.get(w.id) !== w) return;
+    this.gone.set(w.id, reason);
+    w.log(`gone: ${reason}`);
+    for (const l of this.listeners) l.gone?.(w, reason);
   }
 
   send(id: string, msg: Parameters<WorkerHandle['send']>[0]): void {
@@ -199,7 +238,7 @@ export class WorkerPool {
   }
 
   get ready(): WorkerHandle[] {
-    return [...this.workers.values()].filter((w) => w.alive && w.address !== null);
+    return [...this.workers.values()].filter((w) => w.alive && w.address !== null && !this.gone.has(w.id));
   }
 
   async shutdown(): Promise<void> {

@@ -6,7 +6,7 @@ import { formatIssues, fromWorkerSchema, type FromWorker, type PeerAddress, type
 import type { LaunchedProcess, Launcher } from './launcher';
 
 /** Why a worker ended: a closed set, shown in events and the workers panel. */
-export type EndReason = 'shutdown' | 'crashed' | 'killed' | 'heartbeat-timeout' | 'init-failed';
+export type EndReason = 'shutdown' | 'crashed' | 'killed' | 'heartbeat-timeout' | 'init-failed' | 'device-lost';
 
 export interface WorkerEnd {
   reason: EndReason;

@@ -47,6 +47,7 @@ export class RunController {
       message: (w, msg) => this.onWorkerMessage(w, msg),
       up: (w) => this.stimulus({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }),
       down: (w, end) => this.stimulus({ type: 'worker-removed', id: w.id, reason: end.reason }),
+      gone: (w, reason) => this.stimulus({ type: 'worker-removed', id: w.id, reason, gone: true }),
     });
   }
 

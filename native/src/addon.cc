@@ -63,17 +63,30 @@ class Job : public Napi::AsyncWorker {
   void Execute() override {
     try {
       work_();
+    } catch (const gf::cuda::DeviceLostError& e) {
+      lostDevice_ = e.cudaName();
+      SetError(e.what());
     } catch (const std::exception& e) {
       SetError(e.what());
     }
   }
   void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+  // A lost device is tagged with a code, so JS classifies it without parsing the message
+  // (worker/device-lost.ts reads it).
+  void OnError(const Napi::Error& e) override {
+    Napi::Object err = e.Value();
+    if (!lostDevice_.empty()) {
+      err.Set("code", Napi::String::New(Env(), "GPUFLOW_DEVICE_LOST"));
+      err.Set("cudaError", Napi::String::New(Env(), lostDevice_));
+    }
+    deferred_.Reject(err);
+  }
 
  private:
   Napi::Promise::Deferred deferred_;
   std::function<void()> work_;
   std::vector<Napi::Reference<Napi::Value>> refs_;
+  std::string lostDevice_;  // the CUDA error's name when the device was lost
 };
 
 Napi::Value queue(Napi::Env env, std::function<void()> work, const std::vector<Napi::Value>& keep) {

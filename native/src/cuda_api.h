@@ -1,13 +1,30 @@
 // What the addon asks of its CUDA part. In a CPU-only build cuda_stub.cc answers instead, so the
-// addon's exports do not depend on how it was built. Errors are thrown as std::runtime_error.
+// addon's exports do not depend on how it was built. Errors are thrown as std::runtime_error;
+// those that mean the device can no longer be used as DeviceLostError (a subclass).
 #pragma once
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "program.h"
 
 namespace gf {
 namespace cuda {
+
+// A CUDA error after which this worker's device cannot be used again: the device is gone
+// (cudaErrorNoDevice, fallen off the bus, ECC uncorrectable) or a sticky fault left this process's
+// context unusable (cudaErrorIllegalAddress, cudaErrorLaunchFailure...). The addon rejects with
+// error.code = 'GPUFLOW_DEVICE_LOST' and error.cudaError = the error's name, so the worker can
+// report it as a lost device (its tasks move to other workers) rather than as a failed task.
+class DeviceLostError : public std::runtime_error {
+ public:
+  DeviceLostError(const std::string& message, std::string cudaName) : std::runtime_error(message), cudaName_(std::move(cudaName)) {}
+  const std::string& cudaName() const { return cudaName_; }
+
+ private:
+  std::string cudaName_;
+};
 
 // "" when a device is usable, else why not (no CUDA in this build, no driver, no device...).
 std::string unavailableReason();

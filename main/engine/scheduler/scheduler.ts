@@ -15,7 +15,7 @@
  */
 import type { EngineEvent, TaskState } from '../../../common/events';
 import type { NodeOutput, Resource, TaskDef } from '../../../common/tasks';
-import type { WorkerKind } from '../../../common/messages';
+import type { TaskErrorCode, WorkerKind } from '../../../common/messages';
 import { KeyHeap } from './heap';
 import { staticPriorities } from './order';
 import { checkTransition, type HistoryEntry } from './transitions';
@@ -28,9 +28,10 @@ export interface WorkerSlot {
 
 export type Stimulus =
   | { type: 'worker-added'; id: string; kind: WorkerKind; slots: number }
-  | { type: 'worker-removed'; id: string; reason: string }
+  /** `gone`: the worker will not come back (its device is gone); otherwise it may be restarted. */
+  | { type: 'worker-removed'; id: string; reason: string; gone?: boolean }
   | { type: 'task-finished'; key: string; worker: string; bytes: number }
-  | { type: 'task-erred'; key: string; worker: string; message: string; code?: string }
+  | { type: 'task-erred'; key: string; worker: string; message: string; code?: TaskErrorCode }
   | { type: 'cancel'; reason: string };
 
 export type Instruction =
@@ -67,6 +68,9 @@ function accepts(kind: WorkerKind, r: Resource): boolean {
 export class Scheduler {
   private readonly tasks = new Map<string, TaskRec>();
   private readonly workers = new Map<string, WorkerSlot & { running: Set<string>; heldBytes: number }>();
+  /** Workers removed that may come back (restarting), and those that will not, with why. */
+  private readonly absent = new Set<string>();
+  private readonly gone = new Map<string, string>();
   private readonly outputKeys: Set<string>;
   /** Ready tasks by resource, lowest static priority first; stale entries are skipped on pop. */
   private readonly ready: Record<Resource, KeyHeap>;
@@ -111,15 +115,23 @@ export class Scheduler {
       case 'worker-added':
         // A worker that comes back under a known id is a new process: what the old one held is gone.
         if (this.workers.has(s.id)) this.workerRemoved(s.id);
+        this.absent.delete(s.id);
+        this.gone.delete(s.id);
         this.workers.set(s.id, { id: s.id, kind: s.kind, slots: s.slots, running: new Set(), heldBytes: 0 });
         break;
       case 'worker-removed':
-        this.workerRemoved(s.id);
+        this.workerRemoved(s.id, s.gone ? s.reason : undefined);
         break;
       case 'task-finished':
         this.finished(s.key, s.worker, s.bytes);
         break;
       case 'task-erred': {
+        if (s.code === 'device') {
+          // The worker's device is gone: as if the worker died under every task it runs (this
+          // one included, counted toward MAX_LOST), and it will not come back (the pool stops it).
+          this.workerRemoved(s.worker, `device lost: ${s.message}`);
+          break;
+        }
         const t = this.tasks.get(s.key);
         if (!t || t.state !== 'running' || t.runningOn !== s.worker) break;
         this.workers.get(s.worker)?.running.delete(s.key);
@@ -223,8 +235,13 @@ export class Scheduler {
     this.move(key, 'done');
   }
 
-  private workerRemoved(id: string): void {
+  /** A worker left: it may come back (restart) unless `goneReason` says it is gone for good. */
+  private workerRemoved(id: string, goneReason?: string): void {
     const w = this.workers.get(id);
+    if (goneReason !== undefined) {
+      this.absent.delete(id);
+      if (!this.gone.has(id)) this.gone.set(id, goneReason);
+    } else if (w) this.absent.add(id);
     if (!w) return;
     this.workers.delete(id);
     if (this.over) return;
@@ -312,7 +329,16 @@ export class Scheduler {
    * completion among 100 000 ready tasks stays cheap.
    */
   private place(): void {
-    if (this.workers.size === 0) return;
+    if (this.workers.size === 0) {
+      // Every worker this run knew is gone and none is restarting: nothing will run the rest.
+      if (this.gone.size > 0 && this.absent.size === 0) {
+        const k = this.topReady(this.ready.any) ?? this.topReady(this.ready.gpu) ?? this.topReady(this.ready.cpu);
+        const node = k === undefined ? undefined : this.tasks.get(k)!.def.node;
+        if (k !== undefined) this.move(k, 'erred');
+        this.fail(`no worker left to run the work${node === undefined ? '' : ` (node '${node}')`}: ${this.goneNote()}`, k, node);
+      }
+      return;
+    }
     const workers = [...this.workers.values()];
     const resources: Resource[] = ['any', 'gpu', 'cpu'];
     const candidates = {
@@ -330,7 +356,7 @@ export class Scheduler {
         if (candidates[r].length === 0) {
           const t = this.tasks.get(k)!;
           this.move(k, 'erred');
-          this.fail(`node '${t.def.node}': task ${k} needs a ${r} worker and there is none`, k, t.def.node);
+          this.fail(`node '${t.def.node}': task ${k} needs a ${r} worker and there is none${this.gone.size ? ` (${this.goneNote()})` : ''}`, k, t.def.node);
           return;
         }
         const p = this.tasks.get(k)!.priority;
@@ -369,6 +395,11 @@ export class Scheduler {
         }),
       });
     }
+  }
+
+  /** "gone: vgpu1 (device lost: …), gpu0 (…)" for failure messages. */
+  private goneNote(): string {
+    return `gone: ${[...this.gone].map(([id, why]) => `${id} (${why})`).join(', ')}`;
   }
 
   private finish(): void {

@@ -7,11 +7,45 @@
 #include <stdexcept>
 #include <string>
 
+#include "../cuda_api.h"
+
 namespace gf {
 namespace cuda {
 
+// Errors that mean the device is gone or unusable by this process from now on. The sticky ones
+// (700, 702, 709, 714-719) corrupt the context: every later call fails the same way, so the
+// worker is as good as deviceless. Bad arguments, out-of-memory and the like are not here: they
+// fail the task, as a bug or a too-large chunk should.
+inline bool deviceLost(cudaError_t e) {
+  switch (e) {
+    case cudaErrorNoDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorDeviceUninitialized:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorSystemNotReady:
+    case cudaErrorCudartUnloading:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Messages read "CUDA <what>: <description> (<cudaErrorName>)".
 inline void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(e));
+  if (e == cudaSuccess) return;
+  const std::string message = std::string("CUDA ") + what + ": " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")";
+  if (deviceLost(e)) throw DeviceLostError(message, cudaGetErrorName(e));
+  throw std::runtime_error(message);
 }
 
 // Each libuv worker thread gets its own stream, so calls in flight at once overlap.

@@ -116,7 +116,12 @@ const Cusolver* cusolverLib() {
 }
 
 void status(Status s, const char* what) {
-  if (s != 0) throw std::runtime_error(std::string(what) + " failed with status " + std::to_string(s));
+  if (s == 0) return;
+  // A library call fails with its own status when the device is lost under it; the runtime's
+  // sticky error says whether that is what happened.
+  const cudaError_t e = cudaPeekAtLastError();
+  if (deviceLost(e)) check(e, what);
+  throw std::runtime_error(std::string(what) + " failed with status " + std::to_string(s));
 }
 
 // One handle per libuv thread, bound to that thread's stream.

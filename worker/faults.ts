@@ -1,0 +1,58 @@
+/**
+ * Test-only fault injection, read from the environment at worker start. Unset (the normal case),
+ * or naming another worker, nothing is wrapped and nothing changes. Never set these in production.
+ *
+ *   GPUFLOW_FAULT_DEVICE_LOST_AFTER=<workerId>:<n>   that worker's device "disappears" after n
+ *     kernel calls: every later call rejects with the error the cuda backend's addon gives for a
+ *     lost device (code GPUFLOW_DEVICE_LOST, cudaErrorDevicesUnavailable; worker/device-lost.ts).
+ *   GPUFLOW_FAULT_KERNEL_ERROR_AFTER=<workerId>:<n>  an ordinary kernel error instead (a plain
+ *     Error, as the addon gives for cudaErrorInvalidValue): the task's own failure.
+ *
+ * A kernel call is one backend call (runProgram, matmul, qr, svd): one per program task. The fault
+ * sits between the task and its backend, so the error takes the same path as a real one.
+ */
+import type { ArrayBackend } from './kernels/backend';
+import { deviceLostError } from './device-lost';
+
+type Fault = 'device-lost' | 'kernel-error';
+
+/** The faults set for this worker, or an error naming the variable when one is malformed. */
+export function faultsFor(workerId: string, env: NodeJS.ProcessEnv = process.env): { fault: Fault; after: number } | null {
+  const vars: Array<[string, Fault]> = [
+    ['GPUFLOW_FAULT_DEVICE_LOST_AFTER', 'device-lost'],
+    ['GPUFLOW_FAULT_KERNEL_ERROR_AFTER', 'kernel-error'],
+  ];
+  for (const [name, fault] of vars) {
+    const v = env[name];
+    if (v === undefined || v === '') continue;
+    const m = /^([\w.-]+):(\d+)$/.exec(v.trim());
+    if (!m) throw new Error(`${name} must be <workerId>:<n kernel calls>, got '${v}'`);
+    if (m[1] === workerId) return { fault, after: Number(m[2]) };
+  }
+  return null;
+}
+
+function failure(fault: Fault): Error {
+  return fault === 'device-lost'
+    ? deviceLostError('kernel launch', 'CUDA-capable device(s) is/are busy or unavailable', 'cudaErrorDevicesUnavailable')
+    : new Error('CUDA kernel launch: invalid argument (cudaErrorInvalidValue)');
+}
+
+/** Wraps the backends so that kernel calls after the first `after` fail with the fault. */
+export function injectFaults(backends: ArrayBackend[], f: { fault: Fault; after: number }): ArrayBackend[] {
+  let calls = 0;
+  const gate = async <T>(call: () => Promise<T>): Promise<T> => {
+    if (calls >= f.after) throw failure(f.fault);
+    const r = await call();
+    calls++;
+    return r;
+  };
+  return backends.map((b): ArrayBackend => ({
+    name: b.name,
+    supportsProgram: (p) => b.supportsProgram(p),
+    runProgram: (p, inputs) => gate(() => b.runProgram(p, inputs)),
+    ...(b.matmul && { matmul: (a, x, c0) => gate(() => b.matmul!(a, x, c0)) }),
+    ...(b.qr && { qr: (a) => gate(() => b.qr!(a)) }),
+    ...(b.svd && { svd: (a) => gate(() => b.svd!(a)) }),
+  }));
+}
