@@ -7,7 +7,7 @@
  * other error is the task's own and fails the run. The code, not the message, decides.
  */
 
-/** The `code` the addon sets (native/src/addon.cc, Job::OnError). */
+/** The `code` the addon sets (native/src/device_lost_napi.h, used by addon.cc's Job). */
 export const DEVICE_LOST_CODE = 'GPUFLOW_DEVICE_LOST';
 
 export type DeviceLostError = Error & { code: typeof DEVICE_LOST_CODE; cudaError: string };

@@ -12,6 +12,7 @@
 
 #include "cpu_program.h"
 #include "cuda_api.h"
+#include "device_lost_napi.h"
 #include "linalg_cpu.h"
 #include "pool.h"
 #include "program.h"
@@ -71,14 +72,10 @@ class Job : public Napi::AsyncWorker {
     }
   }
   void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  // A lost device is tagged with a code, so JS classifies it without parsing the message
-  // (worker/device-lost.ts reads it).
+  // A lost device is tagged with a code, so JS classifies it without parsing the message.
   void OnError(const Napi::Error& e) override {
     Napi::Object err = e.Value();
-    if (!lostDevice_.empty()) {
-      err.Set("code", Napi::String::New(Env(), "GPUFLOW_DEVICE_LOST"));
-      err.Set("cudaError", Napi::String::New(Env(), lostDevice_));
-    }
+    gf::tagDeviceLost(Env(), err, lostDevice_);
     deferred_.Reject(err);
   }
 
