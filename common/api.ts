@@ -36,6 +36,20 @@ export interface DeviceInfo {
   backends: Array<{ name: string; available: boolean; reason?: string }>;
 }
 
+/** One sample of a worker's use. */
+export interface WorkerSample {
+  /** Epoch ms. */
+  t: number;
+  /** Utilisation 0..1: the GPU counter for real GPUs, else the share of task slots busy. */
+  util: number;
+  /** Share of task slots busy since the previous sample, 0..1 (every kind of worker). */
+  busy: number;
+  /** Device memory used (GPU counter) or chunk bytes the worker holds (others). */
+  memBytes: number;
+  /** The worker process's resident memory. */
+  rss: number;
+}
+
 export interface WorkerInfo {
   id: string;
   kind: 'gpu' | 'cpu' | 'virtual-gpu';
@@ -48,6 +62,12 @@ export interface WorkerInfo {
   heldBytes: number;
   backends: Array<{ name: string; available: boolean; reason?: string }>;
   restarts: number;
+  /** Recent samples, oldest first, one a second (main/cluster/worker-sampler.ts): the panel's series. */
+  samples: WorkerSample[];
+  /** Where `util` comes from: the GPU's own counter (nvidia-smi), or the worker's task activity. */
+  utilSource: 'gpu-counter' | 'tasks';
+  /** The GPU's total memory in bytes when read from the device, else null. */
+  deviceMemory: number | null;
   /** Set when the worker's device is gone (why): it is stopped and will not be restarted. */
   gone?: string;
 }

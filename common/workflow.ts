@@ -29,6 +29,21 @@ export interface WorkflowEdge {
   targetPort: string;
 }
 
+/**
+ * An editor group: a titled frame around some nodes that moves them together. Like node
+ * positions it is layout only (the engine ignores it); member positions stay absolute in the
+ * file, so a reader that does not know groups still places every node where it was.
+ */
+export interface WorkflowGroup {
+  id: string;
+  label: string;
+  /** Member node ids; a node belongs to at most one group. */
+  nodes: string[];
+  /** Top-left corner of the frame, in canvas coordinates. */
+  position: { x: number; y: number };
+  size: { width: number; height: number };
+}
+
 export interface WorkflowDoc {
   format: typeof WORKFLOW_FORMAT;
   name?: string;
@@ -37,4 +52,6 @@ export interface WorkflowDoc {
   params?: Record<string, number | string | boolean>;
   nodes: WorkflowNode[];
   edges: WorkflowEdge[];
+  /** Editor groups (optional: files written before groups existed have none). */
+  groups?: WorkflowGroup[];
 }

@@ -12,6 +12,8 @@ import type { WorkflowDoc } from '../../common/workflow';
 import type { BenchmarkRecord, JsonValue, RunComparison, RunFilter, RunRecord, RunSummary, StoredEvent } from '../../common/store-types';
 import type { Launcher } from '../cluster/launcher';
 import type { PoolOptions } from '../cluster/pool';
+import { queryGpus } from '../cluster/discovery';
+import { WorkerSampler } from '../cluster/worker-sampler';
 import { nativeInfo } from '../../native';
 import { runBenchmark } from './bench';
 import { digestOf, storedResults } from './run-record';
@@ -68,6 +70,8 @@ export class GpuflowService {
   private writer: EventWriter | null;
   private readonly machine: string;
   private readonly streamListeners = new Set<(m: RunResultMessage | BenchResultMessage) => void>();
+  /** Utilisation and memory over time per worker, for the workers panel. */
+  private readonly sampler: WorkerSampler;
 
   constructor(
     readonly engine: Engine,
@@ -75,6 +79,9 @@ export class GpuflowService {
     readonly options: ServiceOptions,
   ) {
     this.writer = store ? store.createEventWriter({ flushMs: 250 }) : null;
+    this.sampler = new WorkerSampler(() => engine.pool.workers.values(), engine.bus, {
+      queryGpus: engine.discovery.gpus.length ? () => queryGpus() : undefined,
+    }).start();
     this.machine = machineFingerprint(localMachineInfo(engine.discovery.gpus.map((g) => ({ name: g.name, memoryMiB: g.memoryTotalMiB }))));
   }
 
@@ -175,6 +182,8 @@ export class GpuflowService {
       heldBytes: w.heldBytes,
       backends: w.backends,
       restarts: this.engine.pool.restarts.get(w.id) ?? 0,
+      samples: this.sampler.samples(w.id),
+      ...this.sampler.source(w.config),
       gone: this.engine.pool.gone.get(w.id),
     }));
   }
@@ -274,6 +283,7 @@ export class GpuflowService {
   }
 
   async close(): Promise<void> {
+    this.sampler.stop();
     await this.engine.shutdown();
     this.writer?.close();
     this.writer = null;

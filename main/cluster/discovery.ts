@@ -105,6 +105,12 @@ export function cpuInfo(): CpuInfo {
   };
 }
 
+/** The GPUs' current use (utilisation, memory used), sampled for the workers panel; [] when nvidia-smi fails. */
+export async function queryGpus(opts: { nvidiaSmi?: string; timeoutMs?: number } = {}): Promise<GpuInfo[]> {
+  const res = await runNvidiaSmi(opts.nvidiaSmi ?? process.env.GPUFLOW_NVIDIA_SMI ?? 'nvidia-smi', opts.timeoutMs ?? 5_000);
+  return res.ok ? parseNvidiaSmi(res.out).gpus : [];
+}
+
 export async function discover(opts: { nvidiaSmi?: string; devicesEnv?: string; timeoutMs?: number } = {}): Promise<Discovery> {
   const bin = opts.nvidiaSmi ?? process.env.GPUFLOW_NVIDIA_SMI ?? 'nvidia-smi';
   const cpu = cpuInfo();

@@ -8,6 +8,7 @@ import { parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import type { PortSpec } from '../../common/catalog';
 import { WORKFLOW_FORMAT, type ParamValue, type WorkflowDoc } from '../../common/workflow';
+import { parseGroups } from '../../common/workflow-groups';
 import { WorkflowError, WorkflowErrors } from './errors';
 import { OPS } from './ops/registry';
 import { checkParam, resolveRefs, withDefaults } from './params';
@@ -31,6 +32,8 @@ const docSchema = z.object({
     }),
   ),
   edges: z.array(z.object({ source: z.string(), sourcePort: z.string(), target: z.string(), targetPort: z.string() })).default([]),
+  // Editor frames: layout only, checked by common/workflow-groups.ts (shared with the renderer).
+  groups: z.unknown().optional(),
 });
 
 function zodPath(path: PropertyKey[]): string {
@@ -67,7 +70,9 @@ export function validateWorkflow(input: unknown, overrides: Record<string, numbe
   if (!parsed.success) {
     throw new WorkflowErrors(parsed.error.issues.map((i) => new WorkflowError(zodPath(i.path) || 'workflow', i.message)));
   }
-  const doc: WorkflowDoc = { ...parsed.data, params: { ...(parsed.data.params ?? {}), ...overrides } } as WorkflowDoc;
+  const grouped = parseGroups(parsed.data.groups, new Set(parsed.data.nodes.map((n) => n.id)));
+  const doc: WorkflowDoc = { ...parsed.data, groups: grouped.groups, params: { ...(parsed.data.params ?? {}), ...overrides } } as WorkflowDoc;
+  if (parsed.data.groups === undefined) delete doc.groups;
   for (const k of Object.keys(overrides)) {
     if (!(k in (parsed.data.params ?? {}))) throw new WorkflowErrors([new WorkflowError(`params.${k}`, `is not a param of this workflow (it has: ${Object.keys(parsed.data.params ?? {}).join(', ') || 'none'})`)]);
   }
@@ -129,6 +134,8 @@ export function validateWorkflow(input: unknown, overrides: Record<string, numbe
       if (!p.optional && !incoming.get(n.id)?.has(p.name)) errors.push(new WorkflowError(`nodes[${i}].inputs.${p.name}`, `required ${p.type} input is not connected`, n.id));
     }
   });
+
+  for (const p of grouped.problems) errors.push(new WorkflowError(p.path, p.message));
 
   const order = topoOrder(doc, index, errors);
   if (errors.length) throw new WorkflowErrors(errors);

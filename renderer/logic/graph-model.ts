@@ -4,8 +4,10 @@
  * No React, no xyflow: the bindings map these onto the canvas.
  */
 import type { NodeKindSpec, PortSpec } from '../../common/catalog';
-import { WORKFLOW_FORMAT, type ParamValue, type WorkflowDoc, type WorkflowEdge, type WorkflowNode } from '../../common/workflow';
+import { WORKFLOW_FORMAT, type ParamValue, type WorkflowDoc, type WorkflowEdge, type WorkflowGroup, type WorkflowNode } from '../../common/workflow';
+import { parseGroups } from '../../common/workflow-groups';
 import { EDITOR_ERRORS, EditorError } from './errors';
+import { pruneGroups } from './groups';
 
 export interface Graph {
   name: string;
@@ -13,6 +15,8 @@ export interface Graph {
   params: Record<string, number | string | boolean>;
   nodes: WorkflowNode[];
   edges: WorkflowEdge[];
+  /** Editor frames (renderer/logic/groups.ts); absent or empty when there are none. */
+  groups?: WorkflowGroup[];
 }
 
 export const emptyGraph = (): Graph => ({ name: 'untitled', params: {}, nodes: [], edges: [] });
@@ -97,11 +101,11 @@ export function connect(graph: Graph, cat: Catalog, e: WorkflowEdge): Graph {
 export const edgeId = (e: WorkflowEdge) => `${e.source}.${e.sourcePort}->${e.target}.${e.targetPort}`;
 
 export function removeItems(graph: Graph, nodeIds: Set<string>, edgeIds: Set<string>): Graph {
-  return {
+  return pruneGroups({
     ...graph,
     nodes: graph.nodes.filter((n) => !nodeIds.has(n.id)),
     edges: graph.edges.filter((e) => !edgeIds.has(edgeId(e)) && !nodeIds.has(e.source) && !nodeIds.has(e.target)),
-  };
+  });
 }
 
 export function setParam(graph: Graph, nodeId: string, name: string, value: ParamValue | undefined): Graph {
@@ -151,6 +155,8 @@ export function paste(graph: Graph, clip: Clip, offset = 40): { graph: Graph; id
 export function toDoc(g: Graph): WorkflowDoc {
   const doc: WorkflowDoc = { format: WORKFLOW_FORMAT, name: g.name, params: g.params, nodes: g.nodes, edges: g.edges };
   if (g.description) doc.description = g.description;
+  // Written only when there are groups, so files without any stay as they were.
+  if (g.groups?.length) doc.groups = g.groups;
   return doc;
 }
 
@@ -188,11 +194,14 @@ export function fromDoc(raw: unknown): Graph {
     position: isObj(n.position) && typeof n.position.x === 'number' && typeof n.position.y === 'number' ? { x: n.position.x, y: n.position.y } : { x: 40 + 260 * i, y: 120 },
     ...(typeof n.label === 'string' ? { label: n.label } : {}),
   }));
+  const grouped = parseGroups(raw.groups, new Set(nodes.map((n) => n.id)));
+  if (grouped.problems.length) throw bad(grouped.problems.map((p) => `${p.path}: ${p.message}`).join('; '));
   return {
     name: typeof raw.name === 'string' ? raw.name : 'untitled',
     ...(typeof raw.description === 'string' ? { description: raw.description } : {}),
     params: isObj(raw.params) ? (raw.params as Graph['params']) : {},
     nodes,
     edges: raw.edges as WorkflowEdge[],
+    ...(grouped.groups.length ? { groups: grouped.groups } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { NodeKindSpec } from '../../common/catalog';
 import type { ParamValue, WorkflowEdge } from '../../common/workflow';
 import { EditorError } from '../logic/errors';
 import * as G from '../logic/graph-model';
+import * as Groups from '../logic/groups';
 import { layeredLayout } from '../logic/layout';
 
 export interface Notice {
@@ -22,6 +23,10 @@ export interface EditorState {
   graph: G.Graph;
   selectedNodes: string[];
   selectedEdges: string[];
+  /** Selected group frames (ids as in the graph's groups). */
+  selectedGroups: string[];
+  /** Node sizes the canvas measured: group frames fit around them and the minimap draws them. */
+  sizes: Record<string, Groups.Size>;
   past: G.Graph[];
   future: G.Graph[];
   clip: G.Clip | null;
@@ -40,9 +45,17 @@ export interface EditorState {
   setWorkflowParam(name: string, value: number | string | boolean | undefined): void;
   rename(name: string): void;
   beginDrag(): void;
-  moveNodes(positions: Record<string, { x: number; y: number }>): void;
+  /** Live drag: node positions (absolute) and group corners; history is written by endDrag. */
+  moveNodes(positions: Record<string, { x: number; y: number }>, groupPositions?: Record<string, { x: number; y: number }>): void;
   endDrag(): void;
   select(nodes: string[], edges: string[]): void;
+  selectGroups(groups: string[]): void;
+  setSizes(sizes: Record<string, Groups.Size>): void;
+  /** Groups the selected nodes; returns the new group's id, or null when nothing is selected. */
+  groupSelection(label?: string): string | null;
+  /** Removes the selected frames, and the frames of the selected nodes; the nodes stay. */
+  ungroupSelection(): void;
+  renameGroup(groupId: string, label: string): void;
   deleteSelection(): void;
   copySelection(): void;
   pasteClip(): void;
@@ -62,6 +75,8 @@ export const createEditorStore = () =>
     graph: G.emptyGraph(),
     selectedNodes: [],
     selectedEdges: [],
+    selectedGroups: [],
+    sizes: {},
     past: [],
     future: [],
     clip: null,
@@ -71,7 +86,7 @@ export const createEditorStore = () =>
     dragStart: null,
 
     setCatalog: (kinds) => set({ kinds, cat: G.catalogMap(kinds) }),
-    load: (graph, filePath) => set({ graph, filePath, dirty: false, past: [], future: [], selectedNodes: [], selectedEdges: [], notice: null }),
+    load: (graph, filePath) => set({ graph, filePath, dirty: false, past: [], future: [], selectedNodes: [], selectedEdges: [], selectedGroups: [], notice: null }),
     commit(next) {
       const { graph, past } = get();
       if (next === graph) return;
@@ -104,21 +119,49 @@ export const createEditorStore = () =>
     },
     rename: (name) => get().commit({ ...get().graph, name }),
     beginDrag: () => set({ dragStart: get().graph }),
-    moveNodes(positions) {
-      const g = get().graph;
+    moveNodes(positions, groupPositions = {}) {
+      const g = Groups.moveGroups(get().graph, groupPositions);
       set({ graph: { ...g, nodes: g.nodes.map((n) => (positions[n.id] ? { ...n, position: positions[n.id] } : n)) } });
     },
     endDrag() {
       const start = get().dragStart;
-      if (start && start !== get().graph) set({ past: [...get().past, start].slice(-HISTORY_LIMIT), future: [], dirty: true });
+      if (start && start !== get().graph) {
+        // Members dragged within (or out of) their frame: the frame follows them.
+        const before = new Map(start.nodes.map((n) => [n.id, n.position]));
+        const moved = get().graph.nodes.filter((n) => n.position !== before.get(n.id)).map((n) => n.id);
+        set({ graph: Groups.refitGroupsOf(get().graph, moved, get().sizes), past: [...get().past, start].slice(-HISTORY_LIMIT), future: [], dirty: true });
+      }
       set({ dragStart: null });
     },
     select: (selectedNodes, selectedEdges) => set({ selectedNodes, selectedEdges }),
+    selectGroups: (selectedGroups) => set({ selectedGroups }),
+    setSizes(measured) {
+      const sizes = { ...get().sizes, ...measured };
+      // A member that grew or shrank (an error shown, a progress bar) keeps its frame fitted; layout
+      // only, so no history entry and no unsaved-changes mark.
+      set({ sizes, graph: Groups.refitGroupsOf(get().graph, Object.keys(measured), sizes) });
+    },
+    groupSelection(label) {
+      const { graph, id } = Groups.makeGroup(get().graph, get().selectedNodes, get().sizes, label);
+      if (!id) return null;
+      get().commit(graph);
+      set({ selectedNodes: [], selectedEdges: [], selectedGroups: [id] });
+      return id;
+    },
+    ungroupSelection() {
+      const { graph, selectedGroups, selectedNodes } = get();
+      const of = Groups.groupIndex(graph);
+      const ids = [...selectedGroups, ...selectedNodes.map((n) => of.get(n)?.id).filter((x): x is string => x !== undefined)];
+      get().commit(Groups.ungroup(graph, ids));
+      set({ selectedGroups: [] });
+    },
+    renameGroup: (groupId, label) => get().commit(Groups.renameGroup(get().graph, groupId, label)),
     deleteSelection() {
-      const { selectedNodes, selectedEdges, graph } = get();
-      if (!selectedNodes.length && !selectedEdges.length) return;
-      get().commit(G.removeItems(graph, new Set(selectedNodes), new Set(selectedEdges)));
-      set({ selectedNodes: [], selectedEdges: [] });
+      const { selectedNodes, selectedEdges, selectedGroups, graph } = get();
+      if (!selectedNodes.length && !selectedEdges.length && !selectedGroups.length) return;
+      // A selected frame goes, its nodes stay (deleting them too would surprise more than help).
+      get().commit(G.removeItems(Groups.ungroup(graph, selectedGroups), new Set(selectedNodes), new Set(selectedEdges)));
+      set({ selectedNodes: [], selectedEdges: [], selectedGroups: [] });
     },
     copySelection() {
       const { selectedNodes, graph } = get();

@@ -1,6 +1,6 @@
 /** One workflow node on the canvas: typed handles, its state, progress bar and errors. Subscribes by id. */
-import { Handle, Position, type NodeProps } from '@xyflow/react';
-import { memo } from 'react';
+import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
+import { memo, useEffect } from 'react';
 import { nodeState } from '../logic/node-state';
 import { useEditor, useRun } from './hooks';
 
@@ -26,6 +26,11 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const progress = useRun((s) => s.progress[id]);
   const errors = useRun((s) => s.nodeErrors[id]);
   const status = useRun((s) => s.status);
+  // The canvas passes measured sizes back (GraphEditor), so xyflow keeps handle positions until the
+  // size changes; ports that appear or change (catalog arriving, another op under this id) re-measure.
+  const ports = spec ? `${spec.inputs.map((p) => p.name).join(',')}>${spec.outputs.map((p) => p.name).join(',')}` : '';
+  const updateInternals = useUpdateNodeInternals();
+  useEffect(() => updateInternals(id), [id, ports, updateInternals]);
   if (!node) return null;
   const state = nodeState(node, spec, new Set(connected ? connected.split('|') : []), progress, errors, status);
   const pct = progress && progress[1] > 0 ? Math.round((100 * progress[0]) / progress[1]) : 0;

@@ -1,16 +1,25 @@
 /**
  * The graph canvas (@xyflow/react, controlled): nodes and edges derive from the editor store, and
  * every change goes back through its actions, so undo/redo sees all of them. Drops from the
- * palette add nodes; a refused connection shows its reason in a banner.
+ * palette add nodes; a refused connection shows its reason in a banner. Groups are xyflow parent
+ * nodes (their members' positions are made relative to the frame here, absolute in the store).
+ *
+ * Measured sizes: xyflow reports each node's size as a 'dimensions' change. In controlled mode a
+ * node passed back without `measured` counts as unmeasured, so the MiniMap (which skips nodes
+ * without sizes) drew nothing. The sizes are kept in the editor store and passed back; since
+ * xyflow then keeps a node's handle positions until its size changes, FlowNode asks for a
+ * re-measure when its ports change (useUpdateNodeInternals).
  */
-import { Background, Controls, MiniMap, ReactFlow, useReactFlow, type Connection, type Edge, type Node, type NodeChange, type EdgeChange } from '@xyflow/react';
+import { Background, Controls, MiniMap, Panel, ReactFlow, useReactFlow, type Connection, type Edge, type Node, type NodeChange, type EdgeChange } from '@xyflow/react';
 import { useCallback, useMemo } from 'react';
 import { edgeId } from '../logic/graph-model';
+import { flowGroupId, groupIdOfFlow, groupIndex, groupsOf, type Size } from '../logic/groups';
 import { FlowNode, PORT_COLORS } from './FlowNode';
+import { GroupNode } from './GroupNode';
 import { useEditor, useSession } from './hooks';
 
 export const PALETTE_MIME = 'application/x-gpuflow-op';
-const nodeTypes = { gpuflow: FlowNode };
+const nodeTypes = { gpuflow: FlowNode, gfgroup: GroupNode };
 
 export function GraphEditor() {
   const session = useSession();
@@ -18,13 +27,40 @@ export function GraphEditor() {
   const cat = useEditor((s) => s.cat);
   const selectedNodes = useEditor((s) => s.selectedNodes);
   const selectedEdges = useEditor((s) => s.selectedEdges);
+  const selectedGroups = useEditor((s) => s.selectedGroups);
+  const sizes = useEditor((s) => s.sizes);
   const notice = useEditor((s) => s.notice);
   const flow = useReactFlow();
 
   const nodes: Node[] = useMemo(() => {
     const sel = new Set(selectedNodes);
-    return graph.nodes.map((n) => ({ id: n.id, type: 'gpuflow', position: n.position ?? { x: 0, y: 0 }, data: {}, selected: sel.has(n.id) }));
-  }, [graph.nodes, selectedNodes]);
+    const selG = new Set(selectedGroups);
+    const of = groupIndex(graph);
+    // Parents first: xyflow needs a parent node before its children.
+    const frames: Node[] = groupsOf(graph).map((g) => ({
+      id: flowGroupId(g.id),
+      type: 'gfgroup',
+      position: g.position,
+      width: g.size.width,
+      height: g.size.height,
+      data: { groupId: g.id },
+      selected: selG.has(g.id),
+    }));
+    const members: Node[] = graph.nodes.map((n) => {
+      const at = n.position ?? { x: 0, y: 0 };
+      const g = of.get(n.id);
+      return {
+        id: n.id,
+        type: 'gpuflow',
+        position: g ? { x: at.x - g.position.x, y: at.y - g.position.y } : at,
+        ...(g ? { parentId: flowGroupId(g.id) } : {}),
+        data: {},
+        selected: sel.has(n.id),
+        measured: sizes[n.id],
+      };
+    });
+    return [...frames, ...members];
+  }, [graph, selectedNodes, selectedGroups, sizes]);
 
   const edges: Edge[] = useMemo(() => {
     const sel = new Set(selectedEdges);
@@ -39,24 +75,44 @@ export function GraphEditor() {
   const onNodesChange = useCallback(
     (changes: NodeChange[]) => {
       const st = session.editor.getState();
+      const of = groupIndex(st.graph);
       const moved: Record<string, { x: number; y: number }> = {};
+      const movedGroups: Record<string, { x: number; y: number }> = {};
+      const measured: Record<string, Size> = {};
       let ended = false;
       const sel = new Set(st.selectedNodes);
+      const selG = new Set(st.selectedGroups);
       let selChanged = false;
       for (const c of changes) {
+        const gid = c.type === 'add' ? null : groupIdOfFlow(c.id);
+        if (c.type === 'dimensions' && c.dimensions && gid === null) {
+          const old = st.sizes[c.id];
+          if (old?.width !== c.dimensions.width || old?.height !== c.dimensions.height) measured[c.id] = { width: c.dimensions.width, height: c.dimensions.height };
+        }
         if (c.type === 'select') {
           selChanged = true;
-          if (c.selected) sel.add(c.id);
-          else sel.delete(c.id);
+          const set = gid === null ? sel : selG;
+          const key = gid ?? c.id;
+          if (c.selected) set.add(key);
+          else set.delete(key);
         }
         if (c.type !== 'position') continue;
         if (c.dragging && st.dragStart === null) st.beginDrag();
-        if (c.position) moved[c.id] = c.position;
+        if (c.position && gid !== null) movedGroups[gid] = c.position;
+        else if (c.position) {
+          // A member's position arrives relative to its frame; the store keeps it absolute.
+          const g = of.get(c.id);
+          moved[c.id] = g ? { x: c.position.x + g.position.x, y: c.position.y + g.position.y } : c.position;
+        }
         if (c.dragging === false) ended = true;
       }
-      if (Object.keys(moved).length) st.moveNodes(moved);
+      if (Object.keys(measured).length) st.setSizes(measured);
+      if (Object.keys(moved).length || Object.keys(movedGroups).length) st.moveNodes(moved, movedGroups);
       if (ended) session.editor.getState().endDrag();
-      if (selChanged) session.editor.getState().select([...sel], session.editor.getState().selectedEdges);
+      if (selChanged) {
+        session.editor.getState().select([...sel], session.editor.getState().selectedEdges);
+        session.editor.getState().selectGroups([...selG]);
+      }
     },
     [session],
   );
@@ -113,8 +169,21 @@ export function GraphEditor() {
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={20} />
-        <MiniMap pannable zoomable nodeColor={(n) => (selectedNodes.includes(n.id) ? '#2f6fdf' : '#b8c0cc')} />
+        <MiniMap pannable zoomable nodeColor={(n) => (n.type === 'gfgroup' ? 'rgba(47, 111, 223, 0.12)' : selectedNodes.includes(n.id) ? '#2f6fdf' : '#b8c0cc')} />
         <Controls />
+        <Panel position="top-right" className="gf-group-bar">
+          <button data-testid="group-selection" disabled={!selectedNodes.length} onClick={() => session.editor.getState().groupSelection()} title="Group the selected nodes (Ctrl+G)">
+            Group
+          </button>
+          <button
+            data-testid="ungroup-selection"
+            disabled={!selectedGroups.length && !selectedNodes.some((n) => graph.groups?.some((g) => g.nodes.includes(n)))}
+            onClick={() => session.editor.getState().ungroupSelection()}
+            title="Remove the selected frames; the nodes stay (Ctrl+Shift+G)"
+          >
+            Ungroup
+          </button>
+        </Panel>
       </ReactFlow>
       {notice && (
         <div className={`gf-notice ${notice.kind}`} role="alert" data-testid="notice" data-code={notice.code ?? ''}>

@@ -1,48 +1,73 @@
-/** Workers: kind, label, memory held against its limit, RSS over time, restart. Polls every 2 s. */
+/**
+ * Workers: per worker its kind, cores, memory held against its limit, and two small time series
+ * from main's sampler (main/cluster/worker-sampler.ts): utilisation (the GPU's own counter on a
+ * real GPU, the share of task slots busy otherwise) and memory with the limit drawn; restart.
+ * Polls every 2 s; the series come whole with each poll (main keeps the bounded ring).
+ */
 import { useEffect } from 'react';
+import type { WorkerInfo } from '../../common/api';
+import { usageChart } from '../logic/usage-chart';
 import { formatBytes } from '../logic/stream-draw';
 import { useData, useSession } from './hooks';
 
-function Spark({ values }: { values: number[] }) {
-  if (values.length < 2) return null;
-  const max = Math.max(...values, 1);
-  const pts = values.map((v, i) => `${(i / (values.length - 1)) * 80},${20 - (20 * v) / max}`).join(' ');
+const CHART = { width: 150, height: 36, windowMs: 120_000 };
+
+function UsageCharts({ w }: { w: WorkerInfo }) {
+  const memLimit = w.deviceMemory ?? w.memoryLimit;
+  const c = usageChart(w.samples, w.memoryLimit, CHART);
+  const last = w.samples[w.samples.length - 1];
+  const utilWhat = w.utilSource === 'gpu-counter' ? 'GPU utilisation (nvidia-smi)' : 'task slots busy';
+  const memWhat = w.utilSource === 'gpu-counter' ? 'device memory used' : 'chunk memory held';
   return (
-    <svg width={80} height={20} className="gf-spark">
-      <polyline points={pts} fill="none" stroke="#2f6fdf" />
-    </svg>
+    <div className="gf-usage">
+      <figure title={`${utilWhat}, last ${CHART.windowMs / 1000} s`}>
+        <svg width={CHART.width} height={CHART.height} data-testid={`util-series-${w.id}`} data-points={c.points} data-peak={Math.max(0, ...w.samples.map((s) => s.util))}>
+          <rect x={0} y={0} width={CHART.width} height={CHART.height} className="gf-usage-bg" />
+          {c.util && <polyline points={c.util} className="gf-usage-util" />}
+        </svg>
+        <figcaption>
+          {w.kind === 'gpu' ? 'util' : 'busy'} {last ? `${Math.round(last.util * 100)}%` : '–'}
+        </figcaption>
+      </figure>
+      <figure title={`${memWhat} against the worker's limit (${formatBytes(w.memoryLimit)}, dashed)${w.deviceMemory ? `; device ${formatBytes(memLimit)}` : ''}`}>
+        <svg width={CHART.width} height={CHART.height} data-testid={`mem-series-${w.id}`} data-points={c.points}>
+          <rect x={0} y={0} width={CHART.width} height={CHART.height} className="gf-usage-bg" />
+          <line x1={0} x2={CHART.width} y1={c.limitY} y2={c.limitY} className="gf-usage-limit" />
+          {c.mem && <polyline points={c.mem} className="gf-usage-mem" />}
+        </svg>
+        <figcaption>
+          mem {last ? formatBytes(last.memBytes) : '–'} / {formatBytes(w.memoryLimit)}
+        </figcaption>
+      </figure>
+    </div>
   );
 }
 
 export function WorkersPanel() {
   const session = useSession();
   const workers = useData((s) => s.workers);
-  const memory = useData((s) => s.memory);
   useEffect(() => {
     const t = setInterval(() => void session.refreshWorkers(), 2000);
     return () => clearInterval(t);
   }, [session]);
   return (
     <div className="gf-workers" data-testid="workers">
-      {workers.map((w) => {
-        const frac = w.memoryLimit > 0 ? Math.min(1, w.heldBytes / w.memoryLimit) : 0;
-        return (
-          <div key={w.id} className={`gf-worker${w.alive ? '' : ' down'}`} data-worker={w.id}>
-            <div>
-              <strong>{w.label}</strong> <span className="gf-muted">{w.id}</span> {w.kind === 'virtual-gpu' && <span className="gf-tag">virtual</span>}
-              {!w.alive && <span className="gf-tag bad">down</span>}
-            </div>
-            <div className="gf-membar" title={`${formatBytes(w.heldBytes)} held of ${formatBytes(w.memoryLimit)} limit`}>
-              <div style={{ width: `${frac * 100}%` }} />
-            </div>
-            <div className="gf-muted">
-              {w.threads} threads · held {formatBytes(w.heldBytes)} / {formatBytes(w.memoryLimit)} · rss {formatBytes(w.rss)} · restarts {w.restarts}
-            </div>
-            <Spark values={memory[w.id] ?? []} />
-            <button onClick={() => void session.api.restartWorker(w.id).then(() => session.refreshWorkers())}>Restart</button>
+      {workers.map((w) => (
+        <div key={w.id} className={`gf-worker${w.alive ? '' : ' down'}`} data-worker={w.id}>
+          <div>
+            <strong>{w.label}</strong> <span className="gf-muted">{w.id}</span> {w.kind === 'virtual-gpu' && <span className="gf-tag">virtual</span>}
+            {!w.alive && <span className="gf-tag bad">down</span>}
           </div>
-        );
-      })}
+          <div className="gf-muted">
+            {w.kind === 'cpu' ? `${w.threads} cores` : `${w.threads} host thread${w.threads === 1 ? '' : 's'}`} · held {formatBytes(w.heldBytes)} / {formatBytes(w.memoryLimit)} · rss{' '}
+            {formatBytes(w.rss)} · restarts {w.restarts}
+          </div>
+          <UsageCharts w={w} />
+          <button data-testid={`restart-${w.id}`} onClick={() => void session.api.restartWorker(w.id).then(() => session.refreshWorkers())}>
+            Restart
+          </button>
+        </div>
+      ))}
       {!workers.length && <p className="gf-muted">No workers reported yet.</p>}
     </div>
   );
