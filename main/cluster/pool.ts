@@ -36,8 +36,9 @@ export interface PoolOptions {
    */
   memoryLimit?: number | Readonly<Record<string, number>>;
   /**
-   * Lists the GPUs again before a dead GPU worker is restarted (default: `discover()`, i.e.
-   * nvidia-smi or GPUFLOW_NVIDIA_SMI). A worker whose GPU UUID it no longer lists is marked gone.
+   * Lists the GPUs again before a dead GPU worker is restarted (default: nvidia-smi or
+   * GPUFLOW_NVIDIA_SMI, without the GPUFLOW_DEVICES restriction: indexes shift when a GPU drops
+   * out, UUIDs do not). A worker whose GPU UUID it no longer lists is marked gone.
    */
   rediscover?: () => Promise<Discovery>;
 }
@@ -199,14 +200,14 @@ export class WorkerPool {
     if (this.closing || this.opts.restart === false || this.gone.has(w.id) || end.reason === 'shutdown' || end.reason === 'init-failed') return;
     const p = this.plan.find((x) => x.config.id === w.id);
     if (!p) return;
-    void this.restartAfterEnd(w, end, p);
+    this.restartAfterEnd(w, end, p).catch((e: unknown) => w.log(`restart failed: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   /** Restarts a dead worker; a GPU worker only if its GPU is still listed (else it is gone). */
   private async restartAfterEnd(w: WorkerHandle, end: WorkerEnd, p: { config: WorkerConfig; env: Record<string, string> }): Promise<void> {
     const uuid = p.config.kind === 'gpu' ? p.config.gpuUuid : undefined;
     if (uuid !== undefined) {
-      const d = await (this.opts.rediscover ?? (() => discover()))();
+      const d = await (this.opts.rediscover ?? (() => discover({ devicesEnv: '' })))();
       if (this.closing) return;
       if (!d.gpus.some((g) => g.uuid === uuid)) {
         this.markGone(w, `GPU ${uuid} is no longer listed by nvidia-smi${d.reason ? ` (${d.reason})` : ''}`);
