@@ -96,8 +96,8 @@ describe('a GPU worker whose device disappears', () => {
     chmodSync(smi, 0o755);
     const d = await discover({ nvidiaSmi: smi, devicesEnv: '' });
     expect(d.gpus).toHaveLength(1);
-    // No restart: the device is gone for good. The engine cannot mark a device gone (gap G2), so
-    // the only way to keep a dead GPU out today is a pool that never restarts.
+    // No restart: this checks only that its tasks move. F10 below checks that a restarting pool
+    // marks the GPU gone once nvidia-smi no longer lists it.
     const engine = new Engine(d, { launcher: forkLauncher(), cpuWorkers: 1, virtualGpus: 1, threadsPerCpuWorker: 1, restart: false });
     await engine.start();
     try {
