@@ -56,7 +56,7 @@ export function WorkersPanel() {
         <div key={w.id} className={`gf-worker${w.alive ? '' : ' down'}`} data-worker={w.id}>
           <div>
             <strong>{w.label}</strong> <span className="gf-muted">{w.id}</span> {w.kind === 'virtual-gpu' && <span className="gf-tag">virtual</span>}
-            {!w.alive && <span className="gf-tag bad">down</span>}
+            {!w.alive && <span className="gf-tag bad" title={w.gone}>{w.gone ? 'gone' : 'down'}</span>}
           </div>
           <div className="gf-muted">
             {w.kind === 'cpu' ? `${w.threads} cores` : `${w.threads} host thread${w.threads === 1 ? '' : 's'}`} · held {formatBytes(w.heldBytes)} / {formatBytes(w.memoryLimit)} · rss{' '}
