@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunResult } from '../../common/results';
 import type { Discovery } from '../cluster/discovery';
 import { WorkerPool, type PoolOptions } from '../cluster/pool';
-import { compileWorkflow, type Compiled } from './compile/compile';
+import { compileWorkflow, compileWorkflowAsync, type Compiled } from './compile/compile';
 import { EventBus } from './event-bus';
 import { RunController } from './run';
 import type { ValidWorkflow } from './validate';
@@ -47,11 +47,16 @@ export class Engine {
     return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes });
   }
 
-  run(wf: ValidWorkflow, runId: string = randomUUID()): RunHandle {
-    const compiled = this.compile(wf);
+  /** `compile` in slices of a few ms (main/engine/slices.ts): main's loop keeps serving meanwhile. */
+  compileAsync(wf: ValidWorkflow): Promise<Compiled> {
+    return compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes });
+  }
+
+  /** Starts a run; `compiled`: the graph from `compileAsync`, so the run does not compile again (synchronously). */
+  run(wf: ValidWorkflow, runId: string = randomUUID(), compiled: Compiled = this.compile(wf)): RunHandle {
     const ctl = new RunController(runId, compiled, this.pool, this.bus);
     this.runs.set(runId, ctl);
-    ctl.start();
+    void ctl.start();
     const result = ctl.result.finally(() => this.runs.delete(runId));
     return { runId, compiled, result, cancel: (r) => ctl.cancel(r), story: (k) => ctl.story(k) };
   }

@@ -15,6 +15,7 @@ import { summaryFromBundle } from './compile/summary-lower';
 import { assembleArray } from './results';
 import { tableResult } from './table-result';
 import { Scheduler, type Instruction, type Stimulus } from './scheduler/scheduler';
+import { runInSlices, type Steps } from './slices';
 
 /** Tasks placed on a worker at once: what it runs concurrently plus one queued, so it can fetch
  * the next task's inputs while computing. */
@@ -22,7 +23,11 @@ const slotsOf = (w: WorkerHandle) => w.config.concurrency + 1;
 const FETCH_RETRY_MS = 500;
 
 export class RunController {
-  private readonly scheduler: Scheduler;
+  /** Set by `start` once built (in slices: main/engine/slices.ts). */
+  private scheduler!: Scheduler;
+  private readonly setup: Steps<void>;
+  /** Stimuli that arrive while `start` is still setting up (null once started), applied in order after it. */
+  private backlog: Array<{ s: Stimulus; cause?: number }> | null = [];
   private readonly stats = new Map<string, WorkerStat>();
   private transfers = { count: 0, bytes: 0 };
   private readonly t0 = Date.now();
@@ -40,7 +45,7 @@ export class RunController {
     private readonly pool: WorkerPool,
     private readonly bus: EventBus,
   ) {
-    this.scheduler = new Scheduler(graph.tasks, graph.outputs);
+    this.setup = this.build(Scheduler.create(graph.tasks, graph.outputs));
     this.result = new Promise((r) => (this.settle = r));
     this.restartsAtStart = [...pool.restarts.values()].reduce((a, b) => a + b, 0);
     this.unlisten = pool.listen({
@@ -51,13 +56,31 @@ export class RunController {
     });
   }
 
-  start(): void {
+  /**
+   * Builds the scheduler and starts the run in slices of a few ms, so that a 100 000-task graph
+   * (about a second of setup) never stalls main's loop (defect D8); a small graph starts within
+   * the first slice, at once. Pool changes and a cancel that arrive meanwhile wait in `backlog`.
+   */
+  start(): Promise<void> {
+    return runInSlices(this.startSteps()).catch((e: unknown) => this.end('failed', {}, `starting the run: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  private *build(create: Steps<Scheduler>, then?: () => void): Steps<void> {
+    this.scheduler = yield* create;
+    then?.();
+  }
+
+  private *startSteps(): Steps<void> {
+    yield* this.setup;
     const started = this.bus.emit({ type: 'run', runId: this.runId, state: 'started', tasks: this.graph.tasks.size });
     for (const w of this.pool.ready) {
       this.stat(w);
       this.apply(this.scheduler.handle({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }, started.seq));
     }
-    this.apply(this.scheduler.start(started.seq));
+    yield* this.scheduler.startSteps(started.seq, (batch) => this.apply(batch));
+    const backlog = this.backlog ?? [];
+    this.backlog = null;
+    for (const b of backlog) this.stimulus(b.s, b.cause);
   }
 
   cancel(reason = 'cancelled by the user'): void {
@@ -65,7 +88,7 @@ export class RunController {
   }
 
   story(key: string) {
-    return this.scheduler.story(key);
+    return this.backlog === null ? this.scheduler.story(key) : [];
   }
 
   private wire(key: string): string {
@@ -87,6 +110,10 @@ export class RunController {
   }
 
   private stimulus(s: Stimulus, cause?: number): void {
+    if (this.backlog !== null) {
+      this.backlog.push({ s, cause });
+      return;
+    }
     const c = cause ?? this.bus.lastSeq;
     this.apply(this.scheduler.handle(s, c));
   }
@@ -219,7 +246,7 @@ export class RunController {
 
   private async end(status: RunResult['status'], results: Record<string, ResultValue>, error?: string, node?: string): Promise<void> {
     this.unlisten();
-    for (const [worker, keys] of this.scheduler.heldByWorker()) this.pool.send(worker, { type: 'release', keys: keys.map((k) => this.wire(k)) });
+    for (const [worker, keys] of (this.backlog === null ? this.scheduler.heldByWorker() : new Map<string, string[]>())) this.pool.send(worker, { type: 'release', keys: keys.map((k) => this.wire(k)) });
     const restarts = [...this.pool.restarts.values()].reduce((a, b) => a + b, 0) - this.restartsAtStart;
     this.bus.emit({ type: 'run', runId: this.runId, state: status, error });
     this.settle({

@@ -1,117 +1,147 @@
 /**
- * Load: a ~100 000-task graph (the seed workflow in 10x10 chunks) compiled and scheduled in this
- * process while perf_hooks.monitorEventLoopDelay watches the event loop, as `serve` would see it.
- * Scheduling drives the pure Scheduler with four simulated workers; each completion arrives as
- * its own macrotask, as worker messages do. Figures: compile time, worst single stimulus, max
- * event-loop lag, heap before/peak/after.
+ * L1 load: a 114 849-task graph (the seed workflow, N=3162 in 10x10 chunks) compiled and
+ * scheduled in this process the way RunController does it since the D8 fix: compile in slices
+ * (compileWorkflowAsync), scheduler setup and start in slices (Scheduler.create, startSteps, driven
+ * by runInSlices), then completions arriving one per macrotask from four simulated workers, as
+ * worker messages do. By default the first 20 000 completions are scheduled (placement and
+ * dispatch at > 100k tasks); SOAK schedules the whole graph.
  *
- * Known defect D8: Scheduler.place() walks (and re-sorts) the whole ready list on every stimulus,
- * so a graph with ~100 000 ready leaves costs O(ready) per completion and O(n^2) overall (minutes).
- * By default 10 completions are sampled; when each costs under 5 ms the whole graph is scheduled,
- * else the total is projected (STRICT then asserts the 100 ms target); SOAK always goes to the end.
+ * Two probes watch main's loop: perf_hooks.monitorEventLoopDelay, and a 5 ms interval that also
+ * reads process.cpuUsage() so that a stall can be told apart from waiting for a core. No slice
+ * runs more than SLICE_MS (8 ms) of our work; what else can pause the loop is V8's garbage
+ * collector (a heap of ~300 MiB: scavenges of 13-40 ms and mark-compact pauses up to ~70 ms were
+ * measured on the loaded dev container) and, on a busy machine, the OS scheduling others.
  */
+import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { compileWorkflow } from '../../main/engine/compile/compile';
+import { compileWorkflowAsync } from '../../main/engine/compile/compile';
 import { Scheduler, type Instruction } from '../../main/engine/scheduler/scheduler';
+import { runInSlices } from '../../main/engine/slices';
 import { validateWorkflow } from '../../main/engine/validate';
 import { figures, seedDoc, SOAK, STRICT } from './helpers';
 
 const heapMiB = () => Math.round(process.memoryUsage().heapUsed / 1048576);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 describe('a 100 000-task graph', () => {
-  it('compiles and schedules; event-loop lag and memory are measured', { timeout: SOAK ? 6 * 3600_000 : 180_000 }, async () => {
+  it('compiles and schedules without stalling the event loop for 100 ms', { timeout: SOAK ? 3600_000 : 120_000 }, async () => {
     gc();
     const heapBefore = heapMiB();
-    const h = monitorEventLoopDelay({ resolution: 10 });
+    const h = monitorEventLoopDelay({ resolution: 5 });
     h.enable();
-    await new Promise((r) => setTimeout(r, 50));
+    // A second probe, ticking every 5 ms: per phase, the largest wall-clock gap between ticks and
+    // the largest CPU time this process used within one gap. A gap is a stall of the loop; its CPU
+    // time is the part of it spent running here (our work or V8's GC). On a machine shared with
+    // other busy processes, the OS may leave this process waiting for a core for a while: that
+    // lengthens the wall gap but not the CPU gap, which is why the CPU gap is what is asserted.
+    let last = { wall: performance.now(), cpu: process.cpuUsage() };
+    const gap = { wall: 0, cpu: 0 };
+    const probe = setInterval(() => {
+      const wall = performance.now();
+      const used = process.cpuUsage(last.cpu);
+      gap.wall = Math.max(gap.wall, wall - last.wall);
+      gap.cpu = Math.max(gap.cpu, (used.user + used.system) / 1000);
+      last = { wall, cpu: process.cpuUsage() };
+    }, 5);
+    const phaseLag = (): { loop: number; gapWall: number; gapCpu: number } => {
+      const v = { loop: round1(h.max / 1e6), gapWall: round1(gap.wall), gapCpu: round1(gap.cpu) };
+      h.reset();
+      gap.wall = 0;
+      gap.cpu = 0;
+      return v;
+    };
+    try {
+      await new Promise((r) => setTimeout(r, 30));
+      phaseLag();
 
-    const N = SOAK ? 5000 : 3162;
-    const t0 = performance.now();
-    const compiled = compileWorkflow(validateWorkflow(seedDoc(), { N, chunks: 10 }), { maxTaskBytes: 1 << 30 });
-    const compileMs = performance.now() - t0;
-    // Let the histogram's timer fire once after the blocking call, so the stall is recorded.
-    await new Promise((r) => setTimeout(r, 30));
-    const lagAfterCompile = h.max / 1e6;
-    h.reset();
+      const t0 = performance.now();
+      const compiled = await compileWorkflowAsync(validateWorkflow(seedDoc(), { N: 3162, chunks: 10 }), { maxTaskBytes: 1 << 30 });
+      const compileMs = performance.now() - t0;
+      await new Promise((r) => setTimeout(r, 20));
+      const lagCompile = phaseLag();
 
-    const t1 = performance.now();
-    const s = new Scheduler(compiled.tasks, compiled.outputs);
-    const ctorMs = performance.now() - t1;
-    let seq = 1;
-    let worst = 0;
-    const queue: Array<{ key: string; worker: string }> = [];
-    let finished = false;
-    let failed: string | null = null;
-    const take = (ins: Instruction[]) => {
-      for (const i of ins) {
-        if (i.type === 'execute') queue.push({ key: i.key, worker: i.worker });
-        else if (i.type === 'finished') finished = true;
-        else if (i.type === 'failed') failed = i.error;
+      const t1 = performance.now();
+      const s = await runInSlices(Scheduler.create(compiled.tasks, compiled.outputs));
+      const setupMs = performance.now() - t1;
+      let seq = 1;
+      let worst = 0;
+      const queue: Array<{ key: string; worker: string }> = [];
+      let finished = false;
+      let failed: string | null = null;
+      let executes = 0;
+      const take = (ins: Instruction[]) => {
+        for (const i of ins) {
+          if (i.type === 'execute') {
+            queue.push({ key: i.key, worker: i.worker });
+            executes++;
+          } else if (i.type === 'finished') finished = true;
+          else if (i.type === 'failed') failed = i.error;
+        }
+      };
+      for (const [id, kind] of [['vgpu0', 'virtual-gpu'], ['vgpu1', 'virtual-gpu'], ['vgpu2', 'virtual-gpu'], ['cpu0', 'cpu']] as const) take(s.handle({ type: 'worker-added', id, kind, slots: 5 }, seq++));
+      const t2 = performance.now();
+      await runInSlices(s.startSteps(seq++, take));
+      const startMs = performance.now() - t2;
+      await new Promise((r) => setTimeout(r, 20));
+      const lagSetup = phaseLag();
+      const peak = { heap: heapMiB() };
+
+      const limit = SOAK ? Infinity : 20_000;
+      let stimuli = 0;
+      const t3 = performance.now();
+      let head = 0;
+      while (!finished && !failed && head < queue.length && stimuli < limit) {
+        const { key, worker } = queue[head++];
+        // One macrotask per completion, as each worker message is.
+        await new Promise<void>((r) => setImmediate(r));
+        const a = performance.now();
+        take(s.handle({ type: 'task-finished', key, worker, bytes: 8 }, seq++));
+        worst = Math.max(worst, performance.now() - a);
+        if (++stimuli % 5_000 === 0) peak.heap = Math.max(peak.heap, heapMiB());
       }
-    };
-    const timed = (fn: () => Instruction[]) => {
-      const a = performance.now();
-      const out = fn();
-      worst = Math.max(worst, performance.now() - a);
-      return out;
-    };
-    for (const [id, kind] of [['vgpu0', 'virtual-gpu'], ['vgpu1', 'virtual-gpu'], ['vgpu2', 'virtual-gpu'], ['cpu0', 'cpu']] as const) take(timed(() => s.handle({ type: 'worker-added', id, kind, slots: 5 }, seq++)));
-    const startMs = (() => {
-      const a = performance.now();
-      take(s.start(seq++));
-      return performance.now() - a;
-    })();
-    let stimuli = 0;
-    const peak = { heap: heapMiB() };
-    // Sample 10 completions; if each is cheap (the heap-based place() being written), go on to the
-    // end of the graph, else stop and project (the O(ready) place() of HEAD would need hours).
-    let limit = SOAK ? Infinity : 10;
-    const sampleStart = performance.now();
-    while (!finished && !failed && queue.length && stimuli < limit) {
-      const { key, worker } = queue.shift()!;
-      // One macrotask per completion, as each worker message is.
-      await new Promise<void>((r) => setImmediate(r));
-      take(timed(() => s.handle({ type: 'task-finished', key, worker, bytes: 8 }, seq++)));
-      if (++stimuli % 10_000 === 0) peak.heap = Math.max(peak.heap, heapMiB());
-      if (stimuli === 10 && limit === 10 && (performance.now() - sampleStart) / 10 < 5) limit = Infinity;
+      const scheduleMs = performance.now() - t3;
+      await new Promise((r) => setTimeout(r, 20));
+      const lagSchedule = phaseLag();
+      const heapPeak = Math.max(peak.heap, heapMiB());
+      const tasks = compiled.tasks.size;
+      compiled.tasks.clear();
+      gc();
+      figures('load-100k-tasks', {
+        tasks,
+        compileMs: Math.round(compileMs),
+        schedulerSetupMs: Math.round(setupMs),
+        schedulerStartMs: Math.round(startMs),
+        stimuli,
+        wholeGraphScheduled: finished,
+        worstStimulusMs: round1(worst),
+        meanStimulusMs: Math.round((scheduleMs / Math.max(1, stimuli)) * 1000) / 1000,
+        // Per phase: monitorEventLoopDelay max, probe's worst wall gap, probe's worst CPU gap (ms).
+        lagCompile,
+        lagSetup,
+        lagSchedule,
+        heapBeforeMiB: heapBefore,
+        heapPeakMiB: heapPeak,
+        heapAfterMiB: heapMiB(),
+        load1: Math.round(loadavg()[0] * 10) / 10,
+        gcExposed: typeof (globalThis as { gc?: unknown }).gc === 'function',
+      });
+      expect(failed).toBeNull();
+      expect(tasks).toBeGreaterThan(100_000);
+      // Placement reached deep into the graph: 20 000 completions (or the whole graph under SOAK).
+      if (SOAK) expect(finished).toBe(true);
+      else expect(stimuli).toBe(limit);
+      expect(executes).toBeGreaterThanOrEqual(stimuli);
+      // The D8 target: no phase keeps main's loop busy for 100 ms. Asserted on the CPU this
+      // process used within one stall, which the machine's load does not inflate (before the
+      // fix: ~2 s for compile, ~1 s for setup, on any machine). Measured stalls in wall time
+      // include time waiting for a core: asserted under STRICT, for quiet machines.
+      for (const p of [lagCompile, lagSetup, lagSchedule]) expect(p.gapCpu).toBeLessThan(100);
+      if (STRICT) for (const p of [lagCompile, lagSetup, lagSchedule]) expect(Math.max(p.loop, p.gapWall)).toBeLessThan(100);
+    } finally {
+      clearInterval(probe);
+      h.disable();
     }
-    const scheduleMs = performance.now() - t1;
-    h.disable();
-    const lagSchedule = h.max / 1e6;
-    const heapPeak = Math.max(peak.heap, heapMiB());
-    const tasks = compiled.tasks.size;
-    // Drop the graph and scheduler, then measure what is left.
-    compiled.tasks.clear();
-    gc();
-    const heapAfter = heapMiB();
-    figures('load-100k-tasks', {
-      tasks,
-      compileMs: Math.round(compileMs),
-      lagDuringCompileMs: Math.round(lagAfterCompile),
-      schedulerCtorMs: Math.round(ctorMs),
-      schedulerStartMs: Math.round(startMs),
-      worstStimulusMs: Math.round(worst * 10) / 10,
-      lagDuringSchedulingMs: Math.round(lagSchedule),
-      scheduleWallMs: Math.round(scheduleMs),
-      stimuli,
-      wholeGraphScheduled: finished,
-      meanStimulusMs: Math.round(((performance.now() - sampleStart) / Math.max(1, stimuli)) * 1000) / 1000,
-      projectedScheduleS: Math.round(((performance.now() - sampleStart) / Math.max(1, stimuli)) * tasks) / 1000,
-      heapBeforeMiB: heapBefore,
-      heapPeakMiB: heapPeak,
-      heapAfterMiB: heapAfter,
-      gcExposed: typeof (globalThis as { gc?: unknown }).gc === 'function',
-    });
-    expect(failed).toBeNull();
-    if (limit === Infinity) expect(finished).toBe(true);
-    expect(tasks).toBeGreaterThan(100_000);
-    // The 100 ms target holds only once D8 is fixed; by default the figures are reported.
-    if (STRICT) expect(lagSchedule).toBeLessThan(100);
-    // Known defect D8: compileWorkflow is one synchronous call (seconds for 100k tasks), and
-    // Scheduler's constructor + start() are too; serve's event loop stalls for all of it.
-    if (STRICT) expect(Math.max(lagAfterCompile, ctorMs + startMs)).toBeLessThan(100);
   });
 });

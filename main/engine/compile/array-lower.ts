@@ -7,7 +7,8 @@
 import type { BinaryOp, DType, Expr, ReduceOp } from '../../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
-import { blockIndices, blockOffset, blockShape, fullRegion, gridShape } from './chunks';
+import { runToEnd, type Steps } from '../slices';
+import { blockIndices, blockOffset, blockShape, eachBlockIndex, fullRegion, gridShape } from './chunks';
 import { restrictExpr, shiftDeps } from './restrict';
 
 /** A lazy array whose blocks are the outputs of tasks `keys` (C order over the block grid). */
@@ -37,9 +38,15 @@ function isMaterialized(a: LazyArray): boolean {
 
 /** Emits one task per block; returns the array read back from those tasks. */
 export function materialize(a: LazyArray, ctx: BuildContext, name = 'block'): LazyArray {
+  return runToEnd(materializeSteps(a, ctx, name));
+}
+
+/** `materialize`, yielding after each task (main/engine/slices.ts: big grids must not stall the loop). */
+export function* materializeSteps(a: LazyArray, ctx: BuildContext, name = 'block'): Steps<LazyArray> {
   if (isMaterialized(a)) return a;
   const keys: string[] = [];
-  for (const idx of blockIndices(a.chunks)) {
+  for (const idx of eachBlockIndex(a.chunks)) {
+    yield;
     const shape = blockShape(a.chunks, idx);
     const { expr, deps } = a.block(idx);
     const key = ctx.key(name, idx);
@@ -134,13 +141,14 @@ export function sliceArray(a: LazyArray, sl: AxisSlice[], nodeId: string): LazyA
   };
 }
 
-function treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name: string, outBytes: number, ddof: number | undefined, finalOp: string): string {
+function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name: string, outBytes: number, ddof: number | undefined, finalOp: string): Steps<string> {
   let level = keys;
   let depth = 0;
   do {
     const next: string[] = [];
     const last = level.length <= splitEvery;
     for (let i = 0; i < level.length; i += splitEvery) {
+      yield;
       const group = level.slice(i, i + splitEvery);
       const key = ctx.key(`${name}-combine${depth}`, [i / splitEvery]);
       ctx.emit({ key, deps: group, spec: { kind: 'combine', finalize: last, ddof }, resource: 'any', op: last ? finalOp : 'combine', outBytes, workBytes: outBytes * group.length });
@@ -153,9 +161,10 @@ function treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name
 }
 
 /** Reduction over all axes: per-block chunk steps fused into the blocks' programs, then a combine tree. */
-export function reduceAll(a: LazyArray, op: ReduceOp, splitEvery: number, ctx: BuildContext, ddof?: number): LazyScalar {
+export function* reduceAllSteps(a: LazyArray, op: ReduceOp, splitEvery: number, ctx: BuildContext, ddof?: number): Steps<LazyScalar> {
   const partials: string[] = [];
-  for (const idx of blockIndices(a.chunks)) {
+  for (const idx of eachBlockIndex(a.chunks)) {
+    yield;
     const shape = blockShape(a.chunks, idx);
     if (sizeOf(shape) === 0) continue;
     const { expr, deps } = a.block(idx);
@@ -172,12 +181,12 @@ export function reduceAll(a: LazyArray, op: ReduceOp, splitEvery: number, ctx: B
     partials.push(key);
   }
   if (partials.length === 0) ctx.fail('input', `cannot ${op} an empty array`);
-  const key = treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`);
+  const key = yield* treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`);
   return { kind: 'scalar', key, dtype: op === 'argmin' || op === 'argmax' ? 'int64' : 'float64' };
 }
 
 /** Reduction along one axis: a combine tree per line of blocks along `axis`. */
-export function reduceAxis(a: LazyArray, op: ReduceOp, axis: number, splitEvery: number, ctx: BuildContext, ddof?: number): LazyArray {
+export function* reduceAxisSteps(a: LazyArray, op: ReduceOp, axis: number, splitEvery: number, ctx: BuildContext, ddof?: number): Steps<LazyArray> {
   const grid = gridShape(a.chunks);
   const outChunks = a.chunks.filter((_, d) => d !== axis);
   const outKeys: string[] = [];
@@ -185,6 +194,7 @@ export function reduceAxis(a: LazyArray, op: ReduceOp, axis: number, splitEvery:
   for (const outIdx of lines) {
     const partials: string[] = [];
     for (let i = 0; i < grid[axis]; i++) {
+      yield;
       const idx = [...outIdx.slice(0, axis), i, ...outIdx.slice(axis)];
       const shape = blockShape(a.chunks, idx);
       const { expr, deps } = a.block(idx);
@@ -201,7 +211,7 @@ export function reduceAxis(a: LazyArray, op: ReduceOp, axis: number, splitEvery:
       });
       partials.push(key);
     }
-    outKeys.push(treeCombine(partials, splitEvery, ctx, `${op}${outIdx.length ? `[${outIdx.join(',')}]` : ''}`, 8 * sizeOf(blockShape(outChunks, outIdx)), ddof, `${op}-final`));
+    outKeys.push(yield* treeCombine(partials, splitEvery, ctx, `${op}${outIdx.length ? `[${outIdx.join(',')}]` : ''}`, 8 * sizeOf(blockShape(outChunks, outIdx)), ddof, `${op}-final`));
   }
   const shape = a.shape.filter((_, d) => d !== axis);
   return fromKeys(shape, outChunks, op === 'argmin' || op === 'argmax' ? 'int64' : 'float64', outKeys, ctx.nodeId, [ctx.nodeId]);

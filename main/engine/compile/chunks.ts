@@ -42,21 +42,28 @@ export function gridShape(chunks: number[][]): number[] {
 
 /** All block indices in C order. */
 export function blockIndices(chunks: number[][]): number[][] {
+  return [...eachBlockIndex(chunks)];
+}
+
+/** Block indices in C order, one at a time: a 100 000-block grid is walked without building the list first. */
+export function* eachBlockIndex(chunks: number[][]): Generator<number[], void, void> {
   const grid = gridShape(chunks);
-  const out: number[][] = [];
   const nd = grid.length;
-  if (nd === 0) return [[]];
-  if (grid.some((g) => g === 0)) return out;
+  if (nd === 0) {
+    yield [];
+    return;
+  }
+  if (grid.some((g) => g === 0)) return;
   const idx = new Array<number>(nd).fill(0);
   for (;;) {
-    out.push([...idx]);
+    yield [...idx];
     let d = nd - 1;
     while (d >= 0) {
       if (++idx[d] < grid[d]) break;
       idx[d] = 0;
       d--;
     }
-    if (d < 0) return out;
+    if (d < 0) return;
   }
 }
 

@@ -12,8 +12,9 @@ import type { BuildContext, LazyValue } from '../ops/types';
 import type { ValidWorkflow } from '../validate';
 import { sizeOf } from '../../../common/arrays';
 import { WHOLE_ARRAY_LIMIT } from '../results';
-import { materialize } from './array-lower';
-import { blockIndices } from './chunks';
+import { isSteps, runInSlices, runToEnd, YIELD_EVERY, type Steps } from '../slices';
+import { materializeSteps } from './array-lower';
+import { eachBlockIndex } from './chunks';
 import { summaryOutput } from './summary-lower';
 
 export interface CompileOptions {
@@ -31,7 +32,21 @@ export interface Compiled extends TaskGraph {
   emittedTasks: number;
 }
 
+/** Compiles in one synchronous call (tests, tools, `explain`, small documents). */
 export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): Compiled {
+  return runToEnd(compileSteps(wf, opts));
+}
+
+/**
+ * Compiles in slices of a few ms, letting main's event loop run between them: what serve, the app
+ * and the CLI use, since a 100 000-task graph takes seconds to compile (defect D8).
+ */
+export function compileWorkflowAsync(wf: ValidWorkflow, opts: CompileOptions = {}): Promise<Compiled> {
+  return runInSlices(compileSteps(wf, opts));
+}
+
+/** The compiler as cooperative work: yields between tasks of big grids (main/engine/slices.ts). */
+export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Steps<Compiled> {
   const tasks = new Map<string, TaskDef>();
   const values = new Map<string, Record<string, LazyValue>>();
   const hasOut = new Set(wf.doc.edges.map((e) => e.source));
@@ -68,7 +83,8 @@ export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): C
     };
     let out: Record<string, LazyValue>;
     try {
-      out = op.build(ctx);
+      const built = op.build(ctx);
+      out = isSteps<Record<string, LazyValue>>(built) ? yield* built : built;
     } catch (e) {
       // Whatever an op's build throws is reported against its node.
       if (e instanceof WorkflowError) throw e;
@@ -83,9 +99,12 @@ export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): C
         if (v.kind === 'scalar') outputs[name] = { kind: 'scalar', key: v.key, dtype: v.dtype };
         else if (v.kind === 'array' && sizeOf(v.shape) > (opts.wholeArrayLimit ?? WHOLE_ARRAY_LIMIT)) outputs[name] = summaryOutput(v, ctx, port);
         else if (v.kind === 'array') {
-          const m = materialize(v, ctx, `${port}-block`);
+          const m = yield* materializeSteps(v, ctx, `${port}-block`);
           const keys: string[] = [];
-          for (const idx of blockIndices(m.chunks)) keys.push(m.block(idx).deps[0]);
+          for (const idx of eachBlockIndex(m.chunks)) {
+            keys.push(m.block(idx).deps[0]);
+            if (keys.length % YIELD_EVERY === 0) yield;
+          }
           outputs[name] = { kind: 'array', shape: m.shape, chunks: m.chunks, dtype: m.dtype, keys };
         } else if (v.portType === 'dataframe' && Array.isArray(v.meta.columns)) outputs[name] = { kind: 'table', keys: v.keys, columns: v.meta.columns as { name: string; type: string }[] };
         else if (v.report === 'all') outputs[name] = { kind: 'values', keys: v.keys };
@@ -94,27 +113,33 @@ export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): C
     }
   }
   const emitted = tasks.size;
-  cull(tasks, outputs);
+  yield* cull(tasks, outputs);
   // Each emitted reduction/combine is also a task of the unfused graph.
   return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted };
 }
 
 /** Removes tasks that no output needs. */
-function cull(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>): void {
+function* cull(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>): Steps<void> {
   const keep = new Set<string>();
   const stack: string[] = [];
   for (const o of Object.values(outputs)) {
-    if ('keys' in o) stack.push(...o.keys);
+    if ('keys' in o) for (const k of o.keys) stack.push(k);
     else stack.push(o.key);
   }
+  let n = 0;
   while (stack.length) {
+    if (++n % YIELD_EVERY === 0) yield;
     const k = stack.pop()!;
     if (keep.has(k)) continue;
     keep.add(k);
     const t = tasks.get(k);
-    if (t) stack.push(...t.deps);
+    if (t) for (const d of t.deps) stack.push(d);
   }
-  for (const k of [...tasks.keys()]) if (!keep.has(k)) tasks.delete(k);
+  // Deleting while iterating a Map is safe: entries not yet visited are still visited.
+  for (const k of tasks.keys()) {
+    if (!keep.has(k)) tasks.delete(k);
+    if (++n % YIELD_EVERY === 0) yield;
+  }
 }
 
 export function formatBytes(n: number): string {

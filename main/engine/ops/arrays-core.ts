@@ -5,7 +5,7 @@
 import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { fullRegion, normalizeChunks } from '../compile/chunks';
-import { fromKeys, mapBlocks, reduceAll, reduceAxis, sliceArray } from '../compile/array-lower';
+import { fromKeys, mapBlocks, reduceAllSteps, reduceAxisSteps, sliceArray } from '../compile/array-lower';
 import type { BuildContext, LazyArray, OpDef } from './types';
 import { normalizeSlices, parseSliceText } from './slice-syntax';
 
@@ -166,15 +166,16 @@ const reduce: OpDef = {
       { name: 'ddof', kind: 'number', integer: true, min: 0, default: 0, doc: 'delta degrees of freedom (var, std)' },
     ],
   },
-  build(ctx) {
+  // A generator: a reduction over a big grid emits a task per block (main/engine/slices.ts).
+  *build(ctx) {
     const x = arrayInput(ctx, 'x');
     const op = (ctx.params.op ?? 'sum') as ReduceOp;
     const splitEvery = (ctx.params.split_every ?? 8) as number;
     const ddof = (ctx.params.ddof ?? 0) as number;
     const axis = ctx.params.axis;
-    if (axis === undefined || axis === null) return { out: reduceAll(x, op, splitEvery, ctx, ddof) };
+    if (axis === undefined || axis === null) return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
     if (typeof axis !== 'number' || axis >= x.shape.length) return ctx.fail('params.axis', `must be an axis of the ${x.shape.length}-d input`);
-    return { out: reduceAxis(x, op, axis, splitEvery, ctx, ddof) };
+    return { out: yield* reduceAxisSteps(x, op, axis, splitEvery, ctx, ddof) };
   },
 };
 

@@ -8,6 +8,7 @@ import type { DType, Expr } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
 import type { ParamValue } from '../../../common/workflow';
 import type { Resource, TaskDef } from '../../../common/tasks';
+import type { Steps } from '../slices';
 
 export interface LazyArray {
   kind: 'array';
@@ -63,5 +64,9 @@ export interface BuildContext {
 
 export interface OpDef {
   spec: NodeKindSpec;
-  build(ctx: BuildContext): Record<string, LazyValue>;
+  /**
+   * Builds the node. Ops that may emit a large grid of tasks return a generator that yields
+   * between tasks (main/engine/slices.ts), so a run started by serve or the app compiles in slices.
+   */
+  build(ctx: BuildContext): Record<string, LazyValue> | Steps<Record<string, LazyValue>>;
 }

@@ -5,8 +5,15 @@
  * released) early, as dask.order aims to.
  */
 import type { TaskDef } from '../../../common/tasks';
+import { runToEnd, YIELD_EVERY, type Steps } from '../slices';
 
 export function staticPriorities(tasks: Map<string, TaskDef>, roots: string[]): Map<string, number> {
+  return runToEnd(staticPrioritiesSteps(tasks, roots));
+}
+
+/** `staticPriorities` as cooperative work (main/engine/slices.ts): ~0.4 s for 115k tasks in one go. */
+export function* staticPrioritiesSteps(tasks: Map<string, TaskDef>, roots: string[]): Steps<Map<string, number>> {
+  let steps = 0;
   const prio = new Map<string, number>();
   const visiting = new Set<string>();
   let n = 0;
@@ -14,6 +21,7 @@ export function staticPriorities(tasks: Map<string, TaskDef>, roots: string[]): 
     // Iterative DFS: (key, next dep index).
     const stack: Array<[string, number]> = [[root, 0]];
     while (stack.length) {
+      if (++steps % YIELD_EVERY === 0) yield;
       const top = stack[stack.length - 1];
       const [key, i] = top;
       if (prio.has(key)) {
@@ -33,6 +41,9 @@ export function staticPriorities(tasks: Map<string, TaskDef>, roots: string[]): 
       stack.pop();
     }
   }
-  for (const k of tasks.keys()) if (!prio.has(k)) prio.set(k, n++);
+  for (const k of tasks.keys()) {
+    if (!prio.has(k)) prio.set(k, n++);
+    if (++steps % YIELD_EVERY === 0) yield;
+  }
   return prio;
 }

@@ -17,7 +17,8 @@ import type { EngineEvent, TaskState } from '../../../common/events';
 import type { NodeOutput, Resource, TaskDef } from '../../../common/tasks';
 import type { TaskErrorCode, WorkerKind } from '../../../common/messages';
 import { KeyHeap } from './heap';
-import { staticPriorities } from './order';
+import { runToEnd, YIELD_EVERY, type Steps } from '../slices';
+import { staticPrioritiesSteps } from './order';
 import { checkTransition, type HistoryEntry } from './transitions';
 
 export interface WorkerSlot {
@@ -83,9 +84,38 @@ export class Scheduler {
   constructor(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now) {
     this.now = now;
     this.outputKeys = new Set(Object.values(outputs).flatMap((o) => ('keys' in o ? o.keys : [o.key])));
-    const prio = staticPriorities(tasks, [...this.outputKeys].sort());
+    const prioOf = (k: string) => this.tasks.get(k)!.priority;
+    this.ready = { any: new KeyHeap(prioOf), gpu: new KeyHeap(prioOf), cpu: new KeyHeap(prioOf) };
+    this.remaining = 0;
+    // Scheduler.create indexes the graph itself, in slices.
+    if (!Scheduler.deferIndex) runToEnd(this.index(tasks));
+  }
+
+  private static deferIndex = false;
+
+  /**
+   * Builds a scheduler in slices (main/engine/slices.ts): indexing a 100 000-task graph (static
+   * priorities, task records, dependents) takes about a second, too long for one call on main's
+   * loop (defect D8). RunController drives it; `new Scheduler` does the same work at once.
+   */
+  static *create(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now): Steps<Scheduler> {
+    Scheduler.deferIndex = true;
+    let s: Scheduler;
+    try {
+      s = new Scheduler(tasks, outputs, now);
+    } finally {
+      Scheduler.deferIndex = false;
+    }
+    yield* s.index(tasks);
+    return s;
+  }
+
+  private *index(tasks: Map<string, TaskDef>): Steps<void> {
+    const prio = yield* staticPrioritiesSteps(tasks, [...this.outputKeys].sort());
+    let n = 0;
     for (const [key, def] of tasks) {
       this.tasks.set(key, { def, state: 'waiting', priority: prio.get(key) ?? 0, waitingOn: new Set(def.deps), dependents: new Set(), holders: new Set(), runningOn: null, lost: 0, history: [] });
+      if (++n % YIELD_EVERY === 0) yield;
     }
     for (const [key, t] of this.tasks) {
       for (const d of t.def.deps) {
@@ -93,19 +123,35 @@ export class Scheduler {
         if (!dep) throw new Error(`task ${key} depends on unknown task ${d}`);
         dep.dependents.add(key);
       }
+      if (++n % YIELD_EVERY === 0) yield;
     }
     this.remaining = this.tasks.size;
-    const prioOf = (k: string) => this.tasks.get(k)!.priority;
-    this.ready = { any: new KeyHeap(prioOf), gpu: new KeyHeap(prioOf), cpu: new KeyHeap(prioOf) };
   }
 
   /** Starts the run: tasks without dependencies become ready. */
   start(cause: number): Instruction[] {
+    const out: Instruction[][] = [];
+    runToEnd(this.startSteps(cause, (batch) => out.push(batch)));
+    return out.flat();
+  }
+
+  /**
+   * `start` as cooperative work: the instructions go to `sink` a batch at a time (100 000 leaves
+   * are 100 000 state changes and events). Its caller must not send stimuli until it has ended.
+   */
+  *startSteps(cause: number, sink: (batch: Instruction[]) => void): Steps<void> {
     this.cause = cause;
-    for (const [key, t] of this.tasks) if (t.waitingOn.size === 0) this.move(key, 'ready');
+    let n = 0;
+    for (const [key, t] of this.tasks) {
+      if (t.waitingOn.size === 0) this.move(key, 'ready');
+      if (++n % YIELD_EVERY === 0) {
+        sink(this.flush());
+        yield;
+      }
+    }
     if (this.tasks.size === 0) this.finish();
     this.place();
-    return this.flush();
+    sink(this.flush());
   }
 
   handle(s: Stimulus, cause: number): Instruction[] {
