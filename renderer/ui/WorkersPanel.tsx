@@ -21,7 +21,7 @@ function UsageCharts({ w }: { w: WorkerInfo }) {
   return (
     <div className="gf-usage">
       <figure title={`${utilWhat}, last ${CHART.windowMs / 1000} s`}>
-        <svg width={CHART.width} height={CHART.height} data-testid={`util-series-${w.id}`} data-points={c.points} data-peak={Math.max(0, ...w.samples.map((s) => s.util))}>
+        <svg width={CHART.width} height={CHART.height} data-testid={`util-series-${w.id}`} data-points={c.points} data-peak={Math.max(0, ...w.samples.map((s) => s.util))} data-last={last?.util ?? ''}>
           <rect x={0} y={0} width={CHART.width} height={CHART.height} className="gf-usage-bg" />
           {c.util && <polyline points={c.util} className="gf-usage-util" />}
         </svg>
