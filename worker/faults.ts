@@ -40,12 +40,12 @@ function failure(fault: Fault): Error {
 
 /** Wraps the backends so that kernel calls after the first `after` fail with the fault. */
 export function injectFaults(backends: ArrayBackend[], f: { fault: Fault; after: number }): ArrayBackend[] {
-  let calls = 0;
+  // Counted as calls start: a GPU worker runs many at once, and exactly `after` must get through.
+  let started = 0;
   const gate = async <T>(call: () => Promise<T>): Promise<T> => {
-    if (calls >= f.after) throw failure(f.fault);
-    const r = await call();
-    calls++;
-    return r;
+    if (started >= f.after) throw failure(f.fault);
+    started++;
+    return call();
   };
   return backends.map((b): ArrayBackend => ({
     name: b.name,

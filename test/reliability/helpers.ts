@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Engine } from '../../main/engine/engine';
 
 export const SOAK = process.env.GPUFLOW_SOAK === '1';
 /** Also run the tests that known engine defects (docs/reliability.md) make fail today. */
@@ -117,4 +118,18 @@ export async function api(s: Serving, method: string, route: string, body?: unkn
     /* plain text */
   }
   return { status: res.status, json, headers: res.headers };
+}
+
+/** Starts an engine whose workers see `env` (e.g. test-only fault injection, worker/faults.ts), then restores this process's environment. */
+export async function startWith(engine: Engine, env: Record<string, string>): Promise<void> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    await engine.start();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }

@@ -17,7 +17,7 @@ import type { EngineEvent } from '../../common/events';
 import { WorkflowError } from '../../main/engine/errors';
 import { validateWorkflow } from '../../main/engine/validate';
 import { runLocal } from '../helpers/local-run';
-import { figures, seedDoc, tempDir } from './helpers';
+import { figures, seedDoc, startWith, tempDir } from './helpers';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -133,20 +133,6 @@ describe('a GPU worker whose device disappears', () => {
     }
   });
 });
-
-/** Starts an engine whose workers see `env` (test-only fault injection, worker/faults.ts), then restores the environment. */
-async function startWith(engine: Engine, env: Record<string, string>): Promise<void> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    await engine.start();
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 const total = (results: Record<string, unknown>) => (results.total as { value: number } | undefined)?.value;
 
