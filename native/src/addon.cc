@@ -12,10 +12,13 @@
 
 #include "cpu_program.h"
 #include "cuda_api.h"
-#include "device_lost_napi.h"
 #include "linalg_cpu.h"
 #include "pool.h"
 #include "program.h"
+
+namespace gf {
+void registerDfExports(Napi::Env env, Napi::Object exports);  // df_addon.cc
+}
 
 namespace {
 
@@ -64,26 +67,17 @@ class Job : public Napi::AsyncWorker {
   void Execute() override {
     try {
       work_();
-    } catch (const gf::cuda::DeviceLostError& e) {
-      lostDevice_ = e.cudaName();
-      SetError(e.what());
     } catch (const std::exception& e) {
       SetError(e.what());
     }
   }
   void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  // A lost device is tagged with a code, so JS classifies it without parsing the message.
-  void OnError(const Napi::Error& e) override {
-    Napi::Object err = e.Value();
-    gf::tagDeviceLost(Env(), err, lostDevice_);
-    deferred_.Reject(err);
-  }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
  private:
   Napi::Promise::Deferred deferred_;
   std::function<void()> work_;
   std::vector<Napi::Reference<Napi::Value>> refs_;
-  std::string lostDevice_;  // the CUDA error's name when the device was lost
 };
 
 Napi::Value queue(Napi::Env env, std::function<void()> work, const std::vector<Napi::Value>& keep) {
@@ -293,6 +287,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaMatmul", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Matmul(i, true); }));
   exports.Set("cudaQr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, true); }));
   exports.Set("cudaSvd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, true); }));
+  gf::registerDfExports(env, exports);
   return exports;
 }
 

@@ -40,9 +40,9 @@ export interface GroupbySpec {
   ddof?: number;
 }
 
-type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq';
+export type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq';
 
-const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
+export const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   sum: ['sum'],
   mean: ['sum', 'count'],
   count: ['count'],
@@ -52,10 +52,10 @@ const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   std: ['count', 'mean', 'm2'],
   nunique: ['uniq'],
 };
-const NUMERIC_ONLY = new Set<AggName>(['sum', 'mean', 'var', 'std']);
+export const NUMERIC_ONLY = new Set<AggName>(['sum', 'mean', 'var', 'std']);
 
 /** Accumulators of one aggregated column, one slot per group. */
-interface ColAcc {
+export interface ColAcc {
   type: ValueType;
   stats: Set<Stat>;
   count: Float64Array;
@@ -68,14 +68,14 @@ interface ColAcc {
 }
 
 /** Merged state of a groupby: the key rows and the accumulators. */
-interface State {
+export interface State {
   keys: Table;
   groups: number;
   size: Float64Array | null;
   cols: Map<string, ColAcc>;
 }
 
-function validateSpec(spec: GroupbySpec, where: string): void {
+export function validateSpec(spec: GroupbySpec, where: string): void {
   if (!spec.by || spec.by.length === 0) throw new Error(`${where}: 'by' needs at least one key column`);
   if (!spec.aggs || spec.aggs.length === 0) throw new Error(`${where}: 'aggs' needs at least one aggregate`);
   spec.aggs.forEach((a, i) => {
@@ -84,7 +84,7 @@ function validateSpec(spec: GroupbySpec, where: string): void {
   });
 }
 
-function neededStats(spec: GroupbySpec): Map<string, Set<Stat>> {
+export function neededStats(spec: GroupbySpec): Map<string, Set<Stat>> {
   const m = new Map<string, Set<Stat>>();
   for (const a of spec.aggs) {
     if (a.agg === 'size') continue;
@@ -96,7 +96,7 @@ function neededStats(spec: GroupbySpec): Map<string, Set<Stat>> {
   return m;
 }
 
-function newAcc(type: ValueType, stats: Set<Stat>, g: number): ColAcc {
+export function newAcc(type: ValueType, stats: Set<Stat>, g: number): ColAcc {
   return {
     type,
     stats,
@@ -200,7 +200,7 @@ function accumulateNumbers(acc: ColAcc, ids: Int32Array, x: Float64Array, valid:
   }
 }
 
-function tableOfKeys(table: Table, by: string[]): Table {
+export function tableOfKeys(table: Table, by: string[]): Table {
   return tableOf(by.map((name) => ({ name, vector: column(table, name, 'groupby') })), table.numRows);
 }
 
@@ -224,7 +224,7 @@ function listVector(sets: Set<string | number>[], type: ValueType): Vector {
   return makeVector(makeData({ type: listType, length: sets.length, nullCount: 0, valueOffsets: offs, child: single(child) }));
 }
 
-function stateToTable(st: State): Table {
+export function stateToTable(st: State): Table {
   const out: { name: string; vector: Vector }[] = st.keys.schema.fields.map((f) => ({ name: f.name, vector: st.keys.getChild(f.name) as Vector }));
   if (st.size) out.push({ name: `${sep}size`, vector: floatVector(st.size) });
   for (const [name, acc] of st.cols) {

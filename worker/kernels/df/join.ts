@@ -92,11 +92,26 @@ function matchRows(left: Table, right: Table, lk: string[], rk: string[], how: J
 
 /** Hash join of two tables. */
 export function hashJoin(left: Table, right: Table, spec: JoinSpec): Table {
+  const { lk, rk } = joinKeys(left, right, spec);
+  const { li, ri } = matchRows(left, right, lk, rk, spec.how);
+  return joinedTable(left, right, spec, li, ri);
+}
+
+/** The key names of a join spec, checked against both tables. */
+export function joinKeys(left: Table, right: Table, spec: JoinSpec): { lk: string[]; rk: string[] } {
   const { lk, rk } = keysOf(spec);
   for (const k of lk) column(left, k, 'join (left)');
   for (const k of rk) column(right, k, 'join (right)');
+  return { lk, rk };
+}
+
+/**
+ * The output table of a join from its row pairs (li[k], ri[k]; -1 = no row), in matchRows'
+ * order: the cuda join (gpu.ts) makes the pairs on the device and builds its table here.
+ */
+export function joinedTable(left: Table, right: Table, spec: JoinSpec, li: Int32Array, ri: Int32Array): Table {
+  const { lk, rk } = keysOf(spec);
   const [sx, sy] = spec.suffixes ?? ['_x', '_y'];
-  const { li, ri } = matchRows(left, right, lk, rk, spec.how);
   const leftNames = left.schema.fields.map((f) => f.name);
   const rightNames = right.schema.fields.map((f) => f.name);
   // Keys with one name on both sides are merged into one column.
