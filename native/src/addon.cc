@@ -12,6 +12,7 @@
 
 #include "cpu_program.h"
 #include "cuda_api.h"
+#include "device_lost_napi.h"
 #include "linalg_cpu.h"
 #include "pool.h"
 #include "program.h"
@@ -67,17 +68,26 @@ class Job : public Napi::AsyncWorker {
   void Execute() override {
     try {
       work_();
+    } catch (const gf::cuda::DeviceLostError& e) {
+      lostDevice_ = e.cudaName();
+      SetError(e.what());
     } catch (const std::exception& e) {
       SetError(e.what());
     }
   }
   void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+  // A lost device is tagged with a code, so JS classifies it without parsing the message.
+  void OnError(const Napi::Error& e) override {
+    Napi::Object err = e.Value();
+    gf::tagDeviceLost(Env(), err, lostDevice_);
+    deferred_.Reject(err);
+  }
 
  private:
   Napi::Promise::Deferred deferred_;
   std::function<void()> work_;
   std::vector<Napi::Reference<Napi::Value>> refs_;
+  std::string lostDevice_;  // the CUDA error's name when the device was lost
 };
 
 Napi::Value queue(Napi::Env env, std::function<void()> work, const std::vector<Napi::Value>& keep) {
