@@ -1,8 +1,8 @@
 // The N-API boundary of the dataframe kernels (registered by addon.cc's Init through
 // registerDfExports). Every argument is checked here (TypeError / RangeError naming it) before
 // work is queued; the work runs off the JS thread and settles a promise. As in addon.cc, outputs
-// are typed arrays allocated by JS. The small async job below mirrors addon.cc's Job, which lives
-// in that file's anonymous namespace (kept there so the two files can change independently).
+// are typed arrays allocated by JS. The small async job below mirrors addon.cc's Job (which lives
+// in that file's anonymous namespace), lost-device tag included.
 //
 //   dfFilter(code, bufs, rows, idx: Int32Array(rows), result: Float64Array(1))       host interpreter
 //   cudaDfFilter(code, bufs, rows, idx, result)                                       device
@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda_api.h"
+#include "device_lost_napi.h"
 #include "df_api.h"
 #include "df_expr.h"
 
@@ -53,17 +55,26 @@ class DfJob : public Napi::AsyncWorker {
   void Execute() override {
     try {
       work_();
+    } catch (const cuda::DeviceLostError& e) {
+      lostDevice_ = e.cudaName();
+      SetError(e.what());
     } catch (const std::exception& e) {
       SetError(e.what());
     }
   }
   void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+  // A lost device is tagged (device_lost_napi.h), so the worker moves the task elsewhere.
+  void OnError(const Napi::Error& e) override {
+    Napi::Object err = e.Value();
+    tagDeviceLost(Env(), err, lostDevice_);
+    deferred_.Reject(err);
+  }
 
  private:
   Napi::Promise::Deferred deferred_;
   std::function<void()> work_;
   std::vector<Napi::Reference<Napi::Value>> refs_;
+  std::string lostDevice_;
 };
 
 Napi::Value queue(Napi::Env env, std::function<void()> work, const std::vector<Napi::Value>& keep) {
