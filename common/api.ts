@@ -11,7 +11,11 @@
  *   POST /api/workers/:id/restart     restartWorker(id)
  *   GET  /api/examples                examples()
  *   POST /api/validate  {doc,params}  validate(doc, params)
- *   POST /api/runs      {doc,params}  startRun(doc, params)     400 {errors: string[]} when invalid
+ *   POST /api/runs      {doc,params,node?,reuse?}  startRun(doc, params, {node, reuse})   400 {errors: string[]} when invalid
+ *                                     (starts at once, concurrently with any other run: for scripts and tests)
+ *   POST /api/queue     {doc,params,node?}  enqueueRun(doc, {params, node})   the app's Run: one at a time, in order, reusing cached results
+ *   GET  /api/queue                   queue()
+ *   DELETE /api/queue/:id             removeQueued(id)           409 when the entry is running (cancel its run)
  *   POST /api/runs/:runId/cancel      cancelRun(runId)
  *   GET  /api/runs?status=&workflow=&limit=   history(filter)
  *   GET  /api/runs/:storeId           run(storeId)
@@ -24,7 +28,9 @@
  *                                     also {type:'run-result', result} and {type:'bench-result', result}
  */
 import type { NodeKindSpec } from './catalog';
-import type { EngineEvent } from './events';
+import type { EngineEvent, QueueEntry } from './events';
+
+export type { QueueEntry };
 import type { RunResult } from './results';
 import type { BenchmarkRecord, RunComparison, RunRecord, RunSummary, StoredEvent } from './store-types';
 import type { WorkflowDoc } from './workflow';
@@ -100,7 +106,13 @@ export interface GpuflowApi {
   restartWorker(id: string): Promise<void>;
   examples(): Promise<ExampleInfo[]>;
   validate(doc: WorkflowDoc, params?: Params): Promise<{ ok: true; tasks: number } | { ok: false; errors: string[] }>;
-  startRun(doc: WorkflowDoc, params?: Params): Promise<{ runId: string; storeId: number | null }>;
+  /** Starts a run now. `node`: run only that node and what it needs upstream; `reuse`: take unchanged outputs from the result cache (and keep this run's). */
+  startRun(doc: WorkflowDoc, params?: Params, opts?: { node?: string; reuse?: boolean }): Promise<{ runId: string; storeId: number | null }>;
+  /** Queues a run (reusing cached results); it starts when the queue's previous run ends. Changes arrive as 'queue' events. */
+  enqueueRun(doc: WorkflowDoc, opts?: { params?: Params; node?: string }): Promise<QueueEntry>;
+  queue(): Promise<QueueEntry[]>;
+  /** Removes a queued (not yet running) entry. */
+  removeQueued(id: string): Promise<boolean>;
   cancelRun(runId: string): Promise<boolean>;
   history(filter?: { status?: string; workflow?: string; limit?: number }): Promise<RunSummary[]>;
   run(storeId: number): Promise<RunRecord>;

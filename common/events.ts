@@ -19,8 +19,25 @@ export type EngineEvent =
   | { type: 'task-error'; seq: number; t: number; runId: string; key: string; node: string; worker: string; message: string; code?: string; cause: number }
   /** `gone`: its device is gone; the worker is stopped and not restarted (reason says why). */
   | { type: 'worker'; seq: number; t: number; worker: string; kind: WorkerKind; label: string; state: 'up' | 'down' | 'gone'; reason?: string; pid?: number }
+  /** The run queue changed (main/api/run-queue.ts): its entries in order, the running one first; `refused`: an entry that could not start. */
+  | { type: 'queue'; seq: number; t: number; entries: QueueEntry[]; refused?: { id: string; label: string; errors: string[] } }
+  /** Tasks of the run the result cache spared (held outputs, and what only fed them); `nodes` had all their tasks spared. */
+  | { type: 'reused'; seq: number; t: number; runId: string; tasks: number; nodes: string[]; cause: number }
   | { type: 'progress'; seq: number; t: number; runId: string; done: number; total: number; byNode: Record<string, [number, number]> }
   | { type: 'log'; seq: number; t: number; level: 'info' | 'warn' | 'error'; message: string };
+
+/** A run waiting in the queue, or the one the queue started and is running. */
+export interface QueueEntry {
+  id: string;
+  /** What it runs: the workflow's name, and the node for "run selected". */
+  label: string;
+  /** Run selected: the node it runs (with what it needs upstream); null for the whole workflow. */
+  node: string | null;
+  state: 'queued' | 'running';
+  runId: string | null;
+  storeId: number | null;
+  queuedAt: number;
+}
 
 /** An event before the stream assigns its sequence number and time. */
 export type EventDraft = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'seq' | 't'> & { t?: number } : never) : never;

@@ -35,6 +35,8 @@ export interface RunStats {
   workers: WorkerStat[];
   transfers: { count: number; bytes: number };
   restarts: number;
+  /** Tasks not computed because the result cache held them or what they fed (and the nodes all of whose tasks were). */
+  reused?: { tasks: number; nodes: string[] };
 }
 
 export interface RunResult {

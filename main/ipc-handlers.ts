@@ -45,11 +45,15 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
     restartWorker: (w) => svc.restartWorker(check(str, w, 'restartWorker(id)')),
     examples: () => svc.examples(),
     validate: (doc, p) => svc.validate(doc, check(params, p, 'validate(params)')),
-    startRun: (doc, p) => {
-      const s = svc.run(doc, { params: check(params, p, 'startRun(params)') });
+    startRun: async (doc, p, o) => {
+      const opts = check(z.object({ node: str.optional(), reuse: z.boolean().optional() }).optional(), o, 'startRun(options)') ?? {};
+      const s = await svc.runAsync(doc, { params: check(params, p, 'startRun(params)'), ...opts });
       s.done.catch(() => undefined);
       return { runId: s.runId, storeId: s.storeId };
     },
+    enqueueRun: (doc, o) => svc.enqueue(doc, check(z.object({ params, node: str.optional() }).optional(), o, 'enqueueRun(options)') ?? {}),
+    queue: () => svc.queueEntries(),
+    removeQueued: (q) => svc.removeQueued(check(str, q, 'removeQueued(id)')),
     cancelRun: (r) => svc.cancel(check(str, r, 'cancelRun(runId)')),
     history: (f) => {
       const q = check(z.object({ status: z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted']).optional(), workflow: z.string().max(500).optional(), limit: z.number().int().min(1).max(10_000).optional() }).optional(), f, 'history(filter)');
@@ -57,8 +61,8 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
     },
     run: (i) => svc.getRun(check(id, i, 'run(storeId)')),
     runEvents: (i) => svc.runEvents(check(id, i, 'runEvents(storeId)')),
-    replay: (i) => {
-      const s = svc.replay(check(id, i, 'replay(storeId)'));
+    replay: async (i) => {
+      const s = await svc.replay(check(id, i, 'replay(storeId)'));
       s.done.catch(() => undefined);
       return { runId: s.runId, storeId: s.storeId };
     },

@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { formatIssues } from '../../common/messages';
 import { WorkflowError, WorkflowErrors } from '../engine/errors';
 import { authorized, contentSecurityPolicy, COOKIE, sameOrigin } from './auth';
-import { benchRequest, historyQuery, runRequest } from './requests';
+import { benchRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
 import { ApiError, type GpuflowService } from './service';
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -78,7 +78,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
     const parts = url.pathname.split('/').filter(Boolean).slice(1); // after "api"
     const m = req.method ?? 'GET';
     // /runs/<id>/... and /workers/<id>/...: the second segment is an id.
-    const hasId = (parts[0] === 'runs' || parts[0] === 'workers') && parts.length >= 2;
+    const hasId = (parts[0] === 'runs' || parts[0] === 'workers' || parts[0] === 'queue') && parts.length >= 2;
     const route = `${m} /${parts.map((p, i) => (hasId && i === 1 ? ':id' : p)).join('/')}`;
     switch (route) {
       case 'GET /catalog':
@@ -97,11 +97,19 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
         return [200, svc.validate(b.doc, b.params)];
       }
       case 'POST /runs': {
-        const b = parse(runRequest, await readBody(req));
-        const started = svc.run(b.doc, { params: b.params });
+        const b = parse(startRunRequest, await readBody(req));
+        const started = await svc.runAsync(b.doc, { params: b.params, node: b.node, reuse: b.reuse });
         started.done.catch(() => undefined);
         return [200, { runId: started.runId, storeId: started.storeId }];
       }
+      case 'POST /queue': {
+        const b = parse(queueRequest, await readBody(req));
+        return [200, svc.enqueue(b.doc, { params: b.params, node: b.node })];
+      }
+      case 'GET /queue':
+        return [200, svc.queueEntries()];
+      case 'DELETE /queue/:id':
+        return [200, { removed: svc.removeQueued(parts[1]) }];
       case 'POST /runs/:id/cancel':
         return [200, { cancelled: svc.cancel(parts[1]) }];
       case 'GET /runs': {
@@ -113,7 +121,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       case 'GET /runs/:id/events':
         return [200, svc.runEvents(idParam(parts[1]))];
       case 'POST /runs/:id/replay': {
-        const started = svc.replay(idParam(parts[1]));
+        const started = await svc.replay(idParam(parts[1]));
         started.done.catch(() => undefined);
         return [200, { runId: started.runId, storeId: started.storeId }];
       }

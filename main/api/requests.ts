@@ -4,6 +4,8 @@ import { z } from 'zod';
 const params = z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional();
 
 export const runRequest = z.object({ doc: z.unknown(), params });
+export const startRunRequest = z.object({ doc: z.unknown(), params, node: z.string().min(1).max(200).optional(), reuse: z.boolean().optional() });
+export const queueRequest = z.object({ doc: z.unknown(), params, node: z.string().min(1).max(200).optional() });
 export const benchRequest = z.object({ doc: z.unknown(), params, repeat: z.number().int().min(1).max(50).optional(), warmup: z.number().int().min(0).max(10).optional() });
 export const historyQuery = z.object({
   status: z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted']).optional(),

@@ -18,6 +18,10 @@ import { nativeInfo } from '../../native';
 import { runBenchmark } from './bench';
 import { digestOf, storedResults } from './run-record';
 import { listExamples } from './examples';
+import { QueueError, RunQueue } from './run-queue';
+import type { QueueEntry } from '../../common/events';
+import { upstreamDoc } from '../engine/upstream';
+import type { Compiled } from '../engine/compile/compile';
 import type { Engine, RunHandle } from '../engine/engine';
 import { WorkflowErrors } from '../engine/errors';
 import { catalog } from '../engine/ops/registry';
@@ -38,6 +42,10 @@ export interface StartedRun {
 export interface RunOptions {
   params?: Record<string, number | string | boolean>;
   replayOf?: number;
+  /** Run selected: only this node and what it needs upstream (engine/upstream.ts). */
+  node?: string;
+  /** Take unchanged outputs from the result cache and keep this run's there for later runs. */
+  reuse?: boolean;
 }
 
 function seedsOf(doc: WorkflowDoc, wf: ValidWorkflow): JsonValue {
@@ -70,6 +78,8 @@ export class GpuflowService {
   private writer: EventWriter | null;
   private readonly machine: string;
   private readonly streamListeners = new Set<(m: RunResultMessage | BenchResultMessage) => void>();
+  /** The app's run queue; its changes go out as 'queue' events. */
+  private readonly queue: RunQueue;
   /** Utilisation and memory over time per worker, for the workers panel. */
   private readonly sampler: WorkerSampler;
 
@@ -82,6 +92,7 @@ export class GpuflowService {
     this.sampler = new WorkerSampler(() => engine.pool.workers.values(), engine.bus, {
       queryGpus: engine.discovery.gpus.length ? () => queryGpus() : undefined,
     }).start();
+    this.queue = new RunQueue((entries, refused) => this.engine.bus.emit({ type: 'queue', entries, refused }));
     this.machine = machineFingerprint(localMachineInfo(engine.discovery.gpus.map((g) => ({ name: g.name, memoryMiB: g.memoryTotalMiB }))));
   }
 
@@ -103,12 +114,29 @@ export class GpuflowService {
 
   /** Validates, compiles and starts a run. Throws WorkflowErrors / WorkflowError for bad documents. */
   run(doc: unknown, opts: RunOptions = {}): StartedRun {
-    const wf = validateWorkflow(doc, opts.params ?? {});
+    const wf = this.runWorkflow(doc, opts);
+    // Compile before the store learns of the run, so a refused workflow leaves no record.
+    return this.launch(wf, this.engine.compile(wf), opts);
+  }
+
+  /**
+   * `run`, compiling in slices of a few ms (Engine.compileAsync): what serve, the app and the CLI
+   * use, so that compiling a 100 000-task graph (seconds) never stalls main's loop (defect D8).
+   */
+  async runAsync(doc: unknown, opts: RunOptions = {}): Promise<StartedRun> {
+    const wf = this.runWorkflow(doc, opts);
+    return this.launch(wf, await this.engine.compileAsync(wf), opts);
+  }
+
+  private runWorkflow(doc: unknown, opts: RunOptions): ValidWorkflow {
+    return validateWorkflow(opts.node !== undefined ? upstreamDoc(doc, opts.node) : doc, opts.params ?? {});
+  }
+
+  /** Records a compiled run in the store and starts it. */
+  private launch(wf: ValidWorkflow, compiled: Compiled, opts: RunOptions): StartedRun {
     let storeId: number | null = null;
     let uuid: string | undefined;
     const workers = this.engine.pool.ready.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name) }));
-    // Compile before the store learns of the run, so a refused workflow leaves no record.
-    this.engine.compile(wf);
     if (this.store) {
       const version = this.store.saveWorkflowVersion(wf.doc);
       const rec = this.store.startRun({
@@ -122,7 +150,7 @@ export class GpuflowService {
       storeId = rec.id;
       uuid = rec.uuid;
     }
-    const handle = this.engine.run(wf, uuid);
+    const handle = this.engine.run(wf, uuid, { compiled, reuse: opts.reuse, retain: opts.reuse });
     const t0 = Date.now();
     const unsubscribe = this.writer && storeId !== null ? this.recordEvents(handle.runId, storeId, t0) : () => undefined;
     const done = handle.result.then((r) => {
@@ -146,6 +174,33 @@ export class GpuflowService {
       return result;
     });
     return { runId: handle.runId, storeId, handle, done };
+  }
+
+  /**
+   * Queues a run (the app's Run / Run selected): it starts when the queue's previous run ends,
+   * reusing the result cache. Checked now, so a bad workflow is refused at the click.
+   */
+  enqueue(doc: unknown, opts: Pick<RunOptions, 'params' | 'node'> = {}): QueueEntry {
+    const wf = validateWorkflow(opts.node !== undefined ? upstreamDoc(doc, opts.node) : doc, opts.params ?? {});
+    this.engine.compile(wf);
+    const label = `${wf.doc.name ?? 'workflow'}${opts.node !== undefined ? ` → ${opts.node}` : ''}`;
+    return this.queue.add(label, opts.node ?? null, () => {
+      const s = this.run(doc, { ...opts, reuse: true });
+      return { runId: s.runId, storeId: s.storeId, done: s.done };
+    });
+  }
+
+  queueEntries(): QueueEntry[] {
+    return this.queue.list();
+  }
+
+  removeQueued(id: string): boolean {
+    try {
+      return this.queue.remove(id);
+    } catch (e) {
+      if (e instanceof QueueError) throw new ApiError(409, e.message);
+      throw e;
+    }
   }
 
   /** Run results and benchmark results, for the WebSocket stream. */
@@ -224,11 +279,11 @@ export class GpuflowService {
   }
 
   /** Re-runs a stored run's exact workflow version (its params and seeds are in the version). */
-  replay(id: number): StartedRun {
+  replay(id: number): Promise<StartedRun> {
     const original = this.getRun(id);
     const version = this.needStore().getWorkflowVersion(original.workflowHash);
     if (!version) throw new ApiError(404, `run ${id}'s workflow version ${original.workflowHash.slice(0, 12)} is missing from the store`);
-    return this.run(version.doc, { replayOf: id });
+    return this.runAsync(version.doc, { replayOf: id });
   }
 
   benchmarks(workflowHash?: string): BenchmarkRecord[] {

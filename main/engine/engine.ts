@@ -10,6 +10,7 @@ import { WorkerPool, type PoolOptions } from '../cluster/pool';
 import { compileWorkflow, compileWorkflowAsync, type Compiled } from './compile/compile';
 import { EventBus } from './event-bus';
 import { RunController } from './run';
+import { ResultCache, type CacheOptions } from './cache/result-cache';
 import type { ValidWorkflow } from './validate';
 
 export interface RunHandle {
@@ -20,13 +21,25 @@ export interface RunHandle {
   story: RunController['story'];
 }
 
+export interface EngineRunOptions {
+  /** The graph from `compileAsync`, so the run does not compile again (synchronously). */
+  compiled?: Compiled;
+  /** Start from outputs the result cache holds (tasks with the same content digest). */
+  reuse?: boolean;
+  /** Keep this run's outputs in the result cache for later runs. */
+  retain?: boolean;
+}
+
 export class Engine {
   readonly bus = new EventBus();
   readonly pool: WorkerPool;
+  /** Outputs of earlier runs kept on the workers, by content digest (used by runs that ask). */
+  readonly cache: ResultCache;
   private readonly runs = new Map<string, RunController>();
 
-  constructor(readonly discovery: Discovery, poolOptions: Omit<PoolOptions, 'discovery'>) {
+  constructor(readonly discovery: Discovery, poolOptions: Omit<PoolOptions, 'discovery'>, cacheOptions: CacheOptions = {}) {
     this.pool = new WorkerPool({ ...poolOptions, discovery });
+    this.cache = new ResultCache(this.pool, cacheOptions);
     this.pool.listen({
       up: (w) => this.bus.emit({ type: 'worker', worker: w.id, kind: w.config.kind, label: w.config.label, state: 'up', pid: w.pid }),
       down: (w, end) => this.bus.emit({ type: 'worker', worker: w.id, kind: w.config.kind, label: w.config.label, state: 'down', reason: end.reason, pid: w.pid }),
@@ -52,12 +65,24 @@ export class Engine {
     return compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes });
   }
 
-  /** Starts a run; `compiled`: the graph from `compileAsync`, so the run does not compile again (synchronously). */
-  run(wf: ValidWorkflow, runId: string = randomUUID(), compiled: Compiled = this.compile(wf)): RunHandle {
-    const ctl = new RunController(runId, compiled, this.pool, this.bus);
+  run(wf: ValidWorkflow, runId: string = randomUUID(), opts: EngineRunOptions = {}): RunHandle {
+    const compiled = opts.compiled ?? this.compile(wf);
+    const cacheUse = opts.reuse || opts.retain ? { cache: this.cache, reuse: opts.reuse ?? false, retain: opts.retain ?? false } : null;
+    let ctl = new RunController(runId, compiled, this.pool, this.bus, cacheUse);
     this.runs.set(runId, ctl);
     void ctl.start();
-    const result = ctl.result.finally(() => this.runs.delete(runId));
+    // An output taken from the cache whose holder died after scheduling ended cannot be
+    // recomputed by that run: the same run starts again, computing everything (rare: a kill
+    // between the cache look-up and the result fetch).
+    const result = ctl.result
+      .then((r) => {
+        if (!ctl.lostCachedOutput || r.status !== 'failed') return r;
+        ctl = new RunController(runId, compiled, this.pool, this.bus, cacheUse && { ...cacheUse, reuse: false });
+        this.runs.set(runId, ctl);
+        void ctl.start();
+        return ctl.result;
+      })
+      .finally(() => this.runs.delete(runId));
     return { runId, compiled, result, cancel: (r) => ctl.cancel(r), story: (k) => ctl.story(k) };
   }
 

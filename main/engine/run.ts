@@ -3,6 +3,11 @@
  * messages and pool changes into stimuli, every change into events on the bus, and, at the end,
  * fetches the outputs from the workers that hold them. Task keys are prefixed with the run id on
  * the wire so concurrent runs share workers safely.
+ *
+ * With a result cache (cache/result-cache.ts): `reuse` starts tasks whose digest the cache holds
+ * in memory on their holder (read under the key they were made under), `retain` offers each
+ * output the run is done with to the cache instead of releasing it. Outputs the cache keeps are
+ * never released by the run; cached entries the run reads are pinned until it ends.
  */
 import type { ChunkValue } from '../../common/arrays';
 import type { FromWorker } from '../../common/messages';
@@ -16,6 +21,16 @@ import { assembleArray } from './results';
 import { tableResult } from './table-result';
 import { Scheduler, type Instruction, type Stimulus } from './scheduler/scheduler';
 import { runInSlices, type Steps } from './slices';
+import type { ResultCache } from './cache/result-cache';
+import { taskDigestSteps } from './cache/task-digests';
+
+export interface CacheUse {
+  cache: ResultCache;
+  /** Start tasks the cache holds as already computed. */
+  reuse: boolean;
+  /** Offer outputs the run no longer needs to the cache. */
+  retain: boolean;
+}
 
 /** Tasks placed on a worker at once: what it runs concurrently plus one queued, so it can fetch
  * the next task's inputs while computing. */
@@ -34,26 +49,90 @@ export class RunController {
   private readonly unlisten: () => void;
   private settle!: (r: RunResult) => void;
   readonly result: Promise<RunResult>;
-  private pendingFetch = new Map<number, (v: { value: ChunkValue | null; error?: string }) => void>();
+  private pendingFetch = new Map<number, { worker: string; answer: (v: { value: ChunkValue | null; error?: string }) => void }>();
   private static nextRequest = 1;
   private restartsAtStart: number;
   private lastProgress = 0;
+  /** Digest per task (only with a cache). */
+  private digests: Map<string, string | null> | null = null;
+  /** Cache entries this run pinned (task -> digest): read by it, so never evicted under it. */
+  private readonly pins = new Map<string, string>();
+  /** Tasks read from the cache: the key their holder keeps them under. */
+  private readonly cachedWire = new Map<string, string>();
+  private readonly cachedKeyOf = new Map<string, string>();
+  /** Output bytes and holder process of each task this run computed (for offering to the cache). */
+  private readonly made = new Map<string, { bytes: number; pid: number }>();
+  private reused: { tasks: number; nodes: string[] } = { tasks: 0, nodes: [] };
 
   constructor(
     readonly runId: string,
     private readonly graph: TaskGraph,
     private readonly pool: WorkerPool,
     private readonly bus: EventBus,
+    private readonly cacheUse: CacheUse | null = null,
   ) {
-    this.setup = this.build(Scheduler.create(graph.tasks, graph.outputs));
+    this.setup = this.prepare();
     this.result = new Promise((r) => (this.settle = r));
     this.restartsAtStart = [...pool.restarts.values()].reduce((a, b) => a + b, 0);
     this.unlisten = pool.listen({
       message: (w, msg) => this.onWorkerMessage(w, msg),
       up: (w) => this.stimulus({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }),
-      down: (w, end) => this.stimulus({ type: 'worker-removed', id: w.id, reason: end.reason }),
-      gone: (w, reason) => this.stimulus({ type: 'worker-removed', id: w.id, reason, gone: true }),
+      down: (w, end) => {
+        this.failFetches(w.id, end.reason);
+        this.stimulus({ type: 'worker-removed', id: w.id, reason: end.reason });
+      },
+      gone: (w, reason) => {
+        this.failFetches(w.id, reason);
+        this.stimulus({ type: 'worker-removed', id: w.id, reason, gone: true });
+      },
     });
+  }
+
+  /**
+   * Digests, cache look-ups (each hit pinned at once, so no other run's offer can evict it while
+   * the scheduler is built in slices), then the scheduler, starting from the hits.
+   */
+  private *prepare(): Steps<void> {
+    const preloaded = new Map<string, string>();
+    const found = new Map<string, { wireKey: string; digest: string }>();
+    const use = this.cacheUse;
+    if (use) {
+      this.digests = yield* taskDigestSteps(this.graph.tasks);
+      const ready = new Set(this.pool.ready.map((w) => w.id));
+      if (use.reuse) {
+        for (const [key, digest] of this.digests) {
+          const hit = digest === null ? undefined : use.cache.lookup(digest);
+          if (!hit || !ready.has(hit.worker)) continue;
+          preloaded.set(key, hit.worker);
+          found.set(key, { wireKey: hit.wireKey, digest: digest! });
+          use.cache.pin(digest!);
+          this.pins.set(key, digest!);
+        }
+      }
+    }
+    yield* this.build(Scheduler.create(this.graph.tasks, this.graph.outputs, Date.now, preloaded), () => {
+      if (preloaded.size) this.noteReused(found);
+    });
+  }
+
+  /** Keeps the pins of the cached outputs the run starts from, and counts what it will not compute. */
+  private noteReused(found: Map<string, { wireKey: string; digest: string }>): void {
+    const reused = this.scheduler.reusedTasks();
+    const perNode = new Map<string, number>();
+    const held = new Set<string>();
+    for (const r of reused) {
+      perNode.set(r.node, (perNode.get(r.node) ?? 0) + 1);
+      const f = found.get(r.key);
+      if (!r.held || !f) continue;
+      held.add(r.key);
+      this.cachedWire.set(r.key, f.wireKey);
+      this.cachedKeyOf.set(f.wireKey, r.key);
+    }
+    // Hits the run does not read (what they feed is a hit too) need no pin.
+    for (const key of [...this.pins.keys()]) if (!held.has(key)) this.unpin(key);
+    const all = new Map<string, number>();
+    for (const t of this.graph.tasks.values()) all.set(t.node, (all.get(t.node) ?? 0) + 1);
+    this.reused = { tasks: reused.length, nodes: [...perNode].filter(([n, c]) => all.get(n) === c).map(([n]) => n).sort() };
   }
 
   /**
@@ -73,6 +152,7 @@ export class RunController {
   private *startSteps(): Steps<void> {
     yield* this.setup;
     const started = this.bus.emit({ type: 'run', runId: this.runId, state: 'started', tasks: this.graph.tasks.size });
+    if (this.reused.tasks > 0) this.bus.emit({ type: 'reused', runId: this.runId, tasks: this.reused.tasks, nodes: this.reused.nodes, cause: started.seq });
     for (const w of this.pool.ready) {
       this.stat(w);
       this.apply(this.scheduler.handle({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }, started.seq));
@@ -92,12 +172,30 @@ export class RunController {
   }
 
   private wire(key: string): string {
-    return `${this.runId}:${key}`;
+    return this.cachedWire.get(key) ?? `${this.runId}:${key}`;
   }
 
   private unwire(key: string): string | null {
     const p = `${this.runId}:`;
-    return key.startsWith(p) ? key.slice(p.length) : null;
+    return key.startsWith(p) ? key.slice(p.length) : (this.cachedKeyOf.get(key) ?? null);
+  }
+
+  /**
+   * Keys the run may release: not those the cache holds (read from it, or kept when offered
+   * now). Outputs computed by this run are offered when `retain` is on.
+   */
+  private releasable(worker: string, keys: string[]): string[] {
+    if (!this.cacheUse) return keys;
+    const { cache, retain } = this.cacheUse;
+    return keys.filter((k) => {
+      if (this.cachedWire.has(k)) return false;
+      const digest = this.digests?.get(k) ?? null;
+      const made = this.made.get(k);
+      if (digest === null) return true;
+      if (cache.owns(digest, worker, this.wire(k))) return false;
+      if (!retain || !made) return true;
+      return !cache.offer(digest, { worker, pid: made.pid, wireKey: this.wire(k), bytes: made.bytes });
+    });
   }
 
   private stat(w: WorkerHandle): WorkerStat {
@@ -123,7 +221,7 @@ export class RunController {
       const f = this.pendingFetch.get(msg.requestId);
       if (f) {
         this.pendingFetch.delete(msg.requestId);
-        f({ value: msg.value, error: msg.error });
+        f.answer({ value: msg.value, error: msg.error });
       }
       return;
     }
@@ -146,6 +244,7 @@ export class RunController {
       s.tasks++;
       s.busyMs += msg.endedAt - msg.startedAt;
       s.backends[msg.backend] = (s.backends[msg.backend] ?? 0) + 1;
+      this.made.set(key, { bytes: msg.bytes, pid: w.pid ?? -1 });
       const ev = this.bus.emit({ type: 'task', runId: this.runId, key, node: def.node, op: def.op, worker: w.id, start: msg.startedAt, end: msg.endedAt, bytes: msg.bytes, backend: msg.backend, cause: this.bus.lastSeq });
       for (const tr of msg.transfers) {
         this.transfers.count++;
@@ -176,10 +275,14 @@ export class RunController {
           this.pool.send(ins.worker, { type: 'execute', runId: this.runId, key: this.wire(ins.key), node: def.node, op: def.op, spec: def.spec, deps });
           break;
         }
-        case 'release':
-          this.pool.send(ins.worker, { type: 'release', keys: ins.keys.map((k) => this.wire(k)) });
+        case 'release': {
+          const keys = this.releasable(ins.worker, ins.keys);
+          if (keys.length) this.pool.send(ins.worker, { type: 'release', keys: keys.map((k) => this.wire(k)) });
           break;
+        }
         case 'state':
+          // A cached input whose holder died is recomputed by this run, under this run's key.
+          if (ins.from === 'memory' && ins.to === 'waiting' && this.cachedWire.has(ins.key)) this.forgetCached(ins.key);
           this.bus.emit({ type: 'task-state', runId: this.runId, key: ins.key, node: ins.node, from: ins.from, to: ins.to, worker: ins.worker, cause: ins.cause });
           if (ins.to === 'memory') this.progress();
           break;
@@ -207,7 +310,7 @@ export class RunController {
     if (!w) return Promise.reject(new Error(`no live worker holds ${key}`));
     const requestId = RunController.nextRequest++;
     return new Promise((resolve, reject) => {
-      this.pendingFetch.set(requestId, ({ value, error }) => (value ? resolve(value) : reject(new Error(error ?? `fetch of ${key} failed`))));
+      this.pendingFetch.set(requestId, { worker: w.id, answer: ({ value, error }) => (value ? resolve(value) : reject(new Error(error ?? `fetch of ${key} failed`))) });
       w.send({ type: 'fetch', requestId, key: this.wire(key) });
     });
   }
@@ -233,22 +336,60 @@ export class RunController {
     return v.kind === 'json' ? { kind: 'json', value: v.value } : { kind: 'json', value: { kind: v.kind } };
   }
 
+  /** A result fetch from a worker that went down is answered now (it never will be otherwise). */
+  private failFetches(worker: string, reason: string): void {
+    for (const [id, f] of [...this.pendingFetch]) {
+      if (f.worker !== worker) continue;
+      this.pendingFetch.delete(id);
+      f.answer({ value: null, error: `worker ${worker} went down (${reason}) while its output was being collected` });
+    }
+  }
+
+  /**
+   * True when the run ended failing to collect an output it took from the result cache (its
+   * holder died after the run had finished scheduling, which a run of only cached tasks does at
+   * once): the engine runs it again without reuse (engine.ts).
+   */
+  lostCachedOutput = false;
+
   private async complete(): Promise<void> {
     this.progress(true);
     const results: Record<string, ResultValue> = {};
     try {
       for (const [name, out] of Object.entries(this.graph.outputs)) results[name] = await this.outputValue(out);
     } catch (e) {
+      this.lostCachedOutput = this.cachedWire.size > 0;
       return this.end('failed', results, `collecting results: ${e instanceof Error ? e.message : String(e)}`);
     }
     return this.end('finished', results);
   }
 
+  private forgetCached(key: string): void {
+    const wireKey = this.cachedWire.get(key)!;
+    this.cachedWire.delete(key);
+    this.cachedKeyOf.delete(wireKey);
+    this.unpin(key);
+  }
+
+  private unpin(key: string): void {
+    const d = this.pins.get(key);
+    if (d === undefined) return;
+    this.pins.delete(key);
+    this.cacheUse?.cache.unpin(d);
+  }
+
   private async end(status: RunResult['status'], results: Record<string, ResultValue>, error?: string, node?: string): Promise<void> {
     this.unlisten();
-    for (const [worker, keys] of (this.backlog === null ? this.scheduler.heldByWorker() : new Map<string, string[]>())) this.pool.send(worker, { type: 'release', keys: keys.map((k) => this.wire(k)) });
+    // Outputs are kept by the cache or released; what any run computed is valid whatever its end.
+    for (const [worker, held] of (this.backlog === null ? this.scheduler.heldByWorker() : new Map<string, string[]>())) {
+      const keys = this.releasable(worker, held);
+      if (keys.length) this.pool.send(worker, { type: 'release', keys: keys.map((k) => this.wire(k)) });
+    }
+    for (const key of [...this.cachedWire.keys()]) this.forgetCached(key);
+    for (const key of [...this.pins.keys()]) this.unpin(key);
     const restarts = [...this.pool.restarts.values()].reduce((a, b) => a + b, 0) - this.restartsAtStart;
-    this.bus.emit({ type: 'run', runId: this.runId, state: status, error });
+    if (this.lostCachedOutput) this.bus.emit({ type: 'log', level: 'warn', message: `run ${this.runId}: ${error ?? 'an output'}; an output taken from the result cache was lost with its worker, running again without reuse` });
+    else this.bus.emit({ type: 'run', runId: this.runId, state: status, error });
     this.settle({
       runId: this.runId,
       status,
@@ -261,6 +402,7 @@ export class RunController {
         workers: [...this.stats.values()],
         transfers: this.transfers,
         restarts,
+        reused: this.reused,
       },
     });
   }

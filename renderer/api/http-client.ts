@@ -26,7 +26,7 @@ export function createHttpClient(opts: HttpClientOptions = {}): GpuflowApi {
   const doFetch = opts.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const WS = opts.WebSocketImpl ?? globalThis.WebSocket;
 
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {};
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -69,7 +69,13 @@ export function createHttpClient(opts: HttpClientOptions = {}): GpuflowApi {
     },
     examples: () => call('GET', '/api/examples'),
     validate: (doc: WorkflowDoc, params?: Params) => call('POST', '/api/validate', { doc, params: params ?? {} }),
-    startRun: (doc, params) => call('POST', '/api/runs', { doc, params: params ?? {} }),
+    startRun: (doc, params, o) => call('POST', '/api/runs', { doc, params: params ?? {}, node: o?.node, reuse: o?.reuse }),
+    enqueueRun: (doc, o) => call('POST', '/api/queue', { doc, params: o?.params ?? {}, node: o?.node }),
+    queue: () => call('GET', '/api/queue'),
+    removeQueued: async (id) => {
+      const r = await call<{ removed: boolean }>('DELETE', `/api/queue/${encodeURIComponent(id)}`);
+      return r.removed;
+    },
     cancelRun: async (runId) => {
       const r = await call<boolean | { cancelled?: boolean; ok?: boolean }>('POST', `/api/runs/${encodeURIComponent(runId)}/cancel`);
       return typeof r === 'boolean' ? r : Boolean(r?.cancelled ?? r?.ok);

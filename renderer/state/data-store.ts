@@ -3,7 +3,7 @@
  * which view is open. Plain zustand store; the session fills it.
  */
 import { createStore } from 'zustand/vanilla';
-import type { ExampleInfo, WorkerInfo } from '../../common/api';
+import type { ExampleInfo, QueueEntry, WorkerInfo } from '../../common/api';
 import type { BenchmarkRecord, RunComparison, RunRecord, RunSummary } from '../../common/store-types';
 
 export type View = 'editor' | 'history' | 'benchmarks';
@@ -23,6 +23,8 @@ export interface DataState {
   bench: { id: string | null; running: boolean; error: string | null; last: BenchmarkRecord | null };
   connection: 'connecting' | 'online' | 'error';
   loadError: string | null;
+  /** The service's run queue (the running entry first), from 'queue' events. */
+  queue: QueueEntry[];
   set(partial: Partial<Omit<DataState, 'set'>>): void;
 }
 
@@ -40,6 +42,7 @@ export const createDataStore = () =>
     bench: { id: null, running: false, error: null, last: null },
     connection: 'connecting',
     loadError: null,
+    queue: [],
     set: (partial) => set(partial),
   }));
 

@@ -20,12 +20,17 @@ export interface RunState {
   nodeErrors: Record<string, string[]>;
   generalErrors: string[];
   result: RunResultMessage['result'] | null;
+  /** Nodes of the graph the run covers (run selected: the node and its upstream); null: all. */
+  scope: string[] | null;
+  /** Nodes none of whose tasks ran: the result cache held them or what they fed ('reused' event). */
+  reused: string[];
+  reusedTasks: number;
   /** Set while a replay runs: the run it repeats and that run's digest. */
   replayOf: { storeId: number; digest: string | null } | null;
   tasksEstimate: number | null;
 
   starting(replayOf?: { storeId: number; digest: string | null }): void;
-  started(runId: string, storeId: number | null): void;
+  started(runId: string, storeId: number | null, scope?: string[] | null): void;
   refused(errors: string[]): void;
   setValidation(errors: string[], tasks: number | null): void;
   onEvent(e: EngineEvent): void;
@@ -45,13 +50,16 @@ const initial = {
   result: null,
   replayOf: null,
   tasksEstimate: null,
+  scope: null,
+  reused: [],
+  reusedTasks: 0,
 };
 
 export const createRunStore = () =>
   createStore<RunState>()((set, get) => ({
     ...initial,
     starting: (replayOf) => set({ ...initial, status: 'starting', replayOf: replayOf ?? null }),
-    started: (runId, storeId) => set({ runId, storeId, status: get().status === 'starting' ? 'running' : get().status }),
+    started: (runId, storeId, scope = null) => set({ runId, storeId, scope, status: get().status === 'starting' ? 'running' : get().status }),
     refused(errors) {
       const placed = placeErrors(errors);
       set({ status: 'failed', nodeErrors: placed.byNode, generalErrors: placed.general });
@@ -65,6 +73,7 @@ export const createRunStore = () =>
       const { runId } = get();
       if (!('runId' in e) || runId === null || e.runId !== runId) return;
       if (e.type === 'progress') set({ progress: e.byNode, done: e.done, total: e.total });
+      else if (e.type === 'reused') set({ reused: e.nodes, reusedTasks: e.tasks });
       else if (e.type === 'task-error') {
         const prev = get().nodeErrors[e.node] ?? [];
         set({ nodeErrors: { ...get().nodeErrors, [e.node]: [...prev, e.message] } });

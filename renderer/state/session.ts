@@ -3,7 +3,7 @@
  * as it changes, starts / cancels / replays runs and benchmarks, and routes the event stream
  * (task rectangles to the TaskLog in batches per frame, the rest to the run store). Framework-free.
  */
-import type { GpuflowApi, StreamMessage } from '../../common/api';
+import type { GpuflowApi, QueueEntry, RunResultMessage, StreamMessage } from '../../common/api';
 import type { EngineEvent } from '../../common/events';
 import type { RunRecord } from '../../common/store-types';
 import { errorMessages } from '../api/api-error';
@@ -29,6 +29,12 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   let unsubscribe: (() => void) | null = null;
   let validateTimer: ReturnType<typeof setTimeout> | null = null;
   let validateSeq = 0;
+  /** Queue entries this window added, with the nodes each covers (null: all): their runs are shown when they start. */
+  const mine = new Map<string, string[] | null>();
+  const adopted = new Set<string>();
+  const pendingResults = new Map<string, RunResultMessage['result']>();
+  /** Whether a run of ours may be under way that we do not show yet. */
+  const awaiting = () => (run.getState().runId === null && run.getState().status === 'starting') || mine.size > adopted.size;
 
   const flush = () => {
     flushQueued = false;
@@ -47,6 +53,11 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
 
   function onMessage(m: StreamMessage) {
     if (m.type === 'run-result') {
+      // A run that ends before we learn its id (all reused: at once) keeps its result for adopt().
+      if (m.result.runId !== run.getState().runId && awaiting()) {
+        pendingResults.set(m.result.runId, m.result);
+        if (pendingResults.size > 20) pendingResults.delete(pendingResults.keys().next().value!);
+      }
       run.getState().onResult(m.result);
       if (run.getState().runId === m.result.runId) void refreshHistory();
       return;
@@ -60,6 +71,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       return;
     }
     const e = m;
+    if (e.type === 'queue') return onQueue(e.entries, e.refused);
     if (e.type === 'worker') {
       log.addEvents([e]);
       void refreshWorkers();
@@ -67,14 +79,86 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     }
     if (!('runId' in e)) return;
     const current = run.getState().runId;
-    if (current === null && (run.getState().status === 'starting')) {
-      pending.push(e);
-      if (pending.length > PENDING_LIMIT) pending = pending.slice(-PENDING_LIMIT);
+    if (e.runId !== current) {
+      // A run we started or queued may send events before we learn its id: keep them a while.
+      if (awaiting()) {
+        pending.push(e);
+        if (pending.length > PENDING_LIMIT) pending = pending.slice(-PENDING_LIMIT);
+      }
       return;
     }
-    if (e.runId !== current) return;
     if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress') toLog(e);
     run.getState().onEvent(e);
+  }
+
+  /** Shows a run from now on: the task stream, progress and result follow it. */
+  function adopt(runId: string, storeId: number | null, scope: string[] | null, replayOf?: { storeId: number; digest: string | null }) {
+    run.getState().starting(replayOf);
+    data.getState().set({ openedRun: null });
+    log.clear();
+    curves.clear();
+    run.getState().started(runId, storeId, scope);
+    const its = pending.filter((e) => 'runId' in e && e.runId === runId);
+    pending = pending.filter((e) => !('runId' in e) || e.runId !== runId);
+    for (const e of its) onMessage(e);
+    const result = pendingResults.get(runId);
+    pendingResults.delete(runId);
+    if (result) onMessage({ type: 'run-result', result });
+  }
+
+  /** The queue changed: our entry that started is shown; one refused says why. */
+  function onQueue(entries: QueueEntry[], refused?: { id: string; errors: string[] }) {
+    data.getState().set({ queue: entries });
+    if (refused && mine.has(refused.id)) {
+      mine.delete(refused.id);
+      showRefusal(refused.errors);
+    }
+    for (const q of entries) {
+      if (q.state !== 'running' || q.runId === null || !mine.has(q.id) || adopted.has(q.id)) continue;
+      adopted.add(q.id);
+      adopt(q.runId, q.storeId, mine.get(q.id) ?? null);
+    }
+    // Entries gone from the queue (run over, or removed) are forgotten.
+    const live = new Set(entries.map((q) => q.id));
+    for (const id of [...mine.keys()]) if (!live.has(id) && !adopted.has(id)) mine.delete(id);
+    for (const id of [...adopted]) if (!live.has(id)) {
+      adopted.delete(id);
+      mine.delete(id);
+    }
+  }
+
+  const busy = () => run.getState().status === 'running' || run.getState().status === 'starting';
+  function showRefusal(errors: string[]) {
+    // Errors go on the nodes, unless a run is on show: then they are a notice, not its failure.
+    if (busy()) editor.getState().setNotice({ kind: 'error', text: errors.join('; ') });
+    else run.getState().refused(errors);
+  }
+
+  /** Queues a run of the graph, or of one node and what it needs upstream; shows it when it starts. */
+  async function enqueue(node?: string) {
+    const g = editor.getState().graph;
+    const scope = node === undefined ? null : upstreamOf(g, node);
+    const wasBusy = busy();
+    if (!wasBusy) {
+      run.getState().starting();
+      pending = [];
+    }
+    try {
+      const entry = await api.enqueueRun(toDoc(g), { params: g.params, node });
+      mine.set(entry.id, scope);
+      // The socket may have told us the queue changed before this answer came.
+      const known = data.getState().queue.find((q) => q.id === entry.id) ?? entry;
+      if (known.state === 'running' && known.runId !== null && !adopted.has(entry.id)) {
+        adopted.add(entry.id);
+        adopt(known.runId, known.storeId, scope);
+      } else if (!wasBusy && run.getState().status === 'starting') {
+        // Queued behind a run another window started: show the previous state until ours starts.
+        run.getState().reset();
+      }
+    } catch (e) {
+      if (!wasBusy) run.getState().refused(errorMessages(e));
+      else showRefusal(errorMessages(e));
+    }
   }
 
   async function refreshWorkers() {
@@ -143,10 +227,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     pending = [];
     try {
       const { runId, storeId } = await start();
-      run.getState().started(runId, storeId);
-      const mine = pending.filter((e) => 'runId' in e && e.runId === runId);
-      pending = [];
-      for (const e of mine) onMessage(e);
+      adopt(runId, storeId, null, replayOf);
     } catch (e) {
       run.getState().refused(errorMessages(e));
     }
@@ -164,9 +245,16 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     refreshHistory,
     refreshBenchmarks,
     validateNow,
-    async startRun() {
-      const g = editor.getState().graph;
-      await startWith(() => api.startRun(toDoc(g), g.params));
+    /** Run: queued behind the run in flight, if any; reuses unchanged results. */
+    startRun: () => enqueue(),
+    /** Run selected: one node and what it needs upstream, reusing what is unchanged. */
+    runNode: (node: string) => enqueue(node),
+    async removeQueued(id: string) {
+      try {
+        await api.removeQueued(id);
+      } catch (e) {
+        editor.getState().setNotice({ kind: 'error', text: errorMessages(e).join('; ') });
+      }
     },
     async cancel() {
       const id = run.getState().runId;
@@ -229,4 +317,17 @@ export function nodeOfKey(key: string, graph: Pick<Graph, 'nodes'>): string {
   let best = '';
   for (const n of graph.nodes) if (key.startsWith(n.id) && n.id.length > best.length) best = n.id;
   return best;
+}
+
+/** A node and every node upstream of it (what "run selected" runs). */
+export function upstreamOf(graph: Pick<Graph, 'edges'>, node: string): string[] {
+  const seen = new Set<string>();
+  const stack = [node];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    for (const e of graph.edges) if (e.target === id) stack.push(e.source);
+  }
+  return [...seen].sort();
 }

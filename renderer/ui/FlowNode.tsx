@@ -25,14 +25,17 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   );
   const progress = useRun((s) => s.progress[id]);
   const errors = useRun((s) => s.nodeErrors[id]);
-  const status = useRun((s) => s.status);
+  // Run selected covers part of the graph: nodes outside it keep their own state.
+  const inRun = useRun((s) => s.scope === null || s.scope.includes(id));
+  const status = useRun((s) => (s.scope === null || s.scope.includes(id) ? s.status : 'idle'));
+  const reused = useRun((s) => s.reused.includes(id));
   // The canvas passes measured sizes back (GraphEditor), so xyflow keeps handle positions until the
   // size changes; ports that appear or change (catalog arriving, another op under this id) re-measure.
   const ports = spec ? `${spec.inputs.map((p) => p.name).join(',')}>${spec.outputs.map((p) => p.name).join(',')}` : '';
   const updateInternals = useUpdateNodeInternals();
   useEffect(() => updateInternals(id), [id, ports, updateInternals]);
   if (!node) return null;
-  const state = nodeState(node, spec, new Set(connected ? connected.split('|') : []), progress, errors, status);
+  const state = nodeState(node, spec, new Set(connected ? connected.split('|') : []), inRun ? progress : undefined, errors, status);
   const pct = progress && progress[1] > 0 ? Math.round((100 * progress[0]) / progress[1]) : 0;
   const rows = Math.max(spec?.inputs.length ?? 0, spec?.outputs.length ?? 0, 1);
   return (
@@ -43,9 +46,15 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
       </div>
       <div className="gf-node-state" data-testid={`node-state-${id}`}>
         {STATE_LABEL[state]}
-        {state === 'running' || (progress && state !== 'failed') ? ` ${progress?.[0] ?? 0}/${progress?.[1] ?? 0}` : ''}
+        {state === 'running' || (progress && inRun && state !== 'failed') ? ` ${progress?.[0] ?? 0}/${progress?.[1] ?? 0}` : ''}
+        {reused && state === 'done' && (
+          <span className="gf-node-reused" data-testid={`node-reused-${id}`} title="not recomputed: its inputs and params are unchanged since a cached run">
+            {' '}
+            · reused
+          </span>
+        )}
       </div>
-      {progress && (
+      {progress && inRun && (
         <div className="gf-progress" title={`${pct}%`}>
           <div style={{ width: `${pct}%` }} />
         </div>

@@ -6,6 +6,7 @@ import { toDoc } from '../logic/graph-model';
 import { fileAccess } from './files';
 import { useData, useEditor, useRun, useSession } from './hooks';
 import { createShortcuts } from './shortcuts';
+import { RunQueue } from './RunQueue';
 
 const LOSE = 'You have unsaved changes. Discard them?';
 
@@ -41,6 +42,11 @@ export function useCommands() {
         if (ex && okToDiscard()) session.loadDoc(ex.doc, null);
       },
       run: () => void session.startRun(),
+      /** Runs the one selected node and what it needs upstream; nothing when not exactly one is selected. */
+      runSelected() {
+        const sel = ed().selectedNodes;
+        if (sel.length === 1) void session.runNode(sel[0]);
+      },
       cancel: () => void session.cancel(),
     };
   }, [session, files]);
@@ -63,6 +69,8 @@ export function Toolbar() {
   const total = useRun((s) => s.total);
   const general = useRun((s) => s.generalErrors);
   const running = status === 'running' || status === 'starting';
+  const oneSelected = useEditor((s) => s.selectedNodes.length === 1);
+  const reusedTasks = useRun((s) => s.reusedTasks);
 
   useEffect(() => {
     const ed = () => session.editor.getState();
@@ -76,6 +84,7 @@ export function Toolbar() {
       save: () => void cmd.save(),
       open: () => void cmd.open(),
       run: cmd.run,
+      runSelected: cmd.runSelected,
       layout: () => ed().autoLayout(),
     });
     const beforeUnload = (e: BeforeUnloadEvent) => {
@@ -121,8 +130,11 @@ export function Toolbar() {
         Layout
       </button>
       <span className="gf-sep" />
-      <button className="gf-primary" disabled={running} onClick={cmd.run} data-testid="run">
+      <button className="gf-primary" onClick={cmd.run} data-testid="run" title={running ? 'Queue a run of the workflow (Ctrl+Enter)' : 'Run the workflow (Ctrl+Enter)'}>
         Run
+      </button>
+      <button disabled={!oneSelected} onClick={cmd.runSelected} data-testid="run-selected" title="Run the selected node and what it needs upstream, reusing unchanged results (Ctrl+Shift+Enter)">
+        Run selected
       </button>
       <button disabled={!running} onClick={cmd.cancel} data-testid="cancel">
         Cancel
@@ -130,7 +142,14 @@ export function Toolbar() {
       <span className="gf-status" data-testid="run-status" data-status={status}>
         {status}
         {total > 0 && ` ${done}/${total}`}
+        {reusedTasks > 0 && (
+          <span className="gf-reused" data-testid="run-reused" data-tasks={reusedTasks}>
+            {' '}
+            ({reusedTasks} reused)
+          </span>
+        )}
       </span>
+      <RunQueue />
       <span className="gf-sep" />
       {(['editor', 'history', 'benchmarks'] as const).map((v) => (
         <button key={v} className={view === v ? 'gf-tab active' : 'gf-tab'} onClick={() => session.data.getState().set({ view: v })} data-testid={`view-${v}`}>

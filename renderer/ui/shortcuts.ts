@@ -12,6 +12,7 @@ export interface ShortcutActions {
   save(): void;
   open(): void;
   run(): void;
+  runSelected(): void;
   layout(): void;
 }
 
@@ -27,13 +28,15 @@ export const SHORTCUTS: Array<{ keys: string; action: keyof ShortcutActions; lab
   { keys: 'Mod+S', action: 'save', label: 'Save' },
   { keys: 'Mod+O', action: 'open', label: 'Open' },
   { keys: 'Mod+Enter', action: 'run', label: 'Run' },
+  { keys: 'Mod+Shift+Enter', action: 'runSelected', label: 'Run selected node' },
   { keys: 'Mod+L', action: 'layout', label: 'Auto-layout' },
 ];
 
 export function keyName(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'shiftKey'>): string {
   const parts: string[] = [];
   if (e.ctrlKey || e.metaKey) parts.push('Mod');
-  if (e.shiftKey && e.key.length === 1) parts.push('Shift');
+  // Shift counts for characters and Enter (Mod+Shift+Enter is not Mod+Enter); Shift+Delete is still Delete.
+  if (e.shiftKey && (e.key.length === 1 || e.key === 'Enter')) parts.push('Shift');
   parts.push(e.key.length === 1 ? e.key.toUpperCase() : e.key);
   return parts.join('+');
 }

@@ -81,14 +81,19 @@ export class Scheduler {
   private remaining: number;
   private readonly now: () => number;
 
-  constructor(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now) {
+  /**
+   * `preloaded`: tasks whose output some worker already holds (the result cache): they start in
+   * memory on that holder, and tasks needed only to compute them start done (not run). Either
+   * can still come back: a lost holder sends the task to waiting and its inputs are recomputed.
+   */
+  constructor(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now, preloaded?: ReadonlyMap<string, string>) {
     this.now = now;
     this.outputKeys = new Set(Object.values(outputs).flatMap((o) => ('keys' in o ? o.keys : [o.key])));
     const prioOf = (k: string) => this.tasks.get(k)!.priority;
     this.ready = { any: new KeyHeap(prioOf), gpu: new KeyHeap(prioOf), cpu: new KeyHeap(prioOf) };
     this.remaining = 0;
     // Scheduler.create indexes the graph itself, in slices.
-    if (!Scheduler.deferIndex) runToEnd(this.index(tasks));
+    if (!Scheduler.deferIndex) runToEnd(this.index(tasks, preloaded));
   }
 
   private static deferIndex = false;
@@ -98,19 +103,19 @@ export class Scheduler {
    * priorities, task records, dependents) takes about a second, too long for one call on main's
    * loop (defect D8). RunController drives it; `new Scheduler` does the same work at once.
    */
-  static *create(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now): Steps<Scheduler> {
+  static *create(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now, preloaded?: ReadonlyMap<string, string>): Steps<Scheduler> {
     Scheduler.deferIndex = true;
     let s: Scheduler;
     try {
-      s = new Scheduler(tasks, outputs, now);
+      s = new Scheduler(tasks, outputs, now, preloaded);
     } finally {
       Scheduler.deferIndex = false;
     }
-    yield* s.index(tasks);
+    yield* s.index(tasks, preloaded);
     return s;
   }
 
-  private *index(tasks: Map<string, TaskDef>): Steps<void> {
+  private *index(tasks: Map<string, TaskDef>, preloaded?: ReadonlyMap<string, string>): Steps<void> {
     const prio = yield* staticPrioritiesSteps(tasks, [...this.outputKeys].sort());
     let n = 0;
     for (const [key, def] of tasks) {
@@ -126,6 +131,39 @@ export class Scheduler {
       if (++n % YIELD_EVERY === 0) yield;
     }
     this.remaining = this.tasks.size;
+    if (preloaded?.size) this.preload(preloaded);
+  }
+
+  /** Tasks to run are those the outputs reach without passing a preloaded one. */
+  private preload(preloaded: ReadonlyMap<string, string>): void {
+    const needed = new Set<string>();
+    const stack = [...this.outputKeys];
+    while (stack.length) {
+      const k = stack.pop()!;
+      if (needed.has(k)) continue;
+      needed.add(k);
+      if (!preloaded.has(k)) stack.push(...this.tasks.get(k)!.def.deps);
+    }
+    const t0 = this.now();
+    for (const [key, t] of this.tasks) {
+      const holder = preloaded.get(key);
+      if (!needed.has(key)) t.state = 'done';
+      else if (holder !== undefined) {
+        t.state = 'memory';
+        t.holders.add(holder);
+      } else continue;
+      // Not a transition: the task starts there. Its story says why.
+      t.history.push({ from: 'waiting', to: t.state, cause: 0, t: t0, worker: holder, reused: true });
+      this.remaining--;
+    }
+    for (const t of this.tasks.values()) if (t.state === 'waiting') for (const d of t.def.deps) if (this.available(d)) t.waitingOn.delete(d);
+  }
+
+  /** Tasks that start reused (in memory from the cache, or done because nothing left needs them). */
+  reusedTasks(): Array<{ key: string; node: string; held: boolean }> {
+    const out: Array<{ key: string; node: string; held: boolean }> = [];
+    for (const [key, t] of this.tasks) if (t.history[0]?.reused) out.push({ key, node: t.def.node, held: t.history[0].to === 'memory' });
+    return out;
   }
 
   /** Starts the run: tasks without dependencies become ready. */
@@ -143,13 +181,13 @@ export class Scheduler {
     this.cause = cause;
     let n = 0;
     for (const [key, t] of this.tasks) {
-      if (t.waitingOn.size === 0) this.move(key, 'ready');
+      if (t.state === 'waiting' && t.waitingOn.size === 0) this.move(key, 'ready');
       if (++n % YIELD_EVERY === 0) {
         sink(this.flush());
         yield;
       }
     }
-    if (this.tasks.size === 0) this.finish();
+    if (this.remaining === 0) this.finish();
     this.place();
     sink(this.flush());
   }

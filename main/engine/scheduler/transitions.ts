@@ -37,6 +37,8 @@ export interface HistoryEntry {
   cause: number;
   t: number;
   worker?: string;
+  /** The task started in this state, reused from an earlier run (scheduler preload). */
+  reused?: boolean;
 }
 
 export class TransitionError extends Error {

@@ -1,0 +1,75 @@
+/** The run queue alone, with runs that end when the test says: order, removal, cancel -> next, a refused start. */
+import { describe, expect, it } from 'vitest';
+import type { QueueEntry } from '../../../common/events';
+import { RunQueue } from '../../../main/api/run-queue';
+import { WorkflowError } from '../../../main/engine/errors';
+
+function harness() {
+  const changes: QueueEntry[][] = [];
+  const refusals: string[][] = [];
+  const q = new RunQueue((entries, refused) => {
+    changes.push(entries);
+    if (refused) refusals.push(refused.errors);
+  });
+  const ends = new Map<string, () => void>();
+  const started: string[] = [];
+  const runOf = (name: string) => () => {
+    started.push(name);
+    let end!: () => void;
+    const done = new Promise<void>((r) => (end = r));
+    ends.set(name, end);
+    return { runId: `run-${name}`, storeId: null, done };
+  };
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+  return { q, changes, refusals, started, ends, runOf, settle };
+}
+
+describe('RunQueue', () => {
+  it('runs one entry at a time, in order', async () => {
+    const h = harness();
+    const a = h.q.add('a', null, h.runOf('a'));
+    h.q.add('b', 'n1', h.runOf('b'));
+    h.q.add('c', null, h.runOf('c'));
+    expect(a).toMatchObject({ state: 'running', runId: 'run-a' });
+    expect(h.q.list().map((e) => `${e.label}:${e.state}`)).toEqual(['a:running', 'b:queued', 'c:queued']);
+    expect(h.q.running).toBe('run-a');
+    h.ends.get('a')!(); // finished, failed or cancelled: all end the same way for the queue
+    await h.settle();
+    expect(h.started).toEqual(['a', 'b']);
+    expect(h.q.list()[0]).toMatchObject({ label: 'b', node: 'n1', state: 'running' });
+    h.ends.get('b')!();
+    await h.settle();
+    h.ends.get('c')!();
+    await h.settle();
+    expect(h.started).toEqual(['a', 'b', 'c']);
+    expect(h.q.list()).toEqual([]);
+    expect(h.changes.at(-1)).toEqual([]);
+  });
+
+  it('removes a queued entry, never the running one', async () => {
+    const h = harness();
+    const a = h.q.add('a', null, h.runOf('a'));
+    const b = h.q.add('b', null, h.runOf('b'));
+    const c = h.q.add('c', null, h.runOf('c'));
+    expect(() => h.q.remove(a.id)).toThrow(/running: cancel its run/);
+    expect(h.q.remove(b.id)).toBe(true);
+    expect(h.q.remove(b.id)).toBe(false);
+    h.ends.get('a')!();
+    await h.settle();
+    expect(h.started).toEqual(['a', 'c']);
+    expect(h.q.list().map((e) => e.id)).toEqual([c.id]);
+  });
+
+  it('an entry that cannot start is reported and the next one starts', async () => {
+    const h = harness();
+    h.q.add('a', null, h.runOf('a'));
+    h.q.add('bad', null, () => {
+      throw new WorkflowError('nodes[0].params.chunks', 'must be greater than 0', 'x');
+    });
+    h.q.add('c', null, h.runOf('c'));
+    h.ends.get('a')!();
+    await h.settle();
+    expect(h.refusals).toEqual([["nodes[0].params.chunks (node 'x'): must be greater than 0"]]);
+    expect(h.started).toEqual(['a', 'c']);
+  });
+});
