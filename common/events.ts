@@ -4,7 +4,7 @@
  * read this same stream.
  */
 import type { JsonValue } from './arrays';
-import type { WorkerKind } from './messages';
+import type { DeviceTraffic, WorkerKind } from './messages';
 
 export type TaskState = 'waiting' | 'ready' | 'running' | 'memory' | 'done' | 'erred';
 
@@ -12,7 +12,7 @@ export type EngineEvent =
   | { type: 'run'; seq: number; t: number; runId: string; state: 'started' | 'finished' | 'failed' | 'cancelled'; tasks?: number; error?: string; cause?: number }
   | { type: 'task-state'; seq: number; t: number; runId: string; key: string; node: string; from: TaskState; to: TaskState; worker?: string; cause: number }
   /** A task ran: one rectangle of the task stream. */
-  | { type: 'task'; seq: number; t: number; runId: string; key: string; node: string; op: string; worker: string; start: number; end: number; bytes: number; backend: string; cause: number }
+  | { type: 'task'; seq: number; t: number; runId: string; key: string; node: string; op: string; worker: string; start: number; end: number; bytes: number; backend: string; device?: DeviceTraffic; cause: number }
   | { type: 'transfer'; seq: number; t: number; runId: string; key: string; from: string; to: string; bytes: number; start: number; end: number; cause: number }
   /** Progress reported by a running task, e.g. a tuning trial's epoch {epoch, loss, metric}. */
   | { type: 'task-progress'; seq: number; t: number; runId: string; key: string; node: string; worker: string; payload: Record<string, JsonValue> }

@@ -67,6 +67,18 @@ export type Transfer = z.infer<typeof transferSchema>;
 export const taskErrorCodeSchema = z.enum(['fetch', 'memory', 'device']);
 export type TaskErrorCode = z.infer<typeof taskErrorCodeSchema>;
 
+/** Host <-> device traffic of a task run with device-resident data (worker/resident/store.ts DeviceTraffic). */
+export const deviceTrafficSchema = z.object({
+  /** Inputs read where they already were on the device, and their bytes (uploads avoided). */
+  reusedInputs: z.number().int(),
+  reusedBytes: z.number(),
+  /** Bytes copied host -> device for the task. */
+  uploadedBytes: z.number(),
+  /** Bytes of the output kept on the device (a download avoided until the value leaves the worker). */
+  keptBytes: z.number(),
+});
+export type DeviceTraffic = z.infer<typeof deviceTrafficSchema>;
+
 export const fromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), pid: z.number().int(), address: peerAddressSchema, backends: z.array(backendStatusSchema) }),
   z.object({ type: z.literal('heartbeat'), t: z.number(), rss: z.number(), heldBytes: z.number(), heldKeys: z.number().int() }),
@@ -79,6 +91,7 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     startedAt: z.number(),
     endedAt: z.number(),
     transfers: z.array(transferSchema),
+    device: deviceTrafficSchema.optional(),
   }),
   z.object({ type: z.literal('error'), key: z.string(), message: z.string(), code: taskErrorCodeSchema.optional() }),
   /** Progress of a running task (a trial's epoch, rows read): relayed to the event stream. */

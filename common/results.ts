@@ -34,6 +34,8 @@ export interface RunStats {
   durationMs: number;
   workers: WorkerStat[];
   transfers: { count: number; bytes: number };
+  /** Tasks that ran on device-resident data, and their host <-> device traffic (common/messages.ts DeviceTraffic). */
+  device?: { tasks: number; reusedInputs: number; reusedBytes: number; uploadedBytes: number; keptBytes: number };
   restarts: number;
   /** Tasks not computed because the result cache held them or what they fed (and the nodes all of whose tasks were). */
   reused?: { tasks: number; nodes: string[] };

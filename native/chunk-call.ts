@@ -14,20 +14,17 @@ export interface NativeCall {
   out: FloatArray;
 }
 
+/** An input as the addon takes it: int64 converted to float64, a non-array as an empty array. */
+export function addonInput(v: ChunkValue): FloatArray | Int32Array {
+  if (v.kind !== 'array') return new Float64Array(0);
+  const d = v.array.data;
+  return d instanceof BigInt64Array ? Float64Array.from(d, Number) : d;
+}
+
 /** Encodes the program and allocates its output. Int64 inputs are converted to float64. */
 export function prepareCall(program: ChunkProgram, inputs: ChunkValue[]): NativeCall {
-  const arrays: (FloatArray | Int32Array)[] = [];
-  const shapes: (number[] | null)[] = [];
-  for (const v of inputs) {
-    if (v.kind !== 'array') {
-      arrays.push(new Float64Array(0));
-      shapes.push(null);
-      continue;
-    }
-    const d = v.array.data;
-    arrays.push(d instanceof BigInt64Array ? Float64Array.from(d, Number) : d);
-    shapes.push(v.array.shape);
-  }
+  const arrays = inputs.map(addonInput);
+  const shapes = inputs.map((v) => (v.kind === 'array' ? v.array.shape : null));
   const code = encodeProgram(program, shapes);
   const n = outputLength(program);
   const out = program.reduce || program.dtype === 'float64' ? new Float64Array(n) : new Float32Array(n);

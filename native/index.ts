@@ -25,6 +25,14 @@ export interface NativeAddon {
   cudaMatmul(a: FloatArray, b: FloatArray, c0: FloatArray | null, m: number, k: number, n: number, out: FloatArray): Promise<void>;
   cudaQr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray): Promise<void>;
   cudaSvd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray): Promise<void>;
+  /** Device-resident buffers (native/src/resident_napi.cc; worker/resident/ uses them): ids the addon's pool owns. */
+  cudaResidentUpload(src: FloatArray | Int32Array): Promise<number>;
+  cudaResidentDownload(id: number, dst: FloatArray | Int32Array): Promise<void>;
+  cudaResidentFree(id: number): boolean;
+  /** Inputs are host arrays or ids; resolves with the output's id, or -1 when the partial went into `out`. */
+  cudaResidentRunProgram(code: Float64Array, inputs: (FloatArray | Int32Array | number)[], out: Float64Array | null): Promise<number>;
+  cudaResidentMatmul(a: number, b: number, c0: number | null, m: number, k: number, n: number): Promise<number>;
+  cudaResidentStats(): { blocks: number; bytes: number; pinnedBytes: number };
 }
 
 export interface RawInfo {

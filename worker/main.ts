@@ -18,10 +18,16 @@ import { isDeviceLost } from './device-lost';
 import { executeSpec } from './execute';
 import { faultsFor, injectFaults } from './faults';
 import { fetchFromPeer, startPeerServer } from './peer';
+import type { DeviceApi } from './resident/device-api';
+import { planResident, runResident } from './resident/runner';
+import { residencyFor } from './resident/setup';
+import { ResidentStore, type DeviceTraffic, type Lease } from './resident/store';
 
 const channel = parentChannel();
-const held = new Map<string, ChunkValue>();
-let heldBytes = 0;
+// The chunks this worker holds: host values, and on GPU workers with residency on, device
+// buffers that feed the next cuda task without a trip through host memory (worker/resident/).
+let store = new ResidentStore(null, 0);
+let device: DeviceApi | null = null;
 let config: WorkerConfig | null = null;
 let backends: ArrayBackend[] = [];
 // Tasks run up to `concurrency` at a time (GPU workers overlap async kernel calls; CPU workers
@@ -45,17 +51,16 @@ function log(level: 'info' | 'warn' | 'error', message: string): void {
   channel.send({ type: 'log', level, message: `[${config?.id ?? 'worker'} ${process.pid}] ${message}` });
 }
 
-function hold(key: string, v: ChunkValue): void {
-  const old = held.get(key);
-  if (old) heldBytes -= valueBytes(old);
-  held.set(key, v);
-  heldBytes += valueBytes(v);
+interface Deps {
+  /** One per dependency, in the task's order: the values stay held until the task is over. */
+  leases: Lease[];
+  transfers: Transfer[];
 }
 
-async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<{ inputs: ChunkValue[]; transfers: Transfer[] }> {
+async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<Deps> {
   const byPeer = new Map<string, { host: string; port: number; workerId: string; keys: string[] }>();
   for (const d of msg.deps) {
-    if (held.has(d.key)) continue;
+    if (store.has(d.key)) continue;
     if (!d.at) throw new FetchError(`dependency '${d.key}' is not held here and no live peer holds it`);
     const id = `${d.at.host}:${d.at.port}`;
     const entry = byPeer.get(id) ?? { host: d.at.host, port: d.at.port, workerId: d.at.workerId, keys: [] };
@@ -71,17 +76,21 @@ async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: Work
       });
       const ms = performance.now() - t0;
       for (const [key, v] of got) {
-        hold(key, v);
+        store.putHost(key, v);
         transfers.push({ key, from: p.workerId, bytes: valueBytes(v), ms });
       }
     }),
   );
-  const inputs = msg.deps.map((d) => {
-    const v = held.get(d.key);
-    if (!v) throw new FetchError(`dependency '${d.key}' could not be fetched`);
-    return v;
-  });
-  return { inputs, transfers };
+  const leases: Lease[] = [];
+  for (const d of msg.deps) {
+    const l = store.lease(d.key);
+    if (!l) {
+      for (const x of leases) x.release();
+      throw new FetchError(`dependency '${d.key}' could not be fetched`);
+    }
+    leases.push(l);
+  }
+  return { leases, transfers };
 }
 
 async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<void> {
@@ -94,6 +103,7 @@ async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
       await runTask(msg, cfg, deps);
     } finally {
       free();
+      void deps.then((d) => d.leases.forEach((l) => l.release()), () => undefined);
     }
   } catch (e) {
     // Neither a lost input (its holder died) nor a lost device is the task's fault: main re-queues
@@ -103,24 +113,48 @@ async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
   }
 }
 
-async function runTask(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig, deps: Promise<{ inputs: ChunkValue[]; transfers: Transfer[] }>): Promise<void> {
-  const { inputs, transfers } = await deps;
+async function runTask(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig, deps: Promise<Deps>): Promise<void> {
+  const { leases, transfers } = await deps;
   const startedAt = Date.now();
   channel.send({ type: 'started', key: msg.key, t: startedAt });
+  const plan = device ? planResident(msg.spec, backends, leases.map((l) => store.arrayInfo(l.key))) : null;
+  if (plan && device) {
+    // Inputs already on the device are read in place; an array output stays there.
+    const r = await runResident(plan, leases, store, device);
+    const out = r.output;
+    const bytes = 'device' in out ? out.device.bytes : valueBytes(out.value);
+    if (!fits(msg, cfg, bytes)) {
+      if ('device' in out) store.freeTemp(out.device);
+      return;
+    }
+    if ('device' in out) store.putDevice(msg.key, out.device);
+    else store.putHost(msg.key, out.value);
+    done(msg.key, bytes, 'cuda', startedAt, transfers, r.traffic);
+    return;
+  }
+  const inputs = await Promise.all(leases.map((l) => store.hostOf(l)));
   const ctx = { config: cfg, backends, report: (payload: Record<string, JsonValue>) => channel.send({ type: 'progress', key: msg.key, payload }) };
   const { value, backend } = await executeSpec(msg.spec, inputs, ctx);
   const bytes = valueBytes(value);
-  if (heldBytes + bytes > cfg.memoryLimit) {
-    channel.send({
-      type: 'error',
-      key: msg.key,
-      code: 'memory',
-      message: `node '${msg.node}': task ${msg.key} output of ${bytes} bytes would exceed worker ${cfg.id}'s memory limit of ${cfg.memoryLimit} bytes (holding ${heldBytes})`,
-    });
-    return;
-  }
-  hold(msg.key, value);
-  channel.send({ type: 'done', key: msg.key, bytes, backend, startedAt, endedAt: Date.now(), transfers });
+  if (!fits(msg, cfg, bytes)) return;
+  store.putHost(msg.key, value);
+  done(msg.key, bytes, backend, startedAt, transfers);
+}
+
+/** Whether an output of `bytes` fits under the memory limit; if not, says so for the task. */
+function fits(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig, bytes: number): boolean {
+  if (store.heldBytes + bytes <= cfg.memoryLimit) return true;
+  channel.send({
+    type: 'error',
+    key: msg.key,
+    code: 'memory',
+    message: `node '${msg.node}': task ${msg.key} output of ${bytes} bytes would exceed worker ${cfg.id}'s memory limit of ${cfg.memoryLimit} bytes (holding ${store.heldBytes})`,
+  });
+  return false;
+}
+
+function done(key: string, bytes: number, backend: string, startedAt: number, transfers: Transfer[], traffic?: DeviceTraffic): void {
+  channel.send({ type: 'done', key, bytes, backend, startedAt, endedAt: Date.now(), transfers, ...(traffic ? { device: traffic } : {}) });
 }
 
 async function init(cfg: WorkerConfig): Promise<void> {
@@ -130,10 +164,15 @@ async function init(cfg: WorkerConfig): Promise<void> {
   const fault = faultsFor(cfg.id); // test-only (worker/faults.ts); null unless a test sets it
   backends = fault ? injectFaults(made.backends, fault) : made.backends;
   if (fault) log('warn', `test fault injection: ${fault.fault} after ${fault.after} kernel calls`);
-  const server = await startPeerServer(cfg.peerToken, (key) => held.get(key));
+  const residency = residencyFor(cfg, backends);
+  device = residency.api;
+  store = new ResidentStore(device, residency.limit);
+  if (device) log('info', `device-resident chunks on (up to ${residency.limit} bytes of device memory)`);
+  // A chunk on the device is copied to the host once, when a peer first asks for it.
+  const server = await startPeerServer(cfg.peerToken, (key) => store.hostValue(key));
   channel.send({ type: 'ready', pid: process.pid, address: { workerId: cfg.id, host: '127.0.0.1', port: server.port }, backends: made.status });
   setInterval(() => {
-    channel.send({ type: 'heartbeat', t: Date.now(), rss: process.memoryUsage.rss(), heldBytes, heldKeys: held.size });
+    channel.send({ type: 'heartbeat', t: Date.now(), rss: process.memoryUsage.rss(), heldBytes: store.heldBytes, heldKeys: store.size });
   }, cfg.heartbeatMs).unref();
 }
 
@@ -157,15 +196,15 @@ channel.onMessage((raw) => {
       return;
     }
     case 'release':
-      for (const k of msg.keys) {
-        const v = held.get(k);
-        if (v) heldBytes -= valueBytes(v);
-        held.delete(k);
-      }
+      // Device buffers are freed here too (or when the last task reading them is over).
+      for (const k of msg.keys) store.release(k);
       return;
     case 'fetch': {
-      const v = held.get(msg.key);
-      channel.send({ type: 'value', requestId: msg.requestId, key: msg.key, value: v ?? null, error: v ? undefined : `'${msg.key}' is not held by this worker` });
+      const { requestId, key } = msg;
+      store.hostValue(key).then(
+        (v) => channel.send({ type: 'value', requestId, key, value: v ?? null, error: v ? undefined : `'${key}' is not held by this worker` }),
+        (e: unknown) => channel.send({ type: 'value', requestId, key, value: null, error: `'${key}' could not be copied from the device: ${e instanceof Error ? e.message : String(e)}` }),
+      );
       return;
     }
     case 'shutdown':

@@ -80,7 +80,7 @@ export interface PeerServer {
 }
 
 /** Serves `lookup(key)` to peers presenting `token`. */
-export function startPeerServer(token: string, lookup: (key: string) => ChunkValue | undefined): Promise<PeerServer> {
+export function startPeerServer(token: string, lookup: (key: string) => ChunkValue | undefined | Promise<ChunkValue | undefined>): Promise<PeerServer> {
   const server = net.createServer((socket) => {
     socket.setNoDelay(true);
     const reader = new FrameReader(socket);
@@ -92,7 +92,8 @@ export function startPeerServer(token: string, lookup: (key: string) => ChunkVal
           return;
         }
         for (const key of req.keys) {
-          const v = typeof key === 'string' ? lookup(key) : undefined;
+          // May copy a device-resident chunk to the host first (worker/resident/store.ts).
+          const v = typeof key === 'string' ? await lookup(key) : undefined;
           if (!v) {
             socket.write(frame({ key, found: false }));
             continue;

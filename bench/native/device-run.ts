@@ -10,6 +10,9 @@
  * The seed workload: x = normal(10, 1, (N, N)) in chunks of 10000, `(x + 1)[::2, ::2].sum()`
  * (slice pushed into the generator) and `(x + 1).sum()` (every sample generated), plus `x.sum()`.
  * gpuflow's "bare kernel loop" awaits one addon call per chunk (serial) or keeps 4 in flight.
+ *
+ * --resident: only the device-resident checks (test/gpu/resident-checks.ts) and the chained
+ * matmul timing (resident-bench.ts, CuPy beside it); writes native-gpu-resident.{json,md}. < 60 s.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,9 +22,11 @@ import type { ChunkProgram, NDArray } from '../../common/arrays';
 import { loadNative, nativeInfo } from '../../native/index';
 import { encodeProgram } from '../../native/program-code';
 import { runCudaChecks } from '../../test/gpu/cuda-checks';
+import { runResidentChecks } from '../../test/gpu/resident-checks';
 import { seedChunk } from '../../test/unit/native/programs';
 import { createCudaBackend } from '../../worker/kernels/cuda';
 import { createNativeCpuBackend } from '../../worker/kernels/native-cpu';
+import { runResidentBench } from './resident-bench';
 
 const args = process.argv.slice(2);
 const outDir = args[args.indexOf('--out') + 1] ?? 'bench/results';
@@ -31,7 +36,8 @@ const seedOnly = args.includes('--seed-only');
 // --no-checks / --no-baselines: skip the GPU checks / the Python baselines (bench/engine-gpu reruns).
 const noChecks = args.includes('--no-checks');
 const noBaselines = args.includes('--no-baselines');
-const tag = seedOnly ? 'native-gpu-seed' : 'native-gpu';
+const residentOnly = args.includes('--resident');
+const tag = residentOnly ? 'native-gpu-resident' : seedOnly ? 'native-gpu-seed' : 'native-gpu';
 const CHUNK = args.includes('--chunk') ? Number(args[args.indexOf('--chunk') + 1]) : 10000;
 type Row = Record<string, string | number | boolean | null>;
 const rows: Row[] = [];
@@ -103,6 +109,19 @@ async function main() {
   };
 
   let checks: { passed: number; failed: { name: string; error: string | null }[] } = { passed: 0, failed: [] };
+  if (residentOnly) {
+    if ('unavailable' in cuda) throw new Error(`cuda unavailable: ${cuda.unavailable}`);
+    const results = await runResidentChecks(addon, cuda);
+    checks = { passed: results.filter((r) => !r.error).length, failed: results.filter((r) => r.error) };
+    console.log(`resident GPU checks: ${checks.passed} passed, ${checks.failed.length} failed`);
+    for (const f of checks.failed) console.log(`  FAIL ${f.name}: ${f.error}`);
+    const n = quick ? 1024 : 8192;
+    await runResidentBench(addon, cuda, [{ dtype: 'float32', n, reps: 2 }, { dtype: 'float64', n, reps: 2 }], log, !noBaselines);
+    writeFileSync(join(outDir, `${tag}.json`), JSON.stringify({ machine, native: info, checks, rows }, null, 2) + '\n');
+    writeFileSync(join(outDir, `${tag}.md`), markdown(machine, checks, rows));
+    console.log(markdown(machine, checks, rows));
+    return;
+  }
   if (!('unavailable' in cuda) && !noChecks) {
     const results = await runCudaChecks(cuda, cpu);
     checks = { passed: results.filter((r) => !r.error).length, failed: results.filter((r) => r.error) };
@@ -226,6 +245,7 @@ function markdown(machine: Record<string, unknown>, checks: { passed: number; fa
     if (impl.startsWith('cupy (device') || impl === 'cupy' || impl.startsWith('numpy')) baseline.set(key(r), Number(r.seconds));
   }
   for (const r of all) {
+    if (r.seconds === undefined) continue; // notes (pool sizes, a baseline's error) stay in the JSON
     const size = r.m ? `${r.m}x${r.n}` : String(r.n);
     const n = Number(r.n);
     const gel = r.kind === 'seed' || r.kind === 'cpuSeed' ? ((n * n) / Number(r.seconds) / 1e9).toFixed(2) : '';

@@ -45,6 +45,8 @@ export class RunController {
   private backlog: Array<{ s: Stimulus; cause?: number }> | null = [];
   private readonly stats = new Map<string, WorkerStat>();
   private transfers = { count: 0, bytes: 0 };
+  /** Host <-> device traffic of the tasks that ran on device-resident data (worker/resident/). */
+  private device = { tasks: 0, reusedInputs: 0, reusedBytes: 0, uploadedBytes: 0, keptBytes: 0 };
   private readonly t0 = Date.now();
   private readonly unlisten: () => void;
   private settle!: (r: RunResult) => void;
@@ -245,7 +247,14 @@ export class RunController {
       s.busyMs += msg.endedAt - msg.startedAt;
       s.backends[msg.backend] = (s.backends[msg.backend] ?? 0) + 1;
       this.made.set(key, { bytes: msg.bytes, pid: w.pid ?? -1 });
-      const ev = this.bus.emit({ type: 'task', runId: this.runId, key, node: def.node, op: def.op, worker: w.id, start: msg.startedAt, end: msg.endedAt, bytes: msg.bytes, backend: msg.backend, cause: this.bus.lastSeq });
+      const ev = this.bus.emit({ type: 'task', runId: this.runId, key, node: def.node, op: def.op, worker: w.id, start: msg.startedAt, end: msg.endedAt, bytes: msg.bytes, backend: msg.backend, ...(msg.device ? { device: msg.device } : {}), cause: this.bus.lastSeq });
+      if (msg.device) {
+        this.device.tasks++;
+        this.device.reusedInputs += msg.device.reusedInputs;
+        this.device.reusedBytes += msg.device.reusedBytes;
+        this.device.uploadedBytes += msg.device.uploadedBytes;
+        this.device.keptBytes += msg.device.keptBytes;
+      }
       for (const tr of msg.transfers) {
         this.transfers.count++;
         this.transfers.bytes += tr.bytes;
@@ -401,6 +410,7 @@ export class RunController {
         durationMs: Date.now() - this.t0,
         workers: [...this.stats.values()],
         transfers: this.transfers,
+        ...(this.device.tasks > 0 ? { device: this.device } : {}),
         restarts,
         reused: this.reused,
       },

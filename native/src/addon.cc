@@ -16,6 +16,7 @@
 #include "linalg_cpu.h"
 #include "pool.h"
 #include "program.h"
+#include "resident_napi.h"
 
 namespace gf {
 void registerDfExports(Napi::Env env, Napi::Object exports);  // df_addon.cc
@@ -297,6 +298,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaMatmul", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Matmul(i, true); }));
   exports.Set("cudaQr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, true); }));
   exports.Set("cudaSvd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, true); }));
+  gf::registerResident(env, exports);
   gf::registerDfExports(env, exports);
   return exports;
 }

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "cuda_api.h"
+#include "cuda_resident.h"
 
 #ifndef GF_NO_CUDA_REASON
 #define GF_NO_CUDA_REASON "the addon was built without CUDA"
@@ -20,6 +21,15 @@ double benchProgram(const Program&, int) { absent(); }
 void matmul(int, const void*, const void*, const void*, void*, int64_t, int64_t, int64_t) { absent(); }
 void qr(int, const void*, void*, void*, int64_t, int64_t) { absent(); }
 void svd(int, const void*, void*, void*, void*, int64_t, int64_t) { absent(); }
+
+DeviceBlock::~DeviceBlock() {}
+BlockRef residentFind(int64_t) { return nullptr; }
+int64_t residentUpload(const void*, size_t, int32_t) { absent(); }
+void residentDownload(const DeviceBlock&, void*) { absent(); }
+bool residentFree(int64_t) { return false; }
+int64_t residentRunProgram(const Program&, const std::vector<InputView>&, const std::vector<char>&, void*) { absent(); }
+int64_t residentMatmul(int, const DeviceBlock&, const DeviceBlock&, const DeviceBlock*, int64_t, int64_t, int64_t) { absent(); }
+void residentStats(int64_t& blocks, int64_t& bytes, int64_t& pinned) { blocks = bytes = pinned = 0; }
 
 }  // namespace cuda
 }  // namespace gf

@@ -17,6 +17,7 @@
 #include "../reduce_acc.h"
 #include "common.h"
 #include "fast.h"
+#include "program_on.h"
 
 namespace gf {
 namespace cuda {
@@ -315,31 +316,48 @@ int launchAny(const Program& p, const Inputs& in, void* out, Acc* partials, int 
 }  // namespace
 
 void runProgram(const Program& prog, const std::vector<InputView>& inputs, void* out) {
+  runProgramOn(prog, inputs, std::vector<char>(inputs.size(), 0), out, false);
+}
+
+void runProgramOn(const Program& prog, const std::vector<InputView>& inputs, const std::vector<char>& onDevice, void* out, bool outOnDevice) {
   ensureDevice();
   if (prog.n > INT32_MAX) throw std::runtime_error("cuda: a chunk of more than 2^31 elements");
   Program p = prog;
-  // Upload each dependency an input leaf reads, once, and point the leaves at its slot.
+  // Upload each dependency an input leaf reads, once (device-resident ones are used in place),
+  // and point the leaves at its slot.
   Inputs in{};
   std::vector<std::unique_ptr<DeviceBuffer>> held;
   std::vector<int> slotOf(inputs.size(), -1);
+  int slots = 0;
   for (int i = 0; i < p.nleaves; i++) {
     Leaf& l = p.leaves[i];
     if (l.kind != kInput) continue;
     if (slotOf[l.dep] < 0) {
       const InputView& v = inputs[l.dep];
-      const size_t bytes = static_cast<size_t>(v.length) * (v.type == tF64 ? 8 : 4);
-      held.push_back(std::make_unique<DeviceBuffer>(bytes));
-      upload(*held.back(), v.data, bytes);
-      slotOf[l.dep] = static_cast<int>(held.size()) - 1;
-      in.data[slotOf[l.dep]] = held.back()->as<void>();
-      in.type[slotOf[l.dep]] = v.type;
+      const int slot = slots++;
+      if (onDevice[l.dep]) {
+        in.data[slot] = v.data;
+      } else {
+        const size_t bytes = static_cast<size_t>(v.length) * (v.type == tF64 ? 8 : 4);
+        held.push_back(std::make_unique<DeviceBuffer>(bytes));
+        upload(*held.back(), v.data, bytes);
+        in.data[slot] = held.back()->as<void>();
+      }
+      in.type[slot] = v.type;
+      slotOf[l.dep] = slot;
     }
     l.dep = slotOf[l.dep];
   }
+  if (outOnDevice && p.reduce != rNone) throw std::logic_error("runProgramOn: a partial is written to host memory");
   if (p.axis < 0 && p.reduce != rNone && fastRun(p, out)) return;
   const size_t elem = p.f32 ? 4 : 8;
   const int64_t last = p.shape[p.ndim - 1];
   const int64_t groups = last == 0 ? 0 : (p.n / last) * ((last + V - 1) / V);
+  if (p.reduce == rNone && outOnDevice) {
+    if (groups > 0) launchAny(p, in, out, nullptr, blocksFor(groups));
+    sync();
+    return;
+  }
   if (p.reduce == rNone) {
     DeviceBuffer d(static_cast<size_t>(p.n) * elem);
     if (groups > 0) launchAny(p, in, d.as<void>(), nullptr, blocksFor(groups));

@@ -11,6 +11,7 @@
 
 #include "../cuda_api.h"
 #include "common.h"
+#include "gemm_device.h"
 
 namespace gf {
 namespace cuda {
@@ -297,6 +298,20 @@ std::string solverReason() { return cusolverLib() ? "" : cusolverWhy; }
 void matmul(int dtype, const void* a, const void* b, const void* c0, void* c, int64_t m, int64_t k, int64_t n) {
   if (dtype == 0) matmulT(static_cast<const double*>(a), static_cast<const double*>(b), static_cast<const double*>(c0), static_cast<double*>(c), m, k, n);
   else matmulT(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<const float*>(c0), static_cast<float*>(c), m, k, n);
+}
+void gemmDevice(int dtype, const void* a, const void* b, void* c, bool accumulate, int64_t m, int64_t k, int64_t n) {
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) throw std::runtime_error("cuda matmul: dimension beyond 2^31");
+  ensureDevice();
+  if (m == 0 || n == 0) return;
+  Handle h = cublasHandle();
+  // Row-major C = A B is column-major C^T = B^T A^T.
+  if (dtype == 0) {
+    const double one = 1, beta = accumulate ? 1 : 0;
+    status(cublasLib()->dgemm(h, 0, 0, int(n), int(m), int(k), &one, static_cast<const double*>(b), int(n), static_cast<const double*>(a), int(k), &beta, static_cast<double*>(c), int(n)), "cublasDgemm");
+  } else {
+    const float one = 1, beta = accumulate ? 1 : 0;
+    status(cublasLib()->sgemm(h, 0, 0, int(n), int(m), int(k), &one, static_cast<const float*>(b), int(n), static_cast<const float*>(a), int(k), &beta, static_cast<float*>(c), int(n)), "cublasSgemm");
+  }
 }
 void qr(int dtype, const void* a, void* q, void* r, int64_t m, int64_t n) {
   if (dtype == 0) qrT(static_cast<const double*>(a), static_cast<double*>(q), static_cast<double*>(r), m, n);

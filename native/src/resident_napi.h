@@ -1,0 +1,7 @@
+// The N-API exports of device-resident chunks (resident_napi.cc), registered by addon.cc.
+#pragma once
+#include <napi.h>
+
+namespace gf {
+void registerResident(Napi::Env env, Napi::Object exports);
+}
