@@ -21,7 +21,9 @@ DeviceBlock::~DeviceBlock() {
 namespace {
 
 std::mutex registryMutex;
-std::unordered_map<int64_t, BlockRef> registry;
+// Never destroyed: at process exit the CUDA runtime may be gone before static destructors run,
+// and freeing blocks then would call into it. The driver reclaims device memory with the process.
+std::unordered_map<int64_t, BlockRef>& registry = *new std::unordered_map<int64_t, BlockRef>();
 int64_t liveBytes = 0;
 std::atomic<int64_t> nextId{1};
 
