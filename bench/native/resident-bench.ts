@@ -42,6 +42,22 @@ export async function runResidentBench(addon: NativeAddon, cuda: ArrayBackend, r
     const a = randomMatrix(n, dtype, 1);
     const b = randomMatrix(n, dtype, 2);
     await cuda.matmul!(randomMatrix(256, dtype, 3), randomMatrix(256, dtype, 4)); // warm-up: cuBLAS load, pool
+    // Copies through the pinned staging pool alone (pageable JS memory <-> device), GB/s each way.
+    const back = new (dtype === 'float32' ? Float32Array : Float64Array)(n * n);
+    let up = Infinity;
+    let down = Infinity;
+    for (let i = 0; i < reps + 1; i++) {
+      let t = performance.now();
+      const id = await addon.cudaResidentUpload(a.data as Float64Array);
+      up = Math.min(up, (performance.now() - t) / 1000);
+      t = performance.now();
+      await addon.cudaResidentDownload(id, back);
+      down = Math.min(down, (performance.now() - t) / 1000);
+      addon.cudaResidentFree(id);
+    }
+    if (back[n * n - 1] !== a.data[n * n - 1]) throw new Error('staged copy round trip changed the data');
+    log({ kind: 'stagedCopy', impl: 'gpuflow pinned staging (host -> device)', dtype, n, seconds: up, gbPerSecond: a.data.byteLength / up / 1e9 });
+    log({ kind: 'stagedCopy', impl: 'gpuflow pinned staging (device -> host)', dtype, n, seconds: down, gbPerSecond: a.data.byteLength / down / 1e9 });
     const flops = 2 * 2 * n ** 3;
     const host = await best(reps, async () => {
       const c = await cuda.matmul!(a, b);
