@@ -74,7 +74,7 @@ export async function replayCommand(positionals: string[], opts: Parsed['values'
     if (!original) throw new UsageError(`no run ${id} in ${opts.db ?? 'the store'}`);
     const version = store.getWorkflowVersion(original.workflowHash);
     if (!version) throw new UsageError(`run ${id}'s workflow version ${original.workflowHash.slice(0, 12)} is missing from the store`);
-    const started = svc.run(version.doc, { replayOf: id });
+    const started = await svc.runAsync(version.doc, { replayOf: id });
     const r = await started.done;
     const match = r.status === 'finished' && original.resultDigest !== null && r.digest === original.resultDigest;
     const report = { original: id, replay: r.storeId, status: r.status, error: r.error, originalDigest: original.resultDigest, replayDigest: r.digest, match };

@@ -37,7 +37,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values']):
     let current: string | null = null;
     const progress = progressPrinter(() => current);
     const unsub = svc.subscribe((e) => progress.onEvent(e));
-    const started = svc.run(doc, { params });
+    const started = await svc.runAsync(doc, { params });
     current = started.runId;
     const stop = () => started.handle.cancel('interrupted (SIGINT)');
     process.once('SIGINT', stop);
