@@ -11,8 +11,6 @@ export type View = 'editor' | 'history' | 'benchmarks';
 export interface DataState {
   view: View;
   workers: WorkerInfo[];
-  /** Per worker id, recent memory samples (rss bytes), for the sparkline. */
-  memory: Record<string, number[]>;
   examples: ExampleInfo[];
   history: RunSummary[];
   /** The stored run whose events the task stream shows, when one is opened from history. */
@@ -32,7 +30,6 @@ export const createDataStore = () =>
   createStore<DataState>()((set) => ({
     view: 'editor',
     workers: [],
-    memory: {},
     examples: [],
     history: [],
     openedRun: null,

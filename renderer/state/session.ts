@@ -164,9 +164,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   async function refreshWorkers() {
     try {
       const workers = await api.workers();
-      const memory = { ...data.getState().memory };
-      for (const w of workers) memory[w.id] = [...(memory[w.id] ?? []), w.rss].slice(-60);
-      data.getState().set({ workers, memory });
+      data.getState().set({ workers });
       for (const w of workers) log.ensureLane(w.id, w.label, w.kind === 'virtual-gpu');
     } catch {
       // The panel keeps its last list; the connection indicator says what is wrong.

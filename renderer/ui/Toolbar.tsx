@@ -86,6 +86,8 @@ export function Toolbar() {
       run: cmd.run,
       runSelected: cmd.runSelected,
       layout: () => ed().autoLayout(),
+      group: () => void ed().groupSelection(),
+      ungroup: () => ed().ungroupSelection(),
     });
     const beforeUnload = (e: BeforeUnloadEvent) => {
       if (session.editor.getState().dirty) e.preventDefault();

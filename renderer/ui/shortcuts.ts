@@ -14,6 +14,8 @@ export interface ShortcutActions {
   run(): void;
   runSelected(): void;
   layout(): void;
+  group(): void;
+  ungroup(): void;
 }
 
 export const SHORTCUTS: Array<{ keys: string; action: keyof ShortcutActions; label: string }> = [
@@ -30,6 +32,8 @@ export const SHORTCUTS: Array<{ keys: string; action: keyof ShortcutActions; lab
   { keys: 'Mod+Enter', action: 'run', label: 'Run' },
   { keys: 'Mod+Shift+Enter', action: 'runSelected', label: 'Run selected node' },
   { keys: 'Mod+L', action: 'layout', label: 'Auto-layout' },
+  { keys: 'Mod+G', action: 'group', label: 'Group the selected nodes' },
+  { keys: 'Mod+Shift+G', action: 'ungroup', label: 'Ungroup' },
 ];
 
 export function keyName(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'shiftKey'>): string {

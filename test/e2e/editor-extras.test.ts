@@ -124,6 +124,12 @@ describe.skipIf(skip)('editor extras in the browser', () => {
     await expect.poll(() => frame.count()).toBe(0);
     await page.getByRole('button', { name: 'Undo' }).click();
     await expect.poll(() => frame.count()).toBe(1);
+    // The same by keyboard: a member selected, Ctrl+Shift+G ungroups, Ctrl+Z brings the frame back.
+    await page.locator('.react-flow__node[data-id="reduce"] .gf-node-title').click();
+    await page.keyboard.press('Control+Shift+G');
+    await expect.poll(() => frame.count()).toBe(0);
+    await page.keyboard.press('Control+Z');
+    await expect.poll(() => frame.count()).toBe(1);
 
     await page.reload();
     await page.locator('[data-op="random_normal"]').waitFor();
