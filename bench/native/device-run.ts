@@ -11,7 +11,7 @@
  * (slice pushed into the generator) and `(x + 1).sum()` (every sample generated), plus `x.sum()`.
  * gpuflow's "bare kernel loop" awaits one addon call per chunk (serial) or keeps 4 in flight.
  *
- * --resident: only the device-resident checks (test/gpu/resident-checks.ts) and the chained
+ * --resident: only the GPU checks (cuda-checks.ts, then resident-checks.ts) and the chained
  * matmul timing (resident-bench.ts, CuPy beside it); writes native-gpu-resident.{json,md}. < 60 s.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -111,9 +111,10 @@ async function main() {
   let checks: { passed: number; failed: { name: string; error: string | null }[] } = { passed: 0, failed: [] };
   if (residentOnly) {
     if ('unavailable' in cuda) throw new Error(`cuda unavailable: ${cuda.unavailable}`);
-    const results = await runResidentChecks(addon, cuda);
+    // The general CUDA checks too: the default path's runProgram now goes through runProgramOn.
+    const results = [...(noChecks ? [] : await runCudaChecks(cuda, cpu)), ...(await runResidentChecks(addon, cuda))];
     checks = { passed: results.filter((r) => !r.error).length, failed: results.filter((r) => r.error) };
-    console.log(`resident GPU checks: ${checks.passed} passed, ${checks.failed.length} failed`);
+    console.log(`GPU checks (cuda + resident): ${checks.passed} passed, ${checks.failed.length} failed`);
     for (const f of checks.failed) console.log(`  FAIL ${f.name}: ${f.error}`);
     const n = quick ? 1024 : 8192;
     await runResidentBench(addon, cuda, [{ dtype: 'float32', n, reps: 2 }, { dtype: 'float64', n, reps: 2 }], log, !noBaselines);
