@@ -12,6 +12,7 @@
  *   npx tsx bench/dataframes/groupby.ts [--partitions 30] [--rows 2600000] [--workers N] [--out DIR]
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,8 +21,8 @@ import { groupbyAggregate, type GroupbySpec } from '../../worker/kernels/df/grou
 import { fromIPC } from '../../worker/kernels/df/ipc';
 import { arg, flag, machine, save } from './common';
 
-const P = arg('partitions', 30);
-const R = arg('rows', 2_600_000);
+export const P = arg('partitions', 30);
+export const R = arg('rows', 2_600_000);
 const seed = 1;
 const spec: GroupbySpec = { by: ['name'], aggs: [{ column: 'x', agg: 'mean' }] };
 const here = fileURLToPath(import.meta.url);
@@ -47,7 +48,8 @@ function ask<T>(w: Worker, msg: string): Promise<T> {
   });
 }
 
-async function run(W: number, columns?: string[]): Promise<Record<string, unknown>> {
+/** One timed run on W worker threads (exported for bench/dataframes/gpu-groupby.ts). */
+export async function run(W: number, columns?: string[]): Promise<Record<string, unknown>> {
   const shares = Array.from({ length: W }, (_, k) => Array.from({ length: P }, (_, p) => p).filter((p) => p % W === k));
   const workers = await Promise.all(shares.filter((s) => s.length).map((s) => startWorker(s, columns)));
   const g0 = performance.now();
@@ -72,8 +74,11 @@ async function run(W: number, columns?: string[]): Promise<Record<string, unknow
   };
 }
 
-function pandas(): Record<string, unknown> | null {
-  const script = join(dirname(here), 'pandas_groupby.py');
+/** The pandas baseline in the same run (python3 + pandas), or null when absent. */
+export function pandas(): Record<string, unknown> | null {
+  // Beside this file, or (in a bundle under .devbuild/) from the repository root.
+  const beside = join(dirname(here), 'pandas_groupby.py');
+  const script = existsSync(beside) ? beside : 'bench/dataframes/pandas_groupby.py';
   const py = flag('python') ?? 'python3';
   const r = spawnSync(py, [script, String(P), String(R)], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) {
@@ -110,7 +115,10 @@ async function main(): Promise<void> {
   console.log('wrote', save('dataframes-groupby.json', result));
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// Run when executed (tsx bench/dataframes/groupby.ts), not when gpu-groupby.ts imports run / pandas.
+if (/(^|\/)groupby\.(ts|mjs)$/.test(process.argv[1] ?? '')) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

@@ -21,7 +21,9 @@ import { join } from 'node:path';
 import type { ChunkProgram, NDArray } from '../../common/arrays';
 import { loadNative, nativeInfo } from '../../native/index';
 import { encodeProgram } from '../../native/program-code';
+import { dfCuda } from '../../native/df';
 import { runCudaChecks } from '../../test/gpu/cuda-checks';
+import { runDfChecks } from '../../test/gpu/df-checks';
 import { runResidentChecks } from '../../test/gpu/resident-checks';
 import { seedChunk } from '../../test/unit/native/programs';
 import { createCudaBackend } from '../../worker/kernels/cuda';
@@ -129,6 +131,14 @@ async function main() {
     console.log(`GPU checks: ${checks.passed} passed, ${checks.failed.length} failed`);
     for (const f of checks.failed) console.log(`  FAIL ${f.name}: ${f.error}`);
   } else console.log(`cuda ${'unavailable' in cuda ? `unavailable: ${cuda.unavailable}` : 'checks skipped (--no-checks)'}`);
+  if (!noChecks) {
+    // The dataframe kernels (test/gpu/df-checks.ts); without them one failure says why.
+    const df = await runDfChecks(dfCuda());
+    const failed = df.filter((r) => r.error);
+    checks = { passed: checks.passed + df.length - failed.length, failed: [...checks.failed, ...failed] };
+    console.log(`df GPU checks: ${df.length - failed.length} passed, ${failed.length} failed`);
+    for (const f of failed) console.log(`  FAIL ${f.name}: ${f.error}`);
+  }
 
   const Ns = quick ? [4 * CHUNK] : [100000, 500000];
   const spec = {

@@ -154,7 +154,7 @@ Napi::Value Filter(const Napi::CallbackInfo& info, bool gpu) {
 constexpr int64_t kMaxRows = (int64_t(1) << 31) - 1;
 constexpr int64_t kMaxSlots = int64_t(1) << 26;
 
-// desc: [rows, slots, nKeys, nVals, m2, (codes, valid, stride, card) * nKeys, (x, valid) * nVals]
+// desc: [rows, slots, nKeys, nVals, flags (1: m2, 2: min/max), (codes, valid, stride, card) * nKeys, (x, valid) * nVals]
 Napi::Value Groupby(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::TypedArray desc = typed(info, 0, "desc", napi_float64_array, "Float64Array");
@@ -165,7 +165,9 @@ Napi::Value Groupby(const Napi::CallbackInfo& info) {
   a->rows = count(env, d[0], "desc rows", kMaxRows);
   a->slots = count(env, d[1], "desc slots", kMaxSlots);
   const int64_t nk = count(env, d[2], "desc keys", 64), nv = count(env, d[3], "desc values", 1024);
-  a->m2 = d[4] != 0;
+  const int64_t flags = count(env, d[4], "desc flags", 3);
+  a->m2 = (flags & 1) != 0;
+  a->minmax = (flags & 2) != 0;
   if (nk < 1) rangeError(env, "groupby needs at least one key");
   if (dl != 5 + 4 * nk + 2 * nv) rangeError(env, "desc has " + std::to_string(dl) + " numbers, its counts need " + std::to_string(5 + 4 * nk + 2 * nv));
   Bufs b = bufsArg(info, 1);

@@ -33,10 +33,11 @@ struct GroupbyArgs {
   int64_t rows, slots;
   std::vector<GroupKey> keys;
   std::vector<GroupVal> vals;
-  bool m2;  // also the sum of squared deviations about each group's mean (var, std)
+  bool m2;      // also the sum of squared deviations about each group's mean (var, std)
+  bool minmax;  // min and max (their compare-and-swap loops are skipped when no aggregate needs them)
 };
 // out: slots * (2 + 5 * vals) doubles: rows per slot, first row per slot (-1: none), then per
-// value column count, sum, min (+inf: none), max (-inf: none), m2. NaN and null values are skipped.
+// value column count, sum, min (+inf: none or not asked), max (-inf: likewise), m2. NaN and null values are skipped.
 inline int64_t groupbyOutSize(const GroupbyArgs& a) { return a.slots * (2 + 5 * static_cast<int64_t>(a.vals.size())); }
 
 struct JoinKey {

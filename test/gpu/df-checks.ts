@@ -158,8 +158,9 @@ const JOINS: { name: string; spec: JoinSpec; sides: (scale: number) => [Table, T
  * Every check; `cuda` is the device kernels or why they are missing (then one failing entry says
  * so). `scale` shrinks the tables (the unit test runs the js fake at 0.05; the GPU runs at 1).
  */
-export async function runDfChecks(cuda: DfAddon | { unavailable: string }, scale = 1): Promise<DfCheckResult[]> {
-  if ('unavailable' in cuda) return [{ name: 'cuda df kernels', error: `unavailable: ${cuda.unavailable}` }];
+export async function runDfChecks(kernels: { addon: DfAddon } | { unavailable: string }, scale = 1): Promise<DfCheckResult[]> {
+  if ('unavailable' in kernels) return [{ name: 'cuda df kernels', error: `unavailable: ${kernels.unavailable}` }];
+  const cuda = kernels.addon;
   const results: DfCheckResult[] = [];
   const check = async (name: string, f: () => Promise<string | null>) => {
     try {

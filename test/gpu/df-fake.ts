@@ -26,7 +26,9 @@ function f64(bufs: DfBuffer[], k: number): Float64Array {
 }
 
 function groupby(desc: Float64Array, bufs: DfBuffer[], out: Float64Array): void {
-  const [rows, slots, nk, nv, m2] = desc;
+  const [rows, slots, nk, nv, flags] = desc;
+  const m2 = flags & 1;
+  const minmax = flags & 2;
   if (out.length !== slots * (2 + 5 * nv)) throw new RangeError('out has the wrong size');
   const keys = Array.from({ length: nk }, (_, j) => {
     const e = desc.subarray(5 + 4 * j);
@@ -65,6 +67,7 @@ function groupby(desc: Float64Array, bufs: DfBuffer[], out: Float64Array): void 
       if ((c.valid && !c.valid[i]) || x !== x) return;
       out[stat(v, 0) + s]++;
       out[stat(v, 1) + s] += x;
+      if (!minmax) return;
       out[stat(v, 2) + s] = Math.min(out[stat(v, 2) + s], x);
       out[stat(v, 3) + s] = Math.max(out[stat(v, 3) + s], x);
     });

@@ -54,7 +54,7 @@ __device__ __forceinline__ bool valueAt(const DVal& v, int64_t i, double* x) {
 }
 
 // acc layout (global or shared): rows, first, then per value count, sum, min, max (slots each).
-__device__ __forceinline__ void addRow(double* acc, long long slots, long long s, int64_t i, const DVal* vals, int nv) {
+__device__ __forceinline__ void addRow(double* acc, long long slots, long long s, int64_t i, const DVal* vals, int nv, bool minmax) {
   atomicAdd(&acc[s], 1.0);
   dfk::atomicMinD(&acc[slots + s], static_cast<double>(i));
   for (int v = 0; v < nv; v++) {
@@ -63,8 +63,10 @@ __device__ __forceinline__ void addRow(double* acc, long long slots, long long s
     double* a = acc + (2 + 4 * v) * slots;
     atomicAdd(&a[s], 1.0);
     atomicAdd(&a[slots + s], x);
-    dfk::atomicMinD(&a[2 * slots + s], x);
-    dfk::atomicMaxD(&a[3 * slots + s], x);
+    if (minmax) {
+      dfk::atomicMinD(&a[2 * slots + s], x);
+      dfk::atomicMaxD(&a[3 * slots + s], x);
+    }
   }
 }
 
@@ -97,7 +99,7 @@ __global__ void initOut(double* out, long long slots, int nv) {
   }
 }
 
-__global__ void accumulateGlobal(const DKey* keys, int nk, const DVal* vals, int nv, int64_t rows, long long slots, double* out, int* bad) {
+__global__ void accumulateGlobal(const DKey* keys, int nk, const DVal* vals, int nv, int64_t rows, long long slots, double* out, int* bad, bool minmax) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < rows; i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const long long s = slotOf(keys, nk, i, bad);
     if (s < 0) continue;
@@ -108,19 +110,21 @@ __global__ void accumulateGlobal(const DKey* keys, int nk, const DVal* vals, int
       if (!valueAt(vals[v], i, &x)) continue;
       atomicAdd(&outStat(out, slots, v, 0)[s], 1.0);
       atomicAdd(&outStat(out, slots, v, 1)[s], x);
-      dfk::atomicMinD(&outStat(out, slots, v, 2)[s], x);
-      dfk::atomicMaxD(&outStat(out, slots, v, 3)[s], x);
+      if (minmax) {
+        dfk::atomicMinD(&outStat(out, slots, v, 2)[s], x);
+        dfk::atomicMaxD(&outStat(out, slots, v, 3)[s], x);
+      }
     }
   }
 }
 
-__global__ void accumulateShared(const DKey* keys, int nk, const DVal* vals, int nv, int64_t rows, long long slots, double* out, int* bad) {
+__global__ void accumulateShared(const DKey* keys, int nk, const DVal* vals, int nv, int64_t rows, long long slots, double* out, int* bad, bool minmax) {
   extern __shared__ double acc[];
   for (long long k = threadIdx.x; k < slots; k += blockDim.x) initAcc(acc, slots, nv, k);
   __syncthreads();
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < rows; i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const long long s = slotOf(keys, nk, i, bad);
-    if (s >= 0) addRow(acc, slots, s, i, vals, nv);
+    if (s >= 0) addRow(acc, slots, s, i, vals, nv, minmax);
   }
   __syncthreads();
   for (long long k = threadIdx.x; k < slots; k += blockDim.x) {
@@ -132,8 +136,10 @@ __global__ void accumulateShared(const DKey* keys, int nk, const DVal* vals, int
       if (a[k] == 0) continue;
       atomicAdd(&outStat(out, slots, v, 0)[k], a[k]);
       atomicAdd(&outStat(out, slots, v, 1)[k], a[slots + k]);
-      dfk::atomicMinD(&outStat(out, slots, v, 2)[k], a[2 * slots + k]);
-      dfk::atomicMaxD(&outStat(out, slots, v, 3)[k], a[3 * slots + k]);
+      if (minmax) {
+        dfk::atomicMinD(&outStat(out, slots, v, 2)[k], a[2 * slots + k]);
+        dfk::atomicMaxD(&outStat(out, slots, v, 3)[k], a[3 * slots + k]);
+      }
     }
   }
 }
@@ -187,8 +193,8 @@ void dfGroupby(const df::GroupbyArgs& a, double* out) {
     // Enough blocks to fill the device; with shared accumulators each block also pays the init
     // and merge of every slot, so fewer, busier blocks when there are many slots.
     const int grid = std::min(dfk::gridFor(a.rows, kBlock), sharedBytes > 8192 ? 264 : 1056);
-    if (sharedBytes <= kSharedBudget) accumulateShared<<<grid, kBlock, sharedBytes, stream()>>>(dkeys, nk, dvals, nv, a.rows, slots, dout, bad);
-    else accumulateGlobal<<<dfk::gridFor(a.rows, kBlock), kBlock, 0, stream()>>>(dkeys, nk, dvals, nv, a.rows, slots, dout, bad);
+    if (sharedBytes <= kSharedBudget) accumulateShared<<<grid, kBlock, sharedBytes, stream()>>>(dkeys, nk, dvals, nv, a.rows, slots, dout, bad, a.minmax);
+    else accumulateGlobal<<<dfk::gridFor(a.rows, kBlock), kBlock, 0, stream()>>>(dkeys, nk, dvals, nv, a.rows, slots, dout, bad, a.minmax);
     launched("groupby accumulate");
     if (a.m2 && nv > 0) {
       const size_t m2Bytes = static_cast<size_t>(slots) * nv * sizeof(double);

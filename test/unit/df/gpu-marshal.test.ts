@@ -22,7 +22,7 @@ describe.skipIf(skip)('df kernels marshalling (no GPU)', () => {
   const fake = fakeDfCuda(real);
 
   it('every GPU check passes against the js fake of the kernels', async () => {
-    const results = await runDfChecks(fake, 0.05);
+    const results = await runDfChecks({ addon: fake }, 0.05);
     expect(results.filter((r) => r.error !== null)).toEqual([]);
     expect(results.length).toBeGreaterThan(25);
   }, 60_000);
@@ -46,7 +46,7 @@ describe.skipIf(skip)('df kernels marshalling (no GPU)', () => {
 
   it('the addon checks descriptors before queueing work', () => {
     const codes = new Int32Array(4);
-    // rows, slots, keys, values, m2 | codes, valid, stride, card | x, valid
+    // rows, slots, keys, values, flags | codes, valid, stride, card | x, valid
     const desc = (card: number, slots: number) => Float64Array.from([4, slots, 1, 1, 0, 0, -1, 1, card, 1, -1]);
     const out = (slots: number) => new Float64Array(slots * 7);
     expect(() => real.cudaDfGroupby(desc(3, 2), [codes, new Float64Array(4)], out(2))).toThrow(/codes reach slot 2, but slots is 2/);

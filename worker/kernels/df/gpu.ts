@@ -135,8 +135,9 @@ export async function groupbyChunkNative(run: DfAddon['cudaDfGroupby'], table: T
     if (type === 'timestamp' && spec.aggs.some((a) => a.column === name && NUMERIC_ONLY.has(a.agg))) return { unsupported: `a numeric aggregate of timestamp column '${name}'` };
     valueCols.push({ name, type });
   }
-  const wantM2 = [...stats.values()].some((s) => s.has('m2'));
-  const desc: number[] = [n, slots, keys.length, valueCols.length, wantM2 ? 1 : 0];
+  const wants = [...stats.values()];
+  const flags = (wants.some((s) => s.has('m2')) ? 1 : 0) | (wants.some((s) => s.has('min') || s.has('max')) ? 2 : 0);
+  const desc: number[] = [n, slots, keys.length, valueCols.length, flags];
   keys.forEach((k, j) => desc.push(add(k.codes), add(k.valid), strides[j], k.card));
   for (const c of valueCols) {
     const col = column(table, c.name, 'groupby');
