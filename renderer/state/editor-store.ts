@@ -187,7 +187,9 @@ export const createEditorStore = () =>
     autoLayout() {
       const g = get().graph;
       const pos = layeredLayout(g.nodes, g.edges);
-      get().commit({ ...g, nodes: g.nodes.map((n) => ({ ...n, position: pos[n.id] ?? n.position })) });
+      const laid = { ...g, nodes: g.nodes.map((n) => ({ ...n, position: pos[n.id] ?? n.position })) };
+      // Frames follow their members to where the layout put them.
+      get().commit(Groups.refitGroupsOf(laid, laid.nodes.map((n) => n.id), get().sizes));
     },
     markSaved: (filePath) => set({ filePath, dirty: false }),
     setNotice: (notice) => set({ notice }),

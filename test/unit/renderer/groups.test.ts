@@ -127,6 +127,15 @@ describe('groups in the editor store', () => {
     expect(ed.getState().graph.groups![0].nodes).toEqual(['a', 'b']);
   });
 
+  it('auto-layout moves the frames with their members', () => {
+    const ed = createEditorStore();
+    ed.getState().load(makeGroup(graph(), ['a', 'b'], sizes).graph, null);
+    ed.getState().setSizes(sizes);
+    ed.getState().autoLayout();
+    const g = ed.getState().graph;
+    expect(g.groups![0]).toMatchObject(frameAround(['a', 'b'].map((id) => ({ ...g.nodes.find((n) => n.id === id)!.position!, ...sizes[id as 'a' | 'b'] }))));
+  });
+
   it('delete with a frame selected removes the frame, not its nodes', () => {
     const ed = createEditorStore();
     ed.getState().load(makeGroup(graph(), ['a', 'b'], sizes).graph, null);
