@@ -262,6 +262,16 @@ export class RunController {
       }
       this.stimulus({ type: 'task-finished', key, worker: w.id, bytes: msg.bytes }, ev.seq);
     } else {
+      if (msg.code === 'memory' && this.cacheUse) {
+        // Refused for memory on a worker where the result cache keeps outputs: the cache gives
+        // way (it must never cost a run its memory) and the task runs again.
+        const freed = this.cacheUse.cache.freeWorker(w.id);
+        if (freed > 0) {
+          const ev = this.bus.emit({ type: 'log', level: 'info', message: `run ${this.runId}: ${key} needed memory on ${w.id}; released ${freed} bytes of cached results there and retried` });
+          this.stimulus({ type: 'task-erred', key, worker: w.id, message: msg.message, code: msg.code, retry: true }, ev.seq);
+          return;
+        }
+      }
       const ev = this.bus.emit({ type: 'task-error', runId: this.runId, key, node: def.node, worker: w.id, message: msg.message, code: msg.code, cause: this.bus.lastSeq });
       const erred: Stimulus = { type: 'task-erred', key, worker: w.id, message: msg.message, code: msg.code };
       // A lost input usually means its holder just died: give the pool a moment to notice, so

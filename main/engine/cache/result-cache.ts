@@ -147,6 +147,17 @@ export class ResultCache {
     return true;
   }
 
+  /** Releases every unpinned entry on a worker (it needs the memory for a run); returns the bytes freed. */
+  freeWorker(id: string): number {
+    let freed = 0;
+    for (const e of [...this.entries.values()]) {
+      if (e.worker !== id || e.pins > 0) continue;
+      freed += e.bytes;
+      this.remove(e, true);
+    }
+    return freed;
+  }
+
   /** Forgets every entry held by a worker that went down (its outputs went with it). */
   dropWorker(id: string): void {
     for (const e of [...this.entries.values()]) if (e.worker === id) this.remove(e, false);

@@ -32,7 +32,8 @@ export type Stimulus =
   /** `gone`: the worker will not come back (its device is gone); otherwise it may be restarted. */
   | { type: 'worker-removed'; id: string; reason: string; gone?: boolean }
   | { type: 'task-finished'; key: string; worker: string; bytes: number }
-  | { type: 'task-erred'; key: string; worker: string; message: string; code?: TaskErrorCode }
+  /** `retry`: the cause is gone (e.g. the result cache freed the memory it lacked): run it again. */
+  | { type: 'task-erred'; key: string; worker: string; message: string; code?: TaskErrorCode; retry?: boolean }
   | { type: 'cancel'; reason: string };
 
 export type Instruction =
@@ -220,7 +221,7 @@ export class Scheduler {
         if (!t || t.state !== 'running' || t.runningOn !== s.worker) break;
         this.workers.get(s.worker)?.running.delete(s.key);
         t.runningOn = null;
-        if (s.code === 'fetch' && ++t.lost < MAX_LOST) {
+        if ((s.code === 'fetch' || s.retry) && ++t.lost < MAX_LOST) {
           // An input's holder died under it: run it again once the input is back.
           this.move(s.key, 'waiting', s.worker);
           this.rewait(s.key);

@@ -66,6 +66,18 @@ function graph() {
 const executes = (ins: Instruction[]) => ins.filter((i): i is Extract<Instruction, { type: 'execute' }> => i.type === 'execute');
 
 describe('scheduler starting from cached outputs', () => {
+  it('runs a task again when its failure is marked retry (the cache freed the memory it lacked)', () => {
+    const { tasks, outputs } = graph();
+    const s = new Scheduler(tasks, outputs, () => 0, new Map([['m0', 'A'], ['m1', 'A']]));
+    s.handle({ type: 'worker-added', id: 'A', kind: 'cpu', slots: 1 }, 1);
+    expect(executes(s.start(2)).map((e) => e.key)).toEqual(['s']);
+    const again = s.handle({ type: 'task-erred', key: 's', worker: 'A', message: 'over the memory limit', code: 'memory', retry: true }, 3);
+    expect(executes(again).map((e) => e.key)).toEqual(['s']);
+    // Without retry the same failure ends the run.
+    const end = s.handle({ type: 'task-erred', key: 's', worker: 'A', message: 'over the memory limit', code: 'memory' }, 4);
+    expect(end.some((i) => i.type === 'failed')).toBe(true);
+  });
+
   it('runs only what is downstream of the cached tasks, reading them where they are', () => {
     const { tasks, outputs } = graph();
     const s = new Scheduler(tasks, outputs, () => 0, new Map([['m0', 'A'], ['m1', 'B']]));
@@ -155,6 +167,18 @@ describe('result cache', () => {
     expect(c.lookup('d1')).toBeUndefined();
     expect(c.offer('d3', { worker: 'B', pid: 101, wireKey: 'k3', bytes: 200 })).toBe(true);
     expect(c.stats().entries).toBe(2);
+  });
+
+  it('gives way on a worker that needs the memory: every unpinned entry there is released', () => {
+    const { pool, sent } = fakePool(10_000);
+    const c = new ResultCache(pool, { budgetBytes: 10_000, workerShare: 1 });
+    c.offer('d1', { worker: 'A', pid: 100, wireKey: 'k1', bytes: 10 });
+    c.offer('d2', { worker: 'A', pid: 100, wireKey: 'k2', bytes: 20 });
+    c.offer('d3', { worker: 'B', pid: 101, wireKey: 'k3', bytes: 40 });
+    c.pin('d2');
+    expect(c.freeWorker('A')).toBe(10);
+    expect(sent).toEqual([{ worker: 'A', keys: ['k1'] }]);
+    expect(c.bytesByWorker()).toEqual({ A: 20, B: 40 });
   });
 
   it('forgets what a worker held when it goes down or comes back as another process', () => {
