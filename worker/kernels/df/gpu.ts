@@ -215,7 +215,8 @@ export async function hashJoinNative(run: DfAddon['cudaDfJoin'], left: Table, ri
     } else return { unsupported: `join key '${lk[j]}' is ${lt ?? String(lc.type)} on the left and ${rt ?? String(rc.type)} on the right` };
     per[j] = [...entry, space, card];
     space *= card;
-    if (space > 2 ** 62) return { unsupported: 'the key columns have too many combinations for one 64-bit key' };
+    // Strides travel as doubles: keep the key space where they are exact.
+    if (space > 2 ** 53) return { unsupported: 'the key columns have too many combinations for one 53-bit key' };
   }
   for (const e of per) desc.push(...e);
   const d = Float64Array.from(desc);
