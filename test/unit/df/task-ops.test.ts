@@ -46,7 +46,7 @@ describe('dataframe task ops', () => {
     const gen = findHandler('df', 'timeseries');
     const flt = findHandler('df', 'filter');
     expect(gen && flt).toBeTruthy();
-    const ctx = {} as never;
+    const ctx = { backends: [] } as never; // a worker without the cuda backend: the js kernels
     const a = await gen!({ seed: 2, partition: 0, rows: 100 }, [], ctx);
     expect(a.value.kind).toBe('table');
     const b = await flt!({ expr: "name in ['Alice', 'Bob'] and x > 0" }, [a.value], ctx);
