@@ -44,7 +44,7 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
     workers: () => svc.workers(),
     restartWorker: (w) => svc.restartWorker(check(str, w, 'restartWorker(id)')),
     examples: () => svc.examples(),
-    validate: (doc, p) => svc.validate(doc, check(params, p, 'validate(params)')),
+    validate: (doc, p) => svc.validateAsync(doc, check(params, p, 'validate(params)')),
     startRun: async (doc, p, o) => {
       const opts = check(z.object({ node: str.optional(), reuse: z.boolean().optional() }).optional(), o, 'startRun(options)') ?? {};
       const s = await svc.runAsync(doc, { params: check(params, p, 'startRun(params)'), ...opts });

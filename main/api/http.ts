@@ -94,7 +94,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
         return [200, await svc.examples()];
       case 'POST /validate': {
         const b = parse(runRequest, await readBody(req));
-        return [200, svc.validate(b.doc, b.params)];
+        return [200, await svc.validateAsync(b.doc, b.params)];
       }
       case 'POST /runs': {
         const b = parse(startRunRequest, await readBody(req));

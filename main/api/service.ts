@@ -39,6 +39,14 @@ export interface StartedRun {
   done: Promise<RunResult & { digest: string; storeId: number | null; eventsLost: string | null }>;
 }
 
+export type Validation = { ok: true; tasks: number } | { ok: false; errors: string[] };
+
+/** A refused document's errors as "path (node 'id'): detail" lines. */
+function refusal(e: unknown): Validation {
+  if (e instanceof WorkflowErrors) return { ok: false, errors: e.errors.map((x) => x.message) };
+  return { ok: false, errors: [e instanceof Error ? e.message : String(e)] };
+}
+
 export interface RunOptions {
   params?: Record<string, number | string | boolean>;
   replayOf?: number;
@@ -101,14 +109,27 @@ export class GpuflowService {
   }
 
   /** Validates without running; errors come back as "path (node 'id'): detail" lines. */
-  validate(doc: unknown, params: RunOptions['params'] = {}): { ok: true; tasks: number } | { ok: false; errors: string[] } {
+  validate(doc: unknown, params: RunOptions['params'] = {}): Validation {
     try {
       const wf = validateWorkflow(doc, params);
       const compiled = this.engine.compile(wf);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
-      if (e instanceof WorkflowErrors) return { ok: false, errors: e.errors.map((x) => x.message) };
-      return { ok: false, errors: [e instanceof Error ? e.message : String(e)] };
+      return refusal(e);
+    }
+  }
+
+  /**
+   * `validate`, compiling in slices (Engine.compileAsync): serve and the app check documents as
+   * they are edited, and a 100 000-task graph must not stall main's loop for seconds (D8).
+   */
+  async validateAsync(doc: unknown, params: RunOptions['params'] = {}): Promise<Validation> {
+    try {
+      const wf = validateWorkflow(doc, params);
+      const compiled = await this.engine.compileAsync(wf);
+      return { ok: true, tasks: compiled.tasks.size };
+    } catch (e) {
+      return refusal(e);
     }
   }
 
