@@ -104,7 +104,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       }
       case 'POST /queue': {
         const b = parse(queueRequest, await readBody(req));
-        return [200, svc.enqueue(b.doc, { params: b.params, node: b.node })];
+        return [200, await svc.enqueue(b.doc, { params: b.params, node: b.node })];
       }
       case 'GET /queue':
         return [200, svc.queueEntries()];

@@ -21,25 +21,48 @@ export interface QueueStart {
 
 export type QueueListener = (entries: QueueEntry[], refused?: { id: string; label: string; errors: string[] }) => void;
 
+interface Item {
+  entry: QueueEntry;
+  /** Starts the run (compiling in slices, so it may take a while); throws when it cannot. */
+  start: () => Promise<QueueStart>;
+}
+
 export class RunQueue {
-  private readonly items: Array<{ entry: QueueEntry; start: () => QueueStart }> = [];
+  private readonly items: Item[] = [];
+  /** The head entry while its run is being started (compiled): neither removable nor startable twice. */
+  private starting: Item | null = null;
 
   constructor(private readonly onChange: QueueListener) {}
 
-  /** Adds a run; it starts at once when nothing from the queue is running. */
-  add(label: string, node: string | null, start: () => QueueStart): QueueEntry {
-    const entry: QueueEntry = { id: randomUUID(), label, node, state: 'queued', runId: null, storeId: null, queuedAt: Date.now() };
-    this.items.push({ entry, start });
-    this.pump();
-    this.changed();
-    return { ...entry };
+  /**
+   * Adds a run. With nothing from the queue running it starts now, and a run that cannot start
+   * throws here (the click gets the errors); otherwise it waits and a failure to start is
+   * reported with the 'refused' of a queue change.
+   */
+  async add(label: string, node: string | null, start: () => Promise<QueueStart>): Promise<QueueEntry> {
+    const item: Item = { entry: { id: randomUUID(), label, node, state: 'queued', runId: null, storeId: null, queuedAt: Date.now() }, start };
+    this.items.push(item);
+    if (this.items.length > 1) {
+      this.changed();
+      return { ...item.entry };
+    }
+    try {
+      await this.startHead(item);
+    } catch (e) {
+      this.drop(item);
+      this.changed();
+      this.pump();
+      throw e;
+    }
+    return { ...item.entry };
   }
 
   /** Removes a queued entry; false if there is none with that id. The running entry is cancelled, not removed. */
   remove(id: string): boolean {
     const i = this.items.findIndex((x) => x.entry.id === id);
     if (i < 0) return false;
-    if (this.items[i].entry.state === 'running') throw new QueueError(`queue entry ${id} is running: cancel its run (${this.items[i].entry.runId}) instead`);
+    const item = this.items[i];
+    if (item.entry.state === 'running' || item === this.starting) throw new QueueError(`queue entry ${id} is running: cancel its run${item.entry.runId ? ` (${item.entry.runId})` : ''} instead`);
     this.items.splice(i, 1);
     this.changed();
     return true;
@@ -55,26 +78,38 @@ export class RunQueue {
     return first?.state === 'running' ? first.runId : null;
   }
 
-  private pump(): void {
-    while (this.items.length > 0 && this.items[0].entry.state === 'queued') {
-      const item = this.items[0];
-      try {
-        const started = item.start();
-        Object.assign(item.entry, { state: 'running', runId: started.runId, storeId: started.storeId });
-        const next = () => {
-          const i = this.items.indexOf(item);
-          if (i >= 0) this.items.splice(i, 1);
-          this.pump();
-          this.changed();
-        };
-        started.done.then(next, next);
-        return;
-      } catch (e) {
-        // It could not start (the workflow no longer compiles on these workers, …): say why and go on.
-        this.items.shift();
-        this.onChange(this.list(), { id: item.entry.id, label: item.entry.label, errors: errorsOf(e) });
-      }
+  private async startHead(item: Item): Promise<void> {
+    this.starting = item;
+    try {
+      const started = await item.start();
+      Object.assign(item.entry, { state: 'running', runId: started.runId, storeId: started.storeId });
+      const next = () => {
+        this.drop(item);
+        this.changed();
+        this.pump();
+      };
+      started.done.then(next, next);
+    } finally {
+      this.starting = null;
     }
+    this.changed();
+  }
+
+  /** Starts the next entry once the head is over; one that cannot start is reported and skipped. */
+  private pump(): void {
+    const head = this.items[0];
+    if (!head || head.entry.state !== 'queued' || this.starting) return;
+    this.startHead(head).catch((e: unknown) => {
+      // It could not start (the workflow no longer compiles on these workers, …): say why and go on.
+      this.drop(head);
+      this.onChange(this.list(), { id: head.entry.id, label: head.entry.label, errors: errorsOf(e) });
+      this.pump();
+    });
+  }
+
+  private drop(item: Item): void {
+    const i = this.items.indexOf(item);
+    if (i >= 0) this.items.splice(i, 1);
   }
 
   private changed(): void {

@@ -199,14 +199,14 @@ export class GpuflowService {
 
   /**
    * Queues a run (the app's Run / Run selected): it starts when the queue's previous run ends,
-   * reusing the result cache. Checked now, so a bad workflow is refused at the click.
+   * reusing the result cache, compiled in slices (runAsync). The document is validated now, so a
+   * bad one is refused at the click; so is one that cannot start when the queue is idle.
    */
-  enqueue(doc: unknown, opts: Pick<RunOptions, 'params' | 'node'> = {}): QueueEntry {
-    const wf = validateWorkflow(opts.node !== undefined ? upstreamDoc(doc, opts.node) : doc, opts.params ?? {});
-    this.engine.compile(wf);
+  async enqueue(doc: unknown, opts: Pick<RunOptions, 'params' | 'node'> = {}): Promise<QueueEntry> {
+    const wf = this.runWorkflow(doc, opts);
     const label = `${wf.doc.name ?? 'workflow'}${opts.node !== undefined ? ` → ${opts.node}` : ''}`;
-    return this.queue.add(label, opts.node ?? null, () => {
-      const s = this.run(doc, { ...opts, reuse: true });
+    return this.queue.add(label, opts.node ?? null, async () => {
+      const s = await this.runAsync(doc, { ...opts, reuse: true });
       return { runId: s.runId, storeId: s.storeId, done: s.done };
     });
   }

@@ -158,9 +158,9 @@ describe('the run queue', () => {
     try {
       // A long run: 3,600 chunks, cancelled right after it is queued.
       const long = { ...doc(), name: 'long', nodes: [{ id: 'x', op: 'random_normal', params: { shape: [60_000, 60_000], chunks: [1000, 1000], seed: 1 } }, { id: 'total', op: 'reduce', params: { op: 'sum' } }], edges: [{ source: 'x', sourcePort: 'out', target: 'total', targetPort: 'x' }] };
-      const a = svc.enqueue(long);
-      const b = svc.enqueue({ ...doc(), name: 'second' });
-      const c = svc.enqueue({ ...doc(), name: 'third' });
+      const a = await svc.enqueue(long);
+      const b = await svc.enqueue({ ...doc(), name: 'second' });
+      const c = await svc.enqueue({ ...doc(), name: 'third' });
       expect(a.state).toBe('running');
       expect(svc.queueEntries().map((q) => [q.label, q.state])).toEqual([
         ['long', 'running'],

@@ -61,6 +61,7 @@ export class ResultCache {
   /** Map order is recency: the first entry is the least recently used. */
   private readonly entries = new Map<string, Entry>();
   private total = 0;
+  private readonly perWorker = new Map<string, number>();
   private hits = 0;
   private evictions = 0;
   private budget: number;
@@ -129,21 +130,21 @@ export class ResultCache {
     if (!w || !w.alive || w.pid !== out.pid) return false;
     const workerCap = w.config.memoryLimit * this.workerShare;
     if (out.bytes > this.budgetBytes || out.bytes > workerCap) return false;
-    const onWorker = () => {
-      let n = 0;
-      for (const e of this.entries.values()) if (e.worker === out.worker) n += e.bytes;
-      return n;
-    };
-    // Evict least recently used, unpinned entries until it fits in both bounds.
-    for (const e of [...this.entries.values()]) {
-      const overTotal = this.total + out.bytes > this.budgetBytes;
-      if (!overTotal && onWorker() + out.bytes <= workerCap) break;
-      if (e.pins > 0) continue;
-      if (overTotal || e.worker === out.worker) this.remove(e, true);
+    const overTotal = () => this.total + out.bytes > this.budgetBytes;
+    const overWorker = () => (this.perWorker.get(out.worker) ?? 0) + out.bytes > workerCap;
+    // O(1) when it fits (runs offer every output they release); otherwise evict least recently
+    // used, unpinned entries (Map order) until it does. Deleting the entry being visited is safe.
+    if (overTotal() || overWorker()) {
+      for (const e of this.entries.values()) {
+        if (!overTotal() && !overWorker()) break;
+        if (e.pins > 0) continue;
+        if (overTotal() || e.worker === out.worker) this.remove(e, true);
+      }
+      if (overTotal() || overWorker()) return false;
     }
-    if (this.total + out.bytes > this.budgetBytes || onWorker() + out.bytes > workerCap) return false;
     this.entries.set(digest, { ...out, digest, pins: 0 });
     this.total += out.bytes;
+    this.perWorker.set(out.worker, (this.perWorker.get(out.worker) ?? 0) + out.bytes);
     return true;
   }
 
@@ -171,7 +172,7 @@ export class ResultCache {
   /** Bytes kept per worker. */
   bytesByWorker(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const e of this.entries.values()) out[e.worker] = (out[e.worker] ?? 0) + e.bytes;
+    for (const [w, n] of this.perWorker) if (n > 0) out[w] = n;
     return out;
   }
 
@@ -187,6 +188,7 @@ export class ResultCache {
   private remove(e: Entry, release: boolean): void {
     this.entries.delete(e.digest);
     this.total -= e.bytes;
+    this.perWorker.set(e.worker, (this.perWorker.get(e.worker) ?? 0) - e.bytes);
     if (release) {
       this.evictions++;
       if (this.holderAlive(e)) this.pool.send(e.worker, { type: 'release', keys: [e.wireKey] });

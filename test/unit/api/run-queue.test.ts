@@ -13,7 +13,7 @@ function harness() {
   });
   const ends = new Map<string, () => void>();
   const started: string[] = [];
-  const runOf = (name: string) => () => {
+  const runOf = (name: string) => async () => {
     started.push(name);
     let end!: () => void;
     const done = new Promise<void>((r) => (end = r));
@@ -27,9 +27,9 @@ function harness() {
 describe('RunQueue', () => {
   it('runs one entry at a time, in order', async () => {
     const h = harness();
-    const a = h.q.add('a', null, h.runOf('a'));
-    h.q.add('b', 'n1', h.runOf('b'));
-    h.q.add('c', null, h.runOf('c'));
+    const a = await h.q.add('a', null, h.runOf('a'));
+    await h.q.add('b', 'n1', h.runOf('b'));
+    await h.q.add('c', null, h.runOf('c'));
     expect(a).toMatchObject({ state: 'running', runId: 'run-a' });
     expect(h.q.list().map((e) => `${e.label}:${e.state}`)).toEqual(['a:running', 'b:queued', 'c:queued']);
     expect(h.q.running).toBe('run-a');
@@ -48,9 +48,9 @@ describe('RunQueue', () => {
 
   it('removes a queued entry, never the running one', async () => {
     const h = harness();
-    const a = h.q.add('a', null, h.runOf('a'));
-    const b = h.q.add('b', null, h.runOf('b'));
-    const c = h.q.add('c', null, h.runOf('c'));
+    const a = await h.q.add('a', null, h.runOf('a'));
+    const b = await h.q.add('b', null, h.runOf('b'));
+    const c = await h.q.add('c', null, h.runOf('c'));
     expect(() => h.q.remove(a.id)).toThrow(/running: cancel its run/);
     expect(h.q.remove(b.id)).toBe(true);
     expect(h.q.remove(b.id)).toBe(false);
@@ -60,13 +60,25 @@ describe('RunQueue', () => {
     expect(h.q.list().map((e) => e.id)).toEqual([c.id]);
   });
 
-  it('an entry that cannot start is reported and the next one starts', async () => {
+  it('with nothing running, a run that cannot start is refused at once (the caller gets the error)', async () => {
     const h = harness();
-    h.q.add('a', null, h.runOf('a'));
-    h.q.add('bad', null, () => {
+    await expect(
+      h.q.add('bad', null, async () => {
+        throw new Error('no worker can hold a task');
+      }),
+    ).rejects.toThrow('no worker can hold a task');
+    expect(h.q.list()).toEqual([]);
+    await h.q.add('a', null, h.runOf('a'));
+    expect(h.started).toEqual(['a']);
+  });
+
+  it('an entry that cannot start when its turn comes is reported and the next one starts', async () => {
+    const h = harness();
+    await h.q.add('a', null, h.runOf('a'));
+    await h.q.add('bad', null, async () => {
       throw new WorkflowError('nodes[0].params.chunks', 'must be greater than 0', 'x');
     });
-    h.q.add('c', null, h.runOf('c'));
+    await h.q.add('c', null, h.runOf('c'));
     h.ends.get('a')!();
     await h.settle();
     expect(h.refusals).toEqual([["nodes[0].params.chunks (node 'x'): must be greater than 0"]]);
