@@ -65,7 +65,7 @@ function partitions(sizes: number[], seed: number, skew = false): Table[] {
 function distributedSort(parts: Table[], by: string[], ascending: boolean | boolean[], sample = 64): Table[] {
   const k = parts.length;
   const splitters = chooseSplitters(parts.map((p) => sortSample(p, by, sample)), by, ascending, k);
-  const splits = parts.map((p) => rangeSplit(p, splitters, by, ascending));
+  const splits = parts.map((p) => rangeSplit(p, splitters, by, ascending, k));
   return Array.from({ length: k }, (_, p) => sortPart(splits, p, by, ascending));
 }
 
@@ -75,6 +75,8 @@ const cases: { name: string; sizes: number[]; by: string[]; asc: boolean | boole
   { name: 'string then int, mixed directions', sizes: [250, 250, 250, 250, 250], by: ['s', 'k'], asc: [false, true] },
   { name: 'bool, string, float', sizes: [200, 300], by: ['b', 's', 'f'], asc: [true, true, false] },
   { name: 'empty partitions', sizes: [0, 300, 0, 200, 0], by: ['s', 'f'], asc: true },
+  { name: 'every partition empty', sizes: [0, 0, 0], by: ['k'], asc: true },
+  { name: 'fewer rows than partitions', sizes: [1, 0, 1, 0], by: ['s'], asc: false },
   { name: 'skewed keys (80% one value)', sizes: [500, 500, 500], by: ['k'], asc: true, skew: true },
 ];
 

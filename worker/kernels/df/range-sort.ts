@@ -131,9 +131,13 @@ export function splitByPart(table: Table, part: Int32Array, k: number): Table {
   return new Table(new Schema(t.schema.fields, md), t.batches.map((b) => b));
 }
 
-/** The partition split into splitters.numRows + 1 ranges of the sort order. */
-export function rangeSplit(table: Table, splitters: Table, by: string[], ascending: boolean | boolean[]): Table {
-  return splitByPart(table, rangeParts(table, splitters, by, ascending), splitters.numRows + 1);
+/**
+ * The partition split into `parts` ranges of the sort order. Splitters number parts - 1, or fewer
+ * when the samples were (every partition empty): the last ranges are then empty.
+ */
+export function rangeSplit(table: Table, splitters: Table, by: string[], ascending: boolean | boolean[], parts = splitters.numRows + 1): Table {
+  if (parts < splitters.numRows + 1) throw new Error(`sort range-split: ${splitters.numRows} splitters make ${splitters.numRows + 1} ranges, more than the ${parts} parts asked`);
+  return splitByPart(table, rangeParts(table, splitters, by, ascending), parts);
 }
 
 /** Part p of a table made by splitByPart (hash-split or range-split). */

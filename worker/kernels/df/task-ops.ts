@@ -111,7 +111,7 @@ export const DF_OPS = {
   // The distributed sort (range-sort.ts): sample -> splitters -> range-split -> sort-part.
   'sort-sample': def({ inputs: 1, params: z.object({ by: names, count: z.number().int().min(1) }).strict(), run: (p, i) => out(sortSample(tables(i, 'sort-sample')[0], p.by, p.count)) }),
   'sort-splitters': def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive() }).strict(), run: (p, i) => out(chooseSplitters(tables(i, 'sort-splitters'), p.by, p.ascending ?? true, p.parts)) }),
-  'range-split': def({ inputs: 2, params: z.object({ by: names, ascending: ascending.optional() }).strict(), run: (p, i) => { const [t, s] = tables(i, 'range-split'); return out(rangeSplit(t, s, p.by, p.ascending ?? true)); } }),
+  'range-split': def({ inputs: 2, params: z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive().optional() }).strict(), run: (p, i) => { const [t, s] = tables(i, 'range-split'); return out(rangeSplit(t, s, p.by, p.ascending ?? true, p.parts)); } }),
   'sort-part': def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional(), part: z.number().int().min(0) }).strict(), run: (p, i) => out(sortPart(tables(i, 'sort-part'), p.part, p.by, p.ascending ?? true)) }),
   concat: def({ inputs: 'many', params: z.object({}).strict(), run: (_p, i) => out(concatTables(tables(i, 'concat'))) }),
   'drop-duplicates': def({ inputs: 'many', params: z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(), run: (p, i) => out(dropDuplicates(concatTables(tables(i, 'drop-duplicates')), p.subset, p.keep)) }),

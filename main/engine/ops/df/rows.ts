@@ -39,7 +39,7 @@ function rangeSort(ctx: BuildContext, f: LazyFrame, by: string[], params: { by: 
   emitDf(ctx, splitters, samples, 'sort-splitters', { ...params, parts: k }, k * keyBytes, 3 * count * k * keyBytes);
   const splits = f.keys.map((key, i) => {
     const s = ctx.key('range-split', [i]);
-    emitDf(ctx, s, [key, splitters], 'range-split', params, f.partitionBytes, f.partitionBytes * 2.5);
+    emitDf(ctx, s, [key, splitters], 'range-split', { ...params, parts: k }, f.partitionBytes, f.partitionBytes * 2.5);
     return s;
   });
   return Array.from({ length: k }, (_, p) => {
