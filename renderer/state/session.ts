@@ -33,6 +33,8 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   const mine = new Map<string, string[] | null>();
   const adopted = new Set<string>();
   const pendingResults = new Map<string, RunResultMessage['result']>();
+  /** Cancel pressed while the run was starting (its id not known yet): cancelled once it is. */
+  let cancelWhenStarted = false;
   /** Whether a run of ours may be under way that we do not show yet. */
   const awaiting = () => (run.getState().runId === null && run.getState().status === 'starting') || mine.size > adopted.size;
 
@@ -98,6 +100,10 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     log.clear();
     curves.clear();
     run.getState().started(runId, storeId, scope);
+    if (cancelWhenStarted) {
+      cancelWhenStarted = false;
+      void api.cancelRun(runId).catch(() => undefined);
+    }
     const its = pending.filter((e) => 'runId' in e && e.runId === runId);
     pending = pending.filter((e) => !('runId' in e) || e.runId !== runId);
     for (const e of its) onMessage(e);
@@ -140,8 +146,13 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     const scope = node === undefined ? null : upstreamOf(g, node);
     const wasBusy = busy();
     if (!wasBusy) {
+      // The stream clears at the click, as for a direct run: what it shows is the run starting.
       run.getState().starting();
       pending = [];
+      cancelWhenStarted = false;
+      data.getState().set({ openedRun: null });
+      log.clear();
+      curves.clear();
     }
     try {
       const entry = await api.enqueueRun(toDoc(g), { params: g.params, node });
@@ -223,6 +234,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     log.clear();
     curves.clear();
     pending = [];
+    cancelWhenStarted = false;
     try {
       const { runId, storeId } = await start();
       adopt(runId, storeId, null, replayOf);
@@ -257,6 +269,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     async cancel() {
       const id = run.getState().runId;
       if (id) await api.cancelRun(id);
+      else if (run.getState().status === 'starting') cancelWhenStarted = true;
     },
     async replay(storeId: number) {
       const rec = await api.run(storeId);
