@@ -1,8 +1,9 @@
 /**
- * Whether this worker keeps chunks on its device between tasks. Off by default until the GPU
- * checks (test/gpu/resident-checks.ts) have passed on the GPU machine: GPUFLOW_DEVICE_RESIDENT=1
- * turns it on for GPU workers whose cuda backend loaded. Device memory is bounded by the
- * worker's memory limit, or GPUFLOW_DEVICE_RESIDENT_BYTES when smaller.
+ * Whether this worker keeps chunks on its device between tasks: on by default for GPU workers
+ * whose cuda backend loaded, since the GPU checks (test/gpu/resident-checks.ts) and an engine run
+ * passed on the GPU machine (bench/results/native-gpu-resident-h200-*.md);
+ * GPUFLOW_DEVICE_RESIDENT=0 turns it off. Device memory is bounded by the worker's memory limit,
+ * or GPUFLOW_DEVICE_RESIDENT_BYTES when smaller.
  */
 import type { WorkerConfig } from '../../common/messages';
 import { loadNative } from '../../native/index';
@@ -18,7 +19,7 @@ export interface Residency {
 
 export function residencyFor(cfg: WorkerConfig, backends: ArrayBackend[], env: NodeJS.ProcessEnv = process.env): Residency {
   const off = (reason: string): Residency => ({ api: null, limit: 0, reason });
-  if (env.GPUFLOW_DEVICE_RESIDENT !== '1') return off('GPUFLOW_DEVICE_RESIDENT is not 1');
+  if (env.GPUFLOW_DEVICE_RESIDENT === '0') return off('GPUFLOW_DEVICE_RESIDENT=0');
   if (cfg.kind !== 'gpu') return off(`${cfg.kind} worker`);
   if (!backends.some((b) => b.name === 'cuda')) return off('the cuda backend is not loaded');
   const loaded = loadNative();
