@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, browserMissing, cliRun, ensureRendererBuilt, launchBrowser, startServer, type Server } from './harness';
+import { type App, browserMissing, cliRun, openApp, ROOT, type Server } from './harness';
 
 const skip = browserMissing();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
@@ -43,22 +43,17 @@ const deselect = (page: Page) => page.locator('.react-flow__pane').click({ posit
 const laneCounts = async (page: Page): Promise<Record<string, number>> => JSON.parse((await page.getByTestId('task-stream').getAttribute('data-lane-counts')) ?? '{}');
 
 describe.skipIf(skip)('gpuflow in the browser', () => {
+  let app: App;
   let server: Server;
-  let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    ensureRendererBuilt();
-    [server, browser] = await Promise.all([startServer(['--virtual-gpus', '3']), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 }, acceptDownloads: true });
-    page.on('dialog', (d) => void d.accept());
-    await page.goto(server.url);
-    await page.locator('[data-op="random_normal"]').waitFor();
+    app = await openApp(['--virtual-gpus', '3']);
+    ({ server, page } = app);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await app?.close();
   });
 
   it('builds the seed workflow with the mouse and refuses a wrong connection with its reason', async () => {

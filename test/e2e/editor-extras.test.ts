@@ -7,10 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDoc } from '../../common/workflow';
-import { ROOT, browserMissing, ensureRendererBuilt, launchBrowser, startServer, type Server } from './harness';
+import { type App, browserMissing, openApp, ROOT, type Server } from './harness';
 
 const skip = browserMissing();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
@@ -42,22 +42,17 @@ async function saveDoc(page: Page, file: string): Promise<WorkflowDoc> {
 const pos = (doc: WorkflowDoc, id: string) => doc.nodes.find((n) => n.id === id)!.position!;
 
 describe.skipIf(skip)('editor extras in the browser', () => {
+  let app: App;
   let server: Server;
-  let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    ensureRendererBuilt();
-    [server, browser] = await Promise.all([startServer(['--virtual-gpus', '3']), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 }, acceptDownloads: true });
-    page.on('dialog', (d) => void d.accept());
-    await page.goto(server.url);
-    await page.locator('[data-op="random_normal"]').waitFor();
+    app = await openApp(['--virtual-gpus', '3']);
+    ({ server, page } = app);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await app?.close();
   });
 
   it('minimap draws one rectangle per node', async () => {

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CHROMIUM = process.env.GPUFLOW_CHROMIUM ?? '/usr/bin/chromium';
@@ -121,4 +121,30 @@ export function cliRun(file: string, params: Record<string, number>): { status: 
   for (const [k, v] of Object.entries(params)) args.push('--param', `${k}=${v}`);
   const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   return JSON.parse(out) as { status: string; digest: string; results: Record<string, unknown> };
+}
+
+export interface App {
+  server: Server;
+  browser: Browser;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** The renderer built, a `serve` child with `serveArgs`, Chromium on its page with the palette drawn; dialogs accepted. */
+export async function openApp(serveArgs: string[] = ['--virtual-gpus', '3']): Promise<App> {
+  ensureRendererBuilt();
+  const [server, browser] = await Promise.all([startServer(serveArgs), launchBrowser()]);
+  const page = await browser.newPage({ viewport: { width: 1500, height: 950 }, acceptDownloads: true });
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(server.url);
+  await page.locator('[data-op="random_normal"]').waitFor();
+  return {
+    server,
+    browser,
+    page,
+    async close() {
+      await browser.close();
+      await server.stop();
+    },
+  };
 }

@@ -4,9 +4,9 @@
  * with the same answer; Run pressed during a long run queues it, a queued entry is removed, and
  * Cancel starts the next, which reuses the earlier results.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserMissing, ensureRendererBuilt, launchBrowser, startServer, type Server } from './harness';
+import { type App, browserMissing, openApp } from './harness';
 
 const skip = browserMissing();
 
@@ -21,22 +21,16 @@ const status = (page: Page) => page.getByTestId('run-status').getAttribute('data
 const total = async (page: Page) => Number(await page.locator('[data-testid="result-total"] .gf-scalar').getAttribute('data-value'));
 
 describe.skipIf(skip)('run selected, reuse and the queue', () => {
-  let server: Server;
-  let browser: Browser;
+  let app: App;
   let page: Page;
 
   beforeAll(async () => {
-    ensureRendererBuilt();
-    [server, browser] = await Promise.all([startServer(['--virtual-gpus', '2']), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    page.on('dialog', (d) => void d.accept());
-    await page.goto(server.url);
-    await page.locator('[data-op="random_normal"]').waitFor();
+    app = await openApp(['--virtual-gpus', '2']);
+    ({ page } = app);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await app?.close();
   });
 
   it('reuses unchanged results, queues runs, removes one, and cancel starts the next', async () => {
