@@ -10,14 +10,10 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, browserMissing, cliRun, openApp, ROOT, type Server } from './harness';
+import { dropFromPalette, setParam, deselect } from './ui-actions';
 
 const skip = browserMissing();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
-
-async function dropFromPalette(page: Page, op: string, x: number, y: number) {
-  await page.locator(`[data-op="${op}"]`).dragTo(page.getByTestId('graph-canvas'), { targetPosition: { x, y } });
-  await page.locator(`.react-flow__node[data-id="${op}"]`).waitFor();
-}
 
 async function connect(page: Page, from: string, out: string, to: string, inp: string) {
   const a = await page.locator(`.react-flow__node[data-id="${from}"] .react-flow__handle.source[data-handleid="${out}"]`).boundingBox();
@@ -29,16 +25,6 @@ async function connect(page: Page, from: string, out: string, to: string, inp: s
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 5 });
   await page.mouse.up();
 }
-
-async function setParam(page: Page, node: string, name: string, value: string) {
-  await page.locator(`.react-flow__node[data-id="${node}"] .gf-node-title`).click();
-  const field = page.locator(`#param-${node}-${name}`);
-  await field.fill(value, { timeout: 5000 });
-  await field.press('Enter');
-}
-
-/** Clicks empty canvas so no node is selected (a selected node dims other nodes' tasks). */
-const deselect = (page: Page) => page.locator('.react-flow__pane').click({ position: { x: 600, y: 20 } });
 
 const laneCounts = async (page: Page): Promise<Record<string, number>> => JSON.parse((await page.getByTestId('task-stream').getAttribute('data-lane-counts')) ?? '{}');
 

@@ -11,21 +11,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDoc } from '../../common/workflow';
 import { type App, browserMissing, openApp, ROOT, type Server } from './harness';
+import { dropFromPalette, setParam } from './ui-actions';
 
 const skip = browserMissing();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
-
-async function dropFromPalette(page: Page, op: string, x: number, y: number) {
-  await page.locator(`[data-op="${op}"]`).dragTo(page.getByTestId('graph-canvas'), { targetPosition: { x, y } });
-  await page.locator(`.react-flow__node[data-id="${op}"]`).waitFor();
-}
-
-async function setParam(page: Page, node: string, name: string, value: string) {
-  await page.locator(`.react-flow__node[data-id="${node}"] .gf-node-title`).click();
-  const field = page.locator(`#param-${node}-${name}`);
-  await field.fill(value, { timeout: 5000 });
-  await field.press('Enter');
-}
 
 async function box(page: Page, selector: string) {
   const b = await page.locator(selector).boundingBox();

@@ -7,16 +7,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, browserMissing, openApp } from './harness';
+import { setParam, deselect } from './ui-actions';
 
 const skip = browserMissing();
 
-async function setParam(page: Page, node: string, name: string, value: string) {
-  await page.locator(`.react-flow__node[data-id="${node}"] .gf-node-title`).click();
-  const field = page.locator(`#param-${node}-${name}`);
-  await field.fill(value, { timeout: 5000 });
-  await field.press('Enter');
-}
-const deselect = (page: Page) => page.locator('.react-flow__pane').click({ position: { x: 600, y: 20 } });
 const status = (page: Page) => page.getByTestId('run-status').getAttribute('data-status');
 const total = async (page: Page) => Number(await page.locator('[data-testid="result-total"] .gf-scalar').getAttribute('data-value'));
 
