@@ -13,6 +13,7 @@
 import type { Table } from 'apache-arrow';
 import type { CheckedExpr, CmpOp, Literal, Node } from '../../../common/expr/ast';
 import { boolView, column, numView, strView, type StrView } from './columns';
+import { cmpScalar, flip } from './expr-eval';
 
 export type CodeBuffer = Float64Array | Int32Array | Uint8Array;
 
@@ -35,20 +36,6 @@ export const OP = {
 
 class Unsupported extends Error {}
 
-function cmpScalar(op: CmpOp, a: string, b: string): boolean {
-  switch (op) {
-    case '==': return a === b;
-    case '!=': return a !== b;
-    case '<': return a < b;
-    case '<=': return a <= b;
-    case '>': return a > b;
-    case '>=': return a >= b;
-  }
-}
-
-function flip(op: CmpOp): CmpOp {
-  return op === '<' ? '>' : op === '>' ? '<' : op === '<=' ? '>=' : op === '>=' ? '<=' : op;
-}
 
 class Emitter {
   readonly ins: number[] = [];

@@ -95,7 +95,7 @@ function arithLoop(op: ArithOp, a: Float64Array | number, b: Float64Array | numb
 
 // ---- comparisons --------------------------------------------------------------------------------
 
-function cmpScalar(op: CmpOp, a: number | string | boolean, b: number | string | boolean): boolean {
+export function cmpScalar(op: CmpOp, a: number | string | boolean, b: number | string | boolean): boolean {
   switch (op) {
     case '==': return a === b;
     case '!=': return a !== b;
@@ -106,7 +106,8 @@ function cmpScalar(op: CmpOp, a: number | string | boolean, b: number | string |
   }
 }
 
-function flip(op: CmpOp): CmpOp {
+/** The comparison with its operands swapped (`a < b` is `b > a`). */
+export function flip(op: CmpOp): CmpOp {
   return op === '<' ? '>' : op === '>' ? '<' : op === '<=' ? '>=' : op === '>=' ? '<=' : op;
 }
 
