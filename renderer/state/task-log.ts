@@ -6,6 +6,7 @@
  */
 import type { EngineEvent } from '../../common/events';
 import type { StoredEvent } from '../../common/store-types';
+import { Versioned } from './versioned';
 
 export const KIND_TASK = 0;
 export const KIND_TRANSFER = 1;
@@ -17,7 +18,7 @@ export interface Lane {
   virtual: boolean;
 }
 
-export class TaskLog {
+export class TaskLog extends Versioned {
   lanes: Lane[] = [];
   private laneOf = new Map<string, number>();
   /** Per lane, the indices of its items (for hit testing and per-lane counts). */
@@ -37,18 +38,6 @@ export class TaskLog {
   /** Earliest start seen: the time axis starts here. */
   t0 = Infinity;
   tMax = -Infinity;
-  version = 0;
-  private listeners = new Set<() => void>();
-
-  subscribe(fn: () => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-
-  private changed() {
-    this.version++;
-    for (const fn of this.listeners) fn();
-  }
 
   clear(keepLanes = true) {
     this.n = 0;

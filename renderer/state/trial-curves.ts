@@ -5,6 +5,7 @@
  */
 import type { EngineEvent } from '../../common/events';
 import type { CurvePoint } from '../logic/curve-scale';
+import { Versioned } from './versioned';
 
 export interface TrialCurve {
   trial: string;
@@ -13,21 +14,9 @@ export interface TrialCurve {
   value: CurvePoint[];
 }
 
-export class TrialCurves {
+export class TrialCurves extends Versioned {
   /** node id → trial id → curve. */
   private byNode = new Map<string, Map<string, TrialCurve>>();
-  version = 0;
-  private listeners = new Set<() => void>();
-
-  subscribe(fn: () => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-
-  private changed() {
-    this.version++;
-    for (const fn of this.listeners) fn();
-  }
 
   clear() {
     this.byNode.clear();
