@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "../cuda_api.h"
 #include "common.h"
 #include "gemm_device.h"
+#include "staging.h"
 
 namespace gf {
 namespace cuda {
@@ -67,6 +69,23 @@ struct Cusolver {
   Status (*sgesvdBuf)(Handle, int, int, int*);
   Status (*dgesvd)(Handle, signed char, signed char, int, int, double*, int, double*, double*, int, double*, int, double*, int, double*, int*);
   Status (*sgesvd)(Handle, signed char, signed char, int, int, float*, int, float*, float*, int, float*, int, float*, int, float*, int*);
+  // Q C for the QR-first SVD (side, trans as cublasSideMode_t / cublasOperation_t).
+  Status (*dormqrBuf)(Handle, int, int, int, int, int, const double*, int, const double*, const double*, int, int*);
+  Status (*sormqrBuf)(Handle, int, int, int, int, int, const float*, int, const float*, const float*, int, int*);
+  Status (*dormqr)(Handle, int, int, int, int, int, const double*, int, const double*, double*, int, double*, int, int*);
+  Status (*sormqr)(Handle, int, int, int, int, int, const float*, int, const float*, float*, int, float*, int, int*);
+  // Jacobi SVD (jobz as cusolverEigMode_t, the last argument a gesvdjInfo_t); returns V, not V^T.
+  Status (*createGesvdjInfo)(void**);
+  Status (*destroyGesvdjInfo)(void*);
+  Status (*dgesvdjBuf)(Handle, int, int, int, int, const double*, int, const double*, const double*, int, const double*, int, int*, void*);
+  Status (*sgesvdjBuf)(Handle, int, int, int, int, const float*, int, const float*, const float*, int, const float*, int, int*, void*);
+  Status (*dgesvdj)(Handle, int, int, int, int, double*, int, double*, double*, int, double*, int, double*, int, int*, void*);
+  Status (*sgesvdj)(Handle, int, int, int, int, float*, int, float*, float*, int, float*, int, float*, int, int*, void*);
+  // Polar-decomposition SVD (64-bit API; data types as cudaDataType); returns V, not V^T.
+  Status (*createParams)(void**);
+  Status (*destroyParams)(void*);
+  Status (*xgesvdpBuf)(Handle, void*, int, int, int64_t, int64_t, int, const void*, int64_t, int, const void*, int, const void*, int64_t, int, const void*, int64_t, int, size_t*, size_t*);
+  Status (*xgesvdp)(Handle, void*, int, int, int64_t, int64_t, int, void*, int64_t, int, void*, int, void*, int64_t, int, void*, int64_t, int, void*, size_t, void*, size_t, int*, double*);
 };
 
 void* openFirst(const char* env, std::initializer_list<const char*> names, std::string& why) {
@@ -111,7 +130,14 @@ const Cusolver* cusolverLib() {
            sym(h, "cusolverDnDorgqr_bufferSize", lib.dorgqrBuf, cusolverWhy) && sym(h, "cusolverDnSorgqr_bufferSize", lib.sorgqrBuf, cusolverWhy) &&
            sym(h, "cusolverDnDorgqr", lib.dorgqr, cusolverWhy) && sym(h, "cusolverDnSorgqr", lib.sorgqr, cusolverWhy) &&
            sym(h, "cusolverDnDgesvd_bufferSize", lib.dgesvdBuf, cusolverWhy) && sym(h, "cusolverDnSgesvd_bufferSize", lib.sgesvdBuf, cusolverWhy) &&
-           sym(h, "cusolverDnDgesvd", lib.dgesvd, cusolverWhy) && sym(h, "cusolverDnSgesvd", lib.sgesvd, cusolverWhy);
+           sym(h, "cusolverDnDgesvd", lib.dgesvd, cusolverWhy) && sym(h, "cusolverDnSgesvd", lib.sgesvd, cusolverWhy) &&
+           sym(h, "cusolverDnDormqr_bufferSize", lib.dormqrBuf, cusolverWhy) && sym(h, "cusolverDnSormqr_bufferSize", lib.sormqrBuf, cusolverWhy) &&
+           sym(h, "cusolverDnDormqr", lib.dormqr, cusolverWhy) && sym(h, "cusolverDnSormqr", lib.sormqr, cusolverWhy) &&
+           sym(h, "cusolverDnCreateGesvdjInfo", lib.createGesvdjInfo, cusolverWhy) && sym(h, "cusolverDnDestroyGesvdjInfo", lib.destroyGesvdjInfo, cusolverWhy) &&
+           sym(h, "cusolverDnDgesvdj_bufferSize", lib.dgesvdjBuf, cusolverWhy) && sym(h, "cusolverDnSgesvdj_bufferSize", lib.sgesvdjBuf, cusolverWhy) &&
+           sym(h, "cusolverDnDgesvdj", lib.dgesvdj, cusolverWhy) && sym(h, "cusolverDnSgesvdj", lib.sgesvdj, cusolverWhy) &&
+           sym(h, "cusolverDnCreateParams", lib.createParams, cusolverWhy) && sym(h, "cusolverDnDestroyParams", lib.destroyParams, cusolverWhy) &&
+           sym(h, "cusolverDnXgesvdp_bufferSize", lib.xgesvdpBuf, cusolverWhy) && sym(h, "cusolverDnXgesvdp", lib.xgesvdp, cusolverWhy);
   }();
   return ok ? &lib : nullptr;
 }
@@ -125,22 +151,59 @@ void status(Status s, const char* what) {
   throw std::runtime_error(std::string(what) + " failed with status " + std::to_string(s));
 }
 
-// One handle per libuv thread, bound to that thread's stream.
-Handle cublasHandle() {
+// Handles are made once and lent to whichever thread needs one: a handle per libuv thread made
+// the first call on each new thread pay the creation (cuSOLVER's makes a cuBLAS handle and device
+// workspace), so a "warm" call could still be a cold one. A handle is not safe for two calls at
+// once, hence the lending; it stays bound to cudaStreamPerThread, which resolves to the calling
+// thread's stream at each launch.
+class HandleLease {
+ public:
+  HandleLease(Status (*create)(Handle*), Status (*setStream)(Handle, cudaStream_t), std::mutex& mu, std::vector<Handle>& idle, const char* what)
+      : mu_(mu), idle_(idle) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!idle_.empty()) {
+        h_ = idle_.back();
+        idle_.pop_back();
+      }
+    }
+    if (!h_) {
+      status(create(&h_), what);
+      status(setStream(h_, stream()), what);
+    }
+  }
+  ~HandleLease() {
+    std::lock_guard<std::mutex> lock(mu_);
+    idle_.push_back(h_);
+  }
+  HandleLease(const HandleLease&) = delete;
+  HandleLease& operator=(const HandleLease&) = delete;
+  operator Handle() const { return h_; }
+
+ private:
+  std::mutex& mu_;
+  std::vector<Handle>& idle_;
+  Handle h_ = nullptr;
+};
+
+std::mutex handleMutex;
+std::vector<Handle> idleCublas, idleCusolver;  // never destroyed: see resident.cu's registry
+HandleLease cublasHandle() {
   const Cublas* lib = cublasLib();
   if (!lib) throw std::runtime_error("cuBLAS unavailable: " + cublasWhy);
-  thread_local Handle h = nullptr;
-  if (!h) status(lib->create(&h), "cublasCreate");
-  status(lib->setStream(h, stream()), "cublasSetStream");
-  return h;
+  return HandleLease(lib->create, lib->setStream, handleMutex, idleCublas, "cublasCreate");
 }
-Handle cusolverHandle() {
+HandleLease cusolverHandle() {
   const Cusolver* lib = cusolverLib();
   if (!lib) throw std::runtime_error("cuSOLVER unavailable: " + cusolverWhy);
-  thread_local Handle h = nullptr;
-  if (!h) status(lib->create(&h), "cusolverDnCreate");
-  status(lib->setStream(h, stream()), "cusolverDnSetStream");
-  return h;
+  return HandleLease(lib->create, lib->setStream, handleMutex, idleCusolver, "cusolverDnCreate");
+}
+
+// The float64 or the float32 entry point of a pair, by T.
+template <typename T, typename D, typename S>
+auto pick(D d, S s) {
+  if constexpr (sizeof(T) == 8) return d;
+  else return s;
 }
 
 // out (cols x rows, row-major) = in (rows x cols, row-major)^T, through 32 x 32 shared tiles.
@@ -166,57 +229,53 @@ void transpose(const T* in, T* out, int64_t rows, int64_t cols) {
   launched("transpose kernel");
 }
 
+// Host <-> device copies of whole operands go through the pinned staging pool (staging.h): a
+// pageable cudaMemcpy ran at about 2-3 GB/s here, which made most of a host in/out matmul.
+void uploadBig(DeviceBuffer& d, const void* host) { uploadStaged(d.as<void>(), host, d.bytes(), stream()); }
+void downloadBig(void* host, const void* device, size_t bytes) { downloadStaged(host, device, bytes, stream()); }
+
 template <typename T>
 void matmulT(const T* a, const T* b, const T* c0, T* c, int64_t m, int64_t k, int64_t n) {
-  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) throw std::runtime_error("cuda matmul: dimension beyond 2^31");
   ensureDevice();
-  Handle h = cublasHandle();
   DeviceBuffer da(sizeof(T) * m * k), db(sizeof(T) * k * n), dc(sizeof(T) * m * n);
-  upload(da, a, da.bytes());
-  upload(db, b, db.bytes());
-  if (c0) upload(dc, c0, dc.bytes());
-  const T one = 1, beta = c0 ? 1 : 0;
-  // Row-major C = A B is column-major C^T = B^T A^T.
-  if (m > 0 && n > 0) {
-    if constexpr (sizeof(T) == 8) status(cublasLib()->dgemm(h, 0, 0, int(n), int(m), int(k), &one, db.as<T>(), int(n), da.as<T>(), int(k), &beta, dc.as<T>(), int(n)), "cublasDgemm");
-    else status(cublasLib()->sgemm(h, 0, 0, int(n), int(m), int(k), &one, db.as<T>(), int(n), da.as<T>(), int(k), &beta, dc.as<T>(), int(n)), "cublasSgemm");
-  }
-  download(c, dc, dc.bytes());
+  uploadBig(da, a);
+  uploadBig(db, b);
+  if (c0) uploadBig(dc, c0);
+  gemmDevice(sizeof(T) == 8 ? 0 : 1, da.as<T>(), db.as<T>(), dc.as<T>(), c0 != nullptr, m, k, n);
+  downloadBig(c, dc.as<T>(), dc.bytes());
+}
+
+// Throws unless every devInfo the calls wrote is 0 (synchronises the stream).
+void checkInfo(const DeviceBuffer& info, const char* what) {
+  std::vector<int> got(info.bytes() / sizeof(int));
+  check(cudaMemcpyAsync(got.data(), info.as<int>(), info.bytes(), cudaMemcpyDeviceToHost, stream()), "copy info");
   sync();
+  for (int v : got)
+    if (v != 0) throw std::runtime_error(std::string(what) + ": info " + std::to_string(v));
 }
 
 template <typename T>
 void qrT(const T* a, T* q, T* r, int64_t m, int64_t n) {
   if (m > INT32_MAX || n > INT32_MAX) throw std::runtime_error("cuda qr: dimension beyond 2^31");
   ensureDevice();
-  Handle h = cusolverHandle();
+  HandleLease h = cusolverHandle();
   const Cusolver* lib = cusolverLib();
   DeviceBuffer rowMajor(sizeof(T) * m * n), colMajor(sizeof(T) * m * n), tau(sizeof(T) * n), info(sizeof(int));
-  upload(rowMajor, a, rowMajor.bytes());
+  uploadBig(rowMajor, a);
   transpose(rowMajor.as<T>(), colMajor.as<T>(), m, n);
   int lw1 = 0, lw2 = 0;
   T* A = colMajor.as<T>();
-  if constexpr (sizeof(T) == 8) {
-    status(lib->dgeqrfBuf(h, int(m), int(n), A, int(m), &lw1), "geqrf_bufferSize");
-    status(lib->dorgqrBuf(h, int(m), int(n), int(n), A, int(m), tau.as<T>(), &lw2), "orgqr_bufferSize");
-  } else {
-    status(lib->sgeqrfBuf(h, int(m), int(n), A, int(m), &lw1), "geqrf_bufferSize");
-    status(lib->sorgqrBuf(h, int(m), int(n), int(n), A, int(m), tau.as<T>(), &lw2), "orgqr_bufferSize");
-  }
+  status(pick<T>(lib->dgeqrfBuf, lib->sgeqrfBuf)(h, int(m), int(n), A, int(m), &lw1), "geqrf_bufferSize");
+  status(pick<T>(lib->dorgqrBuf, lib->sorgqrBuf)(h, int(m), int(n), int(n), A, int(m), tau.as<T>(), &lw2), "orgqr_bufferSize");
   DeviceBuffer work(sizeof(T) * std::max(1, std::max(lw1, lw2)));
-  if constexpr (sizeof(T) == 8) status(lib->dgeqrf(h, int(m), int(n), A, int(m), tau.as<T>(), work.as<T>(), lw1, info.as<int>()), "geqrf");
-  else status(lib->sgeqrf(h, int(m), int(n), A, int(m), tau.as<T>(), work.as<T>(), lw1, info.as<int>()), "geqrf");
+  status(pick<T>(lib->dgeqrf, lib->sgeqrf)(h, int(m), int(n), A, int(m), tau.as<T>(), work.as<T>(), lw1, info.as<int>()), "geqrf");
   // R: the upper triangle of the top n x n block (column-major), read back before orgqr overwrites it.
   std::vector<T> rc(static_cast<size_t>(n * n));
   check(cudaMemcpy2DAsync(rc.data(), sizeof(T) * n, A, sizeof(T) * m, sizeof(T) * n, n, cudaMemcpyDeviceToHost, stream()), "copy R");
-  if constexpr (sizeof(T) == 8) status(lib->dorgqr(h, int(m), int(n), int(n), A, int(m), tau.as<T>(), work.as<T>(), lw2, info.as<int>()), "orgqr");
-  else status(lib->sorgqr(h, int(m), int(n), int(n), A, int(m), tau.as<T>(), work.as<T>(), lw2, info.as<int>()), "orgqr");
+  status(pick<T>(lib->dorgqr, lib->sorgqr)(h, int(m), int(n), int(n), A, int(m), tau.as<T>(), work.as<T>(), lw2, info.as<int>()), "orgqr");
   transpose(A, rowMajor.as<T>(), n, m);  // column-major m x n is row-major n x m
-  download(q, rowMajor, rowMajor.bytes());
-  int devInfo = 0;
-  check(cudaMemcpyAsync(&devInfo, info.as<int>(), sizeof(int), cudaMemcpyDeviceToHost, stream()), "copy info");
-  sync();
-  if (devInfo != 0) throw std::runtime_error("cuSOLVER qr: info " + std::to_string(devInfo));
+  downloadBig(q, rowMajor.as<T>(), rowMajor.bytes());
+  checkInfo(info, "cuSOLVER qr");
   // Same convention as native-cpu: diag(R) >= 0.
   for (int64_t i = 0; i < n; i++) {
     const bool flip = rc[i * n + i] < 0;
@@ -226,45 +285,126 @@ void qrT(const T* a, T* q, T* r, int64_t m, int64_t n) {
   }
 }
 
+// ---- SVD ----
+// How the SVD of a column-major rows x cols matrix X (rows >= cols) is computed. GPUFLOW_CUDA_SVD
+// picks one (read at each call, so a bench can compare them in one process):
+//   gesvd      cuSOLVER gesvd on X (Householder bidiagonalisation + implicit QR), what CuPy does
+//   gesvdj     Jacobi (gesvdj) on X
+//   gesvdp     polar decomposition + syevd (Xgesvdp) on X
+//   qr-<one>   X = Q R first (geqrf), <one> on the cols x cols R, then U = Q U_R (ormqr): for a
+//              tall X the iterations run on a matrix rows / cols times smaller (LAPACK's gesvd does
+//              the same above rows >= 1.6 cols). Used only when rows >= 1.6 cols, else <one> on X.
+enum class Solver { Gesvd, Gesvdj, Gesvdp };
+struct SvdMethod {
+  bool qrFirst;
+  Solver solver;
+};
+// The default: see docs/linalg.md ("On the GPU") for the timings it was chosen on.
+constexpr const char* kDefaultSvd = "qr-gesvdp";
+
+SvdMethod svdMethod() {
+  const char* e = std::getenv("GPUFLOW_CUDA_SVD");
+  std::string name = e && *e ? e : kDefaultSvd;
+  SvdMethod m{name.rfind("qr-", 0) == 0, Solver::Gesvd};
+  const std::string solver = m.qrFirst ? name.substr(3) : name;
+  if (solver == "gesvdj") m.solver = Solver::Gesvdj;
+  else if (solver == "gesvdp") m.solver = Solver::Gesvdp;
+  else if (solver != "gesvd") throw std::runtime_error("GPUFLOW_CUDA_SVD: unknown method '" + name + "' (gesvd, gesvdj, gesvdp, qr-gesvd, qr-gesvdj, qr-gesvdp)");
+  return m;
+}
+
+// R (cols x cols, column-major) = the upper triangle of X's top cols rows after geqrf.
+template <typename T>
+__global__ void upperKernel(const T* x, int64_t rows, T* r, int64_t cols) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < cols)
+    for (int64_t j = blockIdx.y; j < cols; j += gridDim.y) r[j * cols + i] = i <= j ? x[j * rows + i] : T(0);
+}
+
+// X (rows x cols, rows >= cols, overwritten) = U S V^T into U (rows x cols), S, V (cols x cols),
+// all column-major. info[0] gets the solver's devInfo.
+template <typename T>
+void solveSvd(Handle h, Solver solver, T* X, int64_t rows, int64_t cols, T* S, T* U, T* V, int* info) {
+  const Cusolver* lib = cusolverLib();
+  const int r = int(rows), c = int(cols);
+  if (solver == Solver::Gesvd) {
+    int lwork = 0;
+    status(pick<T>(lib->dgesvdBuf, lib->sgesvdBuf)(h, r, c, &lwork), "gesvd_bufferSize");
+    DeviceBuffer work(sizeof(T) * std::max(1, lwork)), rwork(sizeof(T) * cols), VT(sizeof(T) * cols * cols);
+    status(pick<T>(lib->dgesvd, lib->sgesvd)(h, 'S', 'S', r, c, X, r, S, U, r, VT.as<T>(), c, work.as<T>(), lwork, rwork.as<T>(), info), "gesvd");
+    transpose(VT.as<T>(), V, cols, cols);
+  } else if (solver == Solver::Gesvdj) {
+    void* params = nullptr;
+    status(lib->createGesvdjInfo(&params), "cusolverDnCreateGesvdjInfo");
+    std::unique_ptr<void, Status (*)(void*)> keep(params, lib->destroyGesvdjInfo);
+    int lwork = 0;
+    status(pick<T>(lib->dgesvdjBuf, lib->sgesvdjBuf)(h, 1, 1, r, c, X, r, S, U, r, V, c, &lwork, params), "gesvdj_bufferSize");
+    DeviceBuffer work(sizeof(T) * std::max(1, lwork));
+    status(pick<T>(lib->dgesvdj, lib->sgesvdj)(h, 1, 1, r, c, X, r, S, U, r, V, c, work.as<T>(), lwork, info, params), "gesvdj");
+  } else {
+    void* params = nullptr;
+    status(lib->createParams(&params), "cusolverDnCreateParams");
+    std::unique_ptr<void, Status (*)(void*)> keep(params, lib->destroyParams);
+    const int type = sizeof(T) == 8 ? 1 : 0;  // CUDA_R_64F, CUDA_R_32F
+    size_t devBytes = 0, hostBytes = 0;
+    status(lib->xgesvdpBuf(h, params, 1, 1, rows, cols, type, X, rows, type, S, type, U, rows, type, V, cols, type, &devBytes, &hostBytes), "Xgesvdp_bufferSize");
+    DeviceBuffer work(std::max<size_t>(1, devBytes));
+    std::vector<char> hostWork(std::max<size_t>(1, hostBytes));
+    double errSigma = 0;
+    status(lib->xgesvdp(h, params, 1, 1, rows, cols, type, X, rows, type, S, type, U, rows, type, V, cols, type, work.as<void>(), devBytes, hostWork.data(), hostBytes, info, &errSigma), "Xgesvdp");
+  }
+}
+
 template <typename T>
 void svdT(const T* a, T* u, T* s, T* vt, int64_t m, int64_t n) {
   if (m > INT32_MAX || n > INT32_MAX) throw std::runtime_error("cuda svd: dimension beyond 2^31");
+  if (m == 0 || n == 0) return;  // p = 0: every output is empty
+  const SvdMethod method = svdMethod();
   ensureDevice();
-  Handle h = cusolverHandle();
+  HandleLease h = cusolverHandle();
   const Cusolver* lib = cusolverLib();
-  // gesvd wants rows >= cols (column-major). Row-major A read as column-major is A^T (n x m).
+  // The solvers want rows >= cols (column-major). Row-major A read as column-major is A^T (n x m):
+  // a tall A is transposed into X = A, a wide one is used as it is, X = A^T.
   const bool tall = m >= n;
   const int64_t rows = tall ? m : n, cols = tall ? n : m;
-  DeviceBuffer in(sizeof(T) * m * n), A(sizeof(T) * m * n), S(sizeof(T) * cols), U(sizeof(T) * rows * cols), VT(sizeof(T) * cols * cols), info(sizeof(int));
-  upload(in, a, in.bytes());
-  if (tall) transpose(in.as<T>(), A.as<T>(), m, n);
-  else check(cudaMemcpyAsync(A.as<T>(), in.as<T>(), in.bytes(), cudaMemcpyDeviceToDevice, stream()), "copy");
-  int lwork = 0;
-  if constexpr (sizeof(T) == 8) status(lib->dgesvdBuf(h, int(rows), int(cols), &lwork), "gesvd_bufferSize");
-  else status(lib->sgesvdBuf(h, int(rows), int(cols), &lwork), "gesvd_bufferSize");
-  DeviceBuffer work(sizeof(T) * std::max(1, lwork)), rwork(sizeof(T) * cols);
-  if constexpr (sizeof(T) == 8)
-    status(lib->dgesvd(h, 'S', 'S', int(rows), int(cols), A.as<T>(), int(rows), S.as<T>(), U.as<T>(), int(rows), VT.as<T>(), int(cols), work.as<T>(), lwork, rwork.as<T>(), info.as<int>()), "gesvd");
-  else
-    status(lib->sgesvd(h, 'S', 'S', int(rows), int(cols), A.as<T>(), int(rows), S.as<T>(), U.as<T>(), int(rows), VT.as<T>(), int(cols), work.as<T>(), lwork, rwork.as<T>(), info.as<int>()), "gesvd");
+  DeviceBuffer in(sizeof(T) * m * n), X(sizeof(T) * m * n), S(sizeof(T) * cols), U(sizeof(T) * rows * cols), V(sizeof(T) * cols * cols), info(2 * sizeof(int));
+  check(cudaMemsetAsync(info.as<int>(), 0, info.bytes(), stream()), "memset info");
+  uploadBig(in, a);
+  if (tall) transpose(in.as<T>(), X.as<T>(), m, n);
+  T* x = tall ? X.as<T>() : in.as<T>();
+  if (method.qrFirst && rows * 5 >= cols * 8) {
+    const int r = int(rows), c = int(cols);
+    DeviceBuffer tau(sizeof(T) * cols), R(sizeof(T) * cols * cols), UR(sizeof(T) * cols * cols);
+    int lw1 = 0, lw2 = 0;
+    status(pick<T>(lib->dgeqrfBuf, lib->sgeqrfBuf)(h, r, c, x, r, &lw1), "geqrf_bufferSize");
+    status(pick<T>(lib->dormqrBuf, lib->sormqrBuf)(h, 0, 0, r, c, c, x, r, tau.as<T>(), U.as<T>(), r, &lw2), "ormqr_bufferSize");
+    DeviceBuffer work(sizeof(T) * std::max(1, std::max(lw1, lw2)));
+    status(pick<T>(lib->dgeqrf, lib->sgeqrf)(h, r, c, x, r, tau.as<T>(), work.as<T>(), lw1, info.as<int>() + 1), "geqrf");
+    upperKernel<T><<<dim3(unsigned((cols + 255) / 256), unsigned(std::min<int64_t>(cols, 65535))), 256, 0, stream()>>>(x, rows, R.as<T>(), cols);
+    launched("upper kernel");
+    solveSvd(h, method.solver, R.as<T>(), cols, cols, S.as<T>(), UR.as<T>(), V.as<T>(), info.as<int>());
+    // U = Q [U_R; 0]: U_R into the top of U, zeros below, then Q applied from the left.
+    check(cudaMemsetAsync(U.as<T>(), 0, U.bytes(), stream()), "memset U");
+    check(cudaMemcpy2DAsync(U.as<T>(), sizeof(T) * rows, UR.as<T>(), sizeof(T) * cols, sizeof(T) * cols, cols, cudaMemcpyDeviceToDevice, stream()), "copy U_R");
+    status(pick<T>(lib->dormqr, lib->sormqr)(h, 0, 0, r, c, c, x, r, tau.as<T>(), U.as<T>(), r, work.as<T>(), lw2, info.as<int>() + 1), "ormqr");
+  } else {
+    solveSvd(h, method.solver, x, rows, cols, S.as<T>(), U.as<T>(), V.as<T>(), info.as<int>());
+  }
   download(s, S, S.bytes());
   if (tall) {
-    // Column-major U (m x n) and VT (n x n) to row-major.
+    // u: column-major U (m x n) to row-major; vt (n x n, row-major) is V column-major as it is.
     transpose(U.as<T>(), in.as<T>(), n, m);
-    download(u, in, sizeof(T) * m * n);
-    DeviceBuffer vtr(VT.bytes());
-    transpose(VT.as<T>(), vtr.as<T>(), n, n);
-    download(vt, vtr, vtr.bytes());
-    sync();
+    downloadBig(u, in.as<T>(), sizeof(T) * m * n);
+    download(vt, V, V.bytes());
   } else {
-    // A^T = U' S V'^T, so A = V' S U'^T: u is VT's buffer read row-major, vt is U's.
-    download(u, VT, VT.bytes());
-    download(vt, U, U.bytes());
+    // A^T = U' S V'^T, so A = V' S U'^T: u (m x m, row-major) is V' transposed, vt (m x n,
+    // row-major) is U' (n x m, column-major) as it is.
+    DeviceBuffer vr(V.bytes());
+    transpose(V.as<T>(), vr.as<T>(), m, m);
+    download(u, vr, vr.bytes());
+    downloadBig(vt, U.as<T>(), U.bytes());
   }
-  int devInfo = 0;
-  check(cudaMemcpyAsync(&devInfo, info.as<int>(), sizeof(int), cudaMemcpyDeviceToHost, stream()), "copy info");
-  sync();
-  if (devInfo != 0) throw std::runtime_error("cuSOLVER gesvd did not converge (info " + std::to_string(devInfo) + ")");
+  checkInfo(info, "cuSOLVER svd did not converge or failed");
 }
 
 }  // namespace
@@ -303,7 +443,7 @@ void gemmDevice(int dtype, const void* a, const void* b, void* c, bool accumulat
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) throw std::runtime_error("cuda matmul: dimension beyond 2^31");
   ensureDevice();
   if (m == 0 || n == 0) return;
-  Handle h = cublasHandle();
+  HandleLease h = cublasHandle();
   // Row-major C = A B is column-major C^T = B^T A^T.
   if (dtype == 0) {
     const double one = 1, beta = accumulate ? 1 : 0;

@@ -1,0 +1,108 @@
+/**
+ * GPU checks of the cuda backend's linear algebra against the js reference
+ * (worker/kernels/js/linalg): matmul (both dtypes, with and without c0, odd shapes), qr, and svd
+ * by every method GPUFLOW_CUDA_SVD can pick (native/src/cuda/runtime.cu), on tall, wide and
+ * square matrices, on each side of the 1.6 aspect ratio where the QR-first methods switch the
+ * QR on. An SVD is checked by its defining identities (U S V^T = A, U^T U = I, V^T V = I,
+ * singular values descending) and by its singular values against js; vectors are only unique up
+ * to sign, so they are not compared entry by entry. Bundled by bench/native/linalg-device.sh.
+ */
+import type { NDArray } from '../../common/arrays';
+import type { ArrayBackend } from '../../worker/kernels/backend';
+import { matmul as jsMatmul, qr as jsQr, svd as jsSvd } from '../../worker/kernels/js/linalg';
+import type { CheckResult } from './cuda-checks';
+
+export const SVD_METHODS = ['gesvd', 'gesvdj', 'gesvdp', 'qr-gesvd', 'qr-gesvdj', 'qr-gesvdp'] as const;
+
+function mat(rows: number, cols: number, seed: number, dtype: 'float64' | 'float32'): NDArray {
+  const data = dtype === 'float32' ? new Float32Array(rows * cols) : new Float64Array(rows * cols);
+  let s = seed;
+  for (let i = 0; i < data.length; i++) {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    data[i] = s / 2147483648 - 0.5;
+  }
+  return { dtype, shape: [rows, cols], data };
+}
+
+function as64(a: NDArray): NDArray {
+  return { dtype: 'float64', shape: a.shape, data: Float64Array.from(a.data as ArrayLike<number>) };
+}
+
+function maxRelDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < b.length; i++) {
+    num = Math.max(num, Math.abs(a[i] - b[i]));
+    den = Math.max(den, Math.abs(b[i]));
+  }
+  return num / Math.max(den, 1e-300);
+}
+
+// max |X^T X - I| over the columns of X (rows x cols, row-major).
+function orthoError(x: NDArray): number {
+  const [rows, cols] = x.shape;
+  const t = { dtype: 'float64' as const, shape: [cols, rows], data: new Float64Array(rows * cols) };
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) t.data[j * rows + i] = x.data[i * cols + j] as number;
+  const g = jsMatmul(t, as64(x)).data;
+  let e = 0;
+  for (let i = 0; i < cols; i++) for (let j = 0; j < cols; j++) e = Math.max(e, Math.abs((g[i * cols + j] as number) - (i === j ? 1 : 0)));
+  return e;
+}
+
+export async function runLinalgChecks(cuda: ArrayBackend): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  const check = async (name: string, f: () => Promise<string | null>) => {
+    try {
+      results.push({ name, error: await f() });
+    } catch (e) {
+      results.push({ name, error: `threw ${e instanceof Error ? e.message : String(e)}` });
+    }
+  };
+  for (const dtype of ['float64', 'float32'] as const) {
+    const tol = dtype === 'float32' ? 2e-5 : 1e-12;
+    for (const [m, k, n, acc] of [[300, 200, 250, true], [1, 1, 1, false], [257, 129, 65, false], [64, 1000, 3, true]] as const) {
+      await check(`matmul ${dtype} ${m}x${k} @ ${k}x${n}${acc ? ' + c0' : ''}`, async () => {
+        const a = mat(m, k, 1, dtype);
+        const b = mat(k, n, 2, dtype);
+        const c0 = acc ? mat(m, n, 3, dtype) : undefined;
+        const got = await cuda.matmul!(a, b, c0);
+        const want = jsMatmul(as64(a), as64(b), c0 && as64(c0)).data as Float64Array;
+        const d = maxRelDiff(got.data as Float64Array, want);
+        return d <= tol * 5 ? null : `max rel diff ${d}`;
+      });
+    }
+    await check(`qr ${dtype} 600x50 vs js`, async () => {
+      const a = mat(600, 50, 4, dtype);
+      const { q, r } = await cuda.qr!(a);
+      const want = jsQr(as64(a));
+      const dr = maxRelDiff(r.data as Float64Array, want.r.data as Float64Array);
+      const dq = maxRelDiff(q.data as Float64Array, want.q.data as Float64Array);
+      return dr <= tol * 100 && dq <= tol * 1000 ? null : `R differs from js by ${dr}, Q by ${dq}`;
+    });
+    const prior = process.env.GPUFLOW_CUDA_SVD;
+    for (const method of SVD_METHODS)
+      for (const [m, n] of [[400, 30], [30, 70], [90, 60], [60, 60], [2000, 120]] as const)
+        await check(`svd ${method} ${dtype} ${m}x${n}`, async () => {
+          process.env.GPUFLOW_CUDA_SVD = method;
+          const a = mat(m, n, 5 + m, dtype);
+          const { u, s, vt } = await cuda.svd!(a).finally(() => {
+            if (prior === undefined) delete process.env.GPUFLOW_CUDA_SVD;
+            else process.env.GPUFLOW_CUDA_SVD = prior;
+          });
+          const p = Math.min(m, n);
+          const us = new Float64Array(m * p);
+          for (let i = 0; i < m; i++) for (let j = 0; j < p; j++) us[i * p + j] = (u.data[i * p + j] as number) * (s.data[j] as number);
+          const rec = maxRelDiff(jsMatmul({ dtype: 'float64', shape: [m, p], data: us }, as64(vt)).data as Float64Array, a.data as Float64Array);
+          if (rec > tol * 10) return `U S Vt differs from A by ${rec}`;
+          for (let j = 1; j < p; j++) if ((s.data[j] as number) > (s.data[j - 1] as number)) return `s not descending at ${j}`;
+          const eu = orthoError(u);
+          const vtT = { dtype: 'float64' as const, shape: [n, p], data: new Float64Array(n * p) };
+          for (let i = 0; i < p; i++) for (let j = 0; j < n; j++) vtT.data[j * p + i] = vt.data[i * n + j] as number;
+          const ev = orthoError(vtT);
+          if (eu > tol * 100 || ev > tol * 100) return `U^T U - I up to ${eu}, V^T V - I up to ${ev}`;
+          const ds = maxRelDiff(s.data as Float64Array, jsSvd(as64(a)).s.data as Float64Array);
+          return ds <= tol * 10 ? null : `singular values differ from js by ${ds}`;
+        });
+  }
+  return results;
+}
