@@ -17,9 +17,11 @@ export interface DfAddon {
   cudaDfGroupby(desc: Float64Array, bufs: DfBuffer[], out: Float64Array): Promise<void>;
   /** Join row pairs; result[0] = their number (written only when it fits li / ri). */
   cudaDfJoin(desc: Float64Array, bufs: DfBuffer[], li: Int32Array, ri: Int32Array, result: Float64Array): Promise<void>;
+  /** The timeseries source generated and grouped on the device (layout in native/src/df_api.h). */
+  cudaDfTimeseriesGroupby(desc: Float64Array, out: Float64Array): Promise<void>;
 }
 
-const NAMES = ['dfFilter', 'cudaDfFilter', 'cudaDfGroupby', 'cudaDfJoin'] as const;
+const NAMES = ['dfFilter', 'cudaDfFilter', 'cudaDfGroupby', 'cudaDfJoin', 'cudaDfTimeseriesGroupby'] as const;
 
 export function dfAddon(): { addon: DfAddon } | { unavailable: string } {
   const n = loadNative();

@@ -7,10 +7,16 @@
  * workers' busy time per task op from the task stream (generation vs the groupby steps).
  *
  *   npx tsx bench/dataframes/engine-groupby.ts [--partitions 30] [--rows 260000] [--workers 2] [--reps 3] [--out DIR]
+ *
+ * --gpus N: N GPU workers (cuda backend, js fallback) and no CPU worker instead, on the GPU
+ * machine (bundled by build.sh with the worker of bench/engine-gpu/build.sh; device.sh runs it).
+ * Source fusion (compile/df-fuse.ts) makes each chunk task generate and group its partition on the
+ * device. --unfused compiles without it (the partition generated on the host, then grouped).
  */
 import { readFileSync } from 'node:fs';
 import { discover } from '../../main/cluster/discovery';
 import { forkLauncher } from '../../main/cluster/fork-launcher';
+import { compileWorkflow } from '../../main/engine/compile/compile';
 import { Engine } from '../../main/engine/engine';
 import { validateWorkflow } from '../../main/engine/validate';
 import { arg, machine, save } from './common';
@@ -19,20 +25,27 @@ const P = arg('partitions', 30);
 const R = arg('rows', 260_000);
 const W = arg('workers', 2);
 const reps = arg('reps', 3);
+const G = arg('gpus', 0);
+const unfused = process.argv.includes('--unfused');
 const doc = JSON.parse(readFileSync(new URL('../../examples/dataframe-groupby.json', import.meta.url), 'utf8'));
 
 async function main(): Promise<void> {
-  const d = await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
-  const engine = new Engine(d, { launcher: forkLauncher(), useGpus: false, cpuWorkers: W, virtualGpus: 0, backends: ['js'], threadsPerCpuWorker: 1 });
+  const d = G > 0 ? await discover() : await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
+  if (G > d.gpus.length) throw new Error(`--gpus ${G}, but ${d.gpus.length} GPUs were found${d.reason ? ` (${d.reason})` : ''}`);
+  const pool = G > 0 ? { useGpus: true, maxGpus: G, cpuWorkers: 0, backends: ['cuda', 'js'] as ('cuda' | 'js')[] } : { useGpus: false, cpuWorkers: W, backends: ['js'] as 'js'[] };
+  const engine = new Engine(d, { launcher: forkLauncher(), virtualGpus: 0, threadsPerCpuWorker: 1, ...pool });
   await engine.start();
   const runs: Record<string, unknown>[] = [];
   try {
     const wf = validateWorkflow(doc, { partitions: P, rows_per_partition: R });
     for (let r = 0; r <= reps; r++) {
       const busy: Record<string, number> = {};
-      const h = engine.run(wf);
+      const backends = new Set<string>();
+      const h = engine.run(wf, undefined, unfused ? { compiled: compileWorkflow(wf, { fuseSources: false }) } : {});
       const unsub = engine.bus.subscribe((e) => {
-        if (e.type === 'task' && e.runId === h.runId) busy[e.op] = (busy[e.op] ?? 0) + (e.end - e.start);
+        if (e.type !== 'task' || e.runId !== h.runId) return;
+        busy[e.op] = (busy[e.op] ?? 0) + (e.end - e.start);
+        if (e.backend) backends.add(`${e.op}: ${e.backend}`);
       });
       const t0 = performance.now();
       const res = await h.result;
@@ -40,7 +53,7 @@ async function main(): Promise<void> {
       unsub();
       if (res.status !== 'finished') throw new Error(`run ${res.status}: ${res.error}`);
       const out = res.results.mean_x;
-      runs.push({ warmup: r === 0, wallMs: Math.round(ms), rowsPerSec: Math.round((P * R) / (ms / 1000)), busyMsByOp: Object.fromEntries(Object.entries(busy).map(([k, v]) => [k, Math.round(v)])), transfers: res.stats.transfers, groups: out?.kind === 'table' ? out.rows : null });
+      runs.push({ warmup: r === 0, wallMs: Math.round(ms), rowsPerSec: Math.round((P * R) / (ms / 1000)), busyMsByOp: Object.fromEntries(Object.entries(busy).map(([k, v]) => [k, Math.round(v)])), backends: [...backends], transfers: res.stats.transfers, groups: out?.kind === 'table' ? out.rows : null });
       console.log(JSON.stringify(runs[runs.length - 1]));
     }
   } finally {
@@ -51,7 +64,8 @@ async function main(): Promise<void> {
   const result = {
     bench: 'engine-groupby',
     workload: `examples/dataframe-groupby.json: ${P} partitions x ${R} rows of the timeseries (${P * R} rows), groupby name, mean of x; generation included`,
-    workers: `${W} CPU worker processes, 1 thread each, js kernels`,
+    workers: G > 0 ? `${G} GPU worker process${G > 1 ? 'es' : ''}, cuda kernels (js fallback)` : `${W} CPU worker processes, 1 thread each, js kernels`,
+    fusedSources: !unfused,
     medianWallMs: median,
     rowsPerSec: Math.round((P * R) / (median / 1000)),
     // The groupby steps alone, per worker-second of busy time (generation excluded).
@@ -63,7 +77,7 @@ async function main(): Promise<void> {
     machine: machine(),
     note: 'shared 2-core build machine under load from other engineers: compare ratios, not absolute numbers',
   };
-  console.log(`wrote ${save('dataframes-engine-groupby.json', result)}`);
+  console.log(`wrote ${save(`dataframes-engine-groupby${G > 0 ? '-gpu' : ''}${unfused ? '-unfused' : ''}.json`, result)}`);
 }
 
 function medianOf(xs: number[]): number {

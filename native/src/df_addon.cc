@@ -8,6 +8,7 @@
 //   cudaDfFilter(code, bufs, rows, idx, result)                                       device
 //   cudaDfGroupby(desc, bufs, out: Float64Array)                                     see df_api.h
 //   cudaDfJoin(desc, bufs, li: Int32Array, ri: Int32Array, result: Float64Array(1))  see df_api.h
+//   cudaDfTimeseriesGroupby(desc, out: Float64Array)                                 see df_api.h
 //
 // bufs: an array of Float64Array (values), Int32Array (codes) and Uint8Array (validity, tables).
 #include <napi.h>
@@ -200,6 +201,52 @@ Napi::Value Groupby(const Napi::CallbackInfo& info) {
   return queue(env, [a, o] { cuda::dfGroupby(*a, o); }, keep);
 }
 
+// desc: [k0, k1, rowStart, rows, slots, nKeys, nVals, flags (1: m2, 2: min/max), (column, stride, card) * nKeys, column * nVals]
+// with columns as df_api.h's TsColumn: keys name or id (card 26 / kTsIdCard), values id, x or y.
+Napi::Value TimeseriesGroupby(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::TypedArray desc = typed(info, 0, "desc", napi_float64_array, "Float64Array");
+  const double* d = static_cast<const double*>(dataOf(desc));
+  const int64_t dl = static_cast<int64_t>(desc.ElementLength());
+  if (dl < 8) rangeError(env, "desc is too short");
+  auto a = std::make_shared<df::TimeseriesGroupbyArgs>();
+  a->k0 = static_cast<uint32_t>(count(env, d[0], "desc k0", 0xFFFFFFFFll));
+  a->k1 = static_cast<uint32_t>(count(env, d[1], "desc k1", 0xFFFFFFFFll));
+  a->rows = count(env, d[3], "desc rows", kMaxRows);
+  a->rowStart = count(env, d[2], "desc rowStart", (int64_t(1) << 50) - a->rows);
+  a->slots = count(env, d[4], "desc slots", kMaxSlots);
+  const int64_t nk = count(env, d[5], "desc keys", 2), nv = count(env, d[6], "desc values", 3);
+  const int64_t flags = count(env, d[7], "desc flags", 3);
+  a->m2 = (flags & 1) != 0;
+  a->minmax = (flags & 2) != 0;
+  if (nk < 1) rangeError(env, "groupby needs at least one key");
+  if (dl != 8 + 3 * nk + nv) rangeError(env, "desc has " + std::to_string(dl) + " numbers, its counts need " + std::to_string(8 + 3 * nk + nv));
+  int64_t span = 1;
+  for (int64_t k = 0; k < nk; k++) {
+    const double* e = d + 8 + 3 * k;
+    const std::string w = "key " + std::to_string(k);
+    df::TsKey key;
+    key.col = static_cast<int>(count(env, e[0], (w + " column").c_str(), df::tsId));
+    key.stride = count(env, e[1], (w + " stride").c_str(), kMaxSlots);
+    key.card = count(env, e[2], (w + " card").c_str(), kMaxSlots);
+    const int64_t want = key.col == df::tsName ? df::kTsNames : df::kTsIdCard;
+    if (key.card != want) rangeError(env, w + " card must be " + std::to_string(want) + " for its column");
+    span += (key.card - 1) * key.stride;
+    if (span > a->slots) rangeError(env, w + ": codes reach slot " + std::to_string(span - 1) + ", but slots is " + std::to_string(a->slots));
+    a->keys.push_back(key);
+  }
+  for (int64_t v = 0; v < nv; v++) {
+    const int c = static_cast<int>(count(env, d[8 + 3 * nk + v], ("value " + std::to_string(v) + " column").c_str(), df::tsY));
+    if (c == df::tsName) rangeError(env, "value " + std::to_string(v) + ": name is a string, not a number to aggregate");
+    a->vals.push_back(c);
+  }
+  Napi::TypedArray out = typed(info, 1, "out", napi_float64_array, "Float64Array");
+  if (static_cast<int64_t>(out.ElementLength()) != df::groupbyOutSize(*a))
+    rangeError(env, "out has " + std::to_string(out.ElementLength()) + " elements, the groupby writes " + std::to_string(df::groupbyOutSize(*a)));
+  double* o = static_cast<double*>(dataOf(out));
+  return queue(env, [a, o] { cuda::dfTimeseriesGroupby(*a, o); }, {desc, out});
+}
+
 // desc: [nl, nr, how, nKeys, (lcodes, lvalid, rcodes, rvalid, rmap, stride, card) * nKeys]
 Napi::Value Join(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -253,6 +300,7 @@ void registerDfExports(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaDfFilter", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Filter(i, true); }));
   exports.Set("cudaDfGroupby", Napi::Function::New(env, Groupby));
   exports.Set("cudaDfJoin", Napi::Function::New(env, Join));
+  exports.Set("cudaDfTimeseriesGroupby", Napi::Function::New(env, TimeseriesGroupby));
 }
 
 }  // namespace gf

@@ -40,6 +40,30 @@ struct GroupbyArgs {
 // value column count, sum, min (+inf: none or not asked), max (-inf: likewise), m2. NaN and null values are skipped.
 inline int64_t groupbyOutSize(const GroupbyArgs& a) { return a.slots * (2 + 5 * static_cast<int64_t>(a.vals.size())); }
 
+// The timeseries source fused with the groupby chunk step (docs/dataframes.md, "Source fusion"):
+// rows [rowStart, rowStart + rows) of the seed's timeseries (worker/kernels/df/timeseries.ts) are
+// generated on the device, one Philox block per row and column pair, and aggregated per key slot
+// without being stored. Keys: name (its code) and id (id - kTsIdLo); values: id, x, y (no nulls).
+enum TsColumn { tsName = 0, tsId = 1, tsX = 2, tsY = 3 };
+constexpr int64_t kTsNames = 26;
+// id = round(1000 + sqrt(1000) z) with z the normal quantile of a uniform in (0, 1 - 2^-53], so
+// |z| <= 8.2095 and id lies in [740, 1260]: 600 slots from 700 hold every value a uniform gives.
+constexpr int64_t kTsIdLo = 700, kTsIdCard = 600;
+struct TsKey {
+  int col;  // tsName or tsId
+  int64_t stride, card;
+};
+struct TimeseriesGroupbyArgs {
+  uint32_t k0, k1;  // the seed's Philox key
+  int64_t rowStart, rows, slots;
+  std::vector<TsKey> keys;
+  std::vector<int> vals;  // tsId, tsX, tsY
+  bool m2, minmax;
+};
+// out: groupbyOutSize's layout, with first row -1 (the key values follow from the slot) and each
+// value's count equal to the slot's rows (the timeseries has no nulls).
+inline int64_t groupbyOutSize(const TimeseriesGroupbyArgs& a) { return a.slots * (2 + 5 * static_cast<int64_t>(a.vals.size())); }
+
 struct JoinKey {
   const int32_t *lcodes, *rcodes;  // codes in one space for both sides; < 0 is null
   const uint8_t *lvalid, *rvalid;
@@ -58,6 +82,7 @@ struct JoinArgs {
 namespace cuda {
 int64_t dfFilter(const double* code, int64_t codeLen, const std::vector<df::Buf>& bufs, int64_t rows, int32_t* idx);
 void dfGroupby(const df::GroupbyArgs& a, double* out);
+void dfTimeseriesGroupby(const df::TimeseriesGroupbyArgs& a, double* out);
 // Row pairs (left row or -1, right row or -1) in worker/kernels/df/join.ts's order: each left row
 // with its matches in right row order, then (outer) the unmatched right rows. Returns the number
 // of pairs; writes them only when it is <= capacity (else the caller retries with that much room).

@@ -43,6 +43,7 @@ __attribute__((weak)) int64_t dfFilter(const double*, int64_t, const std::vector
   throw std::runtime_error(unavailableReason());
 }
 __attribute__((weak)) void dfGroupby(const df::GroupbyArgs&, double*) { throw std::runtime_error(unavailableReason()); }
+__attribute__((weak)) void dfTimeseriesGroupby(const df::TimeseriesGroupbyArgs&, double*) { throw std::runtime_error(unavailableReason()); }
 __attribute__((weak)) int64_t dfJoin(const df::JoinArgs&, int32_t*, int32_t*, int64_t) { throw std::runtime_error(unavailableReason()); }
 
 }  // namespace cuda

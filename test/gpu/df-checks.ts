@@ -18,6 +18,7 @@ import { groupby, groupbyAggregate, type GroupbySpec } from '../../worker/kernel
 import { tableOf } from '../../worker/kernels/df/gather';
 import { hashJoin, type JoinSpec } from '../../worker/kernels/df/join';
 import { filter } from '../../worker/kernels/df/ops';
+import { timeseriesGroupbyChunk, timeseriesGroupbyNative, type TimeseriesSource } from '../../worker/kernels/df/timeseries-groupby';
 
 export interface DfCheckResult {
   name: string;
@@ -158,6 +159,19 @@ const JOINS: { name: string; spec: JoinSpec; sides: (scale: number) => [Table, T
  * Every check; `cuda` is the device kernels or why they are missing (then one failing entry says
  * so). `scale` shrinks the tables (the unit test runs the js fake at 0.05; the GPU runs at 1).
  */
+/** The fused timeseries source + groupby chunk (device generation vs the js generator + js groupby). */
+export const TIMESERIES_GROUPBYS: { name: string; source: TimeseriesSource; spec: GroupbySpec }[] = [
+  { name: 'name, mean x (the seed workload)', source: { seed: 0, partition: 3, rows: 200_000 }, spec: { by: ['name'], aggs: [{ column: 'x', agg: 'mean' }] } },
+  {
+    name: 'name, every aggregate of x and y',
+    source: { seed: 7, partition: 0, rows: 100_000 },
+    spec: { by: ['name'], aggs: [{ column: 'x', agg: 'sum' }, { column: 'x', agg: 'mean' }, { column: 'y', agg: 'count' }, { column: 'x', agg: 'min' }, { column: 'x', agg: 'max' }, { column: 'x', agg: 'std' }, { column: 'y', agg: 'var' }, { agg: 'size' }] },
+  },
+  { name: 'id, mean y and min / max x (600 slots)', source: { seed: 2 ** 32 + 5, partition: 11, rows: 150_000 }, spec: { by: ['id'], aggs: [{ column: 'y', agg: 'mean' }, { column: 'x', agg: 'min' }, { column: 'x', agg: 'max' }] } },
+  { name: 'name and id, count and sum of id', source: { seed: 3, partition: 1, rows: 120_000 }, spec: { by: ['name', 'id'], aggs: [{ column: 'id', agg: 'sum' }, { column: 'x', agg: 'count' }, { column: 'id', agg: 'std' }] } },
+  { name: 'an empty partition', source: { seed: 3, partition: 0, rows: 0 }, spec: { by: ['name'], aggs: [{ column: 'x', agg: 'mean' }] } },
+];
+
 export async function runDfChecks(kernels: { addon: DfAddon } | { unavailable: string }, scale = 1): Promise<DfCheckResult[]> {
   if ('unavailable' in kernels) return [{ name: 'cuda df kernels', error: `unavailable: ${kernels.unavailable}` }];
   const cuda = kernels.addon;
@@ -193,6 +207,18 @@ export async function runDfChecks(kernels: { addon: DfAddon } | { unavailable: s
   await check('groupby nunique falls back (not on the device)', async () => {
     const r = await groupbyChunkNative(cuda.cudaDfGroupby, table, { by: ['name'], aggs: [{ column: 'id', agg: 'nunique' }] });
     return 'unsupported' in r ? null : 'nunique ran on the device; the partial would lack its value lists';
+  });
+  for (const g of TIMESERIES_GROUPBYS) {
+    await check(`timeseries groupby ${g.name}`, async () => {
+      const src = { ...g.source, rows: Math.round(g.source.rows * scale) };
+      const partial = await timeseriesGroupbyNative(cuda.cudaDfTimeseriesGroupby, src, g.spec);
+      if ('unsupported' in partial) return `fell back: ${partial.unsupported}`;
+      return tableDiff(groupbyAggregate([partial], g.spec), groupbyAggregate([timeseriesGroupbyChunk(src, g.spec)], g.spec), 1e-9);
+    });
+  }
+  await check('timeseries groupby by timestamp falls back (not on the device)', async () => {
+    const r = await timeseriesGroupbyNative(cuda.cudaDfTimeseriesGroupby, { seed: 1, partition: 0, rows: 100 }, { by: ['timestamp'], aggs: [{ column: 'x', agg: 'sum' }] });
+    return 'unsupported' in r ? null : 'a timestamp key ran on the device';
   });
   for (const j of JOINS) {
     await check(`join ${j.name}`, async () => {

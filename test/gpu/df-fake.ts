@@ -6,6 +6,8 @@
  * themselves; it says nothing about the CUDA code, which only the GPU machine can run.
  */
 import type { DfAddon, DfBuffer } from '../../native/df';
+import { numView, strView } from '../../worker/kernels/df/columns';
+import { timeseries } from '../../worker/kernels/df/timeseries';
 
 function i32(bufs: DfBuffer[], k: number): Int32Array | null {
   if (k < 0) return null;
@@ -134,6 +136,27 @@ function join(desc: Float64Array, bufs: DfBuffer[], li: Int32Array, ri: Int32Arr
   });
 }
 
+/**
+ * The fused timeseries groupby: the js generator's rows as codes and values, through the groupby
+ * fake above (first row -1 and counts = rows, as the device writes them).
+ */
+function timeseriesGroupby(desc: Float64Array, out: Float64Array): void {
+  const [k0, k1, rowStart, rows, slots, nk, nv, flags] = desc;
+  const names = ['name', 'id', 'x', 'y'];
+  const keyCols = Array.from({ length: nk }, (_, j) => desc.subarray(8 + 3 * j, 11 + 3 * j));
+  const valCols = Array.from(desc.subarray(8 + 3 * nk, 8 + 3 * nk + nv), (c) => names[c]);
+  const t = timeseries({ seed: k0 + k1 * 2 ** 32, rowStart, rowCount: rows });
+  const bufs: DfBuffer[] = [];
+  const g: number[] = [rows, slots, nk, nv, flags];
+  for (const [col, stride, card] of keyCols) {
+    const codes = col === 0 ? strView(t.getChild('name')!, 'name').codes : Int32Array.from(numView(t.getChild('id')!, 'id').values, (v) => v - 700);
+    g.push(bufs.push(codes) - 1, -1, stride, card);
+  }
+  for (const c of valCols) g.push(bufs.push(Float64Array.from(numView(t.getChild(c)!, c).values)) - 1, -1);
+  groupby(Float64Array.from(g), bufs, out);
+  for (let s = 0; s < slots; s++) out[slots + s] = -1;
+}
+
 /** The fake: js groupby and join, the addon's host interpreter for filters. */
 export function fakeDfCuda(host: Pick<DfAddon, 'dfFilter'>): DfAddon {
   return {
@@ -141,5 +164,6 @@ export function fakeDfCuda(host: Pick<DfAddon, 'dfFilter'>): DfAddon {
     cudaDfFilter: host.dfFilter,
     cudaDfGroupby: async (desc, bufs, out) => groupby(desc, bufs, out),
     cudaDfJoin: async (desc, bufs, li, ri, result) => join(desc, bufs, li, ri, result),
+    cudaDfTimeseriesGroupby: async (desc, out) => timeseriesGroupby(desc, out),
   };
 }

@@ -5,7 +5,7 @@
 import type { ChunkValue } from '../../common/arrays';
 import type { ResultValue } from '../../common/results';
 import type { WorkerConfig } from '../../common/messages';
-import { compileWorkflow } from '../../main/engine/compile/compile';
+import { compileWorkflow, type CompileOptions } from '../../main/engine/compile/compile';
 import { assembleArray } from '../../main/engine/results';
 import { tableResult } from '../../main/engine/table-result';
 import { validateWorkflow } from '../../main/engine/validate';
@@ -15,9 +15,9 @@ import { registerAreaHandlers } from '../../worker/register';
 
 const config: WorkerConfig = { id: 'local', kind: 'cpu', label: 'local', threads: 1, concurrency: 1, memoryLimit: 2 ** 32, peerToken: 'x'.repeat(16), backends: ['js'], heartbeatMs: 1000 };
 
-export async function runLocal(doc: unknown, params: Record<string, number | string | boolean> = {}): Promise<Record<string, ResultValue>> {
+export async function runLocal(doc: unknown, params: Record<string, number | string | boolean> = {}, opts: CompileOptions = {}): Promise<Record<string, ResultValue>> {
   await registerAreaHandlers();
-  const compiled = compileWorkflow(validateWorkflow(doc, params));
+  const compiled = compileWorkflow(validateWorkflow(doc, params), opts);
   const ctx = { config, backends: [createJsBackend()], report: () => undefined };
   const memo = new Map<string, Promise<ChunkValue>>();
   const value = (key: string): Promise<ChunkValue> => {

@@ -14,6 +14,7 @@ import { sizeOf } from '../../../common/arrays';
 import { WHOLE_ARRAY_LIMIT } from '../results';
 import { isSteps, runInSlices, runToEnd, YIELD_EVERY, type Steps } from '../slices';
 import { materializeSteps } from './array-lower';
+import { fuseDfSources } from './df-fuse';
 import { eachBlockIndex } from './chunks';
 import { summaryOutput } from './summary-lower';
 
@@ -23,6 +24,8 @@ export interface CompileOptions {
   arrayResource?: Resource;
   /** Output arrays with more elements are reported as summaries computed on the workers. */
   wholeArrayLimit?: number;
+  /** Fuse dataframe sources into their first reader (df-fuse.ts); default true. */
+  fuseSources?: boolean;
 }
 
 export interface Compiled extends TaskGraph {
@@ -113,6 +116,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
     }
   }
   const emitted = tasks.size;
+  if (opts.fuseSources !== false) yield* fuseDfSources(tasks);
   yield* cull(tasks, outputs);
   // Each emitted reduction/combine is also a task of the unfused graph.
   return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted };

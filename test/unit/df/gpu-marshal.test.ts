@@ -10,6 +10,7 @@ import { dfAddon } from '../../../native/df';
 import { loadNative } from '../../../native/index';
 import { runDfOpOn } from '../../../worker/kernels/df/cuda-ops';
 import { groupbyChunkNative, hashJoinNative, filterNative } from '../../../worker/kernels/df/gpu';
+import { timeseriesGroupbyNative } from '../../../worker/kernels/df/timeseries-groupby';
 import { dfTable, runDfChecks } from '../../gpu/df-checks';
 import { fakeDfCuda } from '../../gpu/df-fake';
 
@@ -42,6 +43,7 @@ describe.skipIf(skip)('df kernels marshalling (no GPU)', () => {
     await expect(groupbyChunkNative(real.cudaDfGroupby, t, { by: ['id', 'name'], aggs: [{ column: 'x', agg: 'std' }, { agg: 'size' }] })).rejects.toThrow(reason);
     await expect(hashJoinNative(real.cudaDfJoin, l, r, { how: 'outer', on: ['id', 'name'] })).rejects.toThrow(reason);
     await expect(filterNative(real.cudaDfFilter, t, 'name == "Bob" and x > 0')).rejects.toThrow(reason);
+    await expect(timeseriesGroupbyNative(real.cudaDfTimeseriesGroupby, { seed: 2 ** 32 + 1, partition: 9, rows: 1000 }, { by: ['name', 'id'], aggs: [{ column: 'x', agg: 'std' }, { column: 'id', agg: 'max' }, { agg: 'size' }] })).rejects.toThrow(reason);
   });
 
   it('the addon checks descriptors before queueing work', () => {
@@ -53,6 +55,13 @@ describe.skipIf(skip)('df kernels marshalling (no GPU)', () => {
     expect(() => real.cudaDfGroupby(desc(3, 3), [codes, new Float64Array(4)], out(2))).toThrow(/out has 14 elements, the groupby writes 21/);
     expect(() => real.cudaDfGroupby(desc(3, 3), [codes, new Float64Array(2)], out(3))).toThrow(/value 0 has 2 elements, needs 4/);
     expect(() => real.cudaDfGroupby(desc(3, 3), [new Float64Array(4), new Float64Array(4)], out(3))).toThrow(/key 0 codes must be a Int32Array/);
+    // k0, k1, rowStart, rows, slots, keys, values, flags | column, stride, card | value columns
+    const td = (col: number, card: number, slots: number, value = 2) => Float64Array.from([1, 0, 0, 10, slots, 1, 1, 0, col, 1, card, value]);
+    expect(() => real.cudaDfTimeseriesGroupby(td(0, 25, 26), new Float64Array(26 * 7))).toThrow(/key 0 card must be 26 for its column/);
+    expect(() => real.cudaDfTimeseriesGroupby(td(1, 600, 599), new Float64Array(599 * 7))).toThrow(/codes reach slot 599, but slots is 599/);
+    expect(() => real.cudaDfTimeseriesGroupby(td(0, 26, 26, 0), new Float64Array(26 * 7))).toThrow(/value 0: name is a string/);
+    expect(() => real.cudaDfTimeseriesGroupby(td(0, 26, 26), new Float64Array(26 * 2))).toThrow(/out has 52 elements, the groupby writes 182/);
+    expect(() => real.cudaDfTimeseriesGroupby(Float64Array.from([2 ** 32, 0, 0, 10, 26, 1, 1, 0, 0, 1, 26, 2]), new Float64Array(182))).toThrow(/desc k0 must be a whole number/);
     const jd = Float64Array.from([2, 2, 3, 1, 0, -1, 1, -1, -1, 1, 4]);
     expect(() => real.cudaDfJoin(jd, [new Int32Array(2), new Int32Array(2)], new Int32Array(4), new Int32Array(4), new Float64Array(1))).toThrow(/how \(0 inner, 1 left, 2 outer\)/);
   });
@@ -66,6 +75,9 @@ describe.skipIf(skip)('df kernels marshalling (no GPU)', () => {
     expect((await runDfOpOn(fake, 'groupby-chunk', spec('nunique'), [t])).backend).toBe('js (cuda: groupby nunique runs on the js kernel)');
     expect((await runDfOpOn(fake, 'filter', { expr: 'name == name' }, [t])).backend).toMatch(/^js \(cuda: filter 'name == name': a comparison of two string expressions\)$/);
     expect((await runDfOpOn(fake, 'sort', { by: ['x'] }, [t])).backend).toBe('js');
+    const source = { seed: 1, partition: 2, rows: 400 };
+    expect((await runDfOpOn(fake, 'timeseries-groupby-chunk', { source, spec: { by: ['name'], aggs: [{ column: 'x', agg: 'mean' }] } }, [])).backend).toBe('cuda');
+    expect((await runDfOpOn(fake, 'timeseries-groupby-chunk', { source, spec: { by: ['timestamp'], aggs: [{ column: 'x', agg: 'mean' }] } }, [])).backend).toBe("js (cuda: key 'timestamp' is not generated on the device (keys there: name, id))");
     expect((await runDfOpOn({ unavailable: 'no device' }, 'filter', { expr: 'x > 0' }, [t])).backend).toBe('js (cuda: no device)');
     expect((await runDfOpOn(null, 'filter', { expr: 'x > 0' }, [t])).backend).toBe('js');
     // Bad params still fail with the js path's message.

@@ -7,9 +7,10 @@ import type { DfAddon } from '../../../native/df';
 import { filterNative, groupbyChunkNative, hashJoinNative, type Unsupported } from './gpu';
 import type { GroupbySpec } from './groupby';
 import type { JoinSpec } from './join';
+import { timeseriesGroupbyNative, type TimeseriesSource } from './timeseries-groupby';
 import { DF_OPS, runDfOp, type DfInput, type DfOpName, type DfOutput } from './task-ops';
 
-export const CUDA_DF_OPS = ['filter', 'groupby-chunk', 'join', 'broadcast-join'] as const;
+export const CUDA_DF_OPS = ['filter', 'groupby-chunk', 'timeseries-groupby-chunk', 'join', 'broadcast-join'] as const;
 
 function isCudaOp(op: string): op is (typeof CUDA_DF_OPS)[number] {
   return (CUDA_DF_OPS as readonly string[]).includes(op);
@@ -23,6 +24,7 @@ async function onDevice(addon: DfAddon, op: (typeof CUDA_DF_OPS)[number], params
   let r;
   if (op === 'filter') r = await filterNative(addon.cudaDfFilter, t[0], params.expr as string);
   else if (op === 'groupby-chunk') r = await groupbyChunkNative(addon.cudaDfGroupby, t[0], params.spec as GroupbySpec);
+  else if (op === 'timeseries-groupby-chunk') r = await timeseriesGroupbyNative(addon.cudaDfTimeseriesGroupby, params.source as TimeseriesSource, params.spec as GroupbySpec);
   else {
     const spec = params.spec as JoinSpec;
     if (op === 'broadcast-join' && spec.how === 'outer') return { unsupported: 'an outer broadcast join is refused by the js kernel' };

@@ -86,7 +86,7 @@ function intOffsets(sides: { values: Float64Array; valid: Uint8Array | null }[],
 
 // ---- groupby ------------------------------------------------------------------------------------
 
-const GPU_AGGS = new Set(['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'size']);
+export const GPU_AGGS = new Set(['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'size']);
 
 function groupKey(table: Table, name: string): KeyCodes | Unsupported {
   const col = column(table, name, 'groupby');
@@ -146,16 +146,20 @@ export async function groupbyChunkNative(run: DfAddon['cudaDfGroupby'], table: T
   }
   const out = new Float64Array(slots * (2 + 5 * valueCols.length));
   await run(Float64Array.from(desc), bufs, out);
-  return stateToTable(stateFromSlots(table, spec, out, slots, valueCols, stats));
+  // Each group's key values: those of its first row.
+  const keysOf = (live: number[]) => takeTable(tableOfKeys(table, spec.by), Int32Array.from(live, (s) => out[slots + s]));
+  return stateToTable(stateFromSlots(keysOf, spec, out, slots, valueCols, stats));
 }
 
-/** Slots with rows -> groupby.ts's State (groups in slot order; partial order does not matter). */
-function stateFromSlots(table: Table, spec: GroupbySpec, out: Float64Array, slots: number, valueCols: { name: string; type: ValueType }[], stats: ReturnType<typeof neededStats>): State {
+/**
+ * Slots with rows -> groupby.ts's State (groups in slot order; partial order does not matter).
+ * `out` has df_api.h's layout; keysOf gives the key columns of the live slots, in their order.
+ */
+export function stateFromSlots(keysOf: (live: number[]) => Table, spec: GroupbySpec, out: Float64Array, slots: number, valueCols: { name: string; type: ValueType }[], stats: ReturnType<typeof neededStats>): State {
   const live: number[] = [];
   for (let s = 0; s < slots; s++) if (out[s] > 0) live.push(s);
   const g = live.length;
-  const first = Int32Array.from(live, (s) => out[slots + s]);
-  const keys = takeTable(tableOfKeys(table, spec.by), first);
+  const keys = keysOf(live);
   const size = spec.aggs.some((a) => a.agg === 'size') ? Float64Array.from(live, (s) => out[s]) : null;
   const cols = new Map<string, ColAcc>();
   valueCols.forEach((c, v) => {

@@ -24,6 +24,7 @@ import { dropDuplicates, valueCountsAggregate, valueCountsChunk } from './rows';
 import { chooseSplitters, partOf, rangeSplit, sortPart, sortSample, splitByPart } from './range-sort';
 import { sortTable } from './sort';
 import { TIMESERIES_COLUMNS, timeseriesPartition } from './timeseries';
+import { timeseriesGroupbyChunk } from './timeseries-groupby';
 
 export type DfInput = { kind: 'table'; table: Table } | { kind: 'array'; array: NDArray };
 export type DfOutput = { kind: 'table'; table: Table } | { kind: 'json'; value: JsonValue };
@@ -34,6 +35,7 @@ const groupbySpec = z.object({
   aggs: z.array(z.object({ column: z.string().optional(), agg: z.enum(AGG_NAMES as [string, ...string[]]), as: z.string().optional() })).min(1),
   ddof: z.number().int().min(0).optional(),
 }).strict();
+const timeseriesSource = z.object({ seed: z.number().int().min(0), partition: z.number().int().min(0), rows: z.number().int().min(0), startMs: z.number().optional(), freqMs: z.number().positive().optional() }).strict();
 const joinSpec = z.object({
   how: z.enum(['inner', 'left', 'outer']),
   on: names.optional(),
@@ -66,7 +68,7 @@ const out = (table: Table): DfOutput => ({ kind: 'table', table });
 export const DF_OPS = {
   timeseries: def({
     inputs: 0,
-    params: z.object({ seed: z.number().int().min(0), partition: z.number().int().min(0), rows: z.number().int().min(0), startMs: z.number().optional(), freqMs: z.number().positive().optional(), columns: z.array(z.enum(TIMESERIES_COLUMNS)).optional() }).strict(),
+    params: timeseriesSource.extend({ columns: z.array(z.enum(TIMESERIES_COLUMNS)).optional() }).strict(),
     run: (p) => out(timeseriesPartition(p.seed, p.partition, p.rows, { startMs: p.startMs, freqMs: p.freqMs, columns: p.columns })),
   }),
   'read-csv': def({
@@ -119,6 +121,8 @@ export const DF_OPS = {
   'value-counts-aggregate': def({ inputs: 'many', params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsAggregate(tables(i, 'value-counts-aggregate'), p.column)) }),
   describe: def({ inputs: 'many', params: z.object({}).strict(), run: (_p, i) => out(describe(concatTables(tables(i, 'describe')))) }),
   'groupby-chunk': def({ inputs: 1, params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyChunk(tables(i, 'groupby-chunk')[0], p.spec as GroupbySpec)) }),
+  // A timeseries partition generated and grouped in one step (compile/df-fuse.ts).
+  'timeseries-groupby-chunk': def({ inputs: 0, params: z.object({ source: timeseriesSource, spec: groupbySpec }).strict(), run: (p) => out(timeseriesGroupbyChunk(p.source, p.spec as GroupbySpec)) }),
   'groupby-combine': def({ inputs: 'many', params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyCombine(tables(i, 'groupby-combine'), p.spec as GroupbySpec)) }),
   'groupby-aggregate': def({ inputs: 'many', params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyAggregate(tables(i, 'groupby-aggregate'), p.spec as GroupbySpec)) }),
   'hash-split': def({

@@ -1,0 +1,50 @@
+/**
+ * Source fusion for dataframes, as dask-expr does it (projection pushdown, then blockwise fusion
+ * of a source with the first step that reads it): a groupby's chunk task whose one input is a
+ * timeseries partition becomes a single 'timeseries-groupby-chunk' task that generates only the
+ * columns the groupby reads and groups them at once. The partition is never an Arrow table
+ * crossing processes, and a GPU worker generates and groups it on the device
+ * (worker/kernels/df/timeseries-groupby.ts), so nothing but the small partial crosses PCIe.
+ *
+ * The rewrite keeps the chunk task's key, node and output, so nothing downstream changes; the
+ * timeseries tasks it no longer reads are culled with the rest when no other task or output needs
+ * them. Worked example (examples/dataframe-groupby.json, 30 partitions): 30 'timeseries' +
+ * 30 'groupby-chunk' + 4 'groupby-combine' + 1 'groupby-aggregate' tasks -> 30 fused + 4 + 1.
+ */
+import type { TaskDef } from '../../../common/tasks';
+import { groupbyColumns } from '../../../worker/kernels/df/timeseries-groupby';
+import type { GroupbySpec } from '../../../worker/kernels/df/groupby';
+import { YIELD_EVERY, type Steps } from '../slices';
+
+function dfOp(t: TaskDef | undefined, op: string): Record<string, unknown> | null {
+  return t && t.spec.kind === 'df' && t.spec.op === op ? t.spec.params : null;
+}
+
+/** Rewrites every fusable chunk task in place; returns how many it fused. */
+export function* fuseDfSources(tasks: Map<string, TaskDef>): Steps<number> {
+  let fused = 0;
+  let n = 0;
+  for (const t of tasks.values()) {
+    if (++n % YIELD_EVERY === 0) yield;
+    const chunk = dfOp(t, 'groupby-chunk');
+    if (!chunk || t.deps.length !== 1) continue;
+    const srcTask = tasks.get(t.deps[0]);
+    const src = dfOp(srcTask, 'timeseries');
+    if (!src || !srcTask) continue;
+    const spec = chunk.spec as GroupbySpec;
+    const { columns, ...source } = src;
+    const need = groupbyColumns(spec);
+    // A source restricted to fewer columns than the groupby reads fails unfused, with its message.
+    if (Array.isArray(columns) && !need.every((c) => columns.includes(c))) continue;
+    const rows = typeof source.rows === 'number' ? source.rows : 0;
+    tasks.set(t.key, {
+      ...t,
+      deps: [],
+      spec: { kind: 'df', op: 'timeseries-groupby-chunk', params: { source, spec } },
+      op: 'timeseries+groupby-chunk',
+      workBytes: t.outBytes + rows * (8 * need.length + 1),
+    });
+    fused++;
+  }
+  return fused;
+}
