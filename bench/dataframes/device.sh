@@ -6,12 +6,15 @@
 # and unfused). JSON + markdown into $OUT.
 # Here first: sh bench/engine-gpu/build.sh && sh bench/dataframes/build.sh; carry .device and
 # .devbuild. There:  bash bench/dataframes/device.sh
-# The addon is built only when native/build lacks an up-to-date one.
+# The addon is built only when native/build lacks an up-to-date one (DF_NATIVE_DIR: use that
+# build instead, made by the caller).
 source .device/prelude
-t0=$(date +%s)
-node native/build.mjs 2>&1 | tail -1
-echo "addon: $(( $(date +%s) - t0 )) s"
-export GPUFLOW_NATIVE_DIR=$PWD/native/build
+if [ -z "$DF_NATIVE_DIR" ]; then
+  t0=$(date +%s)
+  node native/build.mjs 2>&1 | tail -1
+  echo "addon: $(( $(date +%s) - t0 )) s"
+fi
+export GPUFLOW_NATIVE_DIR=${DF_NATIVE_DIR:-$PWD/native/build}
 timeout ${DF_TIMEOUT:-85} node .devbuild/dataframes-gpu.mjs --out $OUT ${DF_FLAGS:-}
 export GPUFLOW_WORKER_ENTRY=$PWD/.devbuild/gpuflow/worker.js
 E="--partitions 30 --rows 2600000 --out $OUT"
