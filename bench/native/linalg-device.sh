@@ -14,6 +14,8 @@ if [ "$1" = bundle ]; then
   npx esbuild bench/native/linalg-bench.ts --bundle --platform=node --format=esm --main-fields=module,main \
     --external:better-sqlite3 --external:@duckdb/* --external:@tensorflow/* --log-level=warning --outfile=.devbuild/linalg-bench.mjs \
     --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
+  # the GPU machine has no node_modules: native/build.mjs finds napi.h in .devbuild/node-addon-api
+  mkdir -p .devbuild/node-addon-api && cp node_modules/node-addon-api/*.h .devbuild/node-addon-api/
   git rev-parse --short HEAD > .devbuild/linalg-commit
   ls -la .devbuild/linalg-bench.mjs
   exit 0
@@ -21,5 +23,5 @@ fi
 t=$(date +%s)
 node native/build.mjs
 echo "addon build: $(( $(date +%s) - t )) s"; cat native/build/info.json; echo
-GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-$(cat .devbuild/linalg-commit 2>/dev/null || echo unknown)} GPUFLOW_NATIVE_DIR=native/build \
+GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-$(cat .devbuild/linalg-commit 2>/dev/null || echo unknown)} GPUFLOW_NATIVE_DIR="$PWD/native/build" \
   node .devbuild/linalg-bench.mjs --out "${OUT:-bench/results}" "$@"

@@ -4,8 +4,9 @@
  * by every method GPUFLOW_CUDA_SVD can pick (native/src/cuda/runtime.cu), on tall, wide and
  * square matrices, on each side of the 1.6 aspect ratio where the QR-first methods switch the
  * QR on. An SVD is checked by its defining identities (U S V^T = A, U^T U = I, V^T V = I,
- * singular values descending) and by its singular values against js; vectors are only unique up
- * to sign, so they are not compared entry by entry. Bundled by bench/native/linalg-device.sh.
+ * singular values descending) and by its singular values against js, on random and on
+ * rank-deficient matrices; vectors are only unique up to sign, so they are not compared entry by
+ * entry. Bundled by bench/native/linalg-device.sh.
  */
 import type { NDArray } from '../../common/arrays';
 import type { ArrayBackend } from '../../worker/kernels/backend';
@@ -79,12 +80,20 @@ export async function runLinalgChecks(cuda: ArrayBackend): Promise<CheckResult[]
       const dq = maxRelDiff(q.data as Float64Array, want.q.data as Float64Array);
       return dr <= tol * 100 && dq <= tol * 1000 ? null : `R differs from js by ${dr}, Q by ${dq}`;
     });
+    // Rank-deficient inputs too: U must still come out orthonormal (gesvdp alone may not give
+    // that, runtime.cu then redoes them by Jacobi), as js completes U for zero singular values.
+    const lowRank = (m: number, n: number, r: number, seed: number): NDArray => {
+      const p = jsMatmul(as64(mat(m, r, seed, dtype)), as64(mat(r, n, seed + 1, dtype)));
+      return { dtype, shape: [m, n], data: dtype === 'float32' ? Float32Array.from(p.data as Float64Array) : p.data };
+    };
+    const inputs: [string, NDArray][] = [[400, 30], [30, 70], [90, 60], [60, 60], [2000, 120]].map(([m, n]) => [`${m}x${n}`, mat(m, n, 5 + m, dtype)]);
+    inputs.push(['400x30 rank 10', lowRank(400, 30, 10, 7)], ['30x70 rank 5', lowRank(30, 70, 5, 9)], ['50x20 zeros', { dtype, shape: [50, 20], data: dtype === 'float32' ? new Float32Array(1000) : new Float64Array(1000) }]);
     const prior = process.env.GPUFLOW_CUDA_SVD;
     for (const method of SVD_METHODS)
-      for (const [m, n] of [[400, 30], [30, 70], [90, 60], [60, 60], [2000, 120]] as const)
-        await check(`svd ${method} ${dtype} ${m}x${n}`, async () => {
+      for (const [label, a] of inputs)
+        await check(`svd ${method} ${dtype} ${label}`, async () => {
           process.env.GPUFLOW_CUDA_SVD = method;
-          const a = mat(m, n, 5 + m, dtype);
+          const [m, n] = a.shape;
           const { u, s, vt } = await cuda.svd!(a).finally(() => {
             if (prior === undefined) delete process.env.GPUFLOW_CUDA_SVD;
             else process.env.GPUFLOW_CUDA_SVD = prior;
