@@ -27,7 +27,8 @@ const W = arg('workers', 2);
 const reps = arg('reps', 3);
 const G = arg('gpus', 0);
 const unfused = process.argv.includes('--unfused');
-const doc = JSON.parse(readFileSync(new URL('../../examples/dataframe-groupby.json', import.meta.url), 'utf8'));
+// From the working directory (the project root), so the bundle in .devbuild/ reads it too.
+const doc = JSON.parse(readFileSync('examples/dataframe-groupby.json', 'utf8'));
 
 async function main(): Promise<void> {
   const d = G > 0 ? await discover() : await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
