@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cpu_simd.h"
 #include "ops.h"
 #include "reduce_acc.h"
 
@@ -24,55 +25,13 @@ struct Tile {
   const int64_t* coords;  // output coordinates of the tile's row (the last one unused)
   int64_t x0;             // first index on the last axis
   int len;
+  int simd;               // CpuSimd level (random leaves, sums)
 };
 
 int64_t leafBase(const Program& p, const Leaf& l, const Tile& t) {
   int64_t b = l.off + t.x0 * l.coef[p.ndim - 1];
   for (int a = 0; a + 1 < p.ndim; a++) b += t.coords[a] * l.coef[a];
   return b;
-}
-
-void random64Tile(const Leaf& l, int64_t base, int64_t inc, int len, double* v) {
-  if (inc != 1) {
-    for (int k = 0; k < len; k++) v[k] = random64(l, base + k * inc);
-    return;
-  }
-  int k = 0;
-  if (base & 1) v[k++] = random64(l, base);
-  for (; k + 1 < len; k += 2) {
-    const Words w = philox(static_cast<uint64_t>(base + k) >> 1, l.k0, l.k1);
-    const double u1 = uniform64(w.w0, w.w1), u2 = uniform64(w.w2, w.w3);
-    if (l.normal) {
-      const double r = std::sqrt(-2.0 * std::log(u1)), t = kTwoPi * u2;
-      v[k] = l.a + l.b * (r * std::cos(t));
-      v[k + 1] = l.a + l.b * (r * std::sin(t));
-    } else {
-      const double span = l.b - l.a;
-      v[k] = l.a + span * u1;
-      v[k + 1] = l.a + span * u2;
-    }
-  }
-  if (k < len) v[k] = random64(l, base + k);
-}
-
-void random32Tile(const Leaf& l, int64_t base, int64_t inc, int len, double* v) {
-  if (inc != 1) {
-    for (int k = 0; k < len; k++) v[k] = random32(l, base + k * inc);
-    return;
-  }
-  int k = 0;
-  for (; k < len && ((base + k) & 3); k++) v[k] = random32(l, base + k);
-  for (; k + 3 < len; k += 4) {
-    const Words w = philox(static_cast<uint64_t>(base + k) >> 2, l.k0, l.k1);
-    const float u[4] = {uniform32(w.w0), uniform32(w.w1), uniform32(w.w2), uniform32(w.w3)};
-    if (l.normal) {
-      for (int q = 0; q < 4; q++) v[k + q] = normal32(float(l.a), float(l.b), u[q & 2], u[(q & 2) + 1], q & 1);
-    } else {
-      const float lo = float(l.a), span = float(l.b) - lo;
-      for (int q = 0; q < 4; q++) v[k + q] = lo + span * u[q];
-    }
-  }
-  for (; k < len; k++) v[k] = random32(l, base + k);
 }
 
 void leafTile(const Leaf& l, const Tile& t, double* v) {
@@ -83,10 +42,8 @@ void leafTile(const Leaf& l, const Tile& t, double* v) {
       if (inc == 0) {
         const double x = p.f32 ? random32(l, base) : random64(l, base);
         std::fill(v, v + t.len, x);
-      } else if (p.f32) {
-        random32Tile(l, base, inc, t.len, v);
       } else {
-        random64Tile(l, base, inc, t.len, v);
+        randomTile(l, p.f32, base, inc, t.len, v, t.simd);
       }
       return;
     case kArange:
@@ -177,10 +134,7 @@ void tileReduce(const Program& p, const Tile& t, const double* v, Acc& acc) {
     return;
   }
   if (p.reduce == rSum || p.reduce == rMean) {
-    double s = acc.sum, c = acc.comp;
-    for (int k = 0; k < t.len; k++) neumaier(s, c, v[k]);
-    acc.sum = s;
-    acc.comp = c;
+    sumTile(v, t.len, acc.sum, acc.comp, t.simd);
     acc.count += t.len;
     return;
   }
@@ -208,7 +162,7 @@ Layout layoutOf(const Program& p) {
 
 // Calls visit(tile, values) for every tile of grain g, in flat order.
 template <typename Visit>
-void forGrain(const Program& p, const std::vector<InputView>& inputs, const Layout& L, int64_t g, Visit&& visit) {
+void forGrain(const Program& p, const std::vector<InputView>& inputs, const Layout& L, int simd, int64_t g, Visit&& visit) {
   thread_local std::vector<double> stack;
   stack.resize(static_cast<size_t>(p.stack) * kTile);
   int64_t coords[kMaxDims] = {0};
@@ -221,7 +175,7 @@ void forGrain(const Program& p, const std::vector<InputView>& inputs, const Layo
       row /= p.shape[a];
     }
     const int64_t x0 = seg * kTile;
-    Tile t{p, inputs, coords, x0, static_cast<int>(std::min<int64_t>(kTile, L.last - x0))};
+    Tile t{p, inputs, coords, x0, static_cast<int>(std::min<int64_t>(kTile, L.last - x0)), simd};
     visit(t, evalTile(t, stack.data()));
   }
 }
@@ -291,9 +245,10 @@ void runProgramCpu(Pool& pool, const Program& p, const std::vector<InputView>& i
     return;
   }
   const Layout L = layoutOf(p);
+  const int simd = cpuSimdLevel();
   if (p.reduce == rNone) {
     pool.parallelFor(L.grains, [&](int64_t g) {
-      forGrain(p, inputs, L, g, [&](const Tile& t, const double* v) {
+      forGrain(p, inputs, L, simd, g, [&](const Tile& t, const double* v) {
         if (p.f32) writeOut(p, t, v, static_cast<float*>(out));
         else writeOut(p, t, v, static_cast<double*>(out));
       });
@@ -303,7 +258,7 @@ void runProgramCpu(Pool& pool, const Program& p, const std::vector<InputView>& i
   std::vector<Acc> parts(static_cast<size_t>(L.grains), accInit(p.reduce));
   pool.parallelFor(L.grains, [&](int64_t g) {
     Acc acc = accInit(p.reduce);
-    forGrain(p, inputs, L, g, [&](const Tile& t, const double* v) { tileReduce(p, t, v, acc); });
+    forGrain(p, inputs, L, simd, g, [&](const Tile& t, const double* v) { tileReduce(p, t, v, acc); });
     parts[g] = acc;
   });
   Acc total = accInit(p.reduce);
