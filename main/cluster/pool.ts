@@ -2,7 +2,8 @@
  * The worker pool: one worker per GPU (pinned with CUDA_VISIBLE_DEVICES=<uuid>), CPU workers, and
  * optional virtual GPUs (CPU-backed workers labelled virtual, so multi-worker scheduling can be
  * exercised on machines without GPUs). It starts workers, watches heartbeats, notices a dead
- * worker (exit at once, a hung one after `lostAfterMs`), reports it, and restarts it.
+ * worker (exit at once, a hung one after `lostAfterMs`, or `busyLostAfterMs` while it runs a task),
+ * reports it, and restarts it.
  *
  * A worker whose device is gone is not restarted: it is marked `gone` (listeners hear `gone`, then
  * `down`) when it reports a task error with code `device` (the addon's lost-device errors; it is
@@ -26,6 +27,12 @@ export interface PoolOptions {
   virtualGpus?: number;
   heartbeatMs?: number;
   lostAfterMs?: number;
+  /**
+   * The same for a worker running a task (default 5 minutes, dask's worker-ttl): its heartbeat
+   * timer waits while a synchronous js kernel holds its event loop (a GPU worker may run 16 such
+   * fallbacks back to back), and that is work, not a hang.
+   */
+  busyLostAfterMs?: number;
   restart?: boolean;
   /** Backend preference override, e.g. ['js'] to force the reference kernels. */
   backends?: WorkerConfig['backends'];
@@ -132,6 +139,7 @@ export class WorkerPool {
     // A dead worker is noticed at once through its exit event; the heartbeat only catches a hung
     // one, so its limit is generous: on a loaded machine a busy worker can miss a few seconds.
     const lostAfter = this.opts.lostAfterMs ?? 20_000;
+    const busyLostAfter = Math.max(lostAfter, this.opts.busyLostAfterMs ?? 300_000);
     const tick = Math.min(500, lostAfter / 4);
     let lastTick = Date.now();
     this.watchdog = setInterval(() => {
@@ -141,7 +149,7 @@ export class WorkerPool {
       lastTick = now;
       for (const w of this.workers.values()) {
         if (stalled) w.lastHeartbeat = Math.max(w.lastHeartbeat, now - tick);
-        else if (w.alive && w.address && now - w.lastHeartbeat > lostAfter) w.declareLost();
+        else if (w.alive && w.address && now - w.lastHeartbeat > (w.running.size > 0 ? busyLostAfter : lostAfter)) w.declareLost();
       }
     }, tick);
     this.watchdog.unref();

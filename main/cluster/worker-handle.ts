@@ -28,7 +28,13 @@ export class WorkerHandle {
   /** Peer address, known once the worker says `ready`. */
   address: PeerAddress | null = null;
   backends: BackendState[] = [];
+  /** When the worker last said anything (every message is a sign of life, not only heartbeats). */
   lastHeartbeat = Date.now();
+  /**
+   * Tasks it has started and not yet finished. A worker whose event loop runs a long synchronous
+   * js kernel sends nothing until it returns, so the pool gives a busy worker longer to answer.
+   */
+  readonly running = new Set<string>();
   rss = 0;
   heldBytes = 0;
 
@@ -53,8 +59,10 @@ export class WorkerHandle {
         this.address = msg.address;
         this.backends = msg.backends;
       }
+      this.lastHeartbeat = Date.now();
+      if (msg.type === 'started') this.running.add(msg.key);
+      if (msg.type === 'done' || msg.type === 'error') this.running.delete(msg.key);
       if (msg.type === 'heartbeat') {
-        this.lastHeartbeat = Date.now();
         this.rss = msg.rss;
         this.heldBytes = msg.heldBytes;
       }
