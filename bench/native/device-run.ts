@@ -39,7 +39,9 @@ const seedOnly = args.includes('--seed-only');
 const noChecks = args.includes('--no-checks');
 const noBaselines = args.includes('--no-baselines');
 const residentOnly = args.includes('--resident');
-const tag = residentOnly ? 'native-gpu-resident' : seedOnly ? 'native-gpu-seed' : 'native-gpu';
+// --cpu-only: the GPU checks, then native-cpu (seed workload, matmul, SVD) beside NumPy; no GPU timings.
+const cpuOnly = args.includes('--cpu-only');
+const tag = residentOnly ? 'native-gpu-resident' : seedOnly ? 'native-gpu-seed' : cpuOnly ? 'native-cpu' : 'native-gpu';
 const CHUNK = args.includes('--chunk') ? Number(args[args.indexOf('--chunk') + 1]) : 10000;
 type Row = Record<string, string | number | boolean | null>;
 const rows: Row[] = [];
@@ -149,7 +151,7 @@ async function main() {
     cpuMatmul: quick ? [{ dtype: 'float64', n: 256 }] : [{ dtype: 'float64', n: 4096 }, { dtype: 'float32', n: 4096 }],
     cpuSvd: quick ? [{ m: 400, n: 40 }] : [{ m: 4000, n: 400 }],
   };
-  if (!('unavailable' in cuda)) {
+  if (!('unavailable' in cuda) && !cpuOnly) {
     for (const n of Ns)
       for (const dtype of ['float64', 'float32'] as const)
         for (const mode of ['sliced', 'full', 'xsum'] as const) {
@@ -176,6 +178,10 @@ async function main() {
           if (n <= 100000 || (dtype === 'float64' && mode === 'full') || (!seedOnly && dtype === 'float64' && mode === 'sliced'))
             spec.seed.push({ dtype, n, chunk: CHUNK, mode, sliced: mode === 'sliced', addOne: mode !== 'xsum' });
         }
+  }
+  if (cpuOnly) {
+    spec.matmul = [];
+    spec.svd = [];
   }
   if (seedOnly) {
     spec.cpuSeed = [];
