@@ -5,7 +5,10 @@
  * device events over back-to-back launches (native cudaBenchProgram). Prints one JSON line per
  * case: ms per chunk and G elements/s counting the chunk's 1e8 elements.
  *
- *   GPUFLOW_NATIVE_DIR=... node .devbuild/seed-kernel.mjs [--reps 20] [--only float32:full,...]
+ * --loop K: also the bare kernel loop over the whole N = 500000 array (2500 chunks, one addon call
+ * each, K in flight, no engine): the reference the engine's scheduling cost is measured against.
+ *
+ *   GPUFLOW_NATIVE_DIR=... node .devbuild/seed-kernel.mjs [--reps 20] [--only float32:full,...] [--loop 16]
  *   ncu --kernel-name regex:fastKernel --launch-skip 1 --launch-count 1 node .devbuild/seed-kernel.mjs --reps 1 --only float64:sliced
  */
 import { loadNative } from '../../native/index';
@@ -16,6 +19,7 @@ const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const reps = Number(opt('reps') ?? 20);
 const only = opt('only')?.split(',');
+const inFlight = Number(opt('loop') ?? 0);
 const CHUNK = 10000;
 const N = 500000;
 
@@ -31,6 +35,26 @@ async function main(): Promise<void> {
       await n.addon.cudaBenchProgram(encodeProgram(program, []), reps, ms);
       const chunks = (N / CHUNK) ** 2;
       console.log(JSON.stringify({ dtype, mode, msPerChunk: +ms[0].toFixed(4), gElemPerS: +((CHUNK * CHUNK) / ms[0] / 1e6).toFixed(1), fullRunSeconds: +((ms[0] * chunks) / 1000).toFixed(3) }));
+      if (inFlight > 0) {
+        const codes: Float64Array[] = [];
+        const k = N / CHUNK;
+        for (let i = 0; i < k; i++)
+          for (let j = 0; j < k; j++) {
+            const q = seedChunk(dtype, N, CHUNK, i, j, 'sum', mode === 'sliced');
+            codes.push(encodeProgram(mode === 'xsum' ? { ...q, expr: (q.expr as Extract<typeof q.expr, { kind: 'binary' }>).a } : q, []));
+          }
+        const outs = codes.map(() => new Float64Array(1));
+        const t0 = performance.now();
+        let next = 0;
+        await Promise.all(Array.from({ length: inFlight }, async () => {
+          while (next < codes.length) {
+            const i = next++;
+            await n.addon.cudaRunProgram(codes[i], [], outs[i]);
+          }
+        }));
+        const seconds = (performance.now() - t0) / 1000;
+        console.log(JSON.stringify({ dtype, mode, loop: `${inFlight} in flight`, seconds: +seconds.toFixed(3), value: outs.reduce((a, o) => a + o[0], 0) }));
+      }
     }
 }
 

@@ -83,6 +83,18 @@ export async function runCudaChecks(cuda: ArrayBackend, cpu: ArrayBackend): Prom
             return mismatch(await cuda.runProgram(program, []), runJs(program, []), false, dtype === 'float32' ? 2e-6 : 1e-12);
           });
         }
+  // float32 with constants that are not floats (0.1, 1.7): the ops run in double and round to
+  // float after each, as js does; float constants (above) take the kernel's float path.
+  for (const dist of ['normal', 'uniform'] as const)
+    for (const [start, step, count] of [[[3, 5], [1, 1], [37, 53]], [[1, 2], [2, 2], [40, 31]], [[2, 7], [3, 2], [25, 19]]] as const) {
+      const reg = region([...start], [...step], [...count]);
+      const lf = dist === 'normal' ? normal(79, [200, 200], reg, 3, 2) : uniform(80, [200, 200], reg, -1, 4);
+      const program: ChunkProgram = { dtype: 'float32', shape: [...count], expr: bin('mul', bin('add', lf, fill(0.1)), fill(1.7)), reduce: { op: 'sum', axis: null } };
+      await check(`program (specialised): float32 ${dist} step ${step} (x + 0.1) * 1.7 sum`, async () => {
+        if (!cuda.supportsProgram(program)) return 'not supported';
+        return mismatch(await cuda.runProgram(program, []), runJs(program, []), false, 2e-6);
+      });
+    }
   // A 1-d region.
   for (const dtype of ['float64', 'float32'] as const) {
     const program: ChunkProgram = { dtype, shape: [999], expr: bin('add', normal(5, [5000], region([11], [3], [999])), fill(2)), reduce: { op: 'sum', axis: null } };
