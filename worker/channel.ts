@@ -1,7 +1,9 @@
 /**
  * The worker's line to main, the same for both launchers: a `child_process.fork` child talks
  * through process.send / 'message'; an Electron utilityProcess through process.parentPort.
+ * Both directions batch what one event-loop turn sends (common/batch.ts).
  */
+import { batcher, unbatch } from '../common/batch';
 import type { FromWorker } from '../common/messages';
 
 interface ParentPort {
@@ -11,23 +13,21 @@ interface ParentPort {
 
 export interface ParentChannel {
   send(msg: FromWorker): void;
+  /** Writes the queued messages now (before the process exits). */
+  flush(): void;
   onMessage(fn: (raw: unknown) => void): void;
 }
 
 export function parentChannel(): ParentChannel {
   const port = (process as unknown as { parentPort?: ParentPort }).parentPort;
   if (port) {
-    return {
-      send: (msg) => port.postMessage(msg),
-      onMessage: (fn) => port.on('message', (e) => fn(e.data)),
-    };
+    const out = batcher<FromWorker>((m) => port.postMessage(m));
+    return { send: out.send, flush: out.flush, onMessage: (fn) => port.on('message', (e) => unbatch(e.data, fn)) };
   }
   if (!process.send) throw new Error('gpuflow worker: started without an IPC channel (run it through the worker pool)');
   const send = process.send.bind(process);
-  return {
-    send: (msg) => {
-      send(msg);
-    },
-    onMessage: (fn) => process.on('message', (m: unknown) => fn(m)),
-  };
+  const out = batcher<FromWorker>((m) => {
+    send(m);
+  });
+  return { send: out.send, flush: out.flush, onMessage: (fn) => process.on('message', (m: unknown) => unbatch(m, fn)) };
 }

@@ -187,6 +187,7 @@ channel.onMessage((raw) => {
     case 'init':
       init(msg.config).catch((e: unknown) => {
         log('error', `init failed: ${e instanceof Error ? e.message : String(e)}`);
+        channel.flush();
         process.exit(1);
       });
       return;
@@ -208,6 +209,7 @@ channel.onMessage((raw) => {
       return;
     }
     case 'shutdown':
+      channel.flush();
       process.exit(0);
   }
 });

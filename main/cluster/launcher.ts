@@ -2,13 +2,15 @@
  * One interface over the two ways a worker process starts: `child_process.fork` (serve, CLI, tests)
  * and Electron's `utilityProcess` (the app). The worker code is the same for both.
  */
+import type { Batch } from '../../common/batch';
 import type { ToWorker } from '../../common/messages';
 
 export type ExitInfo = { code: number | null; signal: string | null };
 
 export interface LaunchedProcess {
   readonly pid: number | undefined;
-  send(msg: ToWorker): void;
+  /** One message, or a batch of them (common/batch.ts). */
+  send(msg: ToWorker | Batch): void;
   onMessage(fn: (raw: unknown) => void): void;
   onExit(fn: (info: ExitInfo) => void): void;
   kill(signal: NodeJS.Signals): void;

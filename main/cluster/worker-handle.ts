@@ -3,6 +3,7 @@
  * heartbeat, and a typed end. Every log line starts with `[gpu0 1234]`.
  */
 import { formatIssues, fromWorkerSchema, type FromWorker, type PeerAddress, type ToWorker, type WorkerConfig } from '../../common/messages';
+import { batcher, unbatch, type Batcher } from '../../common/batch';
 import type { LaunchedProcess, Launcher } from './launcher';
 
 /** Why a worker ended: a closed set, shown in events and the workers panel. */
@@ -22,6 +23,7 @@ export interface BackendState {
 
 export class WorkerHandle {
   private proc: LaunchedProcess;
+  private readonly out: Batcher<ToWorker>;
   private ended: WorkerEnd | null = null;
   private endWaiters: Array<(e: WorkerEnd) => void> = [];
   private intended: EndReason | null = null;
@@ -48,31 +50,34 @@ export class WorkerHandle {
     private readonly onEnd: (w: WorkerHandle, end: WorkerEnd) => void,
   ) {
     this.proc = launcher.launch({ env, name: `gpuflow-${config.id}` });
-    this.proc.onMessage((raw) => {
-      const parsed = fromWorkerSchema.safeParse(raw);
-      if (!parsed.success) {
-        this.log(`protocol error from worker: ${formatIssues(parsed.error)}`);
-        return;
-      }
-      const msg = parsed.data;
-      if (msg.type === 'ready') {
-        this.address = msg.address;
-        this.backends = msg.backends;
-      }
-      this.lastHeartbeat = Date.now();
-      if (msg.type === 'started') this.running.add(msg.key);
-      if (msg.type === 'done' || msg.type === 'error') this.running.delete(msg.key);
-      if (msg.type === 'heartbeat') {
-        this.rss = msg.rss;
-        this.heldBytes = msg.heldBytes;
-      }
-      this.onMessage(this, msg);
-    });
+    this.out = batcher<ToWorker>((m) => this.proc.send(m));
+    this.proc.onMessage((raw) => unbatch(raw, (one) => this.receive(one)));
     this.proc.onExit(({ code, signal }) => {
       const reason: EndReason = this.intended ?? (signal ? 'killed' : code === 0 ? 'shutdown' : 'crashed');
       this.finish({ reason, code, signal });
     });
-    this.proc.send({ type: 'init', config });
+    this.send({ type: 'init', config });
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = fromWorkerSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.log(`protocol error from worker: ${formatIssues(parsed.error)}`);
+      return;
+    }
+    const msg = parsed.data;
+    if (msg.type === 'ready') {
+      this.address = msg.address;
+      this.backends = msg.backends;
+    }
+    this.lastHeartbeat = Date.now();
+    if (msg.type === 'started') this.running.add(msg.key);
+    if (msg.type === 'done' || msg.type === 'error') this.running.delete(msg.key);
+    if (msg.type === 'heartbeat') {
+      this.rss = msg.rss;
+      this.heldBytes = msg.heldBytes;
+    }
+    this.onMessage(this, msg);
   }
 
   get id(): string {
@@ -91,8 +96,11 @@ export class WorkerHandle {
     process.stderr.write(`[${this.config.id} ${this.proc.pid ?? '-'}] ${message}\n`);
   }
 
+  /** Queued and written with the others of this event-loop turn (common/batch.ts). */
   send(msg: ToWorker): void {
-    if (this.alive) this.proc.send(msg);
+    if (!this.alive) return;
+    this.out.send(msg);
+    if (msg.type === 'shutdown') this.out.flush();
   }
 
   /** Ends the worker; idempotent. `reason` is what the end will be reported as. */
