@@ -1,9 +1,11 @@
 /**
  * native-cpu's linear algebra against independent oracles: matmul against a plain triple loop;
  * QR and SVD against their defining identities, and SVD against singular values known by
- * construction (A = H1 diag(s) H2 with Householder reflections H1, H2).
+ * construction (A = H1 diag(s) H2 with Householder reflections H1, H2). QR and SVD run twice: by
+ * default (LAPACK when the addon found one) and with GPUFLOW_LAPACK=0 (our own kernels);
+ * linalg-lapack.test.ts compares both with the js reference.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NDArray } from '../../../common/arrays';
 import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import type { ArrayBackend } from '../../../worker/kernels/backend';
@@ -50,7 +52,17 @@ function maxAbs(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 const m64 = (rows: number, cols: number, data: Float64Array): NDArray => ({ dtype: 'float64', shape: [rows, cols], data });
 
-describe.skipIf(skip)('native-cpu linear algebra', () => {
+for (const lapackEnv of [undefined, '0']) describe.skipIf(skip)(`native-cpu linear algebra${lapackEnv ? ' (GPUFLOW_LAPACK=0)' : ''}`, () => {
+  let saved: string | undefined;
+  beforeAll(() => {
+    saved = process.env.GPUFLOW_LAPACK;
+    if (lapackEnv === undefined) delete process.env.GPUFLOW_LAPACK;
+    else process.env.GPUFLOW_LAPACK = lapackEnv;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.GPUFLOW_LAPACK;
+    else process.env.GPUFLOW_LAPACK = saved;
+  });
   const b = createNativeCpuBackend(2) as ArrayBackend;
   if ('unavailable' in b) throw new Error('native-cpu unavailable');
 
