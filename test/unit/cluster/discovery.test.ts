@@ -59,6 +59,8 @@ describe('device discovery', () => {
       ['vgpu1', 'virtual-gpu', ''],
     ]);
     expect(plan[3].config.label).toMatch(/virtual GPU 0 \(CPU-backed\)/);
+    // Each kernel call in flight holds a libuv thread: a GPU worker gets one per call it may run.
+    expect(plan.filter((p) => p.config.kind === 'gpu').map((p) => p.env.UV_THREADPOOL_SIZE)).toEqual([String(plan[0].config.concurrency), String(plan[1].config.concurrency)]);
     expect(plan[2].config.threads).toBe(14);
   });
 
