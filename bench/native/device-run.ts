@@ -29,6 +29,7 @@ import { seedChunk } from '../../test/unit/native/programs';
 import { createCudaBackend } from '../../worker/kernels/cuda';
 import { createNativeCpuBackend } from '../../worker/kernels/native-cpu';
 import { runResidentBench } from './resident-bench';
+import { seedLoop, seedProgram } from './seed-loop';
 
 const args = process.argv.slice(2);
 const outDir = args[args.indexOf('--out') + 1] ?? 'bench/results';
@@ -49,32 +50,6 @@ const log = (r: Row) => {
   rows.push(r);
   console.log(JSON.stringify(r));
 };
-
-function program(dtype: 'float64' | 'float32', n: number, bi: number, bj: number, mode: 'sliced' | 'full' | 'xsum'): ChunkProgram {
-  if (mode === 'xsum') {
-    const p = seedChunk(dtype, n, CHUNK, bi, bj, 'sum', false);
-    return { ...p, expr: (p.expr as Extract<ChunkProgram['expr'], { kind: 'binary' }>).a };
-  }
-  return seedChunk(dtype, n, CHUNK, bi, bj, 'sum', mode === 'sliced');
-}
-
-async function seedLoop(run: (code: Float64Array, out: Float64Array) => Promise<void>, dtype: 'float64' | 'float32', n: number, mode: 'sliced' | 'full' | 'xsum', inFlight: number) {
-  const k = n / CHUNK;
-  // Encode every chunk's program up front: the loop times the kernels, not the encoder.
-  const codes: Float64Array[] = [];
-  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) codes.push(encodeProgram(program(dtype, n, i, j, mode), []));
-  const outs = codes.map(() => new Float64Array(1));
-  const t = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < codes.length) {
-      const i = next++;
-      await run(codes[i], outs[i]);
-    }
-  }));
-  const seconds = (performance.now() - t) / 1000;
-  return { seconds, value: outs.reduce((s, o) => s + o[0], 0) };
-}
 
 function randomMatrix(n: number, m: number, dtype: 'float64' | 'float32', seed: number): NDArray {
   const data = dtype === 'float32' ? new Float32Array(n * m) : new Float64Array(n * m);
@@ -156,21 +131,21 @@ async function main() {
       for (const dtype of ['float64', 'float32'] as const)
         for (const mode of ['sliced', 'full', 'xsum'] as const) {
           const run = (code: Float64Array, out: Float64Array) => addon.cudaRunProgram(code, [], out);
-          await seedLoop(run, dtype, 2 * CHUNK, mode, 1);  // warm-up: module load, pool
+          await seedLoop(run, dtype, 2 * CHUNK, CHUNK, mode, 1);  // warm-up: module load, pool
           for (const inFlight of [1, 4]) {
-            const r = await seedLoop(run, dtype, n, mode, inFlight);
+            const r = await seedLoop(run, dtype, n, CHUNK, mode, inFlight);
             log({ kind: 'seed', impl: `gpuflow cuda (${inFlight} in flight)`, dtype, n, mode, seconds: r.seconds, value: r.value, elementsPerSecond: (n * n) / r.seconds });
           }
           if (n === Ns[Ns.length - 1]) {
             // The kernel alone (events around back-to-back launches of one chunk's program): what
             // the per-call path (allocation, copy of partials, stream sync, promise) adds.
             const ms = new Float64Array(1);
-            await addon.cudaBenchProgram(encodeProgram(program(dtype, n, 1, 1, mode), []), 50, ms);
+            await addon.cudaBenchProgram(encodeProgram(seedProgram(dtype, n, CHUNK, 1, 1, mode), []), 50, ms);
             const chunks = (n / CHUNK) ** 2;
             log({ kind: 'seed', impl: 'gpuflow cuda kernel only (events, x chunks)', dtype, n, mode, seconds: (ms[0] * chunks) / 1000, msPerChunk: ms[0], elementsPerSecond: (n * n) / ((ms[0] * chunks) / 1000) });
             // The same with the general interpreter (GPUFLOW_CUDA_GENERAL=1 turns the specialised kernel off).
             process.env.GPUFLOW_CUDA_GENERAL = '1';
-            await addon.cudaBenchProgram(encodeProgram(program(dtype, n, 1, 1, mode), []), 20, ms);
+            await addon.cudaBenchProgram(encodeProgram(seedProgram(dtype, n, CHUNK, 1, 1, mode), []), 20, ms);
             delete process.env.GPUFLOW_CUDA_GENERAL;
             log({ kind: 'seed', impl: 'gpuflow cuda general interpreter, kernel only (events, x chunks)', dtype, n, mode, seconds: (ms[0] * chunks) / 1000, msPerChunk: ms[0], elementsPerSecond: (n * n) / ((ms[0] * chunks) / 1000) });
           }
@@ -194,7 +169,7 @@ async function main() {
   for (const dtype of seedOnly ? [] : (['float64', 'float32'] as const))
     for (const mode of ['sliced', 'full'] as const) {
       const run = (code: Float64Array, out: Float64Array) => addon.runProgram(code, [], out, threads);
-      const r = await seedLoop(run, dtype, cpuN, mode, 1);
+      const r = await seedLoop(run, dtype, cpuN, CHUNK, mode, 1);
       log({ kind: 'cpuSeed', impl: `gpuflow native-cpu (${threads} threads)`, dtype, n: cpuN, mode, seconds: r.seconds, value: r.value, elementsPerSecond: (cpuN * cpuN) / r.seconds });
       spec.cpuSeed.push({ dtype, n: cpuN, chunk: CHUNK, mode, sliced: mode === 'sliced', threads });
     }

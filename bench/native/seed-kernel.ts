@@ -13,7 +13,7 @@
  */
 import { loadNative } from '../../native/index';
 import { encodeProgram } from '../../native/program-code';
-import { seedChunk } from '../../test/unit/native/programs';
+import { seedLoop, seedProgram } from './seed-loop';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
@@ -29,31 +29,14 @@ async function main(): Promise<void> {
   for (const dtype of ['float64', 'float32'] as const)
     for (const mode of ['sliced', 'full', 'xsum'] as const) {
       if (only && !only.includes(`${dtype}:${mode}`)) continue;
-      const p = seedChunk(dtype, N, CHUNK, 1, 1, 'sum', mode === 'sliced');
-      const program = mode === 'xsum' ? { ...p, expr: (p.expr as Extract<typeof p.expr, { kind: 'binary' }>).a } : p;
+      const program = seedProgram(dtype, N, CHUNK, 1, 1, mode);
       const ms = new Float64Array(1);
       await n.addon.cudaBenchProgram(encodeProgram(program, []), reps, ms);
       const chunks = (N / CHUNK) ** 2;
       console.log(JSON.stringify({ dtype, mode, msPerChunk: +ms[0].toFixed(4), gElemPerS: +((CHUNK * CHUNK) / ms[0] / 1e6).toFixed(1), fullRunSeconds: +((ms[0] * chunks) / 1000).toFixed(3) }));
       if (inFlight > 0) {
-        const codes: Float64Array[] = [];
-        const k = N / CHUNK;
-        for (let i = 0; i < k; i++)
-          for (let j = 0; j < k; j++) {
-            const q = seedChunk(dtype, N, CHUNK, i, j, 'sum', mode === 'sliced');
-            codes.push(encodeProgram(mode === 'xsum' ? { ...q, expr: (q.expr as Extract<typeof q.expr, { kind: 'binary' }>).a } : q, []));
-          }
-        const outs = codes.map(() => new Float64Array(1));
-        const t0 = performance.now();
-        let next = 0;
-        await Promise.all(Array.from({ length: inFlight }, async () => {
-          while (next < codes.length) {
-            const i = next++;
-            await n.addon.cudaRunProgram(codes[i], [], outs[i]);
-          }
-        }));
-        const seconds = (performance.now() - t0) / 1000;
-        console.log(JSON.stringify({ dtype, mode, loop: `${inFlight} in flight`, seconds: +seconds.toFixed(3), value: outs.reduce((a, o) => a + o[0], 0) }));
+        const r = await seedLoop((code, out) => n.addon.cudaRunProgram(code, [], out), dtype, N, CHUNK, mode, inFlight);
+        console.log(JSON.stringify({ dtype, mode, loop: `${inFlight} in flight`, seconds: +r.seconds.toFixed(3), value: r.value }));
       }
     }
 }

@@ -8,7 +8,7 @@
 import type { ChunkProgram, ChunkValue, NDArray } from '../../common/arrays';
 import { runProgram as runJs } from '../../worker/kernels/js/program';
 import type { ArrayBackend } from '../../worker/kernels/backend';
-import { bin, cases, fill, normal, region, seedChunk, un, uniform } from '../unit/native/programs';
+import { bin, cases, fill, lcgMatrix, normal, region, seedChunk, un, uniform } from '../unit/native/programs';
 import { mismatch } from '../unit/native/compare';
 
 export interface CheckResult {
@@ -16,17 +16,8 @@ export interface CheckResult {
   error: string | null;
 }
 
-function mat(rows: number, cols: number, seed: number, dtype: 'float64' | 'float32' = 'float64'): NDArray {
-  const data = dtype === 'float32' ? new Float32Array(rows * cols) : new Float64Array(rows * cols);
-  let s = seed;
-  for (let i = 0; i < data.length; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    data[i] = s / 2147483648 - 0.5;
-  }
-  return { dtype, shape: [rows, cols], data };
-}
-
-function maxRelDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+/** max |a - b| / max |b|: the relative error the GPU checks hold results to. */
+export function maxRelDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let num = 0;
   let den = 0;
   for (let i = 0; i < b.length; i++) {
@@ -106,16 +97,16 @@ export async function runCudaChecks(cuda: ArrayBackend, cpu: ArrayBackend): Prom
       return mismatch(await cuda.runProgram(p, []), await cpu.runProgram(p, []), false, dtype === 'float32' ? 1e-9 : 1e-12);
     });
     await check(`matmul ${dtype} 300x200 @ 200x250 + c0`, async () => {
-      const a = mat(300, 200, 1, dtype);
-      const b = mat(200, 250, 2, dtype);
-      const c0 = mat(300, 250, 3, dtype);
+      const a = lcgMatrix(300, 200, 1, dtype);
+      const b = lcgMatrix(200, 250, 2, dtype);
+      const c0 = lcgMatrix(300, 250, 3, dtype);
       const got = await cuda.matmul!(a, b, c0);
       const want = product(a, b).map((x, i) => x + (c0.data[i] as number));
       const d = maxRelDiff(got.data as Float64Array, want);
       return d <= (dtype === 'float32' ? 1e-5 : 1e-12) ? null : `max rel diff ${d}`;
     });
     await check(`qr ${dtype} 500x40`, async () => {
-      const a = mat(500, 40, 4, dtype);
+      const a = lcgMatrix(500, 40, 4, dtype);
       const { q, r } = await cuda.qr!(a);
       const tol = dtype === 'float32' ? 1e-5 : 1e-12;
       const d = maxRelDiff(product(q, r), a.data as Float64Array);
@@ -133,7 +124,7 @@ export async function runCudaChecks(cuda: ArrayBackend, cpu: ArrayBackend): Prom
     });
     for (const [m, n] of [[400, 30], [30, 70]] as const) {
       await check(`svd ${dtype} ${m}x${n}`, async () => {
-        const a = mat(m, n, 5, dtype);
+        const a = lcgMatrix(m, n, 5, dtype);
         const { u, s, vt } = await cuda.svd!(a);
         const p = Math.min(m, n);
         const us = new Float64Array(m * p);

@@ -11,32 +11,13 @@
 import type { NDArray } from '../../common/arrays';
 import type { ArrayBackend } from '../../worker/kernels/backend';
 import { matmul as jsMatmul, qr as jsQr, svd as jsSvd } from '../../worker/kernels/js/linalg';
-import type { CheckResult } from './cuda-checks';
+import { lcgMatrix } from '../unit/native/programs';
+import { maxRelDiff, type CheckResult } from './cuda-checks';
 
 export const SVD_METHODS = ['gesvd', 'gesvdj', 'gesvdp', 'qr-gesvd', 'qr-gesvdj', 'qr-gesvdp'] as const;
 
-function mat(rows: number, cols: number, seed: number, dtype: 'float64' | 'float32'): NDArray {
-  const data = dtype === 'float32' ? new Float32Array(rows * cols) : new Float64Array(rows * cols);
-  let s = seed;
-  for (let i = 0; i < data.length; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    data[i] = s / 2147483648 - 0.5;
-  }
-  return { dtype, shape: [rows, cols], data };
-}
-
 function as64(a: NDArray): NDArray {
   return { dtype: 'float64', shape: a.shape, data: Float64Array.from(a.data as ArrayLike<number>) };
-}
-
-function maxRelDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < b.length; i++) {
-    num = Math.max(num, Math.abs(a[i] - b[i]));
-    den = Math.max(den, Math.abs(b[i]));
-  }
-  return num / Math.max(den, 1e-300);
 }
 
 // max |X^T X - I| over the columns of X (rows x cols, row-major).
@@ -63,9 +44,9 @@ export async function runLinalgChecks(cuda: ArrayBackend): Promise<CheckResult[]
     const tol = dtype === 'float32' ? 2e-5 : 1e-12;
     for (const [m, k, n, acc] of [[300, 200, 250, true], [1, 1, 1, false], [257, 129, 65, false], [64, 1000, 3, true]] as const) {
       await check(`matmul ${dtype} ${m}x${k} @ ${k}x${n}${acc ? ' + c0' : ''}`, async () => {
-        const a = mat(m, k, 1, dtype);
-        const b = mat(k, n, 2, dtype);
-        const c0 = acc ? mat(m, n, 3, dtype) : undefined;
+        const a = lcgMatrix(m, k, 1, dtype);
+        const b = lcgMatrix(k, n, 2, dtype);
+        const c0 = acc ? lcgMatrix(m, n, 3, dtype) : undefined;
         const got = await cuda.matmul!(a, b, c0);
         const want = jsMatmul(as64(a), as64(b), c0 && as64(c0)).data as Float64Array;
         const d = maxRelDiff(got.data as Float64Array, want);
@@ -73,7 +54,7 @@ export async function runLinalgChecks(cuda: ArrayBackend): Promise<CheckResult[]
       });
     }
     await check(`qr ${dtype} 600x50 vs js`, async () => {
-      const a = mat(600, 50, 4, dtype);
+      const a = lcgMatrix(600, 50, 4, dtype);
       const { q, r } = await cuda.qr!(a);
       const want = jsQr(as64(a));
       const dr = maxRelDiff(r.data as Float64Array, want.r.data as Float64Array);
@@ -83,10 +64,10 @@ export async function runLinalgChecks(cuda: ArrayBackend): Promise<CheckResult[]
     // Rank-deficient inputs too: U must still come out orthonormal (gesvdp alone may not give
     // that, runtime.cu then redoes them by Jacobi), as js completes U for zero singular values.
     const lowRank = (m: number, n: number, r: number, seed: number): NDArray => {
-      const p = jsMatmul(as64(mat(m, r, seed, dtype)), as64(mat(r, n, seed + 1, dtype)));
+      const p = jsMatmul(as64(lcgMatrix(m, r, seed, dtype)), as64(lcgMatrix(r, n, seed + 1, dtype)));
       return { dtype, shape: [m, n], data: dtype === 'float32' ? Float32Array.from(p.data as Float64Array) : p.data };
     };
-    const inputs: [string, NDArray][] = [[400, 30], [30, 70], [90, 60], [60, 60], [2000, 120]].map(([m, n]) => [`${m}x${n}`, mat(m, n, 5 + m, dtype)]);
+    const inputs: [string, NDArray][] = [[400, 30], [30, 70], [90, 60], [60, 60], [2000, 120]].map(([m, n]) => [`${m}x${n}`, lcgMatrix(m, n, 5 + m, dtype)]);
     inputs.push(['400x30 rank 10', lowRank(400, 30, 10, 7)], ['30x70 rank 5', lowRank(30, 70, 5, 9)], ['50x20 zeros', { dtype, shape: [50, 20], data: dtype === 'float32' ? new Float32Array(1000) : new Float64Array(1000) }]);
     const prior = process.env.GPUFLOW_CUDA_SVD;
     for (const method of SVD_METHODS)

@@ -17,7 +17,7 @@ import { planResident, runResident } from '../../worker/resident/runner';
 import { ResidentStore, type DeviceTraffic } from '../../worker/resident/store';
 import { mismatch } from '../unit/native/compare';
 import { elementwise, generate, generateUniform, sumSquares } from '../unit/resident/chain';
-import type { CheckResult } from './cuda-checks';
+import { maxRelDiff, type CheckResult } from './cuda-checks';
 
 /** What worker/main.ts does with a task on a GPU worker with residency on. */
 async function task(store: ResidentStore, addon: NativeAddon, backends: ArrayBackend[], key: string, spec: TaskSpec, deps: string[]): Promise<DeviceTraffic> {
@@ -44,16 +44,6 @@ const mm: TaskSpec = { kind: 'array-op', op: 'matmul', params: { k: 1 } };
 function arrayOf(v: ChunkValue | undefined): NDArray {
   if (v?.kind !== 'array') throw new Error(`expected an array, got ${v?.kind}`);
   return v.array;
-}
-
-function maxRel(got: ArrayLike<number>, want: ArrayLike<number>): number {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < want.length; i++) {
-    num = Math.max(num, Math.abs(got[i] - want[i]));
-    den = Math.max(den, Math.abs(want[i]));
-  }
-  return num / Math.max(den, 1e-300);
 }
 
 export async function runResidentChecks(addon: NativeAddon, cuda: ArrayBackend): Promise<CheckResult[]> {
@@ -115,7 +105,7 @@ export async function runResidentChecks(addon: NativeAddon, cuda: ArrayBackend):
       for (const [key, want] of [['abb', abb], ['k2', k2]] as const) {
         const got = arrayOf(await store.hostValue(key));
         if (got.dtype !== dtype || got.shape.join() !== want.shape.join()) return `${key}: ${got.dtype}[${got.shape}]`;
-        const e = maxRel(got.data as Float64Array, want.data as Float64Array);
+        const e = maxRelDiff(got.data as Float64Array, want.data as Float64Array);
         if (!(e <= tol)) return `${key}: max relative difference ${e}`;
       }
       for (const k of ['a', 'b', 'ab', 'abb', 'k2']) store.release(k);

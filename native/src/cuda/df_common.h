@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "common.h"
@@ -41,6 +42,16 @@ inline int gridFor(int64_t n, int block) {
 
 // out[i] = sum of in[0 .. i) for i in [0, n]; in has n + 1 elements (the last one ignored).
 void exclusiveScan(Staging& s, const long long* in, long long* out, int64_t n);
+
+// The end of a groupby call: its accumulators and the kernels' bad-key flag back in one sync;
+// throws `bad` when a kernel raised the flag.
+inline void downloadChecked(const double* dev, double* host, int64_t n, const int* flag, const char* bad) {
+  int hostBad = 0;
+  check(cudaMemcpyAsync(&hostBad, flag, sizeof(int), cudaMemcpyDeviceToHost, stream()), "copy flag");
+  check(cudaMemcpyAsync(host, dev, static_cast<size_t>(n) * sizeof(double), cudaMemcpyDeviceToHost, stream()), "copy groupby result");
+  sync();
+  if (hostBad) throw std::runtime_error(bad);
+}
 
 __device__ __forceinline__ void atomicMinD(double* a, double v) {
   unsigned long long* p = reinterpret_cast<unsigned long long*>(a);

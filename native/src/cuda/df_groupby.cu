@@ -203,11 +203,7 @@ void dfGroupby(const df::GroupbyArgs& a, double* out) {
       launched("groupby m2");
     }
   }
-  int hostBad = 0;
-  check(cudaMemcpyAsync(&hostBad, bad, sizeof(int), cudaMemcpyDeviceToHost, stream()), "copy flag");
-  check(cudaMemcpyAsync(out, dout, static_cast<size_t>(outLen) * sizeof(double), cudaMemcpyDeviceToHost, stream()), "copy groupby result");
-  sync();
-  if (hostBad) throw std::runtime_error("groupby: a key code lies outside [0, card) of its key");
+  dfk::downloadChecked(dout, out, outLen, bad, "groupby: a key code lies outside [0, card) of its key");
   // First row: +inf (no row) -> -1.
   for (long long k = 0; k < slots; k++)
     if (std::isinf(out[slots + k])) out[slots + k] = -1;

@@ -271,11 +271,7 @@ void dfTimeseriesGroupby(const df::TimeseriesGroupbyArgs& a, double* out) {
       launched("timeseries groupby m2");
     }
   }
-  int hostBad = 0;
-  check(cudaMemcpyAsync(&hostBad, bad, sizeof(int), cudaMemcpyDeviceToHost, stream()), "copy flag");
-  check(cudaMemcpyAsync(out, dout, static_cast<size_t>(outLen) * sizeof(double), cudaMemcpyDeviceToHost, stream()), "copy groupby result");
-  sync();
-  if (hostBad) throw std::runtime_error("timeseries groupby: a generated key lies outside its slots (id outside [700, 1300))");
+  dfk::downloadChecked(dout, out, outLen, bad, "timeseries groupby: a generated key lies outside its slots (id outside [700, 1300))");
   // No nulls: every value of a slot's rows counts.
   for (int v = 0; v < s.nv; v++)
     for (long long k = 0; k < a.slots; k++) out[(2 + 5 * v) * a.slots + k] = out[k];

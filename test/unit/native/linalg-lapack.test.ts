@@ -12,21 +12,12 @@ import { loadNative } from '../../../native/index';
 import { qr as jsQr, svd as jsSvd } from '../../../worker/kernels/js/linalg';
 import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import type { ArrayBackend } from '../../../worker/kernels/backend';
+import { lcgValues } from './programs';
 
 const skip = process.env.GPUFLOW_NO_NATIVE === '1';
 const loaded = skip ? null : loadNative();
 const lapackName = loaded && 'addon' in loaded ? ((loaded.addon.info() as unknown as { lapack?: string }).lapack ?? '') : '';
 if (!skip && !lapackName) console.warn('linalg-lapack.test: the addon found no LAPACK here; only the GPUFLOW_LAPACK=0 path is tested');
-
-function lcg(n: number, seed: number): Float64Array {
-  const out = new Float64Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    out[i] = s / 2147483648 - 0.5;
-  }
-  return out;
-}
 
 function matrix(rows: number, cols: number, data: Float64Array, dtype: 'float64' | 'float32' = 'float64'): NDArray {
   return { dtype, shape: [rows, cols], data: dtype === 'float32' ? Float32Array.from(data) : data };
@@ -34,8 +25,8 @@ function matrix(rows: number, cols: number, data: Float64Array, dtype: 'float64'
 
 /** A rank-`rank` rows x cols matrix: the product of two random factors. */
 function lowRank(rows: number, cols: number, rank: number, seed: number): Float64Array {
-  const b = lcg(rows * rank, seed);
-  const c = lcg(rank * cols, seed + 1);
+  const b = lcgValues(rows * rank, seed);
+  const c = lcgValues(rank * cols, seed + 1);
   const a = new Float64Array(rows * cols);
   for (let i = 0; i < rows; i++) for (let k = 0; k < rank; k++) for (let j = 0; j < cols; j++) a[i * cols + j] += b[i * rank + k] * c[k * cols + j];
   return a;
@@ -106,7 +97,7 @@ for (const path of paths) {
     // Tall (QR first), tall with more than js's 64 Jacobi columns (js runs Golub-Kahan), square, wide.
     for (const [m, n] of [[60, 12], [150, 80], [20, 20], [12, 60], [1, 7], [7, 1]] as const) {
       it(`svd ${m}x${n} float64 matches js entry by entry`, async () => {
-        const a = lcg(m * n, 10 + m + n);
+        const a = lcgValues(m * n, 10 + m + n);
         const got = await b.svd!(matrix(m, n, a));
         const want = jsSvd(matrix(m, n, a));
         const p = Math.min(m, n);
@@ -125,7 +116,7 @@ for (const path of paths) {
 
     for (const [m, n] of [[40, 9], [9, 40]] as const) {
       it(`svd ${m}x${n} float32 computes in float64 and rounds, as js does`, async () => {
-        const a = matrix(m, n, lcg(m * n, 3), 'float32');
+        const a = matrix(m, n, lcgValues(m * n, 3), 'float32');
         const got = await b.svd!(a);
         const want = jsSvd(a);
         expect(got.u.dtype).toBe('float32');
@@ -169,7 +160,7 @@ for (const path of paths) {
 
     it('svd of a matrix with a zero column and a repeated row', async () => {
       const [m, n] = [7, 4];
-      const a = lcg(m * n, 5);
+      const a = lcgValues(m * n, 5);
       for (let i = 0; i < m; i++) a[i * n + 2] = 0;
       a.copyWithin(n, 0, n);
       const got = await b.svd!(matrix(m, n, a));
@@ -180,14 +171,14 @@ for (const path of paths) {
     });
 
     it('svd rejects a non-finite input, naming the position', async () => {
-      const a = lcg(12, 1);
+      const a = lcgValues(12, 1);
       a[5] = Number.NaN;
       await expect(b.svd!(matrix(3, 4, a))).rejects.toThrow(/svd: non-finite value nan at \[1, 1\]/);
     });
 
     for (const [m, n] of [[50, 12], [13, 13], [200, 70], [9, 1]] as const) {
       it(`qr ${m}x${n} matches js entry by entry (diag R >= 0)`, async () => {
-        const a = lcg(m * n, 30 + m);
+        const a = lcgValues(m * n, 30 + m);
         const got = await b.qr!(matrix(m, n, a));
         const want = jsQr(matrix(m, n, a));
         expect(maxDiff(d(got.r), d(want.r))).toBeLessThan(1e-12);

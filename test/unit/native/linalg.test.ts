@@ -9,18 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NDArray } from '../../../common/arrays';
 import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import type { ArrayBackend } from '../../../worker/kernels/backend';
+import { lcgValues } from './programs';
 
 const skip = process.env.GPUFLOW_NO_NATIVE === '1';
-
-function lcg(n: number, seed: number): Float64Array {
-  const out = new Float64Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    out[i] = s / 2147483648 - 0.5;
-  }
-  return out;
-}
 
 function mul(a: ArrayLike<number>, b: ArrayLike<number>, m: number, k: number, n: number): Float64Array {
   const c = new Float64Array(m * n);
@@ -36,7 +27,7 @@ function transpose(a: ArrayLike<number>, m: number, n: number): Float64Array {
 
 /** The n x n Householder reflection I - 2 v v^T / (v^T v): orthogonal and symmetric. */
 function reflection(n: number, seed: number): Float64Array {
-  const v = lcg(n, seed);
+  const v = lcgValues(n, seed);
   let vv = 0;
   for (const x of v) vv += x * x;
   const h = new Float64Array(n * n);
@@ -68,9 +59,9 @@ for (const lapackEnv of [undefined, '0']) describe.skipIf(skip)(`native-cpu line
 
   it('matmul matches a triple loop, with and without c0, float64 and float32', async () => {
     const [m, k, n] = [37, 53, 29];
-    const a = lcg(m * k, 1);
-    const bb = lcg(k * n, 2);
-    const c0 = lcg(m * n, 3);
+    const a = lcgValues(m * k, 1);
+    const bb = lcgValues(k * n, 2);
+    const c0 = lcgValues(m * n, 3);
     const want = mul(a, bb, m, k, n);
     expect(maxAbs((await b.matmul!(m64(m, k, a), m64(k, n, bb))).data as Float64Array, want)).toBeLessThan(1e-13);
     const withC0 = (await b.matmul!(m64(m, k, a), m64(k, n, bb), m64(m, n, c0))).data as Float64Array;
@@ -84,7 +75,7 @@ for (const lapackEnv of [undefined, '0']) describe.skipIf(skip)(`native-cpu line
 
   it('qr: Q R = A, Q^T Q = I, R upper triangular with a non-negative diagonal', async () => {
     const [m, n] = [120, 17];
-    const a = lcg(m * n, 4);
+    const a = lcgValues(m * n, 4);
     const { q, r } = await b.qr!(m64(m, n, a));
     expect(maxAbs(mul(q.data as Float64Array, r.data as Float64Array, m, n, n), a)).toBeLessThan(1e-13);
     const qtq = mul(transpose(q.data as Float64Array, m, n), q.data as Float64Array, n, m, n);

@@ -3,7 +3,7 @@
  * shared by the native-cpu unit tests and the GPU tests (test/gpu), which compare each backend
  * against the js interpreter.
  */
-import type { ChunkProgram, ChunkValue, DType, Expr, Leaf, ReduceOp, Region } from '../../../common/arrays';
+import type { ChunkProgram, ChunkValue, DType, Expr, Leaf, NDArray, ReduceOp, Region } from '../../../common/arrays';
 
 export const region = (start: number[], step: number[], count: number[]): Region => ({ start, step, count });
 export const leaf = (l: Leaf): Expr => ({ kind: 'leaf', leaf: l });
@@ -119,4 +119,21 @@ export function cases(): Case[] {
     out.push({ name: `${dtype} deep expression`, program: { dtype, shape: [4, 4], expr: bin('add', bin('mul', uniform(1, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('sub', uniform(2, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('div', uniform(3, [4, 4], region([0, 0], [1, 1], [4, 4])), uniform(4, [4, 4], region([0, 0], [1, 1], [4, 4]))))), fill(3)) }, inputs: [] });
   }
   return out;
+}
+
+/** Deterministic values in [-0.5, 0.5) from a linear congruential generator: test matrices. */
+export function lcgValues(n: number, seed: number): Float64Array {
+  const out = new Float64Array(n);
+  let s = seed;
+  for (let i = 0; i < n; i++) {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    out[i] = s / 2147483648 - 0.5;
+  }
+  return out;
+}
+
+/** A rows x cols matrix of lcgValues (rounded once to float32 for that dtype). */
+export function lcgMatrix(rows: number, cols: number, seed: number, dtype: 'float64' | 'float32' = 'float64'): NDArray {
+  const v = lcgValues(rows * cols, seed);
+  return { dtype, shape: [rows, cols], data: dtype === 'float32' ? Float32Array.from(v) : v };
 }
