@@ -39,7 +39,8 @@ function product(a: NDArray, b: NDArray, transA = false): Float64Array {
   return out;
 }
 
-export async function runCudaChecks(cuda: ArrayBackend, cpu: ArrayBackend): Promise<CheckResult[]> {
+/** Named checks run one after another; a check that throws fails with what it threw. */
+export function checkList(): { results: CheckResult[]; check: (name: string, f: () => Promise<string | null>) => Promise<void> } {
   const results: CheckResult[] = [];
   const check = async (name: string, f: () => Promise<string | null>) => {
     try {
@@ -48,6 +49,11 @@ export async function runCudaChecks(cuda: ArrayBackend, cpu: ArrayBackend): Prom
       results.push({ name, error: `threw ${e instanceof Error ? e.message : String(e)}` });
     }
   };
+  return { results, check };
+}
+
+export async function runCudaChecks(cuda: ArrayBackend, cpu: ArrayBackend): Promise<CheckResult[]> {
+  const { results, check } = checkList();
   for (const c of cases()) {
     await check(`program: ${c.name}`, async () => {
       if (!cuda.supportsProgram(c.program)) return 'not supported';

@@ -18,12 +18,11 @@ import { groupby, groupbyAggregate, type GroupbySpec } from '../../worker/kernel
 import { tableOf } from '../../worker/kernels/df/gather';
 import { hashJoin, type JoinSpec } from '../../worker/kernels/df/join';
 import { filter } from '../../worker/kernels/df/ops';
+import { checkList, type CheckResult } from './cuda-checks';
 import { timeseriesGroupbyChunk, timeseriesGroupbyNative, type TimeseriesSource } from '../../worker/kernels/df/timeseries-groupby';
 
-export interface DfCheckResult {
-  name: string;
-  error: string | null;
-}
+/** One df check and why it failed (null: passed). */
+export type DfCheckResult = CheckResult;
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -175,14 +174,7 @@ export const TIMESERIES_GROUPBYS: { name: string; source: TimeseriesSource; spec
 export async function runDfChecks(kernels: { addon: DfAddon } | { unavailable: string }, scale = 1): Promise<DfCheckResult[]> {
   if ('unavailable' in kernels) return [{ name: 'cuda df kernels', error: `unavailable: ${kernels.unavailable}` }];
   const cuda = kernels.addon;
-  const results: DfCheckResult[] = [];
-  const check = async (name: string, f: () => Promise<string | null>) => {
-    try {
-      results.push({ name, error: await f() });
-    } catch (e) {
-      results.push({ name, error: `threw ${e instanceof Error ? e.message : String(e)}` });
-    }
-  };
+  const { results, check } = checkList();
   const table = dfTable(Math.round(50000 * scale), 42);
   for (const expr of FILTERS) {
     await check(`filter ${expr}`, async () => {

@@ -12,7 +12,7 @@ import type { NDArray } from '../../common/arrays';
 import type { ArrayBackend } from '../../worker/kernels/backend';
 import { matmul as jsMatmul, qr as jsQr, svd as jsSvd } from '../../worker/kernels/js/linalg';
 import { lcgMatrix } from '../unit/native/programs';
-import { maxRelDiff, type CheckResult } from './cuda-checks';
+import { checkList, maxRelDiff, type CheckResult } from './cuda-checks';
 
 export const SVD_METHODS = ['gesvd', 'gesvdj', 'gesvdp', 'qr-gesvd', 'qr-gesvdj', 'qr-gesvdp'] as const;
 
@@ -32,14 +32,7 @@ function orthoError(x: NDArray): number {
 }
 
 export async function runLinalgChecks(cuda: ArrayBackend): Promise<CheckResult[]> {
-  const results: CheckResult[] = [];
-  const check = async (name: string, f: () => Promise<string | null>) => {
-    try {
-      results.push({ name, error: await f() });
-    } catch (e) {
-      results.push({ name, error: `threw ${e instanceof Error ? e.message : String(e)}` });
-    }
-  };
+  const { results, check } = checkList();
   for (const dtype of ['float64', 'float32'] as const) {
     const tol = dtype === 'float32' ? 2e-5 : 1e-12;
     for (const [m, k, n, acc] of [[300, 200, 250, true], [1, 1, 1, false], [257, 129, 65, false], [64, 1000, 3, true]] as const) {

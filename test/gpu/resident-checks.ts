@@ -17,7 +17,7 @@ import { planResident, runResident } from '../../worker/resident/runner';
 import { ResidentStore, type DeviceTraffic } from '../../worker/resident/store';
 import { mismatch } from '../unit/native/compare';
 import { elementwise, generate, generateUniform, sumSquares } from '../unit/resident/chain';
-import { maxRelDiff, type CheckResult } from './cuda-checks';
+import { checkList, maxRelDiff, type CheckResult } from './cuda-checks';
 
 /** What worker/main.ts does with a task on a GPU worker with residency on. */
 async function task(store: ResidentStore, addon: NativeAddon, backends: ArrayBackend[], key: string, spec: TaskSpec, deps: string[]): Promise<DeviceTraffic> {
@@ -47,16 +47,9 @@ function arrayOf(v: ChunkValue | undefined): NDArray {
 }
 
 export async function runResidentChecks(addon: NativeAddon, cuda: ArrayBackend): Promise<CheckResult[]> {
-  const results: CheckResult[] = [];
+  const { results, check } = checkList();
   const backends = [cuda, createJsBackend()];
   const blocksBefore = addon.cudaResidentStats().blocks;
-  const check = async (name: string, f: () => Promise<string | null>) => {
-    try {
-      results.push({ name, error: await f() });
-    } catch (e) {
-      results.push({ name, error: `threw ${e instanceof Error ? e.message : String(e)}` });
-    }
-  };
 
   for (const dtype of ['float64', 'float32'] as const) {
     const [r, c] = [300, 257];

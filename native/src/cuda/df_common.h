@@ -43,6 +43,26 @@ inline int gridFor(int64_t n, int block) {
 // out[i] = sum of in[0 .. i) for i in [0, n]; in has n + 1 elements (the last one ignored).
 void exclusiveScan(Staging& s, const long long* in, long long* out, int64_t n);
 
+// df_api.h's groupby output: rows per slot, first row per slot, then per value column count, sum,
+// min, max and m2 (slots each).
+__device__ __forceinline__ double* outStat(double* out, long long slots, int v, int stat) { return out + (2 + 5 * v + stat) * slots; }
+
+// Every slot of that output empty; `first` is the first-row value of an empty slot (+inf where the
+// kernel takes the minimum row, -1 where the kernel does not track it).
+static __global__ void initGroupbyOut(double* out, long long slots, int nv, double first) {
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < slots; k += static_cast<long long>(gridDim.x) * blockDim.x) {
+    out[k] = 0;
+    out[slots + k] = first;
+    for (int v = 0; v < nv; v++) {
+      outStat(out, slots, v, 0)[k] = 0;
+      outStat(out, slots, v, 1)[k] = 0;
+      outStat(out, slots, v, 2)[k] = INFINITY;
+      outStat(out, slots, v, 3)[k] = -INFINITY;
+      outStat(out, slots, v, 4)[k] = 0;
+    }
+  }
+}
+
 // The end of a groupby call: its accumulators and the kernels' bad-key flag back in one sync;
 // throws `bad` when a kernel raised the flag.
 inline void downloadChecked(const double* dev, double* host, int64_t n, const int* flag, const char* bad) {

@@ -82,23 +82,6 @@ __device__ __forceinline__ void initAcc(double* acc, long long slots, int nv, lo
   }
 }
 
-// Global accumulators sit in `out` with df_api.h's layout: rows, first, per value 5 arrays.
-__device__ __forceinline__ double* outStat(double* out, long long slots, int v, int stat) { return out + (2 + 5 * v + stat) * slots; }
-
-__global__ void initOut(double* out, long long slots, int nv) {
-  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < slots; k += static_cast<long long>(gridDim.x) * blockDim.x) {
-    out[k] = 0;
-    out[slots + k] = INFINITY;
-    for (int v = 0; v < nv; v++) {
-      outStat(out, slots, v, 0)[k] = 0;
-      outStat(out, slots, v, 1)[k] = 0;
-      outStat(out, slots, v, 2)[k] = INFINITY;
-      outStat(out, slots, v, 3)[k] = -INFINITY;
-      outStat(out, slots, v, 4)[k] = 0;
-    }
-  }
-}
-
 __global__ void accumulateGlobal(const DKey* keys, int nk, const DVal* vals, int nv, int64_t rows, long long slots, double* out, int* bad, bool minmax) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < rows; i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const long long s = slotOf(keys, nk, i, bad);
@@ -108,11 +91,11 @@ __global__ void accumulateGlobal(const DKey* keys, int nk, const DVal* vals, int
     for (int v = 0; v < nv; v++) {
       double x;
       if (!valueAt(vals[v], i, &x)) continue;
-      atomicAdd(&outStat(out, slots, v, 0)[s], 1.0);
-      atomicAdd(&outStat(out, slots, v, 1)[s], x);
+      atomicAdd(&dfk::outStat(out, slots, v, 0)[s], 1.0);
+      atomicAdd(&dfk::outStat(out, slots, v, 1)[s], x);
       if (minmax) {
-        dfk::atomicMinD(&outStat(out, slots, v, 2)[s], x);
-        dfk::atomicMaxD(&outStat(out, slots, v, 3)[s], x);
+        dfk::atomicMinD(&dfk::outStat(out, slots, v, 2)[s], x);
+        dfk::atomicMaxD(&dfk::outStat(out, slots, v, 3)[s], x);
       }
     }
   }
@@ -134,11 +117,11 @@ __global__ void accumulateShared(const DKey* keys, int nk, const DVal* vals, int
     for (int v = 0; v < nv; v++) {
       const double* a = acc + (2 + 4 * v) * slots;
       if (a[k] == 0) continue;
-      atomicAdd(&outStat(out, slots, v, 0)[k], a[k]);
-      atomicAdd(&outStat(out, slots, v, 1)[k], a[slots + k]);
+      atomicAdd(&dfk::outStat(out, slots, v, 0)[k], a[k]);
+      atomicAdd(&dfk::outStat(out, slots, v, 1)[k], a[slots + k]);
       if (minmax) {
-        dfk::atomicMinD(&outStat(out, slots, v, 2)[k], a[2 * slots + k]);
-        dfk::atomicMaxD(&outStat(out, slots, v, 3)[k], a[3 * slots + k]);
+        dfk::atomicMinD(&dfk::outStat(out, slots, v, 2)[k], a[2 * slots + k]);
+        dfk::atomicMaxD(&dfk::outStat(out, slots, v, 3)[k], a[3 * slots + k]);
       }
     }
   }
@@ -157,15 +140,15 @@ __global__ void squaredDeviations(const DKey* keys, int nk, const DVal* vals, in
     for (int v = 0; v < nv; v++) {
       double x;
       if (!valueAt(vals[v], i, &x)) continue;
-      const double mean = __ddiv_rn(outStat(out, slots, v, 1)[s], outStat(out, slots, v, 0)[s]);
+      const double mean = __ddiv_rn(dfk::outStat(out, slots, v, 1)[s], dfk::outStat(out, slots, v, 0)[s]);
       const double d = __dsub_rn(x, mean);
-      atomicAdd(shared ? &m2[v * slots + s] : &outStat(out, slots, v, 4)[s], __dmul_rn(d, d));
+      atomicAdd(shared ? &m2[v * slots + s] : &dfk::outStat(out, slots, v, 4)[s], __dmul_rn(d, d));
     }
   }
   if (shared) {
     __syncthreads();
     for (long long k = threadIdx.x; k < slots * nv; k += blockDim.x)
-      if (m2[k] != 0) atomicAdd(&outStat(out, slots, static_cast<int>(k / slots), 4)[k % slots], m2[k]);
+      if (m2[k] != 0) atomicAdd(&dfk::outStat(out, slots, static_cast<int>(k / slots), 4)[k % slots], m2[k]);
   }
 }
 
@@ -186,7 +169,7 @@ void dfGroupby(const df::GroupbyArgs& a, double* out) {
   double* dout = s.alloc<double>(outLen);
   int* bad = s.alloc<int>(1);
   check(cudaMemsetAsync(bad, 0, sizeof(int), stream()), "memset");
-  initOut<<<dfk::gridFor(slots, kBlock), kBlock, 0, stream()>>>(dout, slots, nv);
+  dfk::initGroupbyOut<<<dfk::gridFor(slots, kBlock), kBlock, 0, stream()>>>(dout, slots, nv, INFINITY);
   launched("groupby init");
   if (a.rows > 0) {
     const size_t sharedBytes = static_cast<size_t>(slots) * (2 + 4 * nv) * sizeof(double);

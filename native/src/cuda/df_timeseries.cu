@@ -122,23 +122,6 @@ __device__ __forceinline__ void addRow(double* a, long long slots, const Spec& s
   }
 }
 
-// out (df_api.h's layout): rows, first, then per value count, sum, min, max, m2.
-__device__ __forceinline__ double* outStat(double* out, long long slots, int v, int stat) { return out + (2 + 5 * v + stat) * slots; }
-
-__global__ void initOut(double* out, long long slots, int nv) {
-  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < slots; k += static_cast<long long>(gridDim.x) * blockDim.x) {
-    out[k] = 0;
-    out[slots + k] = -1;
-    for (int v = 0; v < nv; v++) {
-      outStat(out, slots, v, 0)[k] = 0;
-      outStat(out, slots, v, 1)[k] = 0;
-      outStat(out, slots, v, 2)[k] = INFINITY;
-      outStat(out, slots, v, 3)[k] = -INFINITY;
-      outStat(out, slots, v, 4)[k] = 0;
-    }
-  }
-}
-
 // copies > 0: that many shared copies (warp w uses copy w % copies); 0: straight into `out`.
 __global__ void __launch_bounds__(kBlock) accumulate(const __grid_constant__ Spec s, int copies, bool minmax, double* out, int* bad) {
   extern __shared__ double acc[];
@@ -158,10 +141,10 @@ __global__ void __launch_bounds__(kBlock) accumulate(const __grid_constant__ Spe
       atomicAdd(&out[slot], 1.0);
       for (int v = 0; v < s.nv; v++) {
         const double x = col.at(s.valCol[v]);
-        atomicAdd(&outStat(out, slots, v, 1)[slot], x);
+        atomicAdd(&dfk::outStat(out, slots, v, 1)[slot], x);
         if (minmax) {
-          dfk::atomicMinD(&outStat(out, slots, v, 2)[slot], x);
-          dfk::atomicMaxD(&outStat(out, slots, v, 3)[slot], x);
+          dfk::atomicMinD(&dfk::outStat(out, slots, v, 2)[slot], x);
+          dfk::atomicMaxD(&dfk::outStat(out, slots, v, 3)[slot], x);
         }
       }
     }
@@ -181,10 +164,10 @@ __global__ void __launch_bounds__(kBlock) accumulate(const __grid_constant__ Spe
         lo = fmin(lo, a[(2 + 3 * v) * slots + k]);
         hi = fmax(hi, a[(3 + 3 * v) * slots + k]);
       }
-      atomicAdd(&outStat(out, slots, v, 1)[k], sum);
+      atomicAdd(&dfk::outStat(out, slots, v, 1)[k], sum);
       if (minmax) {
-        dfk::atomicMinD(&outStat(out, slots, v, 2)[k], lo);
-        dfk::atomicMaxD(&outStat(out, slots, v, 3)[k], hi);
+        dfk::atomicMinD(&dfk::outStat(out, slots, v, 2)[k], lo);
+        dfk::atomicMaxD(&dfk::outStat(out, slots, v, 3)[k], hi);
       }
     }
   }
@@ -204,14 +187,14 @@ __global__ void __launch_bounds__(kBlock) squaredDeviations(const __grid_constan
     const long long slot = slotOf(s, col, bad);
     if (slot < 0) continue;
     for (int v = 0; v < s.nv; v++) {
-      const double d = __dsub_rn(col.at(s.valCol[v]), __ddiv_rn(outStat(out, slots, v, 1)[slot], out[slot]));
-      atomicAdd(shared ? &m2[v * slots + slot] : &outStat(out, slots, v, 4)[slot], __dmul_rn(d, d));
+      const double d = __dsub_rn(col.at(s.valCol[v]), __ddiv_rn(dfk::outStat(out, slots, v, 1)[slot], out[slot]));
+      atomicAdd(shared ? &m2[v * slots + slot] : &dfk::outStat(out, slots, v, 4)[slot], __dmul_rn(d, d));
     }
   }
   if (!shared) return;
   __syncthreads();
   for (long long k = threadIdx.x; k < slots * s.nv; k += blockDim.x)
-    if (m2[k] != 0) atomicAdd(&outStat(out, slots, static_cast<int>(k / slots), 4)[k % slots], m2[k]);
+    if (m2[k] != 0) atomicAdd(&dfk::outStat(out, slots, static_cast<int>(k / slots), 4)[k % slots], m2[k]);
 }
 
 int residentGrid() {
@@ -256,7 +239,7 @@ void dfTimeseriesGroupby(const df::TimeseriesGroupbyArgs& a, double* out) {
   double* dout = st.alloc<double>(outLen);
   int* bad = st.alloc<int>(1);
   check(cudaMemsetAsync(bad, 0, sizeof(int), stream()), "memset");
-  initOut<<<dfk::gridFor(a.slots, kBlock), kBlock, 0, stream()>>>(dout, a.slots, s.nv);
+  dfk::initGroupbyOut<<<dfk::gridFor(a.slots, kBlock), kBlock, 0, stream()>>>(dout, a.slots, s.nv, -1);
   launched("timeseries groupby init");
   if (a.rows > 0) {
     const int grid = std::min(dfk::gridFor(a.rows, kBlock), residentGrid());
