@@ -22,6 +22,7 @@ import { writeNpy } from '../../common/npy';
 import { loadNative } from '../../native/index';
 import { createNativeCpuBackend } from '../../worker/kernels/native-cpu';
 import type { ArrayBackend } from '../../worker/kernels/backend';
+import { uniformMatrix } from './matrices';
 
 type Row = Record<string, string | number | number[] | null>;
 const args = process.argv.slice(2);
@@ -32,17 +33,6 @@ const N = Number(opt('--n', quick ? '512' : '2048'));
 const [SM, SN] = opt('--svd', quick ? '800x80' : '4000x400').split('x').map(Number);
 const outFile = opt('--out', 'bench/results/native-cpu-linalg.json');
 const reps = quick ? 2 : 5;
-
-// Uniform [0, 1) from an LCG.
-function matrix(r: number, c: number, dtype: 'float64' | 'float32', seed: number): NDArray {
-  const data = dtype === 'float32' ? new Float32Array(r * c) : new Float64Array(r * c);
-  let s = seed >>> 0;
-  for (let i = 0; i < data.length; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    data[i] = s / 4294967296;
-  }
-  return { dtype, shape: [r, c], data };
-}
 
 async function best(f: () => Promise<unknown>, n: number): Promise<number> {
   await f();
@@ -76,15 +66,15 @@ async function main() {
   };
   try {
     for (const dtype of ['float64', 'float32'] as const) {
-      const a = matrix(N, N, dtype, 1);
-      const b = matrix(N, N, dtype, 2);
+      const a = uniformMatrix(N, N, dtype, 1);
+      const b = uniformMatrix(N, N, dtype, 2);
       const impl = `gpuflow native-cpu (${info.blas || 'own kernel'})`;
       log({ op: 'matmul', impl, dtype, shape: [N, N], threads, seconds: await best(() => cpu.matmul!(a, b), reps) });
       spec.matmul.push({ dtype, n: N, reps });
     }
     // SVD: tall (the issue's shape), and its transpose; QR of the tall one.
     for (const [m, n] of [[SM, SN], [SN, SM]]) {
-      const a = matrix(m, n, 'float64', 5);
+      const a = uniformMatrix(m, n, 'float64', 5);
       const file = join(tmp, `svd-${m}x${n}.npy`);
       writeFileSync(file, writeNpy(a));
       for (const own of info.lapack ? [false, true] : [true]) {
@@ -96,7 +86,7 @@ async function main() {
       spec.svd.push({ file, reps });
     }
     {
-      const a = matrix(SM, SN, 'float64', 6);
+      const a = uniformMatrix(SM, SN, 'float64', 6);
       const file = join(tmp, `qr-${SM}x${SN}.npy`);
       writeFileSync(file, writeNpy(a));
       for (const own of info.lapack ? [false, true] : [true]) {

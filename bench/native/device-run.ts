@@ -30,6 +30,7 @@ import { createCudaBackend } from '../../worker/kernels/cuda';
 import { createNativeCpuBackend } from '../../worker/kernels/native-cpu';
 import { runResidentBench } from './resident-bench';
 import { seedLoop, seedProgram } from './seed-loop';
+import { uniformMatrix } from './matrices';
 
 const args = process.argv.slice(2);
 const outDir = args[args.indexOf('--out') + 1] ?? 'bench/results';
@@ -50,16 +51,6 @@ const log = (r: Row) => {
   rows.push(r);
   console.log(JSON.stringify(r));
 };
-
-function randomMatrix(n: number, m: number, dtype: 'float64' | 'float32', seed: number): NDArray {
-  const data = dtype === 'float32' ? new Float32Array(n * m) : new Float64Array(n * m);
-  let s = seed >>> 0;
-  for (let i = 0; i < data.length; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    data[i] = s / 4294967296;
-  }
-  return { dtype, shape: [n, m], data };
-}
 
 async function timed<T>(f: () => Promise<T>): Promise<number> {
   const t = performance.now();
@@ -177,14 +168,14 @@ async function main() {
   if (!('unavailable' in cuda)) {
     for (const m of spec.matmul) {
       const dtype = m.dtype as 'float64' | 'float32';
-      const a = randomMatrix(m.n, m.n, dtype, 1);
-      const b = randomMatrix(m.n, m.n, dtype, 2);
-      await cuda.matmul!(randomMatrix(256, 256, dtype, 3), randomMatrix(256, 256, dtype, 4));
+      const a = uniformMatrix(m.n, m.n, dtype, 1);
+      const b = uniformMatrix(m.n, m.n, dtype, 2);
+      await cuda.matmul!(uniformMatrix(256, 256, dtype, 3), uniformMatrix(256, 256, dtype, 4));
       const s = await timed(() => cuda.matmul!(a, b));
       log({ kind: 'matmul', impl: 'gpuflow cuda (host in/out)', dtype, n: m.n, seconds: s, tflops: (2 * m.n ** 3) / s / 1e12 });
     }
     for (const sv of spec.svd) {
-      const a = randomMatrix(sv.m, sv.n, sv.dtype as 'float64', 5);
+      const a = uniformMatrix(sv.m, sv.n, sv.dtype as 'float64', 5);
       const cold = await timed(() => cuda.svd!(a));
       const warm = await timed(() => cuda.svd!(a));
       log({ kind: 'svd', impl: 'gpuflow cuda (cold, host in/out)', dtype: sv.dtype, m: sv.m, n: sv.n, seconds: cold });
@@ -193,14 +184,14 @@ async function main() {
   }
   for (const m of spec.cpuMatmul) {
     const dtype = m.dtype as 'float64' | 'float32';
-    const a = randomMatrix(m.n, m.n, dtype, 1);
-    const b = randomMatrix(m.n, m.n, dtype, 2);
-    await cpu.matmul!(randomMatrix(64, 64, dtype, 3), randomMatrix(64, 64, dtype, 4));
+    const a = uniformMatrix(m.n, m.n, dtype, 1);
+    const b = uniformMatrix(m.n, m.n, dtype, 2);
+    await cpu.matmul!(uniformMatrix(64, 64, dtype, 3), uniformMatrix(64, 64, dtype, 4));
     const s = await timed(() => cpu.matmul!(a, b));
     log({ kind: 'cpuMatmul', impl: `gpuflow native-cpu (${info.blas || 'own kernel'}, ${threads} threads)`, dtype, n: m.n, seconds: s });
   }
   for (const sv of spec.cpuSvd) {
-    const s = await timed(() => cpu.svd!(randomMatrix(sv.m, sv.n, 'float64', 5)));
+    const s = await timed(() => cpu.svd!(uniformMatrix(sv.m, sv.n, 'float64', 5)));
     log({ kind: 'cpuSvd', impl: `gpuflow native-cpu (${threads} threads)`, m: sv.m, n: sv.n, seconds: s });
   }
 

@@ -23,6 +23,7 @@ import type { NDArray } from '../../common/arrays';
 import { loadNative } from '../../native/index';
 import { SVD_METHODS, runLinalgChecks } from '../../test/gpu/linalg-checks';
 import { createCudaBackend } from '../../worker/kernels/cuda';
+import { uniformMatrix } from './matrices';
 
 type Row = Record<string, string | number | boolean | null>;
 const args = process.argv.slice(2);
@@ -35,19 +36,6 @@ const log = (r: Row) => {
   rows.push(r);
   console.log(JSON.stringify(r));
 };
-
-// Uniform [0, 1) from an LCG, the first 2^20 values repeated: the timings do not depend on the values.
-function matrix(r: number, c: number, dtype: 'float64' | 'float32', seed: number): NDArray {
-  const data = dtype === 'float32' ? new Float32Array(r * c) : new Float64Array(r * c);
-  let s = seed >>> 0;
-  const head = Math.min(data.length, 1 << 20);
-  for (let i = 0; i < head; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    data[i] = s / 4294967296;
-  }
-  for (let filled = head; filled < data.length; filled *= 2) data.copyWithin(filled, 0, Math.min(filled, data.length - filled));
-  return { dtype, shape: [r, c], data };
-}
 
 async function seconds(f: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
@@ -74,7 +62,7 @@ async function main() {
     defaultSvd: process.env.GPUFLOW_CUDA_SVD ?? 'default',
   };
   log({ kind: 'cold', impl: 'gpuflow: load the addon + CUDA context', seconds: context });
-  const a = matrix(SM, SN, 'float64', 5);
+  const a = uniformMatrix(SM, SN, 'float64', 5, 1 << 20);
   log({ kind: 'svd', impl: 'gpuflow cuda default method (cold: first call in the process, host in/out)', dtype: 'float64', m: SM, n: SN, seconds: await seconds(() => cuda.svd!(a)) });
 
   const results = await runLinalgChecks(cuda);
@@ -100,8 +88,8 @@ async function main() {
   delete process.env.GPUFLOW_CUDA_SVD;
 
   for (const dtype of ['float32', 'float64'] as const) {
-    const x = matrix(N, N, dtype, 1);
-    const y = matrix(N, N, dtype, 2);
+    const x = uniformMatrix(N, N, dtype, 1, 1 << 20);
+    const y = uniformMatrix(N, N, dtype, 2, 1 << 20);
     const ia = await addon.cudaResidentUpload(x.data as Float64Array);
     const ib = await addon.cudaResidentUpload(y.data as Float64Array);
     const once = async () => addon.cudaResidentFree(await addon.cudaResidentMatmul(ia, ib, null, N, N, N));

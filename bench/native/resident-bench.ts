@@ -13,18 +13,9 @@ import type { ArrayBackend } from '../../worker/kernels/backend';
 import { addonDeviceApi } from '../../worker/resident/device-api';
 import { planResident, runResident } from '../../worker/resident/runner';
 import { ResidentStore } from '../../worker/resident/store';
+import { uniformMatrix } from './matrices';
 
 type Row = Record<string, string | number | boolean | null>;
-
-function randomMatrix(n: number, dtype: 'float64' | 'float32', seed: number): NDArray {
-  const data = dtype === 'float32' ? new Float32Array(n * n) : new Float64Array(n * n);
-  let s = seed >>> 0;
-  for (let i = 0; i < data.length; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    data[i] = s / 4294967296;
-  }
-  return { dtype, shape: [n, n], data };
-}
 
 async function best(reps: number, f: () => Promise<void>): Promise<number> {
   let b = Infinity;
@@ -39,9 +30,9 @@ async function best(reps: number, f: () => Promise<void>): Promise<number> {
 export async function runResidentBench(addon: NativeAddon, cuda: ArrayBackend, runs: { dtype: 'float64' | 'float32'; n: number; reps: number }[], log: (r: Row) => void, baselines: boolean): Promise<void> {
   const mm: TaskSpec = { kind: 'array-op', op: 'matmul', params: { k: 1 } };
   for (const { dtype, n, reps } of runs) {
-    const a = randomMatrix(n, dtype, 1);
-    const b = randomMatrix(n, dtype, 2);
-    await cuda.matmul!(randomMatrix(256, dtype, 3), randomMatrix(256, dtype, 4)); // warm-up: cuBLAS load, pool
+    const a = uniformMatrix(n, n, dtype, 1);
+    const b = uniformMatrix(n, n, dtype, 2);
+    await cuda.matmul!(uniformMatrix(256, 256, dtype, 3), uniformMatrix(256, 256, dtype, 4)); // warm-up: cuBLAS load, pool
     // Copies through the pinned staging pool alone (pageable JS memory <-> device), GB/s each way.
     const back = new (dtype === 'float32' ? Float32Array : Float64Array)(n * n);
     let up = Infinity;
