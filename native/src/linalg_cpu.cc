@@ -17,6 +17,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <initializer_list>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -35,29 +36,34 @@ struct Blas {
   std::string name;
 };
 
+// Opens the first library of `names` (nulls skipped) for which `take(handle)` finds every symbol
+// it needs (it returns false when one is missing, and the library is closed again). Returns its
+// name, or "" when none has them.
+template <typename Take>
+std::string openFirst(std::initializer_list<const char*> names, Take take) {
+  for (const char* name : names) {
+    if (!name) continue;
+    void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) continue;
+    if (take(h)) return name;
+    dlclose(h);
+  }
+  return "";
+}
+
 const Blas& blas() {
   static Blas b;
   static std::once_flag once;
   std::call_once(once, [] {
     if (std::getenv("GPUFLOW_NO_BLAS")) return;
-    const char* env = std::getenv("GPUFLOW_BLAS");
-    const char* names[] = {env, "libopenblas.so.0", "libopenblas.so", "libmkl_rt.so", "libblis.so.4", "libcblas.so.3"};
-    for (const char* name : names) {
-      if (!name) continue;
-      void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (!h) continue;
-      auto d = reinterpret_cast<Dgemm>(dlsym(h, "cblas_dgemm"));
-      auto s = reinterpret_cast<Sgemm>(dlsym(h, "cblas_sgemm"));
-      if (!d || !s) {
-        dlclose(h);
-        continue;
-      }
-      b.dgemm = d;
-      b.sgemm = s;
+    b.name = openFirst({std::getenv("GPUFLOW_BLAS"), "libopenblas.so.0", "libopenblas.so", "libmkl_rt.so", "libblis.so.4", "libcblas.so.3"}, [](void* h) {
+      b.dgemm = reinterpret_cast<Dgemm>(dlsym(h, "cblas_dgemm"));
+      b.sgemm = reinterpret_cast<Sgemm>(dlsym(h, "cblas_sgemm"));
+      if (!b.dgemm || !b.sgemm) return false;
       b.setThreads = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"));
-      b.name = name;
-      return;
-    }
+      return true;
+    });
+    if (b.name.empty()) b = Blas{};
   });
   return b;
 }
@@ -84,26 +90,16 @@ const Lapack& lapackLoaded() {
     const char* env = std::getenv("GPUFLOW_LAPACK");
     const bool path = env && *env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0;
     const std::string blasLib = blas().name;
-    const char* names[] = {path ? env : nullptr, blasLib.empty() ? nullptr : blasLib.c_str(), "liblapack.so.3", "liblapack.so"};
-    for (const char* name : names) {
-      if (!name) continue;
-      void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (!h) continue;
-      auto sdd = reinterpret_cast<Dgesdd>(dlsym(h, "dgesdd_"));
-      auto qrf = reinterpret_cast<Dgeqrf>(dlsym(h, "dgeqrf_"));
-      auto gqr = reinterpret_cast<Dorgqr>(dlsym(h, "dorgqr_"));
-      if (!sdd || !qrf || !gqr) {
-        dlclose(h);
-        continue;
-      }
-      l.dgesdd = sdd;
-      l.dgeqrf = qrf;
-      l.dorgqr = gqr;
+    l.name = openFirst({path ? env : nullptr, blasLib.empty() ? nullptr : blasLib.c_str(), "liblapack.so.3", "liblapack.so"}, [](void* h) {
+      l.dgesdd = reinterpret_cast<Dgesdd>(dlsym(h, "dgesdd_"));
+      l.dgeqrf = reinterpret_cast<Dgeqrf>(dlsym(h, "dgeqrf_"));
+      l.dorgqr = reinterpret_cast<Dorgqr>(dlsym(h, "dorgqr_"));
+      if (!l.dgesdd || !l.dgeqrf || !l.dorgqr) return false;
       // dlsym on a handle searches its dependencies too: liblapack.so.3 -> libblas.so.3 (OpenBLAS).
       l.setThreads = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"));
-      l.name = name;
-      return;
-    }
+      return true;
+    });
+    if (l.name.empty()) l = Lapack{};
   });
   return l;
 }
