@@ -28,9 +28,8 @@ export function* fuseDfSources(tasks: Map<string, TaskDef>): Steps<number> {
     if (++n % YIELD_EVERY === 0) yield;
     const chunk = dfOp(t, 'groupby-chunk');
     if (!chunk || t.deps.length !== 1) continue;
-    const srcTask = tasks.get(t.deps[0]);
-    const src = dfOp(srcTask, 'timeseries');
-    if (!src || !srcTask) continue;
+    const src = dfOp(tasks.get(t.deps[0]), 'timeseries');
+    if (!src) continue;
     const spec = chunk.spec as GroupbySpec;
     const { columns, ...source } = src;
     const need = groupbyColumns(spec);

@@ -399,9 +399,9 @@ void svdT(const T* a, T* u, T* s, T* vt, int64_t m, int64_t n, SvdMethod method)
   download(s, S, S.bytes());
   // The polar decomposition gesvdp starts from is not unique when A is (numerically) rank
   // deficient, and NVIDIA's documentation says U may then not be orthonormal: such a matrix is
-  // done again by Jacobi, which completes U. "Numerically" means sigma_min <= sqrt(eps)
-  // sigma_max: a rank-10 float32 matrix's other singular values are rounding noise near 1e-6
-  // sigma_max, above cols eps sigma_max, and gesvdp's U S V^T missed A by 0.2 there (H100).
+  // done again by Jacobi, which completes U. Only float64 gets here (float32 never uses gesvdp,
+  // above); "numerically" is sigma_min <= sqrt(eps) sigma_max, well above the rounding noise
+  // (about cols eps sigma_max) that a rank-deficient matrix's other singular values sit at.
   if (method.solver == Solver::Gesvdp && s[cols - 1] <= s[0] * std::sqrt(std::numeric_limits<T>::epsilon())) {
     checkInfo(info, "cuSOLVER svd did not converge or failed");
     return svdT(a, u, s, vt, m, n, SvdMethod{method.qrFirst, Solver::Gesvdj});
