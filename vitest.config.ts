@@ -8,6 +8,10 @@ export default defineConfig({
     exclude: ['test/gpu/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll's own default (1 s) is shorter than a UI update takes on CI's two cores while
+    // workers saturate them (a queued run's socket event came after 1 s there): waits on the app
+    // get 10 s unless a test says otherwise.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     reporters: ['default'],
   },
