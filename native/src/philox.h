@@ -41,12 +41,31 @@ GF_HD Words philox(uint64_t block, uint32_t k0, uint32_t k1) {
 }
 
 // u in (0, 1], exact: ((a >> 5) * 2^26 + (b >> 6) + 1) * 2^-53.
+// On the device the integer -> floating conversion runs on a slow pipe (a few results per clock
+// per SM partition), so the same exact value is made from bits: with k - 1 = 2H + l (53 bits),
+// D = 1 + H * 2^-52 is H as a mantissa, and u = D - (1 - (l + 1) * 2^-53), a difference of two
+// doubles whose exact value is representable, so the subtraction rounds nothing.
+// (test/unit/random/uniform-bits.test.ts checks the identity against the conversion.)
 GF_HD double uniform64(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+  const uint32_t hi = 0x3FF00000u | (a >> 12), lo = ((a >> 5) << 25) | (b >> 7);
+  return __dsub_rn(__hiloint2double(static_cast<int>(hi), static_cast<int>(lo)),
+                   (b & 0x40u) ? 0.99999999999999977795539507496869 : 0.99999999999999988897769753748434);
+#else
   const uint64_t k = (static_cast<uint64_t>(a >> 5) << 26) + (b >> 6) + 1;
   return static_cast<double>(k) * 1.1102230246251565e-16;
+#endif
 }
 
-GF_HD float uniform32(uint32_t w) { return static_cast<float>((w >> 8) + 1) * 5.9604644775390625e-8f; }
+// u in (0, 1], exact: ((w >> 8) + 1) * 2^-24; on the device from bits as uniform64 is
+// (F = 1 + (w >> 9) * 2^-23, u = F - (1 - (l + 1) * 2^-24) with l bit 8 of w).
+GF_HD float uniform32(uint32_t w) {
+#ifdef __CUDA_ARCH__
+  return __fsub_rn(__uint_as_float(0x3F800000u | (w >> 9)), (w & 0x100u) ? 0.99999988079071044921875f : 0.999999940395355224609375f);
+#else
+  return static_cast<float>((w >> 8) + 1) * 5.9604644775390625e-8f;
+#endif
+}
 
 GF_HD double add_rn(double a, double b) {
 #ifdef __CUDA_ARCH__
