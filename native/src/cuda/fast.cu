@@ -192,8 +192,19 @@ __global__ void __launch_bounds__(kFastThreads, 4) fastKernel(const __grid_const
           }
           // A block wholly inside the row (all but a row's first and last) needs no bounds checks.
           if (idx0 >= base && idx0 + 3 <= hi) {
+            if (RK == fSum && sp.fexact) {
+              // The block's four values summed in float, then one conversion and one double add:
+              // float <-> double conversions and FP64 adds run at a fraction of the float rate
+              // (kernel 3 % faster, bench/results/profiles/fast-kernel-f32-ab-h100-db0a292.txt).
+              // A pair sum in float errs by at most an ulp of the pair, far inside the float32
+              // contract; the double accumulation across blocks is unchanged.
+              const float s01 = __fadd_rn(applyOpsF(sp, v[0]), applyOpsF(sp, v[1]));
+              const float s23 = __fadd_rn(applyOpsF(sp, v[2]), applyOpsF(sp, v[3]));
+              it.s += static_cast<double>(__fadd_rn(s01, s23));
+            } else {
 #pragma unroll
-            for (int q = 0; q < 4; q++) it.add(opsOf32(sp, v[q]), sp.shift);
+              for (int q = 0; q < 4; q++) it.add(opsOf32(sp, v[q]), sp.shift);
+            }
           } else {
 #pragma unroll
             for (int q = 0; q < 4; q++)
