@@ -12,6 +12,7 @@ import { assembleArray } from '../../main/engine/results';
 import { tableResult } from '../../main/engine/table-result';
 import { validateWorkflow } from '../../main/engine/validate';
 import { executeSpec } from '../../worker/execute';
+import type { ArrayBackend } from '../../worker/kernels/backend';
 import { createJsBackend } from '../../worker/kernels/js';
 import { registerAreaHandlers } from '../../worker/register';
 
@@ -25,10 +26,11 @@ export interface LocalTasks {
   results(): Promise<Record<string, ResultValue>>;
 }
 
-export async function localTasks(doc: unknown, params: Record<string, number | string | boolean> = {}, opts: CompileOptions = {}): Promise<LocalTasks> {
+/** `backends`: the worker's backends in order of preference (js alone unless given). */
+export async function localTasks(doc: unknown, params: Record<string, number | string | boolean> = {}, opts: CompileOptions = {}, backends: ArrayBackend[] = [createJsBackend()]): Promise<LocalTasks> {
   await registerAreaHandlers();
   const compiled = compileWorkflow(validateWorkflow(doc, params), opts);
-  const ctx = { config, backends: [createJsBackend()], report: () => undefined };
+  const ctx = { config, backends, report: () => undefined };
   const memo = new Map<string, Promise<ChunkValue>>();
   const value = (key: string): Promise<ChunkValue> => {
     let p = memo.get(key);

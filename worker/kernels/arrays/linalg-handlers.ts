@@ -1,10 +1,17 @@
 /**
  * Task handlers of the linear-algebra nodes (main/engine/ops/arrays-linalg.ts). Matmul uses the
- * worker's fastest backend that has one (cuBLAS, BLAS / blocked C++), else the js kernels.
+ * worker's fastest backend that has one (cuBLAS, BLAS / blocked C++), else the js kernels. TSQR's
+ * per-block QR of a float64 block does too (cuSOLVER, LAPACK / C++), giving an explicit Q that the
+ * combine step multiplies through matmul; every backend makes diag(R) >= 0, as js does, so the
+ * answer does not depend on which worker ran a block; the stacked QR and the SVD of R (qr-top)
+ * likewise. float32 stays in js, which factors it in float64 (a float32 LAPACK would lose digits
+ * the js path keeps).
  */
 import type { ChunkValue, NDArray } from '../../../common/arrays';
-import { registerHandler, type HandlerContext } from '../../handlers';
+import { registerHandler, type HandlerContext, type HandlerResult } from '../../handlers';
 import { combineFactor, matmul, qrBlock, qrBlockFactor, splitRows, stackR, svdOfR } from '../js/linalg';
+import type { Mat } from '../js/linalg/dense';
+import { fixSigns } from '../js/linalg/svd';
 
 function arrayAt(inputs: ChunkValue[], i: number, what: string): NDArray {
   const v = inputs[i];
@@ -16,6 +23,12 @@ function bundleAt(inputs: ChunkValue[], i: number, what: string): Record<string,
   const v = inputs[i];
   if (v?.kind !== 'arrays') throw new Error(`${what}: input ${i} is ${v ? `a ${v.kind}` : 'missing'}, not a bundle of arrays`);
   return v.arrays;
+}
+
+/** A float64 2-d array as the js kernels' working matrix, sharing its data (fixSigns edits in place). */
+function matOf(a: NDArray): Mat {
+  if (!(a.data instanceof Float64Array) || a.shape.length !== 2) throw new Error(`expected a float64 matrix, got ${a.dtype}[${a.shape.join(', ')}]`);
+  return { rows: a.shape[0], cols: a.shape[1], data: a.data };
 }
 
 async function mm(ctx: HandlerContext, a: NDArray, b: NDArray, c0?: NDArray): Promise<{ out: NDArray; backend: string }> {
@@ -37,31 +50,50 @@ registerHandler('array-op', 'matmul', async (params, inputs, ctx) => {
   return { value: { kind: 'array', array: acc }, backend };
 });
 
-registerHandler('array-op', 'qr-block', async (_params, inputs) => {
-  const { factor, r } = qrBlockFactor(arrayAt(inputs, 0, 'qr-block'));
+registerHandler('array-op', 'qr-block', async (_params, inputs, ctx): Promise<HandlerResult> => {
+  const a = arrayAt(inputs, 0, 'qr-block');
+  const be = ctx.backends.find((x) => x.qr);
+  // A wide block goes to js, whose error says how to re-chunk.
+  if (be?.qr && a.dtype === 'float64' && a.shape.length === 2 && a.shape[0] >= a.shape[1]) {
+    const { q, r } = await be.qr(a);
+    return { value: { kind: 'arrays', arrays: { q, r } }, backend: be.name };
+  }
+  const { factor, r } = qrBlockFactor(a);
   return { value: { kind: 'arrays', arrays: { factor, r } }, backend: 'js' };
 });
 
-registerHandler('array-op', 'qr-top', async (params, inputs) => {
+registerHandler('array-op', 'qr-top', async (params, inputs, ctx) => {
   const rs = inputs.map((_, i) => bundleAt(inputs, i, 'qr-top').r);
-  const { q, r } = qrBlock(stackR(rs));
+  const stacked = stackR(rs);
+  const be = stacked.dtype === 'float64' ? ctx.backends.find((x) => x.qr && x.svd) : undefined;
+  const { q, r } = be?.qr ? await be.qr(stacked) : qrBlock(stacked);
   const arrays: Record<string, NDArray> = { q2: q, r };
   if (params.svd === true) {
-    const s = svdOfR(r);
+    const s = be?.svd ? await be.svd(r) : svdOfR(r);
+    // cuSOLVER leaves the signs of (u_k, v_k) as they come: the js rule makes every backend agree.
+    if (be) fixSigns(matOf(s.u), matOf(s.vt));
     arrays.u = s.u;
     arrays.s = s.s;
     arrays.vt = s.vt;
   }
-  return { value: { kind: 'arrays', arrays }, backend: 'js' };
+  return { value: { kind: 'arrays', arrays }, backend: be?.name ?? 'js' };
 });
 
-registerHandler('array-op', 'qr-combine', async (params, inputs) => {
+registerHandler('array-op', 'qr-combine', async (params, inputs, ctx) => {
   const block = bundleAt(inputs, 0, 'qr-combine');
   const top = bundleAt(inputs, 1, 'qr-combine');
   const n = top.r.shape[0];
   const k = top.q2.shape[0] / n;
   const q2 = splitRows(top.q2, new Array<number>(k).fill(n))[params.index as number];
-  const out = combineFactor(block.factor, q2, params.svd === true ? top.u : undefined);
+  const right = params.svd === true ? top.u : undefined;
+  if (block.q) {
+    // A block a backend factored: Q_i = Q1_i (Q2_i U_r), the small product first.
+    const inner = right ? (await mm(ctx, q2, right)).out : q2;
+    const r = await mm(ctx, block.q, inner);
+    return { value: { kind: 'array', array: r.out }, backend: r.backend };
+  }
+  if (!block.factor) throw new Error('qr-combine: the block bundle has neither q nor factor');
+  const out = combineFactor(block.factor, q2, right);
   return { value: { kind: 'array', array: out }, backend: 'js' };
 });
 

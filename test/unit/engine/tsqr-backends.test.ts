@@ -1,0 +1,116 @@
+/**
+ * The qr and svd nodes' TSQR with a native backend factoring the float64 row blocks (LAPACK or
+ * the addon's C++; explicit Q multiplied through its matmul) gives the answer of the js kernels,
+ * the oracle: same R, Q, U, S and V^T (both make diag(R) >= 0 and apply the same sign rule to the
+ * SVD's (u_k, v_k), so no column changes sign), and the tasks say they ran on native-cpu. float32
+ * stays in js.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ChunkValue, NDArray } from '../../../common/arrays';
+import type { WorkerConfig } from '../../../common/messages';
+import { loadNative } from '../../../native/index';
+import { executeSpec } from '../../../worker/execute';
+import type { ArrayBackend } from '../../../worker/kernels/backend';
+import { createJsBackend } from '../../../worker/kernels/js';
+import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
+import { localTasks } from '../../helpers/local-tasks';
+
+const native = loadNative();
+const skip = 'unavailable' in native;
+
+const doc = (dtype: string) => ({
+  format: 'gpuflow.workflow/1',
+  nodes: [
+    // 5 row blocks, the last a short one (100 rows), all taller than wide.
+    { id: 'a', op: 'random_normal', params: { shape: [900, 30], chunks: [200, 30], seed: 11, dtype } },
+    { id: 'f', op: 'qr', params: {} },
+    { id: 'd', op: 'svd', params: {} },
+  ],
+  edges: [
+    { source: 'a', sourcePort: 'out', target: 'f', targetPort: 'x' },
+    { source: 'a', sourcePort: 'out', target: 'd', targetPort: 'x' },
+  ],
+});
+
+const arrayOf = (v: ChunkValue): NDArray => {
+  if (v.kind !== 'array') throw new Error(`expected an array, got a ${v.kind}`);
+  return v.array;
+};
+
+const config: WorkerConfig = { id: 'l', kind: 'cpu', label: 'l', threads: 2, concurrency: 1, memoryLimit: 2 ** 32, peerToken: 'x'.repeat(16), backends: ['native-cpu', 'js'], heartbeatMs: 1000 };
+
+function nativeCpu(): ArrayBackend {
+  const b = createNativeCpuBackend(2);
+  if ('unavailable' in b) throw new Error(b.unavailable);
+  return b;
+}
+
+/** native-cpu, but its SVD hands back (u_k, v_k) with the signs of even k flipped, as cuSOLVER may. */
+function signFlipping(): ArrayBackend {
+  const b = nativeCpu();
+  return {
+    ...b,
+    async svd(a) {
+      const r = await b.svd!(a);
+      const [m, p] = r.u.shape;
+      const n = r.vt.shape[1];
+      for (let k = 0; k < p; k += 2) {
+        for (let i = 0; i < m; i++) r.u.data[i * p + k] = -r.u.data[i * p + k];
+        for (let j = 0; j < n; j++) r.vt.data[k * n + j] = -r.vt.data[k * n + j];
+      }
+      return r;
+    },
+  };
+}
+
+async function outputs(dtype: string, withNative: boolean | 'flipping') {
+  const backends = withNative === 'flipping' ? [signFlipping(), createJsBackend()] : withNative ? [nativeCpu(), createJsBackend()] : [createJsBackend()];
+  const run = await localTasks(doc(dtype), {}, { wholeArrayLimit: Infinity }, backends);
+  const out: Record<string, number[]> = {};
+  for (const name of ['f.q', 'f.r', 'd.u', 'd.s', 'd.vt']) {
+    const o = run.compiled.outputs[name];
+    if (o.kind !== 'array') throw new Error(`${name} should be a whole array output`);
+    const blocks = await Promise.all(o.keys.map(async (k) => arrayOf(await run.value(k))));
+    out[name] = blocks.flatMap((b) => Array.from(b.data as Float64Array));
+  }
+  // The backend each block task reports, re-run on the same inputs.
+  const ctx = { config, backends, report: () => undefined };
+  const ran = new Set<string>();
+  for (const t of run.compiled.tasks.values()) {
+    if (t.spec.kind !== 'array-op' || !t.spec.op.startsWith('qr-')) continue;
+    ran.add(`${t.spec.op}:${(await executeSpec(t.spec, await Promise.all(t.deps.map(run.value)), ctx)).backend}`);
+  }
+  return { out, ran: [...ran].sort() };
+}
+
+describe.skipIf(skip)('TSQR on a native backend (qr and svd nodes)', () => {
+  it('float64: the same Q, R, U, S, V^T as the js kernels, the blocks run on native-cpu', async () => {
+    const js = await outputs('float64', false);
+    const nat = await outputs('float64', true);
+    expect(js.ran).toEqual(['qr-block:js', 'qr-combine:js', 'qr-top:js']);
+    expect(nat.ran).toEqual(['qr-block:native-cpu', 'qr-combine:native-cpu', 'qr-top:native-cpu']);
+    for (const name of Object.keys(js.out)) {
+      const a = js.out[name];
+      const b = nat.out[name];
+      expect(b.length, name).toBe(a.length);
+      let worst = 0;
+      for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+      // Entries are O(1) (R and S up to ~35): different rounding, not different answers.
+      expect(worst, name).toBeLessThan(1e-11);
+    }
+  });
+
+  it('a backend SVD that returns other signs (as cuSOLVER may) still gives the js U and V^T', async () => {
+    const js = await outputs('float64', false);
+    const flipped = await outputs('float64', 'flipping');
+    for (const name of ['d.u', 'd.vt']) {
+      const worst = js.out[name].reduce((m, x, i) => Math.max(m, Math.abs(x - flipped.out[name][i])), 0);
+      expect(worst, name).toBeLessThan(1e-11);
+    }
+  });
+
+  it('float32: the blocks stay in js', async () => {
+    const nat = await outputs('float32', true);
+    expect(nat.ran.filter((r) => !r.startsWith('qr-combine'))).toEqual(['qr-block:js', 'qr-top:js']);
+  });
+});
