@@ -8,8 +8,9 @@
  * the js path keeps).
  */
 import type { ChunkValue, NDArray } from '../../../common/arrays';
-import { registerHandler, type HandlerContext, type HandlerResult } from '../../handlers';
-import { combineFactor, matmul, qrBlock, qrBlockFactor, splitRows, stackR, svdOfR } from '../js/linalg';
+import { registerHandler, type HandlerResult } from '../../handlers';
+import { backendMatmul } from './backend-matmul';
+import { combineFactor, qrBlock, qrBlockFactor, splitRows, stackR, svdOfR } from '../js/linalg';
 import type { Mat } from '../js/linalg/dense';
 import { fixSigns } from '../js/linalg/svd';
 
@@ -31,18 +32,12 @@ function matOf(a: NDArray): Mat {
   return { rows: a.shape[0], cols: a.shape[1], data: a.data };
 }
 
-async function mm(ctx: HandlerContext, a: NDArray, b: NDArray, c0?: NDArray): Promise<{ out: NDArray; backend: string }> {
-  const be = ctx.backends.find((x) => x.matmul);
-  if (be?.matmul && a.dtype === b.dtype && (a.dtype === 'float64' || a.dtype === 'float32')) return { out: await be.matmul(a, b, c0), backend: be.name };
-  return { out: matmul(a, b, c0), backend: 'js' };
-}
-
 registerHandler('array-op', 'matmul', async (params, inputs, ctx) => {
   const k = params.k as number;
   let acc: NDArray | undefined;
   let backend = 'js';
   for (let l = 0; l < k; l++) {
-    const r = await mm(ctx, arrayAt(inputs, l, 'matmul'), arrayAt(inputs, k + l, 'matmul'), acc);
+    const r = await backendMatmul(ctx, arrayAt(inputs, l, 'matmul'), arrayAt(inputs, k + l, 'matmul'), acc);
     acc = r.out;
     backend = r.backend;
   }
@@ -88,8 +83,8 @@ registerHandler('array-op', 'qr-combine', async (params, inputs, ctx) => {
   const right = params.svd === true ? top.u : undefined;
   if (block.q) {
     // A block a backend factored: Q_i = Q1_i (Q2_i U_r), the small product first.
-    const inner = right ? (await mm(ctx, q2, right)).out : q2;
-    const r = await mm(ctx, block.q, inner);
+    const inner = right ? (await backendMatmul(ctx, q2, right)).out : q2;
+    const r = await backendMatmul(ctx, block.q, inner);
     return { value: { kind: 'array', array: r.out }, backend: r.backend };
   }
   if (!block.factor) throw new Error('qr-combine: the block bundle has neither q nor factor');

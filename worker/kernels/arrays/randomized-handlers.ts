@@ -1,10 +1,12 @@
 /**
  * Task handlers of svd_randomized (main/engine/ops/arrays-randomized.ts). Everything is float64;
- * the steps are the js kernels of worker/kernels/js/linalg/randomized.ts split per row block.
+ * the steps are the js kernels of worker/kernels/js/linalg/randomized.ts split per row block,
+ * with the products against A's blocks (sketch, power iterations, U) on the worker's matmul.
  */
 import type { ChunkValue, NDArray } from '../../../common/arrays';
 import { registerHandler } from '../../handlers';
-import { gaussianTestMatrix, matmul, orthonormalize, svd, transpose } from '../js/linalg';
+import { gaussianTestMatrix, orthonormalize, svd, transpose } from '../js/linalg';
+import { backendMatmul } from './backend-matmul';
 
 function f64(v: ChunkValue | undefined, i: number, what: string): NDArray {
   if (v?.kind !== 'array') throw new Error(`${what}: input ${i} is ${v ? `a ${v.kind}` : 'missing'}, not an array`);
@@ -20,17 +22,19 @@ function leadingCols(a: NDArray, cols: number): NDArray {
   return { dtype: 'float64', shape: [r, cols], data: out };
 }
 
-registerHandler('array-op', 'rs-sketch', async (params, inputs) => {
+registerHandler('array-op', 'rs-sketch', async (params, inputs, ctx) => {
   const a = f64(inputs[0], 0, 'rs-sketch');
   const omega = gaussianTestMatrix(a.shape[1], params.k as number, params.seed as number);
-  return { value: { kind: 'array', array: matmul(a, omega) }, backend: 'js' };
+  const r = await backendMatmul(ctx, a, omega);
+  return { value: { kind: 'array', array: r.out }, backend: r.backend };
 });
 
 /** op(a) b with op = transpose when `ta`. */
-registerHandler('array-op', 'rs-mm', async (params, inputs) => {
+registerHandler('array-op', 'rs-mm', async (params, inputs, ctx) => {
   const a = f64(inputs[0], 0, 'rs-mm');
   const b = f64(inputs[1], 1, 'rs-mm');
-  return { value: { kind: 'array', array: matmul(params.ta === true ? transpose(a) : a, b) }, backend: 'js' };
+  const r = await backendMatmul(ctx, params.ta === true ? transpose(a) : a, b);
+  return { value: { kind: 'array', array: r.out }, backend: r.backend };
 });
 
 registerHandler('array-op', 'rs-sum', async (params, inputs) => {
@@ -59,9 +63,10 @@ registerHandler('array-op', 'rs-sum', async (params, inputs) => {
   };
 });
 
-registerHandler('array-op', 'rs-u', async (_params, inputs) => {
+registerHandler('array-op', 'rs-u', async (_params, inputs, ctx) => {
   const q = f64(inputs[0], 0, 'rs-u');
   const b = inputs[1];
   if (b?.kind !== 'arrays' || !b.arrays.u) throw new Error('rs-u: input 1 is not the SVD bundle of B');
-  return { value: { kind: 'array', array: matmul(q, b.arrays.u) }, backend: 'js' };
+  const r = await backendMatmul(ctx, q, b.arrays.u);
+  return { value: { kind: 'array', array: r.out }, backend: r.backend };
 });

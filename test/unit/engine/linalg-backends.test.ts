@@ -1,9 +1,12 @@
 /**
+ * Linear-algebra nodes on a native backend, against the js kernels as the oracle.
+ *
  * The qr and svd nodes' TSQR with a native backend factoring the float64 row blocks (LAPACK or
  * the addon's C++; explicit Q multiplied through its matmul) gives the answer of the js kernels,
  * the oracle: same R, Q, U, S and V^T (both make diag(R) >= 0 and apply the same sign rule to the
  * SVD's (u_k, v_k), so no column changes sign), and the tasks say they ran on native-cpu. float32
- * stays in js.
+ * stays in js. svd_randomized's products with A's blocks (sketch, power iterations, U) run on the
+ * backend's matmul and give the js factors to rounding.
  */
 import { describe, expect, it } from 'vitest';
 import type { ChunkValue, NDArray } from '../../../common/arrays';
@@ -112,5 +115,44 @@ describe.skipIf(skip)('TSQR on a native backend (qr and svd nodes)', () => {
   it('float32: the blocks stay in js', async () => {
     const nat = await outputs('float32', true);
     expect(nat.ran.filter((r) => !r.startsWith('qr-combine'))).toEqual(['qr-block:js', 'qr-top:js']);
+  });
+});
+
+describe.skipIf(skip)('svd_randomized on a native backend', () => {
+  const rdoc = {
+    format: 'gpuflow.workflow/1',
+    nodes: [
+      { id: 'a', op: 'random_normal', params: { shape: [600, 80], chunks: [150, 80], seed: 5 } },
+      { id: 'r', op: 'svd_randomized', params: { rank: 5, oversample: 5, power_iters: 1, seed: 3 } },
+    ],
+    edges: [{ source: 'a', sourcePort: 'out', target: 'r', targetPort: 'x' }],
+  };
+
+  async function run(backends: ArrayBackend[]) {
+    const tasks = await localTasks(rdoc, {}, { wholeArrayLimit: Infinity }, backends);
+    const out: Record<string, number[]> = {};
+    for (const name of ['r.u', 'r.s', 'r.vt']) {
+      const o = tasks.compiled.outputs[name];
+      if (o.kind !== 'array') throw new Error(`${name} should be a whole array output`);
+      out[name] = (await Promise.all(o.keys.map(async (k) => arrayOf(await tasks.value(k))))).flatMap((b) => Array.from(b.data as Float64Array));
+    }
+    const ctx = { config, backends, report: () => undefined };
+    const ran = new Set<string>();
+    for (const t of tasks.compiled.tasks.values()) {
+      if (t.spec.kind !== 'array-op' || !['rs-sketch', 'rs-mm', 'rs-u'].includes(t.spec.op)) continue;
+      ran.add(`${t.spec.op}:${(await executeSpec(t.spec, await Promise.all(t.deps.map(tasks.value)), ctx)).backend}`);
+    }
+    return { out, ran: [...ran].sort() };
+  }
+
+  it('gives the js U, S and V^T, the products on native-cpu', async () => {
+    const js = await run([createJsBackend()]);
+    const nat = await run([nativeCpu(), createJsBackend()]);
+    expect(js.ran).toEqual(['rs-mm:js', 'rs-sketch:js', 'rs-u:js']);
+    expect(nat.ran).toEqual(['rs-mm:native-cpu', 'rs-sketch:native-cpu', 'rs-u:native-cpu']);
+    for (const name of Object.keys(js.out)) {
+      const worst = js.out[name].reduce((m, x, i) => Math.max(m, Math.abs(x - nat.out[name][i])), 0);
+      expect(worst, name).toBeLessThan(1e-10);
+    }
   });
 });
