@@ -1,11 +1,12 @@
 /**
  * The svd node's TSQR task by task (qr-block, qr-top, qr-combine; the same specs the workers run)
- * on a worker's backends: js alone, then native-cpu (LAPACK / C++ on all cores) ahead of js, in
+ * on a worker's backends: js alone, then native-cpu (LAPACK / C++ on all cores) ahead of js, or
+ * with --backend cuda the cuda backend (cuSOLVER / cuBLAS, on the GPU machine) ahead of js, in
  * the same process, on the same float64 array. Reports seconds per stage kind, the whole, the
  * ratio js / native, and the largest difference of S, U and V^T between the two (rounding only:
  * both make diag(R) >= 0).
  *
- *   npx tsx bench/arrays/tsqr-backends.ts [--rows 10000] [--cols 1000] [--blocks 10] [--reps 2] [--out file.json]
+ *   npx tsx bench/arrays/tsqr-backends.ts [--rows 10000] [--cols 1000] [--blocks 10] [--reps 2] [--backend native-cpu|cuda] [--out file.json]
  *
  * Writes bench/results/tsqr-backends-<host>.json unless --out is given.
  */
@@ -20,6 +21,7 @@ import { validateWorkflow } from '../../main/engine/validate';
 import { executeSpec } from '../../worker/execute';
 import type { ArrayBackend } from '../../worker/kernels/backend';
 import { createJsBackend } from '../../worker/kernels/js';
+import { createCudaBackend } from '../../worker/kernels/cuda';
 import { createNativeCpuBackend } from '../../worker/kernels/native-cpu';
 import { registerAreaHandlers } from '../../worker/register';
 
@@ -32,6 +34,7 @@ const reps = opt('reps', 2);
 const here = dirname(fileURLToPath(import.meta.url));
 const outPath = args.includes('--out') ? args[args.indexOf('--out') + 1] : join(here, `../results/tsqr-backends-${hostname()}.json`);
 const threads = availableParallelism();
+const backendName = args.includes('--backend') ? args[args.indexOf('--backend') + 1] : 'native-cpu';
 
 const doc = {
   format: 'gpuflow.workflow/1',
@@ -85,8 +88,9 @@ const round = (x: number) => Number(x.toPrecision(4));
 
 async function main(): Promise<void> {
   await registerAreaHandlers();
-  const native = createNativeCpuBackend(threads);
-  if ('unavailable' in native) throw new Error(`native-cpu: ${native.unavailable}`);
+  if (backendName !== 'native-cpu' && backendName !== 'cuda') throw new Error(`--backend: native-cpu or cuda, got '${backendName}'`);
+  const native = backendName === 'cuda' ? createCudaBackend() : createNativeCpuBackend(threads);
+  if ('unavailable' in native) throw new Error(`${backendName}: ${native.unavailable}`);
   const js = createJsBackend();
   const runs: Record<string, Awaited<ReturnType<typeof runAll>>[]> = { js: [], native: [] };
   // Alternating, so drift on a shared machine falls on both.
@@ -99,11 +103,12 @@ async function main(): Promise<void> {
   const j = best('js');
   const n = best('native');
   const result = {
-    what: `svd node TSQR, float64 ${rows} x ${cols} in ${blocks} row blocks, best of ${reps}`,
+    what: `svd node TSQR, float64 ${rows} x ${cols} in ${blocks} row blocks, best of ${reps}, js against ${backendName}`,
     machine: { host: hostname(), cpu: cpus()[0]?.model, threads },
     commit: process.env.GPUFLOW_COMMIT ?? null,
     js: { seconds: round(j.tsqrSeconds), stages: Object.fromEntries(Object.entries(j.stages).map(([k, v]) => [k, round(v)])), ran: j.ran },
     native: { seconds: round(n.tsqrSeconds), stages: Object.fromEntries(Object.entries(n.stages).map(([k, v]) => [k, round(v)])), ran: n.ran },
+    backend: backendName,
     ratioJsOverNative: round(j.tsqrSeconds / n.tsqrSeconds),
     maxAbsDiff: { s: maxDiff(j.s, n.s), u: maxDiff(j.u, n.u), vt: maxDiff(j.vt, n.vt) },
   };
