@@ -76,8 +76,10 @@ export interface Server {
 export async function startServer(args: string[] = ['--virtual-gpus', '3']): Promise<Server> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-e2e-'));
   const db = path.join(dir, 'e2e.db');
+  // Passed as --token=<t>: a base64url token starts with '-' one time in 64, and `--token <t>` then
+  // reads as a missing value (CI saw serve exit 2).
   const token = randomBytes(18).toString('base64url');
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/gpuflow.mjs'), 'serve', '--port', '0', '--token', token, '--db', db, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/gpuflow.mjs'), 'serve', '--port', '0', `--token=${token}`, '--db', db, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -59,7 +59,7 @@ export interface Serving {
 
 /** Starts `gpuflow serve` on 127.0.0.1 with an OS-chosen port and waits for its URL line. */
 export function startServe(args: string[], env: Record<string, string> = {}, token = 'reliability-token-0123456789'): Promise<Serving> {
-  const child = spawn(process.execPath, ['bin/gpuflow.mjs', 'serve', '--port', '0', '--token', token, ...args], {
+  const child = spawn(process.execPath, ['bin/gpuflow.mjs', 'serve', '--port', '0', `--token=${token}`, ...args], {
     env: { ...process.env, ...NO_GPU_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
