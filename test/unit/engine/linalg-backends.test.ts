@@ -66,24 +66,33 @@ function signFlipping(): ArrayBackend {
   };
 }
 
-async function outputs(dtype: string, withNative: boolean | 'flipping') {
-  const backends = withNative === 'flipping' ? [signFlipping(), createJsBackend()] : withNative ? [nativeCpu(), createJsBackend()] : [createJsBackend()];
-  const run = await localTasks(doc(dtype), {}, { wholeArrayLimit: Infinity }, backends);
+/**
+ * Runs `d` task by task on `backends`: the named whole-array outputs, flattened, and which backend
+ * each task whose op passes `traced` reports (re-run on the same inputs), as sorted "op:backend".
+ */
+async function runOn(d: unknown, names: string[], traced: (op: string) => boolean, backends: ArrayBackend[]) {
+  const run = await localTasks(d, {}, { wholeArrayLimit: Infinity }, backends);
   const out: Record<string, number[]> = {};
-  for (const name of ['f.q', 'f.r', 'd.u', 'd.s', 'd.vt']) {
+  for (const name of names) {
     const o = run.compiled.outputs[name];
     if (o.kind !== 'array') throw new Error(`${name} should be a whole array output`);
     const blocks = await Promise.all(o.keys.map(async (k) => arrayOf(await run.value(k))));
     out[name] = blocks.flatMap((b) => Array.from(b.data as Float64Array));
   }
-  // The backend each block task reports, re-run on the same inputs.
   const ctx = { config, backends, report: () => undefined };
   const ran = new Set<string>();
   for (const t of run.compiled.tasks.values()) {
-    if (t.spec.kind !== 'array-op' || !t.spec.op.startsWith('qr-')) continue;
+    if (t.spec.kind !== 'array-op' || !traced(t.spec.op)) continue;
     ran.add(`${t.spec.op}:${(await executeSpec(t.spec, await Promise.all(t.deps.map(run.value)), ctx)).backend}`);
   }
   return { out, ran: [...ran].sort() };
+}
+
+const worstDiff = (a: number[], b: number[]) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+
+function outputs(dtype: string, withNative: boolean | 'flipping') {
+  const backends = withNative === 'flipping' ? [signFlipping(), createJsBackend()] : withNative ? [nativeCpu(), createJsBackend()] : [createJsBackend()];
+  return runOn(doc(dtype), ['f.q', 'f.r', 'd.u', 'd.s', 'd.vt'], (op) => op.startsWith('qr-'), backends);
 }
 
 describe.skipIf(skip)('TSQR on a native backend (qr and svd nodes)', () => {
@@ -96,8 +105,7 @@ describe.skipIf(skip)('TSQR on a native backend (qr and svd nodes)', () => {
       const a = js.out[name];
       const b = nat.out[name];
       expect(b.length, name).toBe(a.length);
-      let worst = 0;
-      for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+      const worst = worstDiff(a, b);
       // Entries are O(1) (R and S up to ~35): different rounding, not different answers.
       expect(worst, name).toBeLessThan(1e-11);
     }
@@ -107,8 +115,7 @@ describe.skipIf(skip)('TSQR on a native backend (qr and svd nodes)', () => {
     const js = await outputs('float64', false);
     const flipped = await outputs('float64', 'flipping');
     for (const name of ['d.u', 'd.vt']) {
-      const worst = js.out[name].reduce((m, x, i) => Math.max(m, Math.abs(x - flipped.out[name][i])), 0);
-      expect(worst, name).toBeLessThan(1e-11);
+      expect(worstDiff(js.out[name], flipped.out[name]), name).toBeLessThan(1e-11);
     }
   });
 
@@ -128,22 +135,7 @@ describe.skipIf(skip)('svd_randomized on a native backend', () => {
     edges: [{ source: 'a', sourcePort: 'out', target: 'r', targetPort: 'x' }],
   };
 
-  async function run(backends: ArrayBackend[]) {
-    const tasks = await localTasks(rdoc, {}, { wholeArrayLimit: Infinity }, backends);
-    const out: Record<string, number[]> = {};
-    for (const name of ['r.u', 'r.s', 'r.vt']) {
-      const o = tasks.compiled.outputs[name];
-      if (o.kind !== 'array') throw new Error(`${name} should be a whole array output`);
-      out[name] = (await Promise.all(o.keys.map(async (k) => arrayOf(await tasks.value(k))))).flatMap((b) => Array.from(b.data as Float64Array));
-    }
-    const ctx = { config, backends, report: () => undefined };
-    const ran = new Set<string>();
-    for (const t of tasks.compiled.tasks.values()) {
-      if (t.spec.kind !== 'array-op' || !['rs-sketch', 'rs-mm', 'rs-u'].includes(t.spec.op)) continue;
-      ran.add(`${t.spec.op}:${(await executeSpec(t.spec, await Promise.all(t.deps.map(tasks.value)), ctx)).backend}`);
-    }
-    return { out, ran: [...ran].sort() };
-  }
+  const run = (backends: ArrayBackend[]) => runOn(rdoc, ['r.u', 'r.s', 'r.vt'], (op) => ['rs-sketch', 'rs-mm', 'rs-u'].includes(op), backends);
 
   it('gives the js U, S and V^T, the products on native-cpu', async () => {
     const js = await run([createJsBackend()]);
@@ -151,8 +143,7 @@ describe.skipIf(skip)('svd_randomized on a native backend', () => {
     expect(js.ran).toEqual(['rs-mm:js', 'rs-sketch:js', 'rs-u:js']);
     expect(nat.ran).toEqual(['rs-mm:native-cpu', 'rs-sketch:native-cpu', 'rs-u:native-cpu']);
     for (const name of Object.keys(js.out)) {
-      const worst = js.out[name].reduce((m, x, i) => Math.max(m, Math.abs(x - nat.out[name][i])), 0);
-      expect(worst, name).toBeLessThan(1e-10);
+      expect(worstDiff(js.out[name], nat.out[name]), name).toBeLessThan(1e-10);
     }
   });
 });
