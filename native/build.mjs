@@ -154,12 +154,26 @@ async function main() {
   return link(cxx, results.map((r) => r.o), useCuda, cudaReason, cudaHome, stamp);
 }
 
+// The C-ABI kernel library (capi.h) for the Dask bridge's Python side: the CPU interpreter and
+// linear algebra without Node. Its failure never fails the addon; info.json says why.
+const CAPI_OBJECTS = ['capi.cc', 'cpu_program.cc', 'program.cc', 'pool.cc', 'cpu_simd.cc', 'linalg_cpu.cc'];
+
+async function linkCapi(cxx, objects) {
+  const mine = CAPI_OBJECTS.map((f) => objects.find((o) => o.endsWith(`/${f}.o`)));
+  if (mine.some((o) => !o)) return { built: false, reason: 'a source of the C-ABI library was not compiled' };
+  rmSync(join(out, 'libgpuflow_kernels.so'), { force: true });
+  const r = await run(cxx, ['-shared', '-o', join(out, 'libgpuflow_kernels.so'), ...mine, '-ldl', '-lpthread']);
+  return r.code === 0 ? { built: true, file: 'libgpuflow_kernels.so' } : { built: false, reason: `link failed: ${r.text.slice(0, 1000)}` };
+}
+
 async function link(cxx, objects, cuda, cudaReason, cudaLib, stamp) {
   const libs = cuda ? [`-L${cudaLib}`, '-lcudart_static', '-lrt'] : [];
-  const r = await run(cxx, ['-shared', '-o', join(out, 'gpuflow.node'), ...objects, ...libs, '-ldl', '-lpthread']);
+  const addonObjects = objects.filter((o) => !o.endsWith('/capi.cc.o'));
+  const r = await run(cxx, ['-shared', '-o', join(out, 'gpuflow.node'), ...addonObjects, ...libs, '-ldl', '-lpthread']);
   if (r.code !== 0) return finish({ built: false, reason: `link failed: ${r.text.slice(0, 2000)}` });
+  const capi = await linkCapi(cxx, objects);
   rmSync(join(out, 'obj'), { recursive: true, force: true });
-  return finish({ built: true, cuda, cudaReason: cudaReason ?? undefined, stamp, compiler: cxx });
+  return finish({ built: true, cuda, cudaReason: cudaReason ?? undefined, stamp, compiler: cxx, capi });
 }
 
 main().catch((e) => finish({ built: false, reason: `build script error: ${e?.stack ?? e}` }));

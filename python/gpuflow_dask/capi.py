@@ -1,0 +1,148 @@
+"""ctypes binding of libgpuflow_kernels.so (native/src/capi.h), the addon's CPU kernels as a C ABI.
+
+Looked up in GPUFLOW_CAPI_DIR, then native/build beside this package's repo. A worker without
+the library (a remote machine with no build) gets None from `load()` and the NumPy fallback runs.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+LIB_NAME = "libgpuflow_kernels.so"
+ERR_LEN = 1024
+INPUT_TYPES = {np.dtype(np.float64): 0, np.dtype(np.float32): 1, np.dtype(np.int32): 2}
+
+_lib: Optional[ctypes.CDLL] = None
+_why: Optional[str] = None
+_tried = False
+
+
+def candidates() -> List[Path]:
+    """Where the library may be, in order."""
+    out = []
+    env = os.environ.get("GPUFLOW_CAPI_DIR")
+    if env:
+        out.append(Path(env) / LIB_NAME)
+    out.append(Path(__file__).resolve().parents[2] / "native" / "build" / LIB_NAME)
+    return out
+
+
+def _bind(lib: ctypes.CDLL) -> None:
+    d, i64, i32, sz, vp, cp = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
+    lib.gf_capi_version.restype = ctypes.c_int
+    lib.gf_program_output.argtypes = [d, sz, i64, i32, ctypes.c_int32, i64, i32, cp, sz]
+    lib.gf_run_program.argtypes = [d, sz, ctypes.POINTER(vp), i64, i32, ctypes.c_int32, vp, ctypes.c_int64, ctypes.c_int32, cp, sz]
+    lib.gf_matmul_f64.argtypes = [d, d, d, d, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, cp, sz]
+    lib.gf_qr_f64.argtypes = [d, d, d, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, cp, sz]
+    lib.gf_svd_f64.argtypes = [d, d, d, d, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, cp, sz]
+
+
+def load() -> Optional[ctypes.CDLL]:
+    """The library, or None (then `why()` says what was tried)."""
+    global _lib, _why, _tried
+    if _tried:
+        return _lib
+    _tried = True
+    if os.environ.get("GPUFLOW_NO_CAPI") == "1":
+        _why = "disabled by GPUFLOW_NO_CAPI=1"
+        return None
+    errors = []
+    for p in candidates():
+        if not p.exists():
+            errors.append(f"{p}: not found")
+            continue
+        try:
+            lib = ctypes.CDLL(str(p))
+            _bind(lib)
+            if lib.gf_capi_version() != 1:
+                errors.append(f"{p}: C-ABI version {lib.gf_capi_version()}, expected 1")
+                continue
+            _lib = lib
+            _why = f"loaded {p}"
+            return lib
+        except (OSError, AttributeError) as e:
+            errors.append(f"{p}: {e}")
+    _why = "; ".join(errors)
+    return None
+
+
+def why() -> str:
+    load()
+    return _why or ""
+
+
+def _ptr(a: np.ndarray, t: type = ctypes.c_double) -> "ctypes._Pointer":
+    return a.ctypes.data_as(ctypes.POINTER(t))
+
+
+def as_input(v: object) -> np.ndarray:
+    """An input as the library takes it: int64 -> float64, a non-array -> an empty float64 array."""
+    if not isinstance(v, np.ndarray):
+        return np.zeros(0, np.float64)
+    if v.dtype == np.int64:
+        return np.ascontiguousarray(v, dtype=np.float64).ravel()
+    if v.dtype not in INPUT_TYPES:
+        return np.ascontiguousarray(v, dtype=np.float64).ravel()
+    return np.ascontiguousarray(v).ravel()
+
+
+def run_program(lib: ctypes.CDLL, code: np.ndarray, inputs: Sequence[np.ndarray], threads: int = 1) -> np.ndarray:
+    """Runs program `code` (float64) over flat inputs; returns the flat output (values or partial fields)."""
+    code = np.ascontiguousarray(code, dtype=np.float64)
+    n = len(inputs)
+    lengths = np.array([a.size for a in inputs], dtype=np.int64)
+    types = np.array([INPUT_TYPES[a.dtype] for a in inputs], dtype=np.int32)
+    ptrs = (ctypes.c_void_p * max(n, 1))(*[a.ctypes.data for a in inputs])
+    err = ctypes.create_string_buffer(ERR_LEN)
+    out_len = ctypes.c_int64(0)
+    out_f32 = ctypes.c_int32(0)
+    if lib.gf_program_output(_ptr(code), code.size, _ptr(lengths, ctypes.c_int64), _ptr(types, ctypes.c_int32), n, ctypes.byref(out_len), ctypes.byref(out_f32), err, ERR_LEN):
+        raise ValueError(err.value.decode("utf-8", "replace"))
+    out = np.empty(out_len.value, dtype=np.float32 if out_f32.value else np.float64)
+    if lib.gf_run_program(_ptr(code), code.size, ptrs, _ptr(lengths, ctypes.c_int64), _ptr(types, ctypes.c_int32), n, out.ctypes.data, out.size, threads, err, ERR_LEN):
+        raise ValueError(err.value.decode("utf-8", "replace"))
+    return out
+
+
+def matmul(lib: ctypes.CDLL, a: np.ndarray, b: np.ndarray, c0: Optional[np.ndarray], threads: int = 1) -> np.ndarray:
+    """C = A B (+ C0), float64, by the addon's CPU matmul."""
+    a = np.ascontiguousarray(a, np.float64)
+    b = np.ascontiguousarray(b, np.float64)
+    m, k = a.shape
+    n = b.shape[1]
+    c = np.empty((m, n), np.float64)
+    c0p = _ptr(np.ascontiguousarray(c0, np.float64)) if c0 is not None else None
+    err = ctypes.create_string_buffer(ERR_LEN)
+    if lib.gf_matmul_f64(_ptr(a), _ptr(b), c0p, _ptr(c), m, k, n, threads, err, ERR_LEN):
+        raise ValueError(err.value.decode("utf-8", "replace"))
+    return c
+
+
+def qr(lib: ctypes.CDLL, a: np.ndarray, threads: int = 1) -> Tuple[np.ndarray, np.ndarray]:
+    """Reduced QR with diag(R) >= 0, float64."""
+    a = np.ascontiguousarray(a, np.float64)
+    m, n = a.shape
+    q = np.empty((m, n), np.float64)
+    r = np.empty((n, n), np.float64)
+    err = ctypes.create_string_buffer(ERR_LEN)
+    if lib.gf_qr_f64(_ptr(a), _ptr(q), _ptr(r), m, n, threads, err, ERR_LEN):
+        raise ValueError(err.value.decode("utf-8", "replace"))
+    return q, r
+
+
+def svd(lib: ctypes.CDLL, a: np.ndarray, threads: int = 1) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Thin SVD with the js reference's sign rule, float64."""
+    a = np.ascontiguousarray(a, np.float64)
+    m, n = a.shape
+    p = min(m, n)
+    u = np.empty((m, p), np.float64)
+    s = np.empty(p, np.float64)
+    vt = np.empty((p, n), np.float64)
+    err = ctypes.create_string_buffer(ERR_LEN)
+    if lib.gf_svd_f64(_ptr(a), _ptr(u), _ptr(s), _ptr(vt), m, n, threads, err, ERR_LEN):
+        raise ValueError(err.value.decode("utf-8", "replace"))
+    return u, s, vt

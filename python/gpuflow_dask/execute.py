@@ -1,0 +1,109 @@
+"""Executes one of our task specs (common/tasks.ts TaskSpec) on a Dask worker.
+
+`run_task` is the function every Dask task of ours calls. It takes a `TaskPayload` (an opaque
+object, so Dask never looks inside the spec for keys) and the dependency values in order, and
+returns the task's value. Any failure becomes a `TaskFailure` naming the task and node, so the
+bridge can say which node broke and why.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Tuple
+
+from . import program, reduce
+from .errors import TaskFailure, unsupported
+
+Handler = Callable[[Dict[str, Any], Tuple[Any, ...], "TaskPayload"], Any]
+
+
+@dataclass(frozen=True)
+class TaskPayload:
+    """What a Dask task of ours carries: the spec and, for messages, its key and node."""
+
+    key: str
+    node: str
+    spec: Dict[str, Any]
+
+    def __repr__(self) -> str:  # shown in Dask's logs and dashboard
+        kind = self.spec.get("kind")
+        return f"<gpuflow {kind}{':' + str(self.spec.get('op')) if kind in ('array-op', 'df', 'trial') else ''} {self.key}>"
+
+
+def _threads() -> int:
+    """Threads for the C kernels: the Dask worker's own thread count is the parallelism, so 1 by default."""
+    try:
+        return max(1, int(os.environ.get("GPUFLOW_CAPI_THREADS", "1")))
+    except ValueError:
+        return 1
+
+
+def _program(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> Any:
+    if not isinstance(spec.get("code"), str):
+        raise unsupported(f"program without native code (dtype {spec.get('program', {}).get('dtype')})", t.key, t.node)
+    value, _backend = program.run(spec, inputs, _threads())
+    return value
+
+
+def _combine(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> Any:
+    combined = reduce.combine_partials(list(inputs))
+    return reduce.finalize_partial(combined, spec.get("ddof") or 0) if spec.get("finalize") else combined
+
+
+def _ops(kind: str) -> Dict[str, Handler]:
+    """The registry of array-op / df handlers (imported lazily: pandas only where df runs)."""
+    if kind == "array-op":
+        from .arrays import HANDLERS as A
+
+        return A
+    if kind == "df":
+        from .df import HANDLERS as D
+
+        return D
+    return {}
+
+
+def run_task(t: TaskPayload, *inputs: Any) -> Any:
+    """Runs task `t` on its dependency values; raises TaskFailure on any error."""
+    spec = t.spec
+    kind = spec.get("kind")
+    try:
+        if kind == "program":
+            return _program(spec, inputs, t)
+        if kind == "combine":
+            return _combine(spec, inputs, t)
+        if kind in ("array-op", "df"):
+            op = str(spec.get("op"))
+            handler = _ops(kind).get(op)
+            if handler is None:
+                raise unsupported(f"{kind} op '{op}'", t.key, t.node)
+            return handler(spec.get("params") or {}, inputs, t)
+        if kind == "trial":
+            raise unsupported(f"tuning trial '{spec.get('op')}' (train the model locally, or run the workflow on this workstation)", t.key, t.node)
+        raise unsupported(f"task kind {kind!r}", t.key, t.node)
+    except TaskFailure:
+        raise
+    except Exception as e:  # noqa: BLE001 - every error is reported with its task
+        raise TaskFailure("task-error", f"{t.key} (node {t.node}): {type(e).__name__}: {e}", t.key, t.node) from None
+
+
+def backend_of(spec: Dict[str, Any], capi_ok: bool) -> str:
+    """The backend a spec runs on a worker whose C-ABI library does (not) load (for `task` events)."""
+    kind = spec.get("kind")
+    if kind == "program":
+        return "capi-cpu" if capi_ok else "numpy"
+    if kind == "df":
+        return "pandas"
+    if kind == "array-op" and capi_ok and spec.get("op") in ("matmul-block", "qr-block", "qr-combine", "svd"):
+        return "capi-cpu"
+    return "numpy"
+
+
+def probe() -> Dict[str, Any]:
+    """What this process can run (client.run on each worker at connect)."""
+    from . import capi
+
+    ok = capi.load() is not None
+    return {"gpuflow": True, "capi": ok, "why": capi.why()}
+
+
