@@ -1,0 +1,256 @@
+"""`python -m gpuflow_dask.bridge`: the JSON-lines process between gpuflow's main and Dask.
+
+stdin carries main's messages, stdout only our JSON lines (docs/dask.md); everything else,
+Dask's logging and any stray print of a library or a worker process, goes to stderr: the
+protocol stream is a duplicate of the original fd 1, and fd 1 itself is pointed at stderr
+before anything starts. A reader thread feeds a queue; the main thread handles one message at
+a time; runs wait on their futures in threads of their own and the event pump polls the
+scheduler, all writing through one locked writer.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import queue
+import sys
+import tempfile
+import threading
+from typing import Any, Dict, Optional, TextIO
+
+from . import PROTOCOL, capi
+from .messages import BadMessage, Cancel, Connect, Shutdown, Submit, WorkersQuery, error, failed, parse
+
+log = logging.getLogger("gpuflow_dask")
+
+
+class Writer:
+    """One JSON object per line on the protocol stream, from any thread."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.lock = threading.Lock()
+
+    def __call__(self, msg: Dict[str, Any]) -> None:
+        line = json.dumps(msg, separators=(",", ":"), allow_nan=False, default=_json_default)
+        with self.lock:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+
+def _json_default(x: Any) -> Any:
+    """NumPy scalars in JSON values (json kind); NaN/inf are refused by allow_nan=False."""
+    if hasattr(x, "item"):
+        return x.item()
+    raise TypeError(f"{type(x).__name__} is not JSON")
+
+
+def versions() -> Dict[str, Optional[str]]:
+    out: Dict[str, Optional[str]] = {}
+    for name in ("dask", "distributed", "numpy", "pandas", "cupy"):
+        try:
+            mod = __import__(name)
+            out[name] = str(getattr(mod, "__version__", "?"))
+        except Exception:  # noqa: BLE001 - absent or broken: reported as null
+            out[name] = None
+    return out
+
+
+class Bridge:
+    def __init__(self, emit: Writer) -> None:
+        self.emit = emit
+        self.client: Any = None
+        self.cluster: Any = None
+        self.pump: Any = None
+        self.probes: Dict[str, Dict[str, Any]] = {}
+        self.runs: Dict[str, Any] = {}
+        self.workdir = tempfile.mkdtemp(prefix="gpuflow-dask-")
+
+    # ---- messages ----
+    def handle(self, msg: Any) -> bool:
+        """Handles one message; False when the bridge should exit."""
+        if isinstance(msg, Shutdown):
+            return False
+        if isinstance(msg, Connect):
+            self.connect(msg)
+        elif isinstance(msg, WorkersQuery):
+            if self.client is None:
+                self.emit(error(msg.id, "internal", "workers: not connected (send connect first)"))
+            else:
+                self.emit({"type": "workers", "id": msg.id, "workers": self.describe()})
+        elif isinstance(msg, Submit):
+            self.submit(msg)
+        elif isinstance(msg, Cancel):
+            run = self.runs.get(msg.id)
+            if run is None:
+                self.emit(error(msg.id, "bad-message", f"cancel: no run {msg.id} in flight"))
+            else:
+                run.cancel()
+        return True
+
+    def connect(self, msg: Connect) -> None:
+        from .cluster import ConnectError, check_versions, probe_all, ship, start
+
+        self.close()
+        try:
+            self.client, self.cluster = _with_timeout(lambda: start(msg.target, msg.timeout_s), msg.timeout_s + 5, msg.target)
+            check_versions(self.client)
+            self.probes = ship(self.client, probe_all(self.client), self.workdir)
+        except ConnectError as e:
+            self.close()
+            self.emit(error(msg.id, e.code, str(e)))
+            return
+        except Exception as e:  # noqa: BLE001 - any other failure names the target
+            self.close()
+            self.emit(error(msg.id, "internal", f"connect to {msg.target} failed: {type(e).__name__}: {e}"))
+            return
+        from .events import EventPump
+
+        self.pump = EventPump(self.client, self.emit, self.capi_of, self.probes)
+        info = self.client.scheduler_info()
+        self.pump.workers = dict(info.get("workers", {}))
+        self.pump.names = {a: str(w.get("name", a)) for a, w in self.pump.workers.items()}
+        self.pump.start()
+        dashboard = None
+        try:
+            dashboard = self.client.dashboard_link if info.get("services", {}).get("dashboard") else None
+        except Exception:  # noqa: BLE001 - no dashboard
+            dashboard = None
+        self.emit({"type": "connected", "id": msg.id, "scheduler": self.client.scheduler.address, "dashboard": dashboard, "workers": self.describe()})
+
+    def describe(self) -> Any:
+        from .cluster import describe
+
+        return describe(self.client, self.probes)
+
+    def capi_of(self, addr: str) -> bool:
+        p = self.probes.get(addr)
+        if isinstance(p, dict) and "capi" in p:
+            return bool(p["capi"])
+        p = self.probes_for_new(addr)
+        return bool(p.get("capi"))
+
+    def probes_for_new(self, addr: str) -> Dict[str, Any]:
+        """A worker that joined after connect: probe it once."""
+        try:
+            from .cluster import probe_all
+
+            self.probes.update(probe_all(self.client))
+        except Exception as e:  # noqa: BLE001
+            log.warning("probe of %s failed: %s", addr, e)
+        p = self.probes.get(addr)
+        if not isinstance(p, dict):
+            p = {"capi": False}
+            self.probes[addr] = p
+        return p
+
+    def submit(self, msg: Submit) -> None:
+        from .runs import Run
+
+        if self.client is None:
+            self.emit(failed(msg.id, "internal", "submit: not connected (send connect first)"))
+            return
+        if msg.id in self.runs:
+            self.emit(failed(msg.id, "internal", f"submit: run {msg.id} is already in flight"))
+            return
+        run = Run(self.client, msg, self.emit, self.pump, lambda r: self.runs.pop(r.sub.id, None))
+        self.runs[msg.id] = run
+        try:
+            run.start()
+        except Exception as e:  # noqa: BLE001
+            self.runs.pop(msg.id, None)
+            self.emit(failed(msg.id, "internal", f"submit failed: {type(e).__name__}: {e}"))
+
+    def close(self) -> None:
+        """Cancels runs, closes the client and any cluster we started."""
+        for run in list(self.runs.values()):
+            run.cancel()
+        for run in list(self.runs.values()):
+            run.thread.join(timeout=5)
+        if self.pump is not None:
+            self.pump.stop()
+            self.pump = None
+        if self.client is not None:
+            try:
+                self.client.close(timeout=5)
+            except Exception as e:  # noqa: BLE001
+                log.warning("client close: %s", e)
+            self.client = None
+        if self.cluster is not None:
+            try:
+                self.cluster.close(timeout=10)
+            except Exception as e:  # noqa: BLE001
+                log.warning("cluster close: %s", e)
+            self.cluster = None
+
+
+def _with_timeout(fn: Any, timeout_s: float, target: str) -> Any:
+    """Runs a blocking connect with a hard deadline (a scheduler that accepts but never answers)."""
+    from .cluster import ConnectError
+
+    box: Dict[str, Any] = {}
+
+    def go() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            box["error"] = e
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(timeout_s)
+    if t.is_alive():
+        raise ConnectError("unreachable", f"Dask scheduler {target} did not answer within {timeout_s:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _protocol_stream() -> TextIO:
+    """Our stdout for JSON lines; fd 1 becomes stderr so nothing else can write into the protocol."""
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out
+
+
+def main() -> int:
+    logging.basicConfig(stream=sys.stderr, level=os.environ.get("GPUFLOW_DASK_LOG", "WARNING"), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    emit = Writer(_protocol_stream())
+    emit({"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": versions(), "capi": {"cpu": capi.load() is not None, "cuda": False, "why": capi.why()}})
+    inbox: "queue.Queue[Optional[str]]" = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            inbox.put(line)
+        inbox.put(None)
+
+    threading.Thread(target=read, name="gpuflow-stdin", daemon=True).start()
+    bridge = Bridge(emit)
+    try:
+        while True:
+            line = inbox.get()
+            if line is None or not line.strip():
+                if line is None:
+                    break
+                continue
+            try:
+                msg = parse(line)
+            except BadMessage as e:
+                emit(error(e.id, "bad-message", str(e)))
+                continue
+            try:
+                if not bridge.handle(msg):
+                    break
+            except Exception as e:  # noqa: BLE001 - the bridge keeps running
+                log.exception("handling %s", type(msg).__name__)
+                emit(error(getattr(msg, "id", None), "internal", f"{type(e).__name__}: {e}"))
+    finally:
+        bridge.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Connecting to a Dask cluster: an existing scheduler, a LocalCluster or a LocalCUDACluster;
+worker descriptions; and shipping this package to workers that lack it.
+
+APIs used (present in distributed 2022.12 and 2026.x): Client(address, timeout=),
+LocalCluster(n_workers=, threads_per_worker=, processes=, dashboard_address=),
+Client.scheduler_info(), Client.run(), Client.upload_file(), Client.get_versions(check=False).
+"""
+from __future__ import annotations
+
+import io
+import logging
+import os
+import zipfile
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from .messages import WorkerInfo
+
+log = logging.getLogger("gpuflow_dask")
+
+
+class ConnectError(Exception):
+    """A connect that failed; `code` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def start(target: str, timeout_s: float) -> Tuple[Any, Optional[Any]]:
+    """(client, cluster or None) for a target of the connect message."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as e:
+        raise ConnectError("no-distributed", f"Python package 'distributed' is not importable ({e}); install dask's distributed (Debian: apt install python3-distributed)") from None
+    if target.startswith("local:"):
+        n = int(target.split(":", 1)[1])
+        if not 1 <= n <= 256:
+            raise ConnectError("internal", f"local:{n}: the number of workers must be 1..256")
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
+        return Client(cluster, timeout=timeout_s), cluster
+    if target == "local-cuda":
+        try:
+            from dask_cuda import LocalCUDACluster
+        except ImportError as e:
+            raise ConnectError("local-cuda-missing", f"local-cuda needs the Python package 'dask_cuda' ({e}); install dask-cuda, or use local:N") from None
+        cluster = LocalCUDACluster(threads_per_worker=1, dashboard_address=":0")
+        return Client(cluster, timeout=timeout_s), cluster
+    try:
+        return Client(target, timeout=timeout_s), None
+    except (OSError, TimeoutError) as e:
+        raise ConnectError("unreachable", f"Dask scheduler {target} is unreachable within {timeout_s:g} s ({type(e).__name__}: {e})") from None
+
+
+def check_versions(client: Any) -> None:
+    """Refuses a scheduler whose distributed release differs from ours by year.month (wire formats change)."""
+    import distributed
+
+    v = client.get_versions(check=False)
+    theirs = (v.get("scheduler") or {}).get("packages", {}).get("distributed")
+    ours = distributed.__version__
+    if theirs and theirs.split(".")[:2] != ours.split(".")[:2]:
+        raise ConnectError("version", f"the scheduler runs distributed {theirs}, this bridge {ours}: use the same release on both (e.g. GPUFLOW_PYTHON pointing at a matching environment)")
+
+
+def package_zip() -> bytes:
+    """This package as a zip (importable from sys.path), without caches and tests."""
+    root = Path(__file__).resolve().parent
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for p in sorted(root.rglob("*.py")):
+            z.write(p, f"gpuflow_dask/{p.relative_to(root)}")
+    return buf.getvalue()
+
+
+def ship(client: Any, probes: Dict[str, Dict[str, Any]], workdir: str) -> Dict[str, Dict[str, Any]]:
+    """Uploads the package to workers that cannot import it; returns fresh probes."""
+    if all(p.get("gpuflow") for p in probes.values()):
+        return probes
+    path = os.path.join(workdir, "gpuflow_dask.zip")
+    with open(path, "wb") as f:
+        f.write(package_zip())
+    log.warning("gpuflow_dask is missing on %d worker(s); uploading %s", sum(not p.get("gpuflow") for p in probes.values()), path)
+    try:
+        client.upload_file(path)
+    except Exception as e:  # noqa: BLE001 - reported through the probes below
+        log.warning("upload of gpuflow_dask failed: %s", e)
+    return probe_all(client)
+
+
+def probe_all(client: Any) -> Dict[str, Dict[str, Any]]:
+    """remote.probe on every worker, by address."""
+    import cloudpickle
+
+    from . import remote
+
+    try:
+        cloudpickle.register_pickle_by_value(remote)
+    except (AttributeError, ValueError):  # cloudpickle < 2 or already registered
+        pass
+    try:
+        return client.run(remote.probe, on_error="return")
+    except TypeError:  # distributed without on_error
+        return client.run(remote.probe)
+
+
+def describe(client: Any, probes: Dict[str, Dict[str, Any]]) -> List[WorkerInfo]:
+    """The protocol's Worker objects, from the scheduler's view and the probes."""
+    workers = client.scheduler_info().get("workers", {})
+    out: List[WorkerInfo] = []
+    for addr, w in sorted(workers.items(), key=lambda kv: str(kv[1].get("name"))):
+        out.append(worker_info(addr, w, probes.get(addr)))
+    return out
+
+
+def worker_info(addr: str, w: Dict[str, Any], probe: Optional[Dict[str, Any]]) -> WorkerInfo:
+    gpu = w.get("gpu") or {}
+    gpus = [{"name": str(gpu.get("name", "gpu")), "memory": int(gpu.get("memory-total", 0) or 0)}] if gpu else []
+    ok = isinstance(probe, dict)
+    return {
+        "name": str(w.get("name", addr)),
+        "address": addr,
+        "host": str(w.get("host", "")),
+        "pid": int(probe["pid"]) if ok and "pid" in probe else None,  # type: ignore[index]
+        "nthreads": int(w.get("nthreads", 1)),
+        "memory_limit": int(w.get("memory_limit") or 0),
+        "gpus": gpus,  # type: ignore[typeddict-item]
+        "gpuflow": bool(ok and probe.get("gpuflow")),  # type: ignore[union-attr]
+    }

@@ -1,0 +1,208 @@
+"""The bridge's JSON-lines messages (docs/dask.md, "protocol 1"), typed and validated on receipt.
+
+Inbound lines are checked field by field with explicit errors (`BadMessage` says what and
+where), because Debian's Python has no pydantic. Outbound messages are TypedDicts, so the
+shapes the TypeScript side parses with zod (common/dask-messages.ts) are written down here too.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, TypedDict, Union
+
+PROTOCOL = 1
+RESOURCES = ("gpu", "cpu", "any")
+SPEC_KINDS = ("program", "combine", "array-op", "df", "trial")
+TARGET_RE = re.compile(r"^(tcp|tls|ucx|ws|wss|inproc)://\S+$|^local:\d+$|^local-cuda$")
+
+
+class BadMessage(ValueError):
+    """An inbound line that is not a valid message; `id` is its id when it had a readable one."""
+
+    def __init__(self, message: str, id: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.id = id
+
+
+@dataclass
+class Connect:
+    id: str
+    target: str
+    timeout_s: float
+
+
+@dataclass
+class WorkersQuery:
+    id: str
+
+
+@dataclass
+class TaskDef:
+    key: str
+    deps: List[str]
+    spec: Dict[str, Any]
+    resource: str
+    node: str
+    op: str
+
+
+@dataclass
+class Submit:
+    id: str
+    tasks: List[TaskDef]
+    outputs: List[str]
+
+
+@dataclass
+class Cancel:
+    id: str
+
+
+@dataclass
+class Shutdown:
+    pass
+
+
+Inbound = Union[Connect, WorkersQuery, Submit, Cancel, Shutdown]
+
+
+def _str(obj: Dict[str, Any], name: str, where: str) -> str:
+    v = obj.get(name)
+    if not isinstance(v, str) or not v:
+        raise BadMessage(f"{where}: '{name}' must be a non-empty string, got {json.dumps(v)[:80]}", obj.get("id") if isinstance(obj.get("id"), str) else None)
+    return v
+
+
+def _task(t: Any, i: int, mid: str) -> TaskDef:
+    where = f"submit {mid}: tasks[{i}]"
+    if not isinstance(t, dict):
+        raise BadMessage(f"{where} must be an object", mid)
+    key = _str(t, "key", where)
+    where = f"submit {mid}: task {key!r}"
+    deps = t.get("deps")
+    if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
+        raise BadMessage(f"{where}: 'deps' must be a list of task keys", mid)
+    spec = t.get("spec")
+    if not isinstance(spec, dict) or spec.get("kind") not in SPEC_KINDS:
+        raise BadMessage(f"{where}: 'spec.kind' must be one of {', '.join(SPEC_KINDS)}", mid)
+    kind = spec["kind"]
+    if kind == "program":
+        if not isinstance(spec.get("program"), dict):
+            raise BadMessage(f"{where}: a program spec needs 'program'", mid)
+        if "code" in spec and not isinstance(spec["code"], str):
+            raise BadMessage(f"{where}: 'spec.code' must be base64 text", mid)
+    elif kind == "combine":
+        if not isinstance(spec.get("finalize"), bool):
+            raise BadMessage(f"{where}: a combine spec needs a boolean 'finalize'", mid)
+    elif not isinstance(spec.get("op"), str) or not isinstance(spec.get("params", {}), dict):
+        raise BadMessage(f"{where}: a {kind} spec needs a string 'op' and an object 'params'", mid)
+    resource = t.get("resource", "any")
+    if resource not in RESOURCES:
+        raise BadMessage(f"{where}: 'resource' must be gpu, cpu or any", mid)
+    node = t.get("node")
+    op = t.get("op", "")
+    if not isinstance(node, str) or not isinstance(op, str):
+        raise BadMessage(f"{where}: 'node' and 'op' must be strings", mid)
+    return TaskDef(key, list(deps), spec, resource, node, op)
+
+
+def parse(line: str) -> Inbound:
+    """Parses and validates one inbound line."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise BadMessage(f"not JSON: {e.msg} at column {e.colno}") from None
+    if not isinstance(obj, dict):
+        raise BadMessage("a message must be a JSON object")
+    t = obj.get("type")
+    if t == "shutdown":
+        return Shutdown()
+    if t not in ("connect", "workers", "submit", "cancel"):
+        raise BadMessage(f"unknown message type {json.dumps(t)[:60]} (connect, workers, submit, cancel, shutdown)", obj.get("id") if isinstance(obj.get("id"), str) else None)
+    mid = _str(obj, "id", t)
+    if t == "connect":
+        target = _str(obj, "target", f"connect {mid}")
+        if not TARGET_RE.match(target):
+            raise BadMessage(f"connect {mid}: target {target!r} is not a scheduler address (tcp://host:port), local:N or local-cuda", mid)
+        timeout = obj.get("timeout_s", 10)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
+            raise BadMessage(f"connect {mid}: timeout_s must be a number of seconds in (0, 3600]", mid)
+        return Connect(mid, target, float(timeout))
+    if t == "workers":
+        return WorkersQuery(mid)
+    if t == "cancel":
+        return Cancel(mid)
+    graph = obj.get("graph")
+    if not isinstance(graph, dict) or not isinstance(graph.get("tasks"), list):
+        raise BadMessage(f"submit {mid}: 'graph.tasks' must be a list", mid)
+    tasks = [_task(x, i, mid) for i, x in enumerate(graph["tasks"])]
+    keys = {x.key for x in tasks}
+    if len(keys) != len(tasks):
+        raise BadMessage(f"submit {mid}: duplicate task keys", mid)
+    for x in tasks:
+        for d in x.deps:
+            if d not in keys:
+                raise BadMessage(f"submit {mid}: task {x.key!r} depends on {d!r}, which is not in the graph", mid)
+    outputs = graph.get("outputs")
+    if not isinstance(outputs, list) or not all(isinstance(k, str) and k in keys for k in outputs):
+        raise BadMessage(f"submit {mid}: 'graph.outputs' must list keys of the graph's tasks", mid)
+    return Submit(mid, tasks, list(dict.fromkeys(outputs)))
+
+
+# ---- bridge -> main (shapes only; the bridge builds them as dicts) ----
+
+
+class GpuInfo(TypedDict):
+    name: str
+    memory: int
+
+
+class WorkerInfo(TypedDict):
+    name: str
+    address: str
+    host: str
+    pid: Optional[int]
+    nthreads: int
+    memory_limit: int
+    gpus: List[GpuInfo]
+    gpuflow: bool
+
+
+class TaskEvent(TypedDict, total=False):
+    type: str  # "task"
+    run: str
+    key: str
+    worker: str
+    thread: Optional[int]
+    start: float
+    stop: float
+    status: str  # "done" | "erred"
+    nbytes: Optional[int]
+    backend: str
+    error: str
+
+
+class TransferEvent(TypedDict):
+    type: str  # "transfer"
+    run: str
+    key: str
+    from_: str  # written as "from"
+    to: str
+    start: float
+    stop: float
+    bytes: int
+
+
+FAILURE_CODES = ("task-error", "unsupported-op", "worker-missing-package", "internal")
+ERROR_CODES = ("unreachable", "no-distributed", "version", "bad-message", "local-cuda-missing", "internal")
+
+
+def error(id: Optional[str], code: str, message: str) -> Dict[str, Any]:
+    assert code in ERROR_CODES, code
+    return {"type": "error", "id": id, "code": code, "message": message}
+
+
+def failed(id: str, code: str, message: str, key: Optional[str] = None, node: Optional[str] = None) -> Dict[str, Any]:
+    assert code in FAILURE_CODES, code
+    return {"type": "failed", "id": id, "code": code, "message": message, "key": key, "node": node}

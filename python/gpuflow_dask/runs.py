@@ -1,0 +1,111 @@
+"""One submitted graph: our tasks as a Dask graph, its futures, its results, cancel.
+
+Each of our tasks is one Dask task `(run_task, TaskPayload, *dep keys)` keyed
+`<run id>:<our key>`, so two runs of different workflows with the same task keys never share
+results, and the event pump can tell runs apart. The graph goes in through `Client.get(dsk,
+keys, sync=False)` (a dict graph: accepted by distributed 2022.12 and converted by current
+releases). A thread per run waits on the output futures, gathers them, sends `result`, makes
+sure every finished task had its `task` event, sends `done`, and releases the futures so the
+cluster is left clean.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, Dict, List, Optional
+
+from .errors import TaskFailure
+from .events import EventPump, RunWatch
+from .execute import TaskPayload, run_task
+from .messages import Submit, failed
+from .values import to_wire
+
+log = logging.getLogger("gpuflow_dask")
+Emit = Callable[[Dict[str, Any]], None]
+
+
+def dask_graph(sub: Submit, prefix: str) -> Dict[str, Any]:
+    """The Dask graph of a submit message."""
+    return {prefix + t.key: (run_task, TaskPayload(t.key, t.node, t.spec), *[prefix + d for d in t.deps]) for t in sub.tasks}
+
+
+def failure_of(exc: BaseException, sub: Submit) -> Dict[str, Any]:
+    """The `failed` message of a task's exception, as the client re-raised it."""
+    if isinstance(exc, TaskFailure):
+        return failed(sub.id, exc.code if exc.code in ("task-error", "unsupported-op") else "internal", exc.message, exc.key, exc.node)
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ModuleNotFoundError) or "No module named 'gpuflow_dask'" in text:
+        return failed(sub.id, "worker-missing-package", f"a Dask worker cannot import gpuflow_dask ({text}); install it there (PYTHONPATH=<repo>/python) or let the bridge upload it")
+    return failed(sub.id, "task-error", text)
+
+
+class Run:
+    def __init__(self, client: Any, sub: Submit, emit: Emit, pump: EventPump, on_end: Callable[["Run"], None]) -> None:
+        self.client = client
+        self.sub = sub
+        self.emit = emit
+        self.pump = pump
+        self.on_end = on_end
+        self.prefix = f"{sub.id}:"
+        self.cancelled = threading.Event()
+        self.futures: List[Any] = []
+        self.watch = RunWatch(sub.id, self.prefix, {t.key: t.spec for t in sub.tasks}, {t.key: t.deps for t in sub.tasks})
+        self.thread = threading.Thread(target=self._wait, name=f"gpuflow-run-{sub.id}", daemon=True)
+
+    def start(self) -> None:
+        self.pump.watch(self.watch)
+        self.futures = self.client.get(dask_graph(self.sub, self.prefix), [self.prefix + k for k in self.sub.outputs], sync=False)
+        self.thread.start()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        try:
+            self.client.cancel(self.futures)
+        except Exception as e:  # noqa: BLE001 - the run ends as cancelled either way
+            log.warning("cancel of %s: %s", self.sub.id, e)
+
+    def _wait(self) -> None:
+        from distributed import as_completed
+
+        try:
+            for f in as_completed(self.futures):
+                if self.cancelled.is_set():
+                    break
+                if f.status == "error":
+                    exc = f.exception()
+                    self.emit(failure_of(exc, self.sub))
+                    self.client.cancel(self.futures)
+                    return
+            if self.cancelled.is_set():
+                self.emit({"type": "cancelled", "id": self.sub.id})
+                return
+            values = self.client.gather(self.futures)
+            self.emit({"type": "result", "id": self.sub.id, "values": {k: to_wire(v) for k, v in zip(self.sub.outputs, values)}})
+            self.pump.flush(self.watch, self.completed_keys())
+            self.emit({"type": "done", "id": self.sub.id})
+        except Exception as e:  # noqa: BLE001 - cancellation surfaces here as CancelledError
+            if self.cancelled.is_set():
+                self.emit({"type": "cancelled", "id": self.sub.id})
+            else:
+                log.exception("run %s", self.sub.id)
+                self.emit(failed(self.sub.id, "internal", f"{type(e).__name__}: {e}"))
+        finally:
+            self.release()
+            self.pump.unwatch(self.watch)
+            self.on_end(self)
+
+    def completed_keys(self) -> set:
+        """Our keys the scheduler ran for this run (all of them once the outputs are in)."""
+        return {t.key for t in self.sub.tasks}
+
+    def release(self) -> None:
+        for f in self.futures:
+            try:
+                f.release()
+            except Exception:  # noqa: BLE001 - already released
+                pass
+        self.futures = []
+
+
+def current(runs: Dict[str, Run], id: str) -> Optional[Run]:
+    return runs.get(id)

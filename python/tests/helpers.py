@@ -1,0 +1,44 @@
+"""Shared test helpers: the js fixtures and the repo's python/ on sys.path."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict
+
+import numpy as np
+
+PYTHON_DIR = Path(__file__).resolve().parents[1]
+if str(PYTHON_DIR) not in sys.path:
+    sys.path.insert(0, str(PYTHON_DIR))
+
+from gpuflow_dask.values import Arrays, Partial, Table, from_wire  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def fixture(name: str) -> Dict[str, Any]:
+    """A graph and every task's js value (fixtures/make_fixtures.ts wrote it)."""
+    return json.loads((FIXTURES / f"{name}.json").read_text())
+
+
+def arrays_of(v: Any) -> Dict[str, np.ndarray]:
+    """The numeric arrays of a value by name, for comparisons (strings as object arrays)."""
+    if isinstance(v, np.ndarray):
+        return {"": v}
+    if isinstance(v, Partial):
+        return {k: np.asarray(f).reshape(v.shape) for k, f in v.fields.items()}
+    if isinstance(v, Arrays):
+        return dict(v.arrays)
+    if isinstance(v, Table):
+        out = {"#rows": np.array([v.rows])}
+        for c in v.columns:
+            out[c.name] = np.array(c.data, dtype=object) if c.type == "utf8" else np.asarray(c.data)
+            if c.valid is not None:
+                out[c.name + "#valid"] = np.asarray(c.valid, bool)
+        return out
+    raise TypeError(type(v).__name__)
+
+
+def js_value(fx: Dict[str, Any], key: str) -> Any:
+    return from_wire(fx["values"][key])

@@ -1,0 +1,52 @@
+"""Inbound message validation: every bad field is refused with a message naming it."""
+import json
+import unittest
+
+from helpers import fixture  # noqa: F401 - puts python/ on sys.path
+from gpuflow_dask.messages import BadMessage, Cancel, Connect, Shutdown, Submit, WorkersQuery, parse
+
+TASK = {"key": "a", "deps": [], "spec": {"kind": "combine", "finalize": True}, "resource": "any", "node": "n", "op": "sum", "outBytes": 8, "workBytes": 8}
+
+
+def submit(tasks, outputs):
+    return json.dumps({"type": "submit", "id": "r1", "graph": {"tasks": tasks, "outputs": outputs}})
+
+
+class ParseTest(unittest.TestCase):
+    def test_valid_messages(self):
+        self.assertEqual(parse('{"type":"connect","id":"c1","target":"tcp://h:8786","timeout_s":5}'), Connect("c1", "tcp://h:8786", 5.0))
+        self.assertEqual(parse('{"type":"connect","id":"c1","target":"local:2"}').timeout_s, 10.0)
+        self.assertIsInstance(parse('{"type":"workers","id":"q"}'), WorkersQuery)
+        self.assertIsInstance(parse('{"type":"cancel","id":"r"}'), Cancel)
+        self.assertIsInstance(parse('{"type":"shutdown"}'), Shutdown)
+        s = parse(submit([TASK, {**TASK, "key": "b", "deps": ["a"]}], ["b", "b"]))
+        self.assertIsInstance(s, Submit)
+        self.assertEqual([t.key for t in s.tasks], ["a", "b"])
+        self.assertEqual(s.outputs, ["b"])
+
+    def assertBad(self, line, *words):
+        with self.assertRaises(BadMessage) as cm:
+            parse(line)
+        for w in words:
+            self.assertIn(w, str(cm.exception))
+        return cm.exception
+
+    def test_bad_messages_name_the_problem(self):
+        self.assertBad("{nope", "not JSON")
+        self.assertBad("[1]", "JSON object")
+        self.assertBad('{"type":"launch","id":"x"}', "unknown message type", '"launch"')
+        self.assertBad('{"type":"connect","id":"c1","target":"http://x"}', "http://x", "not a scheduler address")
+        self.assertBad('{"type":"connect","id":"c1","target":"local:2","timeout_s":-1}', "timeout_s")
+        self.assertBad('{"type":"workers"}', "'id'")
+        e = self.assertBad(submit([{**TASK, "deps": ["zz"]}], ["a"]), "'a'", "'zz'", "not in the graph")
+        self.assertEqual(e.id, "r1")
+        self.assertBad(submit([TASK], ["nope"]), "outputs")
+        self.assertBad(submit([TASK, TASK], ["a"]), "duplicate")
+        self.assertBad(submit([{**TASK, "spec": {"kind": "magic"}}], ["a"]), "spec.kind")
+        self.assertBad(submit([{**TASK, "spec": {"kind": "combine"}}], ["a"]), "finalize")
+        self.assertBad(submit([{**TASK, "spec": {"kind": "program", "program": {}, "code": 3}}], ["a"]), "spec.code")
+        self.assertBad(submit([{**TASK, "resource": "tpu"}], ["a"]), "resource")
+
+
+if __name__ == "__main__":
+    unittest.main()
