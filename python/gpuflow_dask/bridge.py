@@ -108,6 +108,9 @@ class Bridge:
         from .events import EventPump
 
         self.pump = EventPump(self.client, self.emit, self.capi_of, self.probes)
+        # The scheduler installs its task-stream plugin on the first query: do it now, so the
+        # first run's early tasks are recorded.
+        self.pump.install()
         info = self.client.scheduler_info()
         self.pump.workers = dict(info.get("workers", {}))
         self.pump.names = {a: str(w.get("name", a)) for a, w in self.pump.workers.items()}

@@ -60,6 +60,10 @@ class EventPump(threading.Thread):
         with self.lock:
             self.runs.pop(w.prefix, None)
 
+    def install(self) -> None:
+        """Makes the scheduler start its task-stream plugin (it records only from then on)."""
+        self.client.get_task_stream(start=time.time(), plot=False) if _accepts_plot(self.client) else self.client.get_task_stream(start=time.time())
+
     def run(self) -> None:
         while not self.stop_flag.wait(POLL_S):
             try:

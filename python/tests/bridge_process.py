@@ -70,7 +70,13 @@ class BridgeProcess:
         except (BrokenPipeError, OSError):
             pass
         try:
-            return self.proc.wait(timeout=60)
+            rc = self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            return self.proc.wait()
+            rc = self.proc.wait()
+        for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                s.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+        return rc

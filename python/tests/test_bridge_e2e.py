@@ -1,0 +1,99 @@
+"""The bridge process end to end on a LocalCluster with 2 worker processes: the seed graph's
+answer equals the js engine's, tasks ran on both workers with their events before `done`, bad
+lines get `bad-message` and the bridge keeps going, an unreachable scheduler is named within
+its timeout, and cancel leaves the cluster able to run the next graph."""
+import time
+import unittest
+
+import numpy as np
+
+from bridge_process import BridgeProcess
+from helpers import fixture, js_value
+from gpuflow_dask.values import from_wire
+
+
+class BridgeOnLocalCluster(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.b = BridgeProcess()
+        cls.ready = cls.b.until(lambda m: m["type"] == "ready")
+        cls.b.send({"type": "connect", "id": "c1", "target": "local:2", "timeout_s": 60})
+        cls.connected = cls.b.reply("c1", 180)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.rc = cls.b.close()
+
+    def test_1_ready_and_connected(self):
+        self.assertEqual(self.ready["protocol"], 1)
+        self.assertIsNotNone(self.ready["versions"]["distributed"])
+        self.assertEqual(self.connected["type"], "connected", self.connected)
+        ws = self.connected["workers"]
+        self.assertEqual(sorted(w["name"] for w in ws), ["0", "1"])
+        self.assertTrue(all(w["gpuflow"] and w["nthreads"] == 1 and isinstance(w["pid"], int) for w in ws))
+        self.b.send({"type": "workers", "id": "q1"})
+        self.assertEqual(len(self.b.reply("q1")["workers"]), 2)
+
+    def test_2_seed_graph_matches_js(self):
+        fx = fixture("seed")
+        out = fx["outputs"]["total"]["key"]
+        start = len(self.b.messages)
+        self.b.send({"type": "submit", "id": "r1", "graph": {"tasks": fx["tasks"], "outputs": [out]}})
+        end = self.b.reply("r1", 120)
+        self.assertEqual(end["type"], "done", end)
+        msgs = self.b.messages[start:]
+        result = next(m for m in msgs if m["type"] == "result" and m["id"] == "r1")
+        np.testing.assert_allclose(from_wire(result["values"][out]), js_value(fx, out), rtol=1e-12)
+        tasks = [m for m in msgs if m["type"] == "task" and m["run"] == "r1"]
+        self.assertEqual({m["key"] for m in tasks}, {t["key"] for t in fx["tasks"]})
+        self.assertEqual({m["worker"] for m in tasks}, {"0", "1"})
+        self.assertTrue(all(m["stop"] >= m["start"] and m["status"] == "done" for m in tasks))
+        self.assertEqual({m["backend"] for m in tasks if m["key"].startswith("total/sum(")}, {"capi-cpu"})
+        # every task event came before done
+        self.assertLess(max(self.b.messages.index(m) for m in tasks), self.b.messages.index(end))
+
+    def test_3_bad_line_then_still_working(self):
+        self.b.send("this is not json")
+        m = self.b.until(lambda m: m["type"] == "error")
+        self.assertEqual(m["code"], "bad-message")
+        self.assertIsNone(m["id"])
+        self.b.send({"type": "workers", "id": "q2"})
+        self.assertEqual(self.b.reply("q2")["type"], "workers")
+
+    def test_4_unsupported_op_fails_naming_it(self):
+        tasks = [{"key": "t/x(0)", "deps": [], "spec": {"kind": "array-op", "op": "teleport", "params": {}}, "resource": "any", "node": "t", "op": "teleport", "outBytes": 8, "workBytes": 8}]
+        self.b.send({"type": "submit", "id": "r2", "graph": {"tasks": tasks, "outputs": ["t/x(0)"]}})
+        m = self.b.reply("r2")
+        self.assertEqual((m["type"], m["code"], m["key"], m["node"]), ("failed", "unsupported-op", "t/x(0)", "t"))
+        self.assertIn("teleport", m["message"])
+
+    def test_5_cancel_then_next_run(self):
+        fx = fixture("seed")
+        out = fx["outputs"]["total"]["key"]
+        # a slow graph: 40 chunk programs of 2000x2000 normals
+        self.b.send({"type": "submit", "id": "r3", "graph": {"tasks": fx["tasks"], "outputs": [out]}})
+        self.b.send({"type": "cancel", "id": "r3"})
+        m = self.b.reply("r3")
+        self.assertIn(m["type"], ("cancelled", "done"))
+        time.sleep(0.5)
+        self.b.send({"type": "submit", "id": "r4", "graph": {"tasks": fx["tasks"], "outputs": [out]}})
+        self.assertEqual(self.b.reply("r4")["type"], "done")
+
+
+class BridgeUnreachable(unittest.TestCase):
+    def test_unreachable_scheduler_named_within_timeout(self):
+        b = BridgeProcess()
+        try:
+            b.until(lambda m: m["type"] == "ready")
+            t0 = time.time()
+            b.send({"type": "connect", "id": "c9", "target": "tcp://127.0.0.1:9", "timeout_s": 3})
+            m = b.reply("c9", 30)
+            self.assertEqual((m["type"], m["code"]), ("error", "unreachable"))
+            self.assertIn("tcp://127.0.0.1:9", m["message"])
+            self.assertLess(time.time() - t0, 10)
+        finally:
+            self.assertEqual(b.close(), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
