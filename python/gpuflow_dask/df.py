@@ -1,6 +1,47 @@
-"""`df` handlers (worker/kernels/df): filled in op by op; the rest is `unsupported-op`."""
+"""`df` task handlers (worker/kernels/df/task-ops.ts), those the examples need first:
+timeseries, the fused timeseries + groupby chunk, groupby chunk / combine / aggregate.
+Any other op is `unsupported-op` (execute.py), never a wrong answer."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Tuple
 
-HANDLERS: Dict[str, Callable[..., Any]] = {}
+from . import groupby, timeseries
+from .errors import unsupported
+from .values import Table
+
+Handler = Callable[[Dict[str, Any], Tuple[Any, ...], Any], Any]
+
+
+def _tables(inputs: Tuple[Any, ...], op: str) -> list:
+    for i, v in enumerate(inputs):
+        if not isinstance(v, Table):
+            raise TypeError(f"df {op}: input {i} is a {type(v).__name__}, expected a dataframe partition")
+    return list(inputs)
+
+
+def _guard(fn: Callable[..., Any], what: str, t: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except groupby.Unsupported as e:
+        raise unsupported(f"df {what}: {e}", t.key, t.node) from None
+
+
+def _timeseries(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Table:
+    return timeseries.table(int(p["seed"]), int(p["partition"]), int(p["rows"]), p.get("startMs"), p.get("freqMs"), p.get("columns"))
+
+
+def _ts_groupby_chunk(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Table:
+    src, spec = p["source"], p["spec"]
+    used = set(spec["by"]) | {a["column"] for a in spec["aggs"] if a.get("column")}
+    cols = [c for c in timeseries.COLUMNS if c in used]
+    part = timeseries.table(int(src["seed"]), int(src["partition"]), int(src["rows"]), src.get("startMs"), src.get("freqMs"), cols)
+    return _guard(groupby.chunk, "timeseries-groupby-chunk", t, part, spec)
+
+
+HANDLERS: Dict[str, Handler] = {
+    "timeseries": _timeseries,
+    "timeseries-groupby-chunk": _ts_groupby_chunk,
+    "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),
+    "groupby-combine": lambda p, i, t: _guard(groupby.combine, "groupby-combine", t, _tables(i, "groupby-combine"), p["spec"]),
+    "groupby-aggregate": lambda p, i, t: _guard(groupby.aggregate, "groupby-aggregate", t, _tables(i, "groupby-aggregate"), p["spec"]),
+}

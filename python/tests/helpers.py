@@ -34,10 +34,23 @@ def arrays_of(v: Any) -> Dict[str, np.ndarray]:
         out = {"#rows": np.array([v.rows])}
         for c in v.columns:
             out[c.name] = np.array(c.data, dtype=object) if c.type == "utf8" else np.asarray(c.data)
-            if c.valid is not None:
+            if c.valid is not None and not np.all(c.valid):  # all-valid is sent without a mask
                 out[c.name + "#valid"] = np.asarray(c.valid, bool)
         return out
     raise TypeError(type(v).__name__)
+
+
+def canonical(v: Any) -> Any:
+    """A groupby partial with its rows sorted by its key columns: the row order of a partial is
+    internal (the js kernel numbers string keys by dictionary, ours by first occurrence) and
+    changes no number, since each group's sums run in row order either way."""
+    if not isinstance(v, Table) or not any("::" in c.name for c in v.columns):
+        return v
+    from gpuflow_dask.groupby import sort_rows, take
+
+    keys = [c.name for c in v.columns if "::" not in c.name]
+    order = sort_rows(v, keys)
+    return Table(v.rows, [take(c, order) for c in v.columns])
 
 
 def js_value(fx: Dict[str, Any], key: str) -> Any:

@@ -8,7 +8,7 @@ import unittest
 import numpy as np
 
 from bridge_process import BridgeProcess
-from helpers import fixture, js_value
+from helpers import arrays_of, fixture, js_value
 from gpuflow_dask.values import from_wire
 
 
@@ -51,6 +51,19 @@ class BridgeOnLocalCluster(unittest.TestCase):
         self.assertEqual({m["backend"] for m in tasks if m["key"].startswith("total/sum(")}, {"capi-cpu"})
         # every task event came before done
         self.assertLess(max(self.b.messages.index(m) for m in tasks), self.b.messages.index(end))
+
+    def test_2b_groupby_graph_matches_js_bit_for_bit(self):
+        fx = fixture("groupby-many")
+        outs = [k for o in fx["outputs"].values() for k in o["keys"]]
+        self.b.send({"type": "submit", "id": "g1", "graph": {"tasks": fx["tasks"], "outputs": outs}})
+        end = self.b.reply("g1", 120)
+        self.assertEqual(end["type"], "done", end)
+        result = next(m for m in self.b.messages if m["type"] == "result" and m["id"] == "g1")
+        for k in outs:
+            mine, ref = arrays_of(from_wire(result["values"][k])), arrays_of(js_value(fx, k))
+            self.assertEqual(sorted(mine), sorted(ref))
+            for c in ref:
+                np.testing.assert_array_equal(mine[c], ref[c], err_msg=f"{k} {c}")
 
     def test_3_bad_line_then_still_working(self):
         self.b.send("this is not json")
