@@ -7,12 +7,12 @@ bridge can say which node broke and why.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Tuple
 
 from . import program, reduce
 from .errors import TaskFailure, unsupported
+from .execute_threads import threads
 
 Handler = Callable[[Dict[str, Any], Tuple[Any, ...], "TaskPayload"], Any]
 
@@ -30,18 +30,10 @@ class TaskPayload:
         return f"<gpuflow {kind}{':' + str(self.spec.get('op')) if kind in ('array-op', 'df', 'trial') else ''} {self.key}>"
 
 
-def _threads() -> int:
-    """Threads for the C kernels: the Dask worker's own thread count is the parallelism, so 1 by default."""
-    try:
-        return max(1, int(os.environ.get("GPUFLOW_CAPI_THREADS", "1")))
-    except ValueError:
-        return 1
-
-
 def _program(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> Any:
     if not isinstance(spec.get("code"), str):
         raise unsupported(f"program without native code (dtype {spec.get('program', {}).get('dtype')})", t.key, t.node)
-    value, _backend = program.run(spec, inputs, _threads())
+    value, _backend = program.run(spec, inputs, threads())
     return value
 
 
@@ -94,7 +86,7 @@ def backend_of(spec: Dict[str, Any], capi_ok: bool) -> str:
         return "capi-cpu" if capi_ok else "numpy"
     if kind == "df":
         return "pandas"
-    if kind == "array-op" and capi_ok and spec.get("op") in ("matmul-block", "qr-block", "qr-combine", "svd"):
+    if kind == "array-op" and capi_ok and spec.get("op") in ("matmul", "qr-block", "qr-top", "qr-combine"):
         return "capi-cpu"
     return "numpy"
 
