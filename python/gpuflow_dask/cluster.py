@@ -27,12 +27,24 @@ class ConnectError(Exception):
         self.code = code
 
 
+def quiet_nvml() -> None:
+    """distributed < 2023 dies in its NVML diagnostics with a current pynvml (str names, where
+    2022.12 calls .decode()): switch them off for the clusters we start (workers inherit it)."""
+    import dask
+    import distributed
+
+    if int(distributed.__version__.split(".")[0]) < 2023:
+        os.environ["DASK_DISTRIBUTED__DIAGNOSTICS__NVML"] = "False"
+        dask.config.set({"distributed.diagnostics.nvml": False})
+
+
 def start(target: str, timeout_s: float) -> Tuple[Any, Optional[Any]]:
     """(client, cluster or None) for a target of the connect message."""
     try:
         from distributed import Client, LocalCluster
     except ImportError as e:
         raise ConnectError("no-distributed", f"Python package 'distributed' is not importable ({e}); install dask's distributed (Debian: apt install python3-distributed)") from None
+    quiet_nvml()
     if target.startswith("local:"):
         n = int(target.split(":", 1)[1])
         if not 1 <= n <= 256:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Tuple
 
 from . import program, reduce
+from .encode import unsupported_reason
 from .errors import TaskFailure, unsupported
 from .execute_threads import threads
 
@@ -32,7 +33,9 @@ class TaskPayload:
 
 def _program(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> Any:
     if not isinstance(spec.get("code"), str):
-        raise unsupported(f"program without native code (dtype {spec.get('program', {}).get('dtype')})", t.key, t.node)
+        why = unsupported_reason(spec.get("program") or {})
+        if why:
+            raise unsupported(f"program of {why}", t.key, t.node)
     value, _backend = program.run(spec, inputs, threads())
     return value
 

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import capi
+from .encode import encode
 from .philox import random32, random64, seed_key
 from .values import PARTIAL_FIELDS, Partial
 
@@ -265,7 +266,11 @@ def partial_shape(shape: List[int], reduce: Dict[str, Any]) -> List[int]:
 def run(spec: Dict[str, Any], inputs: Sequence[Any], threads: int = 1, use_capi: bool = True) -> Tuple[Any, str]:
     """Runs a `program` spec; returns (value, backend: 'capi-cpu' | 'numpy')."""
     prog = spec["program"]
-    code = decode_b64(spec["code"])
+    if isinstance(spec.get("code"), str):
+        code = decode_b64(spec["code"])
+    else:
+        # main could not encode it (an input's shape was unknown there): encode it here.
+        code = encode(prog, [list(v.shape) if isinstance(v, np.ndarray) else None for v in inputs])
     flat = [capi.as_input(v) for v in inputs]
     shape = [int(s) for s in prog["shape"]]
     dtype = prog["dtype"]

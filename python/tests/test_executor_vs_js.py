@@ -8,7 +8,8 @@ from typing import Any, Dict
 import numpy as np
 
 from helpers import arrays_of, canonical, fixture, js_value
-from gpuflow_dask import capi
+from gpuflow_dask import capi, program
+from gpuflow_dask.encode import encode
 from gpuflow_dask.errors import TaskFailure
 from gpuflow_dask.execute import TaskPayload, run_task
 
@@ -81,6 +82,23 @@ class ExecutorVsJs(unittest.TestCase):
 
     def test_linalg(self):
         self.check("linalg", 1e-9)
+
+    def test_programs_without_code_encoded_here(self):
+        # dask-protocol change 1: `code` may be absent; our encoder gives the TypeScript one's code.
+        for name in ("seed", "seed-f32", "linalg"):
+            fx = fixture(name)
+            values = run_graph(fx)
+            for t in fx["tasks"]:
+                if t["spec"]["kind"] != "program":
+                    continue
+                shapes = [list(values[d].shape) if isinstance(values[d], np.ndarray) else None for d in t["deps"]]
+                self.assertEqual(encode(t["spec"]["program"], shapes).tolist(), program.decode_b64(t["spec"]["code"]).tolist(), t["key"])
+            stripped = [{**t, "spec": {k: v for k, v in t["spec"].items() if k != "code"}} for t in fx["tasks"]]
+            got = run_graph({**fx, "tasks": stripped})
+            for k, v in got.items():
+                ref = arrays_of(values[k])
+                for f, a in arrays_of(v).items():
+                    np.testing.assert_array_equal(a, ref[f], err_msg=f"{k} {f}")
 
     def test_unsupported_op_names_op_and_node(self):
         with self.assertRaises(TaskFailure) as cm:
