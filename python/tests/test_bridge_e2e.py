@@ -80,6 +80,26 @@ class BridgeOnLocalCluster(unittest.TestCase):
         self.assertEqual((m["type"], m["code"], m["key"], m["node"]), ("failed", "unsupported-op", "t/x(0)", "t"))
         self.assertIn("teleport", m["message"])
 
+    def test_6_worker_killed_mid_run_still_finishes(self):
+        import os
+        import signal
+
+        from gpuflow_dask.execute import TaskPayload, run_task
+
+        tasks = slow_graph(24, 3000, 4000)
+        expected = run_task(TaskPayload("s/total", "s", tasks[-1]["spec"]), *[run_task(TaskPayload(t["key"], "s", t["spec"])) for t in tasks[:-1]])
+        start = len(self.b.messages)
+        self.b.send({"type": "submit", "id": "k1", "graph": {"tasks": tasks, "outputs": ["s/total"]}})
+        first = self.b.until(lambda m: m["type"] == "task" and m["run"] == "k1", 120)
+        victim = next(w for w in self.connected["workers"] if w["name"] == first["worker"])
+        os.kill(victim["pid"], signal.SIGKILL)
+        end = self.b.reply("k1", 300)
+        self.assertEqual(end["type"], "done", end)
+        result = next(m for m in self.b.messages[start:] if m["type"] == "result" and m["id"] == "k1")
+        np.testing.assert_array_equal(from_wire(result["values"]["s/total"]), expected)
+        removed = [m for m in self.b.messages[start:] if m["type"] == "worker" and m["event"] == "removed"]
+        self.assertEqual([m["worker"]["name"] for m in removed], [victim["name"]])
+
     def test_5_cancel_then_next_run(self):
         fx = fixture("seed")
         out = fx["outputs"]["total"]["key"]
@@ -91,6 +111,19 @@ class BridgeOnLocalCluster(unittest.TestCase):
         time.sleep(0.5)
         self.b.send({"type": "submit", "id": "r4", "graph": {"tasks": fx["tasks"], "outputs": [out]}})
         self.assertEqual(self.b.reply("r4")["type"], "done")
+
+
+def slow_graph(chunks: int, rows: int, cols: int):
+    """`chunks` row blocks of normal(0, 1, (chunks*rows, cols)) summed, then one combine."""
+    tasks = []
+    shape = [chunks * rows, cols]
+    for i in range(chunks):
+        leaf = {"kind": "random", "dist": "normal", "seed": 11, "a": 0, "b": 1, "shape": shape,
+                "region": {"start": [i * rows, 0], "step": [1, 1], "count": [rows, cols]}}
+        prog = {"dtype": "float64", "shape": [rows, cols], "expr": {"kind": "leaf", "leaf": leaf}, "reduce": {"op": "sum", "axis": None}}
+        tasks.append({"key": f"s/sum({i})", "deps": [], "spec": {"kind": "program", "program": prog}, "resource": "any", "node": "s", "op": "normal+sum", "outBytes": 8, "workBytes": 8})
+    tasks.append({"key": "s/total", "deps": [t["key"] for t in tasks], "spec": {"kind": "combine", "finalize": True}, "resource": "any", "node": "s", "op": "sum-combine", "outBytes": 8, "workBytes": 8})
+    return tasks
 
 
 class BridgeUnreachable(unittest.TestCase):
