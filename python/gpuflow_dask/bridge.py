@@ -57,6 +57,13 @@ def versions() -> Dict[str, Optional[str]]:
     return out
 
 
+def capi_status() -> Dict[str, Any]:
+    """The ready message's `capi`: the CPU library loads here; the CUDA one is built (whether a
+    device is usable is each worker's business: the bridge makes no CUDA context of its own)."""
+    cuda = any((c.parent / capi.CUDA_LIB_NAME).exists() for c in capi.candidates())
+    return {"cpu": capi.load() is not None, "cuda": cuda, "why": capi.why()}
+
+
 class Bridge:
     def __init__(self, emit: Writer) -> None:
         self.emit = emit
@@ -107,7 +114,7 @@ class Bridge:
             return
         from .events import EventPump
 
-        self.pump = EventPump(self.client, self.emit, self.capi_of, self.probes)
+        self.pump = EventPump(self.client, self.emit, self.probe_of, self.probes)
         # The scheduler installs its task-stream plugin on the first query: do it now, so the
         # first run's early tasks are recorded.
         self.pump.install()
@@ -127,12 +134,12 @@ class Bridge:
 
         return describe(self.client, self.probes)
 
-    def capi_of(self, addr: str) -> bool:
+    def probe_of(self, addr: str) -> Dict[str, Any]:
+        """What a worker can run (its probe; a worker that joined later is probed on first use)."""
         p = self.probes.get(addr)
         if isinstance(p, dict) and "capi" in p:
-            return bool(p["capi"])
-        p = self.probes_for_new(addr)
-        return bool(p.get("capi"))
+            return p
+        return self.probes_for_new(addr)
 
     def probes_for_new(self, addr: str) -> Dict[str, Any]:
         """A worker that joined after connect: probe it once."""
@@ -222,7 +229,7 @@ def _protocol_stream() -> TextIO:
 def main() -> int:
     logging.basicConfig(stream=sys.stderr, level=os.environ.get("GPUFLOW_DASK_LOG", "WARNING"), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     emit = Writer(_protocol_stream())
-    emit({"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": versions(), "capi": {"cpu": capi.load() is not None, "cuda": False, "why": capi.why()}})
+    emit({"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": versions(), "capi": capi_status()})
     inbox: "queue.Queue[Optional[str]]" = queue.Queue()
 
     def read() -> None:

@@ -146,3 +146,67 @@ def svd(lib: ctypes.CDLL, a: np.ndarray, threads: int = 1) -> Tuple[np.ndarray, 
     if lib.gf_svd_f64(_ptr(a), _ptr(u), _ptr(s), _ptr(vt), m, n, threads, err, ERR_LEN):
         raise ValueError(err.value.decode("utf-8", "replace"))
     return u, s, vt
+
+
+# ---- the CUDA variant (libgpuflow_kernels_cuda.so: the addon's CUDA program kernel) ----
+
+CUDA_LIB_NAME = "libgpuflow_kernels_cuda.so"
+_cuda: Optional[ctypes.CDLL] = None
+_cuda_why: Optional[str] = None
+_cuda_tried = False
+
+
+def load_cuda() -> Optional[ctypes.CDLL]:
+    """The CUDA library when it loads AND a device is usable, else None (`cuda_why()` says why).
+    GPUFLOW_DASK_DEVICE=cpu keeps programs on the CPU library."""
+    global _cuda, _cuda_why, _cuda_tried
+    if _cuda_tried:
+        return _cuda
+    _cuda_tried = True
+    if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
+        _cuda_why = "disabled by GPUFLOW_DASK_DEVICE=cpu"
+        return None
+    errors = []
+    for p in [c.parent / CUDA_LIB_NAME for c in candidates()]:
+        if not p.exists():
+            errors.append(f"{p}: not found")
+            continue
+        try:
+            lib = ctypes.CDLL(str(p))
+            d, i64, i32, sz, vp, cp = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
+            lib.gf_cuda_available.argtypes = [cp, sz]
+            lib.gf_cuda_run_program.argtypes = [d, sz, ctypes.POINTER(vp), i64, i32, ctypes.c_int32, vp, ctypes.c_int64, cp, sz]
+            err = ctypes.create_string_buffer(ERR_LEN)
+            if lib.gf_cuda_available(err, ERR_LEN):
+                errors.append(f"{p}: {err.value.decode('utf-8', 'replace')}")
+                continue
+            _cuda = lib
+            _cuda_why = f"loaded {p}"
+            return lib
+        except (OSError, AttributeError) as e:
+            errors.append(f"{p}: {e}")
+    _cuda_why = "; ".join(errors)
+    return None
+
+
+def cuda_why() -> str:
+    load_cuda()
+    return _cuda_why or ""
+
+
+def run_program_cuda(lib: ctypes.CDLL, cpu: ctypes.CDLL, code: np.ndarray, inputs: Sequence[np.ndarray]) -> np.ndarray:
+    """As run_program, on the device (host buffers in and out; the CPU library sizes the output)."""
+    code = np.ascontiguousarray(code, dtype=np.float64)
+    n = len(inputs)
+    lengths = np.array([a.size for a in inputs], dtype=np.int64)
+    types = np.array([INPUT_TYPES[a.dtype] for a in inputs], dtype=np.int32)
+    ptrs = (ctypes.c_void_p * max(n, 1))(*[a.ctypes.data for a in inputs])
+    err = ctypes.create_string_buffer(ERR_LEN)
+    out_len = ctypes.c_int64(0)
+    out_f32 = ctypes.c_int32(0)
+    if cpu.gf_program_output(_ptr(code), code.size, _ptr(lengths, ctypes.c_int64), _ptr(types, ctypes.c_int32), n, ctypes.byref(out_len), ctypes.byref(out_f32), err, ERR_LEN):
+        raise ValueError(err.value.decode("utf-8", "replace"))
+    out = np.empty(out_len.value, dtype=np.float32 if out_f32.value else np.float64)
+    if lib.gf_cuda_run_program(_ptr(code), code.size, ptrs, _ptr(lengths, ctypes.c_int64), _ptr(types, ctypes.c_int32), n, out.ctypes.data, out.size, err, ERR_LEN):
+        raise RuntimeError(err.value.decode("utf-8", "replace"))
+    return out

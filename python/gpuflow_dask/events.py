@@ -33,11 +33,11 @@ class RunWatch:
 
 
 class EventPump(threading.Thread):
-    def __init__(self, client: Any, emit: Emit, capi_of: Callable[[str], bool], probes: Dict[str, Dict[str, Any]]) -> None:
+    def __init__(self, client: Any, emit: Emit, probe_of: Callable[[str], Dict[str, Any]], probes: Dict[str, Dict[str, Any]]) -> None:
         super().__init__(name="gpuflow-events", daemon=True)
         self.client = client
         self.emit = emit
-        self.capi_of = capi_of
+        self.probe_of = probe_of
         self.probes = probes
         self.stop_flag = threading.Event()
         self.lock = threading.Lock()
@@ -153,12 +153,16 @@ class EventPump(threading.Thread):
         ev: Dict[str, Any] = {
             "type": "task", "run": run.run, "key": ours, "worker": worker, "thread": r.get("thread") if isinstance(r.get("thread"), int) else None,
             "start": float(compute[0]["start"]), "stop": float(compute[-1]["stop"]), "status": "done" if ok else "erred",
-            "nbytes": nbytes if isinstance(nbytes, int) else None, "backend": backend_of(run.specs.get(ours, {}), self.capi_of(addr)),
+            "nbytes": nbytes if isinstance(nbytes, int) else None, "backend": self.backend(run.specs.get(ours, {}), addr),
         }
         if not ok:
             ev["error"] = str(r.get("exception_text") or r.get("exception") or "task failed")
         run.seen.add(ours)
         self.emit(ev)
+
+    def backend(self, spec: Dict[str, Any], addr: str) -> str:
+        p = self.probe_of(addr)
+        return backend_of(spec, bool(p.get("capi")), bool(p.get("cuda")))
 
     def flush(self, w: RunWatch, keys: Set[str], timeout_s: float = 3.0) -> None:
         """Polls until every key of `keys` had its task event (or the timeout), before `done`."""

@@ -82,11 +82,11 @@ def run_task(t: TaskPayload, *inputs: Any) -> Any:
         raise TaskFailure("task-error", f"{t.key} (node {t.node}): {type(e).__name__}: {e}", t.key, t.node) from None
 
 
-def backend_of(spec: Dict[str, Any], capi_ok: bool) -> str:
-    """The backend a spec runs on a worker whose C-ABI library does (not) load (for `task` events)."""
+def backend_of(spec: Dict[str, Any], capi_ok: bool, cuda_ok: bool = False) -> str:
+    """The backend a spec runs on a worker whose C-ABI libraries do (not) load (for `task` events)."""
     kind = spec.get("kind")
     if kind == "program":
-        return "capi-cpu" if capi_ok else "numpy"
+        return ("capi-cuda" if cuda_ok else "capi-cpu") if capi_ok else "numpy"
     if kind == "df":
         return "pandas"
     if kind == "array-op" and capi_ok and spec.get("op") in ("matmul", "qr-block", "qr-top", "qr-combine"):

@@ -264,7 +264,8 @@ def partial_shape(shape: List[int], reduce: Dict[str, Any]) -> List[int]:
 
 
 def run(spec: Dict[str, Any], inputs: Sequence[Any], threads: int = 1, use_capi: bool = True) -> Tuple[Any, str]:
-    """Runs a `program` spec; returns (value, backend: 'capi-cpu' | 'numpy')."""
+    """Runs a `program` spec; returns (value, backend: 'capi-cuda' | 'capi-cpu' | 'numpy').
+    The device runs it where the CUDA library loads and sees a GPU (a dask-cuda worker)."""
     prog = spec["program"]
     if isinstance(spec.get("code"), str):
         code = decode_b64(spec["code"])
@@ -276,9 +277,12 @@ def run(spec: Dict[str, Any], inputs: Sequence[Any], threads: int = 1, use_capi:
     dtype = prog["dtype"]
     red = prog.get("reduce")
     lib = capi.load() if use_capi else None
+    gpu = capi.load_cuda() if lib is not None else None
     if lib is not None:
-        out = capi.run_program(lib, code, flat, threads)
-        backend = "capi-cpu"
+        if gpu is not None:
+            out, backend = capi.run_program_cuda(gpu, lib, code, flat), "capi-cuda"
+        else:
+            out, backend = capi.run_program(lib, code, flat, threads), "capi-cpu"
         if red is None:
             return out.reshape(shape), backend
         pshape = partial_shape(shape, red)

@@ -11,7 +11,7 @@ from typing import Any, Dict
 
 def probe() -> Dict[str, Any]:
     """Whether gpuflow_dask (and its C-ABI library) load in this worker process, and its pid."""
-    out: Dict[str, Any] = {"pid": os.getpid(), "gpuflow": False, "capi": False, "why": ""}
+    out: Dict[str, Any] = {"pid": os.getpid(), "gpuflow": False, "capi": False, "cuda": False, "why": ""}
     try:
         import gpuflow_dask.capi as capi  # noqa: PLC0415 - the point is to try
     except Exception as e:  # noqa: BLE001 - any failure means "not importable here"
@@ -19,5 +19,6 @@ def probe() -> Dict[str, Any]:
         return out
     out["gpuflow"] = True
     out["capi"] = capi.load() is not None
-    out["why"] = capi.why()
+    out["cuda"] = out["capi"] and capi.load_cuda() is not None
+    out["why"] = capi.why() + ("; cuda: " + capi.cuda_why() if out["capi"] else "")
     return out
