@@ -166,12 +166,23 @@ async function linkCapi(cxx, objects) {
   return r.code === 0 ? { built: true, file: 'libgpuflow_kernels.so' } : { built: false, reason: `link failed: ${r.text.slice(0, 1000)}` };
 }
 
+// Its CUDA variant: every object but the Node-API ones, with the CUDA runtime linked statically.
+const NAPI_OBJECTS = ['addon.cc', 'df_addon.cc', 'resident_napi.cc', 'cuda_stub.cc', 'capi.cc'].map((f) => `/${f}.o`);
+
+async function linkCapiCuda(cxx, objects, libs) {
+  const mine = objects.filter((o) => !NAPI_OBJECTS.some((n) => o.endsWith(n)));
+  rmSync(join(out, 'libgpuflow_kernels_cuda.so'), { force: true });
+  const r = await run(cxx, ['-shared', '-Wl,--no-undefined', '-o', join(out, 'libgpuflow_kernels_cuda.so'), ...mine, ...libs, '-ldl', '-lpthread']);
+  return r.code === 0 ? { built: true, file: 'libgpuflow_kernels_cuda.so' } : { built: false, reason: `link failed: ${r.text.slice(0, 1000)}` };
+}
+
 async function link(cxx, objects, cuda, cudaReason, cudaLib, stamp) {
   const libs = cuda ? [`-L${cudaLib}`, '-lcudart_static', '-lrt'] : [];
-  const addonObjects = objects.filter((o) => !o.endsWith('/capi.cc.o'));
+  const addonObjects = objects.filter((o) => !o.endsWith('/capi.cc.o') && !o.endsWith('/capi_cuda.cc.o'));
   const r = await run(cxx, ['-shared', '-o', join(out, 'gpuflow.node'), ...addonObjects, ...libs, '-ldl', '-lpthread']);
   if (r.code !== 0) return finish({ built: false, reason: `link failed: ${r.text.slice(0, 2000)}` });
   const capi = await linkCapi(cxx, objects);
+  if (cuda) capi.cuda = await linkCapiCuda(cxx, objects, libs);
   rmSync(join(out, 'obj'), { recursive: true, force: true });
   return finish({ built: true, cuda, cudaReason: cudaReason ?? undefined, stamp, compiler: cxx, capi });
 }

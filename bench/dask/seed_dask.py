@@ -1,0 +1,79 @@
+"""gpuflow on Dask, the seed workload (issue 15's GPU acceptance): the graph of seed_graph.py
+(or a protocol graph file) run through gpuflow_dask's executor on
+  --cluster local-cuda   dask_cuda.LocalCUDACluster (one worker per GPU)
+  --cluster local:N      distributed.LocalCluster, N single-threaded worker processes
+  --cluster threaded     dask's threaded scheduler (no distributed at all)
+One warm-up at a small size, then the timed run; one JSON line per measurement on stdout.
+
+  PYTHONPATH=<repo>/python:<dask wheels> python3 bench/dask/seed_dask.py --n 500000 --chunk 10000 --cluster local-cuda
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+from seed_graph import graph  # noqa: E402
+
+from gpuflow_dask.execute import TaskPayload, run_task  # noqa: E402
+
+
+def dask_graph(g: Dict[str, Any]) -> Dict[str, Any]:
+    return {t["key"]: (run_task, TaskPayload(t["key"], t["node"], t["spec"]), *t["deps"]) for t in g["tasks"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=500000)
+    ap.add_argument("--chunk", type=int, default=10000)
+    ap.add_argument("--cluster", default="local-cuda")
+    ap.add_argument("--graph", help="a protocol graph JSON ({tasks, outputs}) instead of seed_graph's")
+    a = ap.parse_args()
+    os.environ.setdefault("DASK_DISTRIBUTED__DIAGNOSTICS__NVML", "False")
+    g = json.loads(Path(a.graph).read_text()) if a.graph else graph(a.n, a.chunk)
+    warm = graph(2 * a.chunk, a.chunk)
+    client = cluster = None
+    if a.cluster == "threaded":
+        import dask.threaded
+
+        def get(gr: Dict[str, Any]) -> Any:
+            return dask.threaded.get(dask_graph(gr), gr["outputs"])
+    else:
+        from distributed import Client, LocalCluster
+
+        if a.cluster == "local-cuda":
+            from dask_cuda import LocalCUDACluster
+
+            cluster = LocalCUDACluster(threads_per_worker=4, dashboard_address=":0")
+        else:
+            cluster = LocalCluster(n_workers=int(a.cluster.split(":")[1]), threads_per_worker=1, dashboard_address=":0")
+        client = Client(cluster)
+
+        def get(gr: Dict[str, Any]) -> Any:
+            return client.get(dask_graph(gr), gr["outputs"])
+
+    import dask
+
+    from gpuflow_dask import capi
+
+    get(warm)
+    t = time.perf_counter()
+    value = get(g)
+    s = time.perf_counter() - t
+    import numpy as np
+
+    print(json.dumps({"impl": "gpuflow-dask", "cluster": a.cluster, "n": a.n, "chunk": a.chunk, "tasks": len(g["tasks"]), "seconds": s,
+                      "value": float(np.asarray(value[0]).ravel()[0]), "dask": dask.__version__, "cuda_lib": capi.cuda_why(), "cpu_lib": capi.why()}), flush=True)
+    if client is not None:
+        client.close()
+        cluster.close()
+
+
+if __name__ == "__main__":
+    main()
