@@ -112,13 +112,14 @@ class Bridge:
             self.close()
             self.emit(error(msg.id, "internal", f"connect to {msg.target} failed: {type(e).__name__}: {e}"))
             return
+        from .cluster import scheduler_info
         from .events import EventPump
 
         self.pump = EventPump(self.client, self.emit, self.probe_of, self.probes)
         # The scheduler installs its task-stream plugin on the first query: do it now, so the
         # first run's early tasks are recorded.
         self.pump.install()
-        info = self.client.scheduler_info()
+        info = scheduler_info(self.client)
         self.pump.workers = dict(info.get("workers", {}))
         self.pump.names = {a: str(w.get("name", a)) for a, w in self.pump.workers.items()}
         self.pump.start()

@@ -116,9 +116,18 @@ def probe_all(client: Any) -> Dict[str, Dict[str, Any]]:
         return client.run(remote.probe)
 
 
+def scheduler_info(client: Any) -> Dict[str, Any]:
+    """Client.scheduler_info() with every worker (some releases list only the first 5 by default)."""
+    import inspect
+
+    if "n_workers" in inspect.signature(client.scheduler_info).parameters:
+        return client.scheduler_info(n_workers=-1)
+    return client.scheduler_info()
+
+
 def describe(client: Any, probes: Dict[str, Dict[str, Any]]) -> List[WorkerInfo]:
     """The protocol's Worker objects, from the scheduler's view and the probes."""
-    workers = client.scheduler_info().get("workers", {})
+    workers = scheduler_info(client).get("workers", {})
     out: List[WorkerInfo] = []
     for addr, w in sorted(workers.items(), key=lambda kv: str(kv[1].get("name"))):
         out.append(worker_info(addr, w, probes.get(addr)))

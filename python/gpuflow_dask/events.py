@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional, Set, Tuple
 
+from .cluster import scheduler_info
 from .execute import backend_of
 
 log = logging.getLogger("gpuflow_dask")
@@ -79,7 +80,7 @@ class EventPump(threading.Thread):
     def poll_workers(self) -> None:
         from .cluster import worker_info
 
-        info = self.client.scheduler_info().get("workers", {})
+        info = scheduler_info(self.client).get("workers", {})
         now = time.time()
         for addr, w in info.items():
             self.names[addr] = str(w.get("name", addr))
