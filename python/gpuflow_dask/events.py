@@ -62,7 +62,11 @@ class EventPump(threading.Thread):
             self.runs.pop(w.prefix, None)
 
     def install(self) -> None:
-        """Makes the scheduler start its task-stream plugin (it records only from then on)."""
+        """Makes the scheduler start its task-stream plugin (it records only from then on), and
+        subscribes to the batched members' reports (batch.py)."""
+        from .batch import TOPIC
+
+        self.client.subscribe_topic(TOPIC, self.on_member)
         self.client.get_task_stream(start=time.time(), plot=False) if _accepts_plot(self.client) else self.client.get_task_stream(start=time.time())
 
     def run(self) -> None:
@@ -160,6 +164,22 @@ class EventPump(threading.Thread):
             ev["error"] = str(r.get("exception_text") or r.get("exception") or "task failed")
         run.seen.add(ours)
         self.emit(ev)
+
+    def on_member(self, event: Any) -> None:
+        """A member of a batch ran: its `task` event, from the worker's own report."""
+        try:
+            _, m = event
+            key = str(m["key"])
+            with self.lock:
+                run = next((w for p, w in self.runs.items() if key.startswith(p)), None)
+            if run is None:
+                return
+            ours = key[len(run.prefix):]
+            run.seen.add(ours)
+            self.emit({"type": "task", "run": run.run, "key": ours, "worker": self.name_of(str(m["worker"])), "thread": m.get("thread") if isinstance(m.get("thread"), int) else None,
+                       "start": float(m["start"]), "stop": float(m["stop"]), "status": "done", "nbytes": m.get("nbytes"), "backend": str(m.get("backend", "numpy"))})
+        except Exception as e:  # noqa: BLE001 - a malformed report is logged, never fatal
+            log.warning("batch member report %r: %s", event, e)
 
     def backend(self, spec: Dict[str, Any], addr: str) -> str:
         p = self.probe_of(addr)

@@ -15,6 +15,7 @@ import threading
 from typing import Any, Callable, Dict, List, Optional
 
 from .errors import TaskFailure
+from .batch import plan, run_batch
 from .events import EventPump, RunWatch
 from .execute import TaskPayload, run_task
 from .messages import Submit, failed
@@ -24,9 +25,22 @@ log = logging.getLogger("gpuflow_dask")
 Emit = Callable[[Dict[str, Any]], None]
 
 
-def dask_graph(sub: Submit, prefix: str) -> Dict[str, Any]:
-    """The Dask graph of a submit message."""
-    return {prefix + t.key: (run_task, TaskPayload(t.key, t.node, t.spec), *[prefix + d for d in t.deps]) for t in sub.tasks}
+def dask_graph(sub: Submit, prefix: str, batches: Optional[Dict[str, List[str]]] = None) -> Dict[str, Any]:
+    """The Dask graph of a submit message; a batched combine's members vanish into it (batch.py)."""
+    batches = batches or {}
+    members = {m for ms in batches.values() for m in ms}
+    by_key = {t.key: t for t in sub.tasks}
+    dsk: Dict[str, Any] = {}
+    for t in sub.tasks:
+        if t.key in members:
+            continue
+        payload = TaskPayload(t.key, t.node, t.spec)
+        if t.key in batches:
+            ms = [TaskPayload(m, by_key[m].node, by_key[m].spec) for m in batches[t.key]]
+            dsk[prefix + t.key] = (run_batch, ms, payload, prefix)
+        else:
+            dsk[prefix + t.key] = (run_task, payload, *[prefix + d for d in t.deps])
+    return dsk
 
 
 def failure_of(exc: BaseException, sub: Submit) -> Dict[str, Any]:
@@ -49,12 +63,16 @@ class Run:
         self.prefix = f"{sub.id}:"
         self.cancelled = threading.Event()
         self.futures: List[Any] = []
+        self.batches = plan(sub.tasks, sub.outputs)
         self.watch = RunWatch(sub.id, self.prefix, {t.key: t.spec for t in sub.tasks}, {t.key: t.deps for t in sub.tasks})
+        # A batched combine moves no member values between workers: its deps are its members.
+        for c in self.batches:
+            self.watch.deps[c] = []
         self.thread = threading.Thread(target=self._wait, name=f"gpuflow-run-{sub.id}", daemon=True)
 
     def start(self) -> None:
         self.pump.watch(self.watch)
-        self.futures = self.client.get(dask_graph(self.sub, self.prefix), [self.prefix + k for k in self.sub.outputs], sync=False)
+        self.futures = self.client.get(dask_graph(self.sub, self.prefix, self.batches), [self.prefix + k for k in self.sub.outputs], sync=False)
         self.thread.start()
 
     def cancel(self) -> None:
