@@ -21,11 +21,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from seed_graph import graph  # noqa: E402
 
-from gpuflow_dask.execute import TaskPayload, run_task  # noqa: E402
+from gpuflow_dask.batch import plan  # noqa: E402
+from gpuflow_dask.messages import parse  # noqa: E402
+from gpuflow_dask.runs import dask_graph as protocol_graph  # noqa: E402
 
 
 def dask_graph(g: Dict[str, Any]) -> Dict[str, Any]:
-    return {t["key"]: (run_task, TaskPayload(t["key"], t["node"], t["spec"]), *t["deps"]) for t in g["tasks"]}
+    """The Dask graph the bridge would submit (batched unless GPUFLOW_DASK_BATCH=0), keys unprefixed."""
+    sub = parse(json.dumps({"type": "submit", "id": "b", "graph": g}))
+    return protocol_graph(sub, "", plan(sub.tasks, sub.outputs))
 
 
 def main() -> None:
@@ -68,7 +72,7 @@ def main() -> None:
     s = time.perf_counter() - t
     import numpy as np
 
-    print(json.dumps({"impl": "gpuflow-dask", "cluster": a.cluster, "n": a.n, "chunk": a.chunk, "tasks": len(g["tasks"]), "seconds": s,
+    print(json.dumps({"impl": "gpuflow-dask", "batch": os.environ.get("GPUFLOW_DASK_BATCH") != "0", "cluster": a.cluster, "n": a.n, "chunk": a.chunk, "tasks": len(g["tasks"]), "seconds": s,
                       "value": float(np.asarray(value[0]).ravel()[0]), "dask": dask.__version__, "cuda_lib": capi.cuda_why(), "cpu_lib": capi.why()}), flush=True)
     if client is not None:
         client.close()
