@@ -123,7 +123,3 @@ class Run:
             except Exception:  # noqa: BLE001 - already released
                 pass
         self.futures = []
-
-
-def current(runs: Dict[str, Run], id: str) -> Optional[Run]:
-    return runs.get(id)
