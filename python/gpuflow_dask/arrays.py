@@ -132,4 +132,85 @@ def _pick(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> np.ndarray:
     return b[name]
 
 
-HANDLERS: Dict[str, Handler] = {"matmul": _matmul, "qr-block": _qr_block, "qr-top": _qr_top, "qr-combine": _qr_combine, "pick": _pick}
+# ---- rechunk and transpose (worker/kernels/arrays/register.ts) ----
+
+DTYPES = {"float64": np.float64, "float32": np.float32, "int32": np.int32, "int64": np.int64}
+
+
+def _assemble(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> np.ndarray:
+    """Copies each piece's region of its source block into a new block (zeros elsewhere)."""
+    dtype = DTYPES.get(p["dtype"])
+    if dtype is None:
+        raise ValueError(f"assemble: unknown dtype {p['dtype']!r}")
+    out = np.zeros([int(s) for s in p["shape"]], dtype=dtype)
+    for piece in p["pieces"]:
+        src = _array(inputs, int(piece["dep"]), "assemble")
+        s_sl = tuple(slice(a, a + c) for a, c in zip(piece["srcStart"], piece["count"]))
+        d_sl = tuple(slice(a, a + c) for a, c in zip(piece["dstStart"], piece["count"]))
+        out[d_sl] = src[s_sl]
+    return out
+
+
+def _transpose(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> np.ndarray:
+    return np.ascontiguousarray(_array(inputs, 0, "transpose").T)
+
+
+# ---- large-array summaries (worker/kernels/arrays/summary-handlers.ts) ----
+# Partials are float64 arrays: stats = [min, max, sum, count], hist = counts per bin. Sums run
+# left to right (np.cumsum is sequential), as the js loops, so the bits agree.
+
+
+def _seq_sum(x: np.ndarray) -> float:
+    return float(np.cumsum(x)[-1]) if x.size else 0.0
+
+
+def _stats(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> np.ndarray:
+    x = _array(inputs, 0, "summary-stats").astype(np.float64).ravel()
+    ok = x[~np.isnan(x)]  # NaN never wins min/max, but makes the sum NaN
+    return np.array([ok.min() if ok.size else np.inf, ok.max() if ok.size else -np.inf, _seq_sum(x), float(x.size)])
+
+
+def _stats_combine(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> np.ndarray:
+    out = np.array([np.inf, -np.inf, 0.0, 0.0])
+    for i in range(len(inputs)):
+        mn, mx, sm, c = _array(inputs, i, "summary-stats-combine")
+        if mn < out[0]:
+            out[0] = mn
+        if mx > out[1]:
+            out[1] = mx
+        out[2] += sm
+        out[3] += c
+    return out
+
+
+def _hist(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> np.ndarray:
+    x = _array(inputs, 0, "summary-hist").astype(np.float64).ravel()
+    mn, mx = (float(v) for v in _array(inputs, 1, "summary-hist")[:2])
+    bins = int(p["bins"])
+    width = (mx - mn) / bins
+    x = x[~np.isnan(x)]
+    if width > 0:
+        with np.errstate(all="ignore"):
+            k = np.minimum(bins - 1, np.floor((x - mn) / width))
+        k = k[np.isfinite(k) & (k >= 0)].astype(np.int64)  # js: other indices are not array slots
+    else:
+        k = np.zeros(x.size, np.int64)
+    return np.bincount(k, minlength=bins)[:bins].astype(np.float64)
+
+
+def _hist_combine(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> np.ndarray:
+    out = np.zeros(_array(inputs, 0, "summary-hist-combine").size)
+    for i in range(len(inputs)):
+        out = out + _array(inputs, i, "summary-hist-combine")
+    return out
+
+
+def _bundle_of(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Arrays:
+    return Arrays({"stats": _array(inputs, 0, "summary-bundle"), "hist": _array(inputs, 1, "summary-bundle"), "corner": _array(inputs, 2, "summary-bundle")})
+
+
+HANDLERS: Dict[str, Handler] = {
+    "assemble": _assemble, "transpose": _transpose,
+    "summary-stats": _stats, "summary-stats-combine": _stats_combine, "summary-hist": _hist,
+    "summary-hist-combine": _hist_combine, "summary-bundle": _bundle_of,
+    "matmul": _matmul, "qr-block": _qr_block, "qr-top": _qr_top, "qr-combine": _qr_combine, "pick": _pick}

@@ -80,6 +80,10 @@ class ExecutorVsJs(unittest.TestCase):
         self.assertTrue(any(t["spec"].get("op") == "groupby-combine" for t in fx["tasks"]))
         self.check("groupby-many", 0)
 
+    def test_array_summary_bit_identical(self):
+        # a 300x200 array past wholeArrayLimit: stats, histogram and corner tasks
+        self.check("summary", 0)
+
     def test_linalg(self):
         self.check("linalg", 1e-9)
 
