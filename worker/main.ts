@@ -16,7 +16,7 @@ import { parentChannel } from './channel';
 import { registerAreaHandlers } from './register';
 import { isDeviceLost } from './device-lost';
 import { executeSpec } from './execute';
-import { faultsFor, injectFaults } from './faults';
+import { failsToStart, faultsFor, injectFaults } from './faults';
 import { fetchFromPeer, startPeerServer } from './peer';
 import type { DeviceApi } from './resident/device-api';
 import { planResident, runResident } from './resident/runner';
@@ -159,6 +159,7 @@ function done(key: string, bytes: number, backend: string, startedAt: number, tr
 
 async function init(cfg: WorkerConfig): Promise<void> {
   config = cfg;
+  if (failsToStart(cfg.id)) throw new Error('test fault injection: this start fails (GPUFLOW_FAULT_START_EXIT)');
   await registerAreaHandlers();
   const made = await createBackends(cfg);
   const fault = faultsFor(cfg.id); // test-only (worker/faults.ts); null unless a test sets it
