@@ -13,7 +13,6 @@ import { formatIssues, toWorkerSchema, type ToWorker, type Transfer, type Worker
 import type { ArrayBackend } from './kernels/backend';
 import { createBackends } from './backends';
 import { parentChannel } from './channel';
-import { registerAreaHandlers } from './register';
 import { isDeviceLost } from './device-lost';
 import { executeSpec } from './execute';
 import { failsToStart, faultsFor, injectFaults } from './faults';
@@ -160,7 +159,6 @@ function done(key: string, bytes: number, backend: string, startedAt: number, tr
 async function init(cfg: WorkerConfig): Promise<void> {
   config = cfg;
   if (failsToStart(cfg.id)) throw new Error('test fault injection: this start fails (GPUFLOW_FAULT_START_EXIT)');
-  await registerAreaHandlers();
   const made = await createBackends(cfg);
   const fault = faultsFor(cfg.id); // test-only (worker/faults.ts); null unless a test sets it
   backends = fault ? injectFaults(made.backends, fault) : made.backends;

@@ -26,7 +26,9 @@ import type { Engine, RunHandle } from '../engine/engine';
 import { WorkflowErrors } from '../engine/errors';
 import { catalog } from '../engine/ops/registry';
 import { validateWorkflow, type ValidWorkflow } from '../engine/validate';
-import { localMachineInfo, machineFingerprint, type Store } from '../store';
+// Not '../store': that loads SQLite, which a run without a store never needs.
+import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
+import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
 
