@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import WebSocket from 'ws';
 import { api, NO_GPU_ENV, seedDoc, startServe, tempDir } from './helpers';
 
@@ -60,6 +60,8 @@ describe('serve stops on SIGTERM and SIGINT', () => {
     const db = path.join(dir, 'gpuflow.db');
     const mark = `${sig}-${process.pid}-${Date.now()}`;
     const s = await startServe(['--virtual-gpus', '1', '--backend', 'js', '--threads', '1', '--db', db], { GPUFLOW_TEST_MARK: mark });
+    // A failed expectation must not leave the server (and its workers) running.
+    onTestFinished(() => s.stop());
     const workers = markedPids(mark).filter((p) => readFileSync(`/proc/${p}/cmdline`, 'latin1').includes('--gpuflow-worker='));
     expect(workers).toHaveLength(2);
     const ws = new WebSocket(`${s.base.replace('http', 'ws')}/api/events?token=${s.token}`, { headers: { origin: s.base } });
@@ -87,6 +89,9 @@ describe('serve stops on SIGTERM and SIGINT', () => {
     const child = spawn(process.execPath, ['bin/gpuflow.mjs', 'serve', '--port', '0', '--token=signal-test-token-0123456789', '--virtual-gpus', '1', '--backend', 'js', '--db', db], {
       env: { ...process.env, ...NO_GPU_ENV, GPUFLOW_TEST_MARK: mark },
       stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
