@@ -39,6 +39,8 @@ export interface RunStats {
   restarts: number;
   /** Tasks not computed because the result cache held them or what they fed (and the nodes all of whose tasks were). */
   reused?: { tasks: number; nodes: string[] };
+  /** Workers the run went without, and why: left out after failing to start, or their device gone. */
+  leftOut?: { worker: string; reason: string }[];
 }
 
 export interface RunResult {

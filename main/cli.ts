@@ -1,5 +1,6 @@
 /**
- * The `gpuflow` command line: devices, run, explain, serve, bench, history, replay. Exit codes:
+ * The `gpuflow` command line: devices, run, explain, serve, bench, history, show, benchmarks,
+ * replay, export, import. Exit codes:
  * 0 success, 1 a run failed, 2 bad usage or an invalid workflow (the message names the node and
  * field).
  */
@@ -18,7 +19,10 @@ commands:
   explain <workflow.json>      the task graph before and after optimisation, and its critical path
   serve                        the API and UI over HTTP + WebSocket (--host, --port, --token)
   bench <workflow.json>        one CPU core, all cores, one GPU, all GPUs (--repeat N, --warmup N, --json)
-  history                      runs in the store (--status, --workflow, --sort, --limit, --json)
+  history                      runs in the store (--status, --workflow, --sort, --limit, --json;
+                               --benchmarks: the stored benchmarks instead)
+  show <run-id>                one stored run: workflow, status, target, digest, stats, results (--json)
+  benchmarks [<id>]            stored benchmarks, newest first, or one (--workflow, --limit, --json)
   replay <run-id>              re-run a stored run exactly and compare its digest (--json)
   export <run-id>... --out F   runs as a file, each with its workflow version embedded
   import <file>                add an export's workflows and runs to the store
@@ -40,6 +44,10 @@ async function lazy(name: string): Promise<Command> {
       return (await import('./cli/bench')).benchCommand;
     case 'history':
       return (await import('./cli/history')).historyCommand;
+    case 'show':
+      return (await import('./cli/records')).showCommand;
+    case 'benchmarks':
+      return (await import('./cli/records')).benchmarksCommand;
     case 'replay':
       return (await import('./cli/history')).replayCommand;
     case 'export':

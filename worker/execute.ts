@@ -6,6 +6,7 @@ import type { ChunkValue } from '../common/arrays';
 import type { TaskSpec } from '../common/tasks';
 import { combinePartials, finalizePartial } from './kernels/js/reduce';
 import { findHandler, type HandlerContext, type HandlerResult } from './handlers';
+import { loadAreaFor } from './register';
 
 export async function executeSpec(spec: TaskSpec, inputs: ChunkValue[], ctx: HandlerContext): Promise<HandlerResult> {
   switch (spec.kind) {
@@ -26,7 +27,8 @@ export async function executeSpec(spec: TaskSpec, inputs: ChunkValue[], ctx: Han
       return { value, backend: 'js' };
     }
     default: {
-      const handler = findHandler(spec.kind, spec.op);
+      // An area's handlers are loaded with its first task (worker/register.ts).
+      const handler = findHandler(spec.kind, spec.op) ?? ((await loadAreaFor(spec.kind)) ? findHandler(spec.kind, spec.op) : undefined);
       if (!handler) throw new Error(`no handler for ${spec.kind} op '${spec.op}'`);
       return handler(spec.params, inputs, ctx);
     }

@@ -7,6 +7,8 @@
  *     lost device (code GPUFLOW_DEVICE_LOST, cudaErrorDevicesUnavailable; worker/device-lost.ts).
  *   GPUFLOW_FAULT_KERNEL_ERROR_AFTER=<workerId>:<n>  an ordinary kernel error instead (a plain
  *     Error, as the addon gives for cudaErrorInvalidValue): the task's own failure.
+ *   GPUFLOW_FAULT_START_EXIT=<workerId>:<n>  that worker exits while starting (before `ready`) on
+ *     its first n tries (the pool numbers them in GPUFLOW_START_ATTEMPT): the pool's retries.
  *
  * A kernel call is one backend call (runProgram, matmul, qr, svd): one per program task. The fault
  * sits between the task and its backend, so the error takes the same path as a real one.
@@ -30,6 +32,15 @@ export function faultsFor(workerId: string, env: NodeJS.ProcessEnv = process.env
     if (m[1] === workerId) return { fault, after: Number(m[2]) };
   }
   return null;
+}
+
+/** True when this start of the worker must fail (GPUFLOW_FAULT_START_EXIT; throws on a malformed value). */
+export function failsToStart(workerId: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.GPUFLOW_FAULT_START_EXIT;
+  if (v === undefined || v === '') return false;
+  const m = /^([\w.-]+):(\d+)$/.exec(v.trim());
+  if (!m) throw new Error(`GPUFLOW_FAULT_START_EXIT must be <workerId>:<n tries>, got '${v}'`);
+  return m[1] === workerId && Number(env.GPUFLOW_START_ATTEMPT ?? '1') <= Number(m[2]);
 }
 
 function failure(fault: Fault): Error {

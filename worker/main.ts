@@ -13,10 +13,9 @@ import { formatIssues, toWorkerSchema, type ToWorker, type Transfer, type Worker
 import type { ArrayBackend } from './kernels/backend';
 import { createBackends } from './backends';
 import { parentChannel } from './channel';
-import { registerAreaHandlers } from './register';
 import { isDeviceLost } from './device-lost';
 import { executeSpec } from './execute';
-import { faultsFor, injectFaults } from './faults';
+import { failsToStart, faultsFor, injectFaults } from './faults';
 import { fetchFromPeer, startPeerServer } from './peer';
 import type { DeviceApi } from './resident/device-api';
 import { planResident, runResident } from './resident/runner';
@@ -159,7 +158,7 @@ function done(key: string, bytes: number, backend: string, startedAt: number, tr
 
 async function init(cfg: WorkerConfig): Promise<void> {
   config = cfg;
-  await registerAreaHandlers();
+  if (failsToStart(cfg.id)) throw new Error('test fault injection: this start fails (GPUFLOW_FAULT_START_EXIT)');
   const made = await createBackends(cfg);
   const fault = faultsFor(cfg.id); // test-only (worker/faults.ts); null unless a test sets it
   backends = fault ? injectFaults(made.backends, fault) : made.backends;

@@ -11,7 +11,8 @@ import type { Launcher } from '../cluster/launcher';
 import type { PoolOptions } from '../cluster/pool';
 import { Engine } from '../engine/engine';
 import { validateWorkflow } from '../engine/validate';
-import { localMachineInfo, machineFingerprint, type Store } from '../store';
+import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
+import type { Store } from '../store/store';
 import type { BenchmarkConfigInput } from '../store/benchmarks';
 import { digestOf } from './run-record';
 

@@ -26,7 +26,9 @@ import type { Engine, RunHandle } from '../engine/engine';
 import { WorkflowErrors } from '../engine/errors';
 import { catalog } from '../engine/ops/registry';
 import { validateWorkflow, type ValidWorkflow } from '../engine/validate';
-import { localMachineInfo, machineFingerprint, type Store } from '../store';
+// Not '../store': that loads SQLite, which a run without a store never needs.
+import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
+import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
 
@@ -157,7 +159,12 @@ export class GpuflowService {
   private launch(wf: ValidWorkflow, compiled: Compiled, opts: RunOptions): StartedRun {
     let storeId: number | null = null;
     let uuid: string | undefined;
-    const workers = this.engine.pool.ready.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name) }));
+    const workers: Record<string, JsonValue>[] = this.engine.pool.ready.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name) }));
+    // Workers the run goes without (failed to start, device gone) are part of its record, with why.
+    for (const [id, reason] of this.engine.pool.gone) {
+      const w = this.engine.pool.workers.get(id);
+      workers.push({ id, kind: w?.config.kind ?? null, label: w?.config.label ?? id, backends: [], leftOut: reason });
+    }
     if (this.store) {
       const version = this.store.saveWorkflowVersion(wf.doc);
       const rec = this.store.startRun({

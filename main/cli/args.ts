@@ -20,6 +20,7 @@ export const OPTIONS = {
   limit: { type: 'string' },
   sort: { type: 'string' },
   out: { type: 'string' },
+  benchmarks: { type: 'boolean', default: false },
   'no-gpus': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;

@@ -1,9 +1,12 @@
-/** Starts the engine (and store) the way the CLI options describe. */
+/**
+ * Starts the engine (and store) the way the CLI options describe. The store (SQLite) is loaded
+ * only when the command uses one, and opened while the workers start.
+ */
 import { discover } from '../cluster/discovery';
 import { forkLauncher } from '../cluster/fork-launcher';
 import { GpuflowService } from '../api/service';
 import { Engine } from '../engine/engine';
-import { defaultDbPath, openStore } from '../store';
+import type { Store } from '../store/store';
 import { intOption, UsageError, type Parsed } from './args';
 
 export async function startService(opts: Parsed['values'], withStore = true): Promise<GpuflowService> {
@@ -21,11 +24,18 @@ export async function startService(opts: Parsed['values'], withStore = true): Pr
     threadsPerCpuWorker: intOption(opts.threads, 'threads', 1),
     backends,
   });
-  const store = withStore && !opts['no-store'] ? openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath()) : null;
+  // The workers boot (a process each) while this process loads SQLite and opens the store.
+  const starting = engine.start();
+  let store: Store | null = null;
   try {
-    store?.markInterrupted();
-    await engine.start();
+    if (withStore && !opts['no-store']) {
+      const { defaultDbPath, openStore } = await import('../store');
+      store = openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath());
+      store.markInterrupted();
+    }
+    await starting;
   } catch (e) {
+    await starting.catch(() => undefined);
     await engine.shutdown().catch(() => undefined);
     store?.close();
     throw e;

@@ -1,18 +1,12 @@
 /** `gpuflow history` and `gpuflow replay <run-id>`: the store's runs, and exact re-runs of them. */
 import type { RunSortKey, RunStatus } from '../../common/store-types';
 import { RUN_STATUSES } from '../../common/store-types';
-import { defaultDbPath, exportRuns, importExportFile, openStore, writeExportFile } from '../store';
+import { exportRuns, importExportFile, writeExportFile } from '../store';
 import { intOption, UsageError, type Parsed } from './args';
 import { startService } from './cluster';
+import { benchmarksCommand, openCliStore } from './records';
 
 const SORT_KEYS: RunSortKey[] = ['started', 'duration', 'status', 'name', 'id'];
-
-/** Opens the store as history sees it: runs whose process died are shown interrupted, not running. */
-function openCliStore(opts: Parsed['values']) {
-  const store = openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath());
-  store.markInterrupted();
-  return store;
-}
 
 /** `gpuflow export <run-id>... --out FILE`: runs with their workflow versions embedded. */
 export async function exportCommand(positionals: string[], opts: Parsed['values']): Promise<number> {
@@ -41,7 +35,8 @@ export async function importCommand(positionals: string[], opts: Parsed['values'
   }
 }
 
-export async function historyCommand(_positionals: string[], opts: Parsed['values']): Promise<number> {
+export async function historyCommand(positionals: string[], opts: Parsed['values']): Promise<number> {
+  if (opts.benchmarks) return benchmarksCommand(positionals, opts);
   const store = openCliStore(opts);
   try {
     const status = opts.status;

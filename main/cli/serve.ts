@@ -1,22 +1,59 @@
-/** `gpuflow serve`: the API and UI on 127.0.0.1 (or --host), with a random token printed at start. */
+/**
+ * `gpuflow serve`: the API and UI on 127.0.0.1 (or --host), with a random token printed at start.
+ *
+ * SIGTERM (systemd, Docker, Kubernetes) and SIGINT (a terminal) both stop it cleanly: runs are
+ * cancelled, workers told to shut down (killed if they do not), and the store closed, which
+ * checkpoints its WAL. The handlers are installed before anything starts, so a signal during the
+ * start-up (which launches workers and can take seconds) is not lost to Node's default action,
+ * which would leave the workers orphaned and the database unclosed: the server stops as soon as
+ * the start-up is over. A second signal while stopping exits at once.
+ */
 import { randomBytes } from 'node:crypto';
 import { serve } from '../api/http';
 import { intOption, UsageError, type Parsed } from './args';
 import { startService } from './cluster';
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/** Once everything is closed nothing should keep the process alive; if a stray handle does, exit anyway. */
+const DRAIN_MS = 5000;
+
 export async function serveCommand(_positionals: string[], opts: Parsed['values']): Promise<number> {
   const token = opts.token ?? randomBytes(18).toString('base64url');
   if (token.length < 16) throw new UsageError('--token must be at least 16 characters');
   const port = intOption(opts.port, 'port') ?? 7077;
-  const svc = await startService(opts);
-  const served = await serve(svc, { host: opts.host ?? '127.0.0.1', port, token });
-  process.stdout.write(`gpuflow serve: ${served.url}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await served.close();
-  await svc.close();
-  return 0;
+  let signalled: NodeJS.Signals | null = null;
+  let wake = () => {};
+  const stopped = new Promise<void>((resolve) => (wake = resolve));
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (signalled) {
+      process.stderr.write(`gpuflow serve: ${sig} again, exiting now\n`);
+      process.exit(1);
+    }
+    signalled = sig;
+    process.stderr.write(`gpuflow serve: ${sig}, stopping\n`);
+    wake();
+  };
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  try {
+    const svc = await startService(opts);
+    let served: Awaited<ReturnType<typeof serve>> | null = null;
+    try {
+      if (!signalled) {
+        served = await serve(svc, { host: opts.host ?? '127.0.0.1', port, token });
+        process.stdout.write(`gpuflow serve: ${served.url}\n`);
+      }
+      await stopped;
+    } finally {
+      await served?.close();
+      await svc.close();
+    }
+    process.stderr.write('gpuflow serve: stopped\n');
+    setTimeout(() => process.exit(0), DRAIN_MS).unref();
+    return 0;
+  } finally {
+    // Left installed, a later signal would go to a handler whose server is gone; the second-signal
+    // exit above covers a close that hangs.
+    if (!signalled) for (const s of STOP_SIGNALS) process.off(s, onSignal);
+  }
 }

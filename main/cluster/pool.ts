@@ -8,6 +8,11 @@
  * A worker whose device is gone is not restarted: it is marked `gone` (listeners hear `gone`, then
  * `down`) when it reports a task error with code `device` (the addon's lost-device errors; it is
  * killed at once), or when a GPU worker died and rediscovery no longer lists its GPU's UUID.
+ *
+ * Starting a worker (at start, or restarting one that died) is tried `startAttempts` times with a
+ * doubling pause between tries; a worker that never gets as far as `ready` is then left out, as
+ * Dask carries on with the workers it has: marked gone with why (`leftOut` names it too), and the
+ * pool runs without it. Only when no worker at all starts does `start` fail.
  */
 import { randomBytes } from 'node:crypto';
 import type { FromWorker, WorkerConfig } from '../../common/messages';
@@ -48,6 +53,10 @@ export interface PoolOptions {
    * out, UUIDs do not). A worker whose GPU UUID it no longer lists is marked gone.
    */
   rediscover?: () => Promise<Discovery>;
+  /** Tries to start each worker before it is left out (default 3). */
+  startAttempts?: number;
+  /** Pause before the second try, doubled before each later one (default 250 ms). */
+  startBackoffMs?: number;
 }
 
 export interface PoolListener {
@@ -127,6 +136,8 @@ export class WorkerPool {
   readonly restarts = new Map<string, number>();
   /** Workers whose device is gone, with why: stopped, never restarted, given no tasks. */
   readonly gone = new Map<string, string>();
+  /** Workers that did not start after every try, with the last failure (also in `gone`). */
+  readonly leftOut = new Map<string, string>();
 
   constructor(private readonly opts: PoolOptions) {
     this.plan = planWorkers(opts, this.token);
@@ -137,9 +148,16 @@ export class WorkerPool {
     return () => this.listeners.delete(l);
   }
 
-  /** Starts every planned worker and resolves when all are ready. */
+  /**
+   * Starts every planned worker and resolves when each is ready or left out (after
+   * `startAttempts` tries); rejects only when none started.
+   */
   async start(timeoutMs = 60_000): Promise<void> {
-    await Promise.all(this.plan.map((p) => this.spawn(p.config, p.env, timeoutMs)));
+    const started = await Promise.all(this.plan.map((p) => this.startWithRetries(p, timeoutMs)));
+    if (!started.some(Boolean)) {
+      const why = [...this.leftOut].map(([id, e]) => `${id}: ${e}`).join('; ');
+      throw new Error(`no worker started (${why})`);
+    }
     // A dead worker is noticed at once through its exit event; the heartbeat only catches a hung
     // one, so its limit is generous: on a loaded machine a busy worker can miss a few seconds.
     const lostAfter = this.opts.lostAfterMs ?? 20_000;
@@ -157,6 +175,34 @@ export class WorkerPool {
       }
     }, tick);
     this.watchdog.unref();
+  }
+
+  /** Starts one worker, trying again after a pause when a try fails; false when it was left out. */
+  private async startWithRetries(p: { config: WorkerConfig; env: Record<string, string> }, timeoutMs: number): Promise<boolean> {
+    const attempts = Math.max(1, this.opts.startAttempts ?? 3);
+    let pause = this.opts.startBackoffMs ?? 250;
+    let last = '';
+    for (let i = 1; i <= attempts; i++) {
+      if (this.closing) return false;
+      try {
+        // The try number reaches the worker, for its logs (and the test-only start fault, worker/faults.ts).
+        await this.spawn(p.config, { ...p.env, GPUFLOW_START_ATTEMPT: String(i) }, timeoutMs);
+        return true;
+      } catch (e) {
+        last = e instanceof Error ? e.message : String(e);
+        if (this.closing) return false;
+        if (i < attempts) {
+          process.stderr.write(`[${p.config.id}] start ${i} of ${attempts} failed (${last}); trying again in ${pause} ms\n`);
+          await new Promise((r) => setTimeout(r, pause));
+          pause *= 2;
+        }
+      }
+    }
+    const reason = `did not start after ${attempts} ${attempts === 1 ? 'try' : 'tries'}: ${last}`;
+    this.leftOut.set(p.config.id, reason);
+    const w = this.workers.get(p.config.id);
+    if (w) this.markGone(w, `left out: ${reason}`);
+    return false;
   }
 
   private spawn(config: WorkerConfig, env: Record<string, string>, timeoutMs: number): Promise<void> {
@@ -209,7 +255,8 @@ export class WorkerPool {
     waiter?.reject(new Error(`worker ${w.id} ended before it was ready (${end.reason}, code ${end.code}, signal ${end.signal})`));
     if (this.workers.get(w.id) !== w) return;
     for (const l of this.listeners) l.down?.(w, end);
-    if (this.closing || this.opts.restart === false || this.gone.has(w.id) || end.reason === 'shutdown' || end.reason === 'init-failed') return;
+    // A worker that died while starting is retried by startWithRetries, not restarted here.
+    if (waiter || this.closing || this.opts.restart === false || this.gone.has(w.id) || end.reason === 'shutdown' || end.reason === 'init-failed') return;
     const p = this.plan.find((x) => x.config.id === w.id);
     if (!p) return;
     this.restartAfterEnd(w, end, p).catch((e: unknown) => w.log(`restart failed: ${e instanceof Error ? e.message : String(e)}`));
@@ -228,9 +275,7 @@ export class WorkerPool {
     }
     this.restarts.set(w.id, (this.restarts.get(w.id) ?? 0) + 1);
     w.log(`ended (${end.reason}, code ${end.code}, signal ${end.signal}); restarting`);
-    this.spawn(p.config, p.env, 60_000).catch((e: unknown) => {
-      if (!this.closing) w.log(`restart failed: ${e instanceof Error ? e.message : String(e)}`);
-    });
+    await this.startWithRetries(p, 60_000);
   }
 
   /** Marks a worker gone (once): it is not restarted and listeners move its work elsewhere. */

@@ -428,6 +428,7 @@ export class RunController {
         ...(this.device.tasks > 0 ? { device: this.device } : {}),
         restarts,
         reused: this.reused,
+        ...(this.pool.gone.size > 0 ? { leftOut: [...this.pool.gone].map(([worker, reason]) => ({ worker, reason })) } : {}),
       },
     });
   }

@@ -2,6 +2,7 @@
 import type { ArraySummary, ResultValue } from '../../common/results';
 import { readSearchResult } from '../logic/leaderboard';
 import { useEditor, useRun } from './hooks';
+import { LeftOutWorkers } from './LeftOutWorkers';
 import { SearchResultView } from './SearchResultView';
 import { TableView } from './TableView';
 
@@ -81,6 +82,7 @@ export function ResultsPanel() {
         </div>
       )}
       {result.error && <div className="gf-field-error">{result.error}</div>}
+      <LeftOutWorkers stats={result.stats} />
       {shown.map(([k, v]) => (
         <div key={k} className="gf-result" data-testid={`result-${k}`}>
           <h4>{k}</h4>

@@ -8,14 +8,13 @@ import type { TrialOutcome } from '../../../common/tuning/replay';
 import type { MetricName } from '../../../common/tuning/trial';
 import type { PackedModel } from './pack';
 
-/** An outcome with what the leaderboard shows about it. */
+/**
+ * An outcome with what the leaderboard shows about it. No placement (which worker, which tfjs
+ * backend): that is the run's record (each task event names its worker and backend), while this
+ * is part of the result, whose digest must not depend on where trials ran.
+ */
 export interface TrialRecord extends TrialOutcome {
   metrics: Partial<Record<MetricName, number>>;
-  /** Worker id and tfjs backend that trained it (its last round). */
-  worker: string;
-  backend: string;
-  /** The worker is a GPU worker but trained on a CPU backend. */
-  gpuWorkerOnCpu: boolean;
 }
 
 export type TrialTaskOutput =

@@ -144,7 +144,7 @@ export async function searchTrial(raw: Record<string, unknown>, inputs: { kind: 
 
 async function train(c: Chosen, data: DataSpec, table: Uint8Array | undefined, outs: TrialTaskOutput[], prior: TrialRecord[], sel: BackendSelection, ctx: HandlerContext): Promise<TrialTaskOutput> {
   const store = new TrialModelStore();
-  const record: TrialRecord = { trialId: c.trial.trialId, bracket: c.bracket, params: c.params, epochs: c.trial.epochs, score: null, metrics: {}, worker: ctx.config.id, backend: sel.backend, gpuWorkerOnCpu: sel.gpuRequestedButCpu };
+  const record: TrialRecord = { trialId: c.trial.trialId, bracket: c.bracket, params: c.params, epochs: c.trial.epochs, score: null, metrics: {} };
   const curve: { epoch: number; loss: number; score: number }[] = [];
   try {
     if (c.from > 0) {
@@ -199,14 +199,8 @@ export async function searchLeaderboard(raw: Record<string, unknown>, inputs: { 
   const last = latest(records);
   const rows = leaderboard.map((e: LeaderboardEntry) => {
     const r = last.get(e.trialId);
-    return { rank: e.rank, trialId: e.trialId, bracket: e.bracket, params: e.params, epochs: e.epochs, score: e.score, metrics: r?.metrics ?? {}, status: STATUS_TEXT[e.status] ?? e.status, worker: r?.worker ?? null, backend: r?.backend ?? null, ...(e.error ? { error: e.error } : {}) };
+    return { rank: e.rank, trialId: e.trialId, bracket: e.bracket, params: e.params, epochs: e.epochs, score: e.score, metrics: r?.metrics ?? {}, status: STATUS_TEXT[e.status] ?? e.status, ...(e.error ? { error: e.error } : {}) };
   });
-  const workers: Record<string, { trials: number; backend: string; note?: string }> = {};
-  for (const r of records) {
-    const w = (workers[r.worker] ??= { trials: 0, backend: r.backend });
-    w.trials++;
-    if (r.gpuWorkerOnCpu) w.note = `GPU worker training on a CPU backend (${r.backend})`;
-  }
   let savedTo: string | null = null;
   if (p.saveTo && best) {
     const packed = modelOf(outs, best.trialId, best.epochs);
@@ -231,7 +225,6 @@ export async function searchLeaderboard(raw: Record<string, unknown>, inputs: { 
     bestScore: best?.score ?? null,
     best: best ? { trialId: best.trialId, params: best.params, score: best.score, epochs: best.epochs } : null,
     leaderboard: rows,
-    workers,
     savedTo,
   };
   return { value: { kind: 'json', value: value as unknown as JsonValue }, backend: 'js' };

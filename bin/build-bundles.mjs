@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Builds the command line and the worker process as prebuilt ES module bundles (out/cli/), so
+// `gpuflow` and the workers it forks start without compiling TypeScript at run time (tsx costs a
+// worker about a second of CPU on a 2-core machine, and the CLI as much again). Run by
+// `npm install` (postinstall); `bin/gpuflow.mjs` uses the bundles while they are fresh and falls
+// back to the TypeScript sources under tsx when they are missing or older than a source file.
+//
+// esbuild (a dependency of tsx, so always installed) bundles our sources and the pure-JS packages
+// they use; native and heavy packages (better-sqlite3, DuckDB, TensorFlow.js, ws) stay imported
+// from node_modules at run time. `import()` of an area's kernels (TensorFlow.js, the dataframe
+// code) becomes a separate chunk loaded on first use, as from the sources. Each source file's `import.meta.url` is rewritten to that file's own URL
+// (relative to the bundle), so paths computed from it (the native addon's build folder, examples/,
+// out/renderer) are what they are from the sources.
+//
+// out/cli/manifest.json lists every source file that went in and when the build started; the
+// launcher compares their modification times with it.
+//
+// It never fails the install: on an error it says why, removes the bundles and exits 0 (the
+// launcher then runs the sources under tsx).
+//
+//   node bin/build-bundles.mjs [--quiet]
+import { mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'out', 'cli');
+const quiet = process.argv.includes('--quiet');
+
+/** Rewrites `import.meta.url` in our TypeScript to the source file's URL, relative to the bundle. */
+const sourceUrls = {
+  name: 'gpuflow-source-urls',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return { contents: text, loader: 'ts' };
+      const rel = path.relative(outdir, args.path).split(path.sep).join('/');
+      return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader: 'ts' };
+    });
+  },
+};
+
+const EXTERNAL = ['better-sqlite3', '@duckdb/*', '@tensorflow/*', 'ws', 'tsx', 'tsx/*', 'electron'];
+
+async function main() {
+  const started = Date.now();
+  const { build } = await import('esbuild');
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { cli: 'main/cli.ts', worker: 'worker/main.ts' },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    // ES module builds first: jsonc-parser's CommonJS main is a UMD wrapper esbuild cannot follow.
+    mainFields: ['module', 'main'],
+    target: 'node20',
+    // Native packages and the heavy ones loaded on first use stay in node_modules; the rest
+    // (zod, apache-arrow, hyparquet, jsonc-parser) are bundled: one file read instead of hundreds.
+    external: EXTERNAL,
+    // Bundled CommonJS code may require() Node's own modules.
+    banner: { js: "import { createRequire as __gpuflowRequire } from 'node:module'; const require = __gpuflowRequire(import.meta.url);" },
+    outExtension: { '.js': '.mjs' },
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [sourceUrls],
+  });
+  // Packages change only through npm install, which builds again: the sources are what to watch.
+  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/')).sort();
+  writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ builtAt: started, root: pathToFileURL(root).href, inputs }, null, 1) + '\n');
+  if (!quiet) process.stdout.write(`gpuflow: bundled the CLI and worker (${inputs.length} source files) into out/cli in ${Date.now() - started} ms\n`);
+}
+
+main().catch((e) => {
+  rmSync(outdir, { recursive: true, force: true });
+  process.stderr.write(`gpuflow: no prebuilt bundles (the CLI runs the TypeScript sources under tsx): ${e instanceof Error ? e.message : String(e)}\n`);
+});
