@@ -7,7 +7,7 @@ import type { NodeKindSpec } from '../../../common/catalog';
 import { fullRegion, normalizeChunks } from '../compile/chunks';
 import { fromKeys, mapBlocks, reduceAllSteps, reduceAxisSteps, sliceArray } from '../compile/array-lower';
 import type { BuildContext, LazyArray, OpDef } from './types';
-import { normalizeSlices, parseSliceText } from './slice-syntax';
+import { normalizeIndex, parseSliceText } from './slice-syntax';
 
 export function arrayInput(ctx: BuildContext, port: string): LazyArray {
   const v = ctx.inputs[port];
@@ -130,10 +130,10 @@ const slice: OpDef = {
     op: 'slice',
     label: 'Slice',
     category: 'arrays',
-    doc: 'NumPy slice text per axis, e.g. "::2, ::2" or "10:-10, 5". Positive steps; pushed into the generator so only kept elements are made.',
+    doc: 'NumPy basic indexing, e.g. "::2, ::2", "10:-10, 5", "::-1", "..., None": an integer drops its axis, None adds one, ... fills the rest. Pushed into the generator so only kept elements are made.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
-    params: [{ name: 'slices', kind: 'string', required: true, doc: 'e.g. "::2, ::2"' }],
+    params: [{ name: 'slices', kind: 'string', required: true, doc: 'e.g. "::2, ::2", "::-1, 3", "None, ..."' }],
   },
   build(ctx) {
     const x = arrayInput(ctx, 'x');
@@ -141,7 +141,7 @@ const slice: OpDef = {
     if (typeof text !== 'string') return ctx.fail('params.slices', 'must be slice text such as "::2, ::2"');
     let sl;
     try {
-      sl = normalizeSlices(parseSliceText(text), x.shape);
+      sl = normalizeIndex(parseSliceText(text), x.shape);
     } catch (e) {
       return ctx.fail('params.slices', e instanceof Error ? e.message : String(e));
     }
