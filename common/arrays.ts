@@ -50,13 +50,18 @@ export type Leaf =
   | { kind: 'input'; dep: number; region: Region };
 
 export type UnaryOp = 'neg' | 'abs' | 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'square';
-export type BinaryOp = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'min' | 'max';
+export type BinaryOp = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'min' | 'max' | CompareOp;
+/** Comparisons give 1 where true and 0 where false (NumPy's bool; this engine has no bool dtype). */
+export type CompareOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+export const COMPARE_OPS: CompareOp[] = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
 
 export type Expr =
   | { kind: 'leaf'; leaf: Leaf }
   | { kind: 'unary'; op: UnaryOp; arg: Expr }
   | { kind: 'clip'; arg: Expr; lo: number; hi: number }
   | { kind: 'binary'; op: BinaryOp; a: Expr; b: Expr }
+  /** `a` where `cond` is non-zero, else `b` (numpy.where); NaN in `cond` counts as true, as in NumPy. */
+  | { kind: 'where'; cond: Expr; a: Expr; b: Expr }
   /**
    * Broadcast `arg` (of shape `from`) to the program's shape. Without `axes`, NumPy's rule (axes
    * aligned on the right, leading axes added). With `axes`, axis d of `from` runs along program

@@ -23,6 +23,8 @@ export { PARTIAL_FIELDS } from '../common/arrays';
 
 export const LIMITS = { dims: 8, instructions: 48, leaves: 16, stack: 16 };
 
+class Unsupported extends Error {}
+
 /** What the loaded addon can do beyond the base program format. */
 export interface NativeFeatures {
   /**
@@ -57,7 +59,10 @@ export function unsupportedReason(program: ChunkProgram, features: NativeFeature
       case 'broadcast':
         if (e.kind === 'broadcast') instructions--;
         return depth(e.arg);
+      case 'where':
+        throw new Unsupported('where');
       case 'binary':
+        if (!BINARY.includes(e.op)) throw new Unsupported(`binary op ${e.op}`);
         if (e.b.kind === 'leaf' && e.b.leaf.kind === 'fill') return depth(e.a);
         return Math.max(depth(e.a), 1 + depth(e.b));
     }
@@ -65,7 +70,9 @@ export function unsupportedReason(program: ChunkProgram, features: NativeFeature
   let d: number;
   try {
     d = depth(program.expr);
-  } catch {
+  } catch (err) {
+    // Comparisons and where are not in the addon's instruction set yet: such programs run on js.
+    if (err instanceof Unsupported) return err.message;
     return `more than ${LIMITS.dims} dimensions`;
   }
   if (negative) return 'a negative slice step (this addon build has no negative strides)';
@@ -162,6 +169,8 @@ export function encodeProgram(program: ChunkProgram, inputShapes: (number[] | nu
           code.push(6, BINARY.indexOf(e.op));
         }
         return;
+      case 'where':
+        throw new Error('native program: where is not in the instruction set');
       case 'broadcast': {
         const problem = broadcastProblem(e, evalShape);
         if (problem) throw new Error(`native program: ${problem}`);

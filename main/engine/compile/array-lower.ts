@@ -58,6 +58,16 @@ export function* materializeSteps(a: LazyArray, ctx: BuildContext, name = 'block
   return fromKeys(a.shape, a.chunks, a.dtype, keys, ctx.nodeId, [ctx.nodeId]);
 }
 
+/**
+ * `x` ready to be fused into a program of `dtype`: materialised first when that changes the
+ * precision its chain computes in (a program computes every op in its output dtype, NumPy each op
+ * in its operands'), so float32 work is never redone in float64 or the reverse.
+ */
+export function settle(x: LazyArray, dtype: DType, ctx: BuildContext, name: string): LazyArray {
+  const f32 = (d: DType) => d === 'float32';
+  return f32(x.dtype) !== f32(dtype) ? materialize(x, ctx, name) : x;
+}
+
 /** Elementwise map of one array. */
 export function mapBlocks(a: LazyArray, f: (e: Expr) => Expr, opName: string, nodeId: string, dtype: DType = a.dtype): LazyArray {
   return {

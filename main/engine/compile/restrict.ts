@@ -38,6 +38,8 @@ export function restrictExpr(e: Expr, local: Region): Expr {
       return { ...e, arg: restrictExpr(e.arg, local) };
     case 'binary':
       return { ...e, a: restrictExpr(e.a, local), b: restrictExpr(e.b, local) };
+    case 'where':
+      return { ...e, cond: restrictExpr(e.cond, local), a: restrictExpr(e.a, local), b: restrictExpr(e.b, local) };
     case 'broadcast': {
       // Axes the source broadcasts (size 1, added in front, or dropped by an index) keep their
       // single element; the others follow the program axis they run along.
@@ -70,6 +72,8 @@ export function shiftDeps(e: Expr, by: number): Expr {
       return { ...e, arg: shiftDeps(e.arg, by) };
     case 'binary':
       return { ...e, a: shiftDeps(e.a, by), b: shiftDeps(e.b, by) };
+    case 'where':
+      return { ...e, cond: shiftDeps(e.cond, by), a: shiftDeps(e.a, by), b: shiftDeps(e.b, by) };
     case 'broadcast':
       return { ...e, arg: shiftDeps(e.arg, by) };
   }

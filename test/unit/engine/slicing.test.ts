@@ -65,6 +65,8 @@ function leaves(e: Expr): Expr[] {
       return leaves(e.arg);
     case 'binary':
       return [...leaves(e.a), ...leaves(e.b)];
+    case 'where':
+      return [...leaves(e.cond), ...leaves(e.a), ...leaves(e.b)];
   }
 }
 

@@ -116,6 +116,12 @@ const BINARY: Record<string, (a: number, b: number) => number> = {
   // NumPy's minimum/maximum propagate NaN.
   min: (a, b) => (a !== a || b !== b ? NaN : Math.min(a, b)),
   max: (a, b) => (a !== a || b !== b ? NaN : Math.max(a, b)),
+  eq: (a, b) => (a === b ? 1 : 0),
+  ne: (a, b) => (a !== b ? 1 : 0),
+  lt: (a, b) => (a < b ? 1 : 0),
+  le: (a, b) => (a <= b ? 1 : 0),
+  gt: (a, b) => (a > b ? 1 : 0),
+  ge: (a, b) => (a >= b ? 1 : 0),
 };
 
 /**
@@ -176,6 +182,13 @@ function evalExpr(e: Expr, shape: number[], make: (n: number) => Buf, inputs: Ch
       }
       const b = evalExpr(e.b, shape, make, inputs);
       for (let i = 0; i < a.length; i++) a[i] = f(a[i], b[i]);
+      return a;
+    }
+    case 'where': {
+      const c = evalExpr(e.cond, shape, make, inputs);
+      const a = evalExpr(e.a, shape, make, inputs);
+      const b = evalExpr(e.b, shape, make, inputs);
+      for (let i = 0; i < a.length; i++) if (c[i] === 0) a[i] = b[i];
       return a;
     }
     case 'broadcast': {
