@@ -187,15 +187,15 @@ const reduce: OpDef = {
       if (typeof axis !== 'number' || axis >= x.shape.length) return ctx.fail('params.axis', `must be an axis of the ${x.shape.length}-d input`);
       axes = [axis];
     } else if (axesParam !== undefined && axesParam !== null) axes = nums(ctx, 'axes');
-    // The historical forms keep their task graphs (and so their digests): all axes, one axis.
-    if (!keepdims && axes === null) return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
-    if (!keepdims && axes !== null && axes.length === 1 && axes[0] >= 0) return { out: yield* reduceAxisSteps(x, op, axes[0], splitEvery, ctx, ddof) };
     try {
       const ax = normalizeAxes(axes, x.shape.length);
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
     } catch (e) {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));
     }
+    // The historical forms keep their task graphs (and so their digests): all axes, one axis.
+    if (!keepdims && axes === null) return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
+    if (!keepdims && axes !== null && axes.length === 1 && axes[0] >= 0) return { out: yield* reduceAxisSteps(x, op, axes[0], splitEvery, ctx, ddof) };
     return { out: yield* reduceAxesSteps(x, op, axes, keepdims, splitEvery, ctx, ddof) };
   },
 };
