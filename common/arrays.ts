@@ -30,7 +30,8 @@ export interface NDArray {
 
 /**
  * A strided box in some array's global index space: on axis `d`, indices
- * `start[d] + k * step[d]` for `k` in `[0, count[d])`. Steps are positive.
+ * `start[d] + k * step[d]` for `k` in `[0, count[d])`. Steps are non-zero; a negative step
+ * (a NumPy slice such as `::-1`) walks the axis backwards from `start`.
  */
 export interface Region {
   start: number[];
@@ -49,15 +50,26 @@ export type Leaf =
   | { kind: 'input'; dep: number; region: Region };
 
 export type UnaryOp = 'neg' | 'abs' | 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'square';
-export type BinaryOp = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'min' | 'max';
+export type BinaryOp = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'min' | 'max' | CompareOp;
+/** Comparisons give 1 where true and 0 where false (NumPy's bool; this engine has no bool dtype). */
+export type CompareOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+export const COMPARE_OPS: CompareOp[] = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
 
 export type Expr =
   | { kind: 'leaf'; leaf: Leaf }
   | { kind: 'unary'; op: UnaryOp; arg: Expr }
   | { kind: 'clip'; arg: Expr; lo: number; hi: number }
   | { kind: 'binary'; op: BinaryOp; a: Expr; b: Expr }
-  /** Broadcast `arg` (of shape `from`) to the program's shape, numpy rules (leading axes added). */
-  | { kind: 'broadcast'; arg: Expr; from: number[] };
+  /** `a` where `cond` is non-zero, else `b` (numpy.where); NaN in `cond` counts as true, as in NumPy. */
+  | { kind: 'where'; cond: Expr; a: Expr; b: Expr }
+  /**
+   * Broadcast `arg` (of shape `from`) to the program's shape. Without `axes`, NumPy's rule (axes
+   * aligned on the right, leading axes added). With `axes`, axis d of `from` runs along program
+   * axis `axes[d]`, or along none when it is -1 (then `from[d]` must be 1: an axis an integer
+   * index dropped); program axes no axis runs along are repeated (a `None` new axis). Either way
+   * a size-1 axis of `from` repeats. A pure re-indexing: backends fold it into leaf strides.
+   */
+  | { kind: 'broadcast'; arg: Expr; from: number[]; axes?: number[] };
 
 export type ReduceOp = 'sum' | 'mean' | 'min' | 'max' | 'var' | 'std' | 'argmin' | 'argmax';
 
@@ -148,4 +160,24 @@ export function valueBytes(v: ChunkValue): number {
       return b;
     }
   }
+}
+
+/**
+ * The program axis that axis `d` of a broadcast's source runs along, in a program of `outNd`
+ * axes (-1: none). Without `axes` NumPy's right alignment.
+ */
+export function broadcastTarget(e: { from: number[]; axes?: number[] }, d: number, outNd: number): number {
+  return e.axes ? e.axes[d] : d + outNd - e.from.length;
+}
+
+/** Why broadcast `e` cannot produce a program of `shape`, or null when it can. */
+export function broadcastProblem(e: { from: number[]; axes?: number[] }, shape: number[]): string | null {
+  const what = () => `cannot broadcast ${e.from.join('x') || '()'}${e.axes ? ` (axes ${e.axes.join(',')})` : ''} to ${shape.join('x') || '()'}`;
+  if (e.axes && e.axes.length !== e.from.length) return what();
+  for (let d = 0; d < e.from.length; d++) {
+    const o = broadcastTarget(e, d, shape.length);
+    if (o < -1 || o >= shape.length || (o === -1 && (e.axes === undefined || e.from[d] !== 1))) return what();
+    if (o >= 0 && e.from[d] !== 1 && e.from[d] !== shape[o]) return what();
+  }
+  return null;
 }

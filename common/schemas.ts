@@ -14,7 +14,7 @@ export const reduceOpSchema = z.enum(['sum', 'mean', 'min', 'max', 'var', 'std',
 
 export const regionSchema = z.object({
   start: z.array(nonNegInt),
-  step: z.array(int.positive()),
+  step: z.array(int.refine((v) => v !== 0, 'must not be zero')),
   count: z.array(nonNegInt),
 });
 
@@ -30,8 +30,9 @@ export const exprSchema: z.ZodType<Expr> = z.lazy(() =>
     z.object({ kind: z.literal('leaf'), leaf: leafSchema }),
     z.object({ kind: z.literal('unary'), op: z.enum(['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square']), arg: exprSchema }),
     z.object({ kind: z.literal('clip'), arg: exprSchema, lo: z.number(), hi: z.number() }),
-    z.object({ kind: z.literal('binary'), op: z.enum(['add', 'sub', 'mul', 'div', 'pow', 'min', 'max']), a: exprSchema, b: exprSchema }),
-    z.object({ kind: z.literal('broadcast'), arg: exprSchema, from: z.array(nonNegInt) }),
+    z.object({ kind: z.literal('binary'), op: z.enum(['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', 'eq', 'ne', 'lt', 'le', 'gt', 'ge']), a: exprSchema, b: exprSchema }),
+    z.object({ kind: z.literal('where'), cond: exprSchema, a: exprSchema, b: exprSchema }),
+    z.object({ kind: z.literal('broadcast'), arg: exprSchema, from: z.array(nonNegInt), axes: z.array(int.min(-1)).optional() }),
   ]),
 );
 

@@ -43,6 +43,8 @@ export interface RawInfo {
   cusolverReason?: string;
   blas: string;
   hardwareThreads: number;
+  /** Program leaves may walk backwards (negative coefficients); absent in older builds. */
+  negativeStrides?: boolean;
 }
 
 export interface NativeInfo {

@@ -14,7 +14,7 @@
  * applies it to float32 buffers.
  */
 import type { BinaryOp, ChunkProgram, Expr, Region, ReduceOp, UnaryOp } from '../common/arrays';
-import { PARTIAL_FIELDS, sizeOf, stridesOf } from '../common/arrays';
+import { broadcastProblem, broadcastTarget, PARTIAL_FIELDS, sizeOf, stridesOf } from '../common/arrays';
 
 const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square'];
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'];
@@ -23,26 +23,46 @@ export { PARTIAL_FIELDS } from '../common/arrays';
 
 export const LIMITS = { dims: 8, instructions: 48, leaves: 16, stack: 16 };
 
+class Unsupported extends Error {}
+
+/** What the loaded addon can do beyond the base program format. */
+export interface NativeFeatures {
+  /**
+   * Leaf coefficients may be negative (a slice with a negative step walks a leaf backwards).
+   * Addons built before native/src/program.cc accepted them report nothing, and such programs
+   * run on the js backend instead.
+   */
+  negativeStrides?: boolean;
+}
+
 /** Why the addon cannot run this program, or null when it can. */
-export function unsupportedReason(program: ChunkProgram): string | null {
+export function unsupportedReason(program: ChunkProgram, features: NativeFeatures = {}): string | null {
   if (program.dtype !== 'float64' && program.dtype !== 'float32') return `dtype ${program.dtype}`;
   if (program.shape.length > LIMITS.dims) return `more than ${LIMITS.dims} dimensions`;
   if (program.reduce && program.reduce.axis !== null && program.shape.length === 0) return 'axis reduction of a 0-d program';
   let instructions = 0;
   let leaves = 0;
+  let negative = false;
   const depth = (e: Expr): number => {
     instructions++;
     switch (e.kind) {
       case 'leaf':
         if (e.leaf.kind !== 'fill') leaves++;
-        if (e.leaf.kind !== 'fill' && e.leaf.region.count.length > LIMITS.dims) throw new Error('dims');
+        if (e.leaf.kind !== 'fill') {
+          const { step, count } = e.leaf.region;
+          if (count.length > LIMITS.dims) throw new Error('dims');
+          if (!features.negativeStrides && step.some((s) => s < 0)) negative = true;
+        }
         return 1;
       case 'unary':
       case 'clip':
       case 'broadcast':
         if (e.kind === 'broadcast') instructions--;
         return depth(e.arg);
+      case 'where':
+        throw new Unsupported('where');
       case 'binary':
+        if (!BINARY.includes(e.op)) throw new Unsupported(`binary op ${e.op}`);
         if (e.b.kind === 'leaf' && e.b.leaf.kind === 'fill') return depth(e.a);
         return Math.max(depth(e.a), 1 + depth(e.b));
     }
@@ -50,9 +70,12 @@ export function unsupportedReason(program: ChunkProgram): string | null {
   let d: number;
   try {
     d = depth(program.expr);
-  } catch {
+  } catch (err) {
+    // Comparisons and where are not in the addon's instruction set yet: such programs run on js.
+    if (err instanceof Unsupported) return err.message;
     return `more than ${LIMITS.dims} dimensions`;
   }
+  if (negative) return 'a negative slice step (this addon build has no negative strides)';
   if (d > LIMITS.stack) return `expression deeper than ${LIMITS.stack}`;
   if (instructions > LIMITS.instructions) return `more than ${LIMITS.instructions} instructions`;
   if (leaves > LIMITS.leaves) return `more than ${LIMITS.leaves} leaves`;
@@ -64,7 +87,8 @@ export function unsupportedReason(program: ChunkProgram): string | null {
  * Throws an Error naming the inconsistent part.
  */
 export function encodeProgram(program: ChunkProgram, inputShapes: (number[] | null)[]): Float64Array {
-  const why = unsupportedReason(program);
+  // The format expresses negative strides; whether the loaded addon runs them is the backend's check.
+  const why = unsupportedReason(program, { negativeStrides: true });
   if (why) throw new Error(`native program: unsupported (${why})`);
   // A 0-d program runs as shape [1]: its leaves read flat index 0 + their region's start.
   const shape = program.shape.length === 0 ? [1] : program.shape;
@@ -103,7 +127,8 @@ export function encodeProgram(program: ChunkProgram, inputShapes: (number[] | nu
     let off = 0;
     const coef = new Array<number>(nd).fill(0);
     for (let d = 0; d < leafShape.length; d++) {
-      if (region.count[d] > 0 && (region.start[d] < 0 || region.start[d] + (region.count[d] - 1) * region.step[d] >= leafShape[d]))
+      const last = region.start[d] + (region.count[d] - 1) * region.step[d];
+      if (region.count[d] > 0 && (Math.min(region.start[d], last) < 0 || Math.max(region.start[d], last) >= leafShape[d]))
         throw new Error(`native program: ${what} region leaves its array on axis ${d}`);
       off += region.start[d] * st[d];
       if (map[d] >= 0) coef[map[d]] += region.step[d] * st[d];
@@ -144,12 +169,14 @@ export function encodeProgram(program: ChunkProgram, inputShapes: (number[] | nu
           code.push(6, BINARY.indexOf(e.op));
         }
         return;
+      case 'where':
+        throw new Error('native program: where is not in the instruction set');
       case 'broadcast': {
-        const pad = evalShape.length - e.from.length;
-        if (pad < 0) throw new Error(`native program: cannot broadcast ${e.from.join('x')} to ${evalShape.join('x')}`);
+        const problem = broadcastProblem(e, evalShape);
+        if (problem) throw new Error(`native program: ${problem}`);
         const inner = e.from.map((f, d) => {
-          if (f !== 1 && f !== evalShape[d + pad]) throw new Error(`native program: cannot broadcast ${e.from.join('x')} to ${evalShape.join('x')}`);
-          return f === 1 ? -1 : map[d + pad];
+          const o = broadcastTarget(e, d, evalShape.length);
+          return f === 1 || o < 0 ? -1 : map[o];
         });
         emit(e.arg, e.from, inner);
         return;

@@ -283,6 +283,8 @@ Napi::Value Info(const Napi::CallbackInfo& info) {
     if (!s.empty()) o.Set("cusolverReason", s);
   }
   o.Set("blas", gf::blasName());
+  // Program leaves may have negative coefficients (native/program-code.ts NativeFeatures).
+  o.Set("negativeStrides", Napi::Boolean::New(env, true));
   o.Set("lapack", gf::lapackName());
   o.Set("blasCore", gf::blasCore());
   o.Set("hardwareThreads", Napi::Number::New(env, std::thread::hardware_concurrency()));

@@ -306,7 +306,8 @@ int cpuSimdLevel() {
 }
 
 void randomTile(const Leaf& l, bool f32, int64_t base, int64_t inc, int len, double* v, int simd) {
-  if (simd != kSimdOff && len > 0) {
+  // The vector tiles assume a leaf walked forwards; a negative step (x[::-1]) takes the scalar path.
+  if (simd != kSimdOff && len > 0 && inc > 0) {
     thread_local Buffers buf;
     const bool done = simd == kSimdAvx512 ? (f32 ? tile512<true>(l, base, inc, len, v, buf) : tile512<false>(l, base, inc, len, v, buf))
                                           : (f32 ? tile256<true>(l, base, inc, len, v, buf) : tile256<false>(l, base, inc, len, v, buf));

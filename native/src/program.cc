@@ -31,16 +31,23 @@ struct Reader {
   }
 };
 
-// Largest flat index a leaf reads over the whole output (coefficients are non-negative).
+// Largest and smallest flat index a leaf reads over the whole output. A coefficient is negative
+// when a slice with a negative step walks the leaf backwards (`x[::-1]`).
 int64_t maxIndex(const Program& p, const Leaf& l) {
   int64_t m = l.off;
   for (int a = 0; a < p.ndim; a++)
-    if (p.shape[a] > 0) m += (p.shape[a] - 1) * l.coef[a];
+    if (p.shape[a] > 0 && l.coef[a] > 0) m += (p.shape[a] - 1) * l.coef[a];
+  return m;
+}
+int64_t minIndex(const Program& p, const Leaf& l) {
+  int64_t m = l.off;
+  for (int a = 0; a < p.ndim; a++)
+    if (p.shape[a] > 0 && l.coef[a] < 0) m += (p.shape[a] - 1) * l.coef[a];
   return m;
 }
 
 void readCoefs(Reader& r, const Program& p, int64_t* coef) {
-  for (int a = 0; a < p.ndim; a++) coef[a] = r.integer("leaf coefficient", 0, kMaxSafe);
+  for (int a = 0; a < p.ndim; a++) coef[a] = r.integer("leaf coefficient", -kMaxSafe, kMaxSafe);
 }
 
 }  // namespace
@@ -110,6 +117,8 @@ Program decodeProgram(const double* code, size_t length, const std::vector<Input
       l.off = r.integer("leaf offset", 0, kMaxSafe);
       readCoefs(r, p, l.coef);
       if (p.n > 0 && maxIndex(p, l) >= kMaxSafe) throw std::invalid_argument("program code: leaf index beyond 2^53");
+      if (p.n > 0 && minIndex(p, l) < 0)
+        throw std::invalid_argument("program code: leaf reads index " + std::to_string(minIndex(p, l)) + ", below 0");
       if (in.op == kInput && p.n > 0 && maxIndex(p, l) >= inputs[l.dep].length)
         throw std::invalid_argument("program code: input leaf reads index " + std::to_string(maxIndex(p, l)) +
                                     " of dependency " + std::to_string(l.dep) + ", which has " +

@@ -15,6 +15,10 @@ REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax"]
 LIMITS = {"dims": 8, "instructions": 48, "leaves": 16, "stack": 16}
 
 
+class Unsupported(Exception):
+    """An expression the native instruction set has no instruction for."""
+
+
 class Unencodable(Exception):
     """The native interpreter cannot take this program (dtype, limits)."""
 
@@ -50,6 +54,10 @@ def unsupported_reason(program: Dict[str, Any]) -> Optional[str]:
                 if len(leaf["region"]["count"]) > LIMITS["dims"]:
                     raise Unencodable("dims")
             return 1
+        if k == "where":
+            raise Unsupported("where")
+        if k == "binary" and e["op"] not in BINARY:
+            raise Unsupported(f"binary op {e['op']}")
         if k in ("unary", "clip", "broadcast"):
             if k == "broadcast":
                 counts["instructions"] -= 1
@@ -60,6 +68,9 @@ def unsupported_reason(program: Dict[str, Any]) -> Optional[str]:
 
     try:
         d = depth(program["expr"])
+    except Unsupported as err:
+        # Comparisons and where are not in the native instruction set (native/program-code.ts).
+        return str(err)
     except Unencodable:
         return f"more than {LIMITS['dims']} dimensions"
     if d > LIMITS["stack"]:
@@ -110,7 +121,8 @@ def encode(program: Dict[str, Any], input_shapes: Sequence[Optional[Sequence[int
         off = 0
         coef = [0] * nd
         for d in range(len(leaf_shape)):
-            if cnt[d] > 0 and (start[d] < 0 or start[d] + (cnt[d] - 1) * step[d] >= leaf_shape[d]):
+            last = start[d] + (cnt[d] - 1) * step[d]
+            if cnt[d] > 0 and (min(start[d], last) < 0 or max(start[d], last) >= leaf_shape[d]):
                 raise ValueError(f"native program: {what} region leaves its array on axis {d}")
             off += start[d] * st[d]
             if amap[d] >= 0:
@@ -155,15 +167,21 @@ def encode(program: Dict[str, Any], input_shapes: Sequence[Optional[Sequence[int
                 emit(b, eval_shape, amap)
                 code.extend([6, BINARY.index(e["op"])])
             return
+        if k == "where":
+            raise ValueError("native program: where is not in the instruction set")
         frm = list(e["from"])
+        # With "axes", axis d of `from` runs along program axis axes[d] (-1: a dropped index axis
+        # of length 1); without, NumPy's right alignment (common/arrays.ts broadcastTarget).
+        axes = e.get("axes")
         pad = len(eval_shape) - len(frm)
-        if pad < 0:
-            raise ValueError(f"native program: cannot broadcast {frm} to {eval_shape}")
+        if axes is not None and len(axes) != len(frm):
+            raise ValueError(f"native program: cannot broadcast {frm} (axes {axes}) to {eval_shape}")
         inner = []
         for d, f in enumerate(frm):
-            if f != 1 and f != eval_shape[d + pad]:
+            o = axes[d] if axes is not None else d + pad
+            if o < -1 or o >= len(eval_shape) or (o == -1 and (axes is None or f != 1)) or (o >= 0 and f != 1 and f != eval_shape[o]):
                 raise ValueError(f"native program: cannot broadcast {frm} to {eval_shape}")
-            inner.append(-1 if f == 1 else amap[d + pad])
+            inner.append(-1 if f == 1 or o < 0 else amap[o])
         emit(e["arg"], frm, inner)
 
     top = pshape

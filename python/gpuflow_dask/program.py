@@ -115,7 +115,8 @@ def decode(code: np.ndarray) -> Code:
             else:
                 leaf.dep = r.integer("input dep", 0, 1e9)
             leaf.off = r.integer("leaf offset", 0, MAX_SAFE)
-            leaf.coef = [r.integer("leaf coefficient", 0, MAX_SAFE) for _ in range(nd)]
+            # Negative when a slice with a negative step walks the leaf backwards (x[::-1]).
+            leaf.coef = [r.integer("leaf coefficient", -MAX_SAFE, MAX_SAFE) for _ in range(nd)]
             p.instrs.append(Instr(op, leaf=leaf))
         elif op == 5:
             if depth < 1:
@@ -191,6 +192,8 @@ def evaluate(p: Code, inputs: Sequence[np.ndarray]) -> np.ndarray:
         if ins.leaf is not None:
             l = ins.leaf
             idx = _flat_index(l.off, l.coef, shape)
+            if idx.size and int(idx.min()) < 0:  # a backward leaf must not run off the front
+                raise ValueError(f"program code: leaf reads index {int(idx.min())}, below 0")
             if l.kind == 1:
                 k0, k1 = seed_key(l.seed)
                 v = (random32 if p.f32 else random64)(idx, l.normal, k0, k1, l.a, l.b)

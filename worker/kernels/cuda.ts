@@ -18,11 +18,12 @@ export function createCudaBackend(): ArrayBackend | { unavailable: string } {
   const loaded = loadNative();
   if ('unavailable' in loaded) return { unavailable: loaded.unavailable };
   const addon = loaded.addon;
+  const features = { negativeStrides: addon.info().negativeStrides === true };
   const info = addon.info();
   if (!info.cuda) return { unavailable: info.cudaReason ?? 'CUDA is not available' };
   return {
     name: 'cuda',
-    supportsProgram: (program: ChunkProgram) => unsupportedReason(program) === null && sizeOf(program.shape) <= MAX_ELEMENTS,
+    supportsProgram: (program: ChunkProgram) => unsupportedReason(program, features) === null && sizeOf(program.shape) <= MAX_ELEMENTS,
     async runProgram(program: ChunkProgram, inputs: ChunkValue[]): Promise<ChunkValue> {
       const call = prepareCall(program, inputs);
       await addon.cudaRunProgram(call.code, call.inputs, call.out);

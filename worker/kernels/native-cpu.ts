@@ -14,9 +14,10 @@ export function createNativeCpuBackend(threads: number): ArrayBackend | { unavai
   const loaded = loadNative();
   if ('unavailable' in loaded) return { unavailable: loaded.unavailable };
   const addon = loaded.addon;
+  const features = { negativeStrides: addon.info().negativeStrides === true };
   return {
     name: 'native-cpu',
-    supportsProgram: (program: ChunkProgram) => unsupportedReason(program) === null,
+    supportsProgram: (program: ChunkProgram) => unsupportedReason(program, features) === null,
     async runProgram(program: ChunkProgram, inputs: ChunkValue[]): Promise<ChunkValue> {
       const call = prepareCall(program, inputs);
       await addon.runProgram(call.code, call.inputs, call.out, threads);

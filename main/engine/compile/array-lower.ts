@@ -6,6 +6,7 @@
  */
 import type { BinaryOp, DType, Expr, ReduceOp } from '../../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
+import type { AxisSlice, NormalizedIndex } from '../ops/slice-syntax';
 import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
 import { runToEnd, type Steps } from '../slices';
 import { blockIndices, blockOffset, blockShape, eachBlockIndex, fullRegion, gridShape } from './chunks';
@@ -57,6 +58,16 @@ export function* materializeSteps(a: LazyArray, ctx: BuildContext, name = 'block
   return fromKeys(a.shape, a.chunks, a.dtype, keys, ctx.nodeId, [ctx.nodeId]);
 }
 
+/**
+ * `x` ready to be fused into a program of `dtype`: materialised first when that changes the
+ * precision its chain computes in (a program computes every op in its output dtype, NumPy each op
+ * in its operands'), so float32 work is never redone in float64 or the reverse.
+ */
+export function settle(x: LazyArray, dtype: DType, ctx: BuildContext, name: string): LazyArray {
+  const f32 = (d: DType) => d === 'float32';
+  return f32(x.dtype) !== f32(dtype) ? materialize(x, ctx, name) : x;
+}
+
 /** Elementwise map of one array. */
 export function mapBlocks(a: LazyArray, f: (e: Expr) => Expr, opName: string, nodeId: string, dtype: DType = a.dtype): LazyArray {
   return {
@@ -88,35 +99,55 @@ export function zipBlocks(a: LazyArray, b: LazyArray, op: BinaryOp, nodeId: stri
   };
 }
 
-export interface AxisSlice {
-  start: number;
-  stop: number;
-  step: number;
+/**
+ * For one axis of chunk sizes `cs`, the output blocks of a strided selection: each is the part
+ * of one source block it keeps (source block, local start, count), in output order, so a
+ * negative step walks the source blocks from the last.
+ */
+function slicePieces(cs: number[], sl: AxisSlice): Array<{ src: number; localStart: number; count: number }> {
+  const { start, step, count } = sl;
+  const out: Array<{ src: number; localStart: number; count: number }> = [];
+  if (count === 0) return out;
+  const offs: number[] = [];
+  let off = 0;
+  for (const c of cs) {
+    offs.push(off);
+    off += c;
+  }
+  // Walk the kept indices block by block: k is the next output position not yet placed.
+  let k = 0;
+  let i = step > 0 ? 0 : cs.length - 1;
+  while (k < count && i >= 0 && i < cs.length) {
+    const lo = offs[i];
+    const hi = lo + cs[i];
+    const first = start + k * step;
+    if (first >= lo && first < hi) {
+      // Kept indices inside [lo, hi) from `first` on.
+      const room = step > 0 ? Math.floor((hi - 1 - first) / step) + 1 : Math.floor((first - lo) / -step) + 1;
+      const n = Math.min(room, count - k);
+      out.push({ src: i, localStart: first - lo, count: n });
+      k += n;
+    }
+    i += step > 0 ? 1 : -1;
+  }
+  return out;
 }
 
 /**
- * Slices with positive steps (normalised bounds). Output chunks follow the source's: each output
- * block is the part of one source block that the slice keeps, so no block reads two sources.
+ * NumPy basic indexing (main/engine/ops/slice-syntax.ts): strided selections with any step sign,
+ * integer indices that drop their axis and new axes. Output chunks follow the source's: each
+ * output block is the part of one source block that the selection keeps, so no block reads two
+ * sources, and the selection is pushed into the leaves (a slice of a generator generates only
+ * what it keeps).
  */
-export function sliceArray(a: LazyArray, sl: AxisSlice[], nodeId: string): LazyArray {
-  // For each axis: the kept output blocks as (source block index, local start, count).
-  const pieces = a.chunks.map((cs, d) => {
-    const { start, stop, step } = sl[d];
-    const out: Array<{ src: number; localStart: number; count: number }> = [];
-    let off = 0;
-    cs.forEach((c, i) => {
-      const lo = off;
-      const hi = off + c;
-      off = hi;
-      // first kept index >= lo
-      const first = lo <= start ? start : start + Math.ceil((lo - start) / step) * step;
-      const end = Math.min(hi, stop);
-      if (first >= end) return;
-      const count = Math.floor((end - 1 - first) / step) + 1;
-      out.push({ src: i, localStart: first - lo, count });
-    });
-    return out;
-  });
+export function sliceArray(a: LazyArray, index: NormalizedIndex, nodeId: string): LazyArray {
+  const strided = stridedSlice(a, index.axes, nodeId);
+  const identity = index.layout.length === a.shape.length && index.layout.every((d, o) => d === o);
+  return identity ? strided : viewAxes(strided, index.layout);
+}
+
+function stridedSlice(a: LazyArray, sl: AxisSlice[], nodeId: string): LazyArray {
+  const pieces = a.chunks.map((cs, d) => slicePieces(cs, sl[d]));
   const chunks = pieces.map((p) => (p.length ? p.map((x) => x.count) : [0]));
   const shape = chunks.map((c) => c.reduce((s, x) => s + x, 0));
   return {
@@ -137,6 +168,33 @@ export function sliceArray(a: LazyArray, sl: AxisSlice[], nodeId: string): LazyA
         count: idx.map((i, d) => pieces[d][i].count),
       };
       return { expr: restrictExpr(b.expr, local), deps: b.deps };
+    },
+  };
+}
+
+/**
+ * Re-indexes axes without moving data: output axis o shows source axis `layout[o]`, or is a new
+ * axis of length 1 when -1; source axes no output axis shows must have length 1 (dropped). One
+ * broadcast node with an axis map per block, which backends fold into their leaves' strides.
+ */
+export function viewAxes(a: LazyArray, layout: number[]): LazyArray {
+  const shown = new Set(layout.filter((d) => d >= 0));
+  a.shape.forEach((n, d) => {
+    if (!shown.has(d) && n !== 1) throw new Error(`cannot drop axis ${d} of length ${n}`);
+  });
+  const chunks = layout.map((d) => (d < 0 ? [1] : a.chunks[d]));
+  const axes = a.shape.map((_, d) => layout.indexOf(d));
+  return {
+    kind: 'array',
+    shape: layout.map((d) => (d < 0 ? 1 : a.shape[d])),
+    chunks,
+    dtype: a.dtype,
+    opName: a.opName,
+    nodes: a.nodes,
+    block(idx) {
+      const srcIdx = a.shape.map((_, d) => (axes[d] < 0 ? 0 : idx[axes[d]]));
+      const b = a.block(srcIdx);
+      return { expr: { kind: 'broadcast', arg: b.expr, from: blockShape(a.chunks, srcIdx), axes }, deps: b.deps };
     },
   };
 }

@@ -2,9 +2,11 @@
  * Slice pushdown: restricting a block's expression to a strided sub-region rewrites the regions of
  * its leaves, so a slice of a generated array generates only the elements it keeps, and a slice of
  * an input chunk reads only them. Elementwise ops commute with slicing, so the rewrite descends
- * through them unchanged.
+ * through them unchanged. Steps may be negative (a reversed slice): a region's `start` is then
+ * its last element in index order, and composing two regions multiplies their steps.
  */
 import type { Expr, Leaf, Region } from '../../../common/arrays';
+import { broadcastTarget } from '../../../common/arrays';
 
 /** The region of `outer` selected by `local` (coordinates relative to `outer`'s elements). */
 export function composeRegion(outer: Region, local: Region): Region {
@@ -36,23 +38,25 @@ export function restrictExpr(e: Expr, local: Region): Expr {
       return { ...e, arg: restrictExpr(e.arg, local) };
     case 'binary':
       return { ...e, a: restrictExpr(e.a, local), b: restrictExpr(e.b, local) };
+    case 'where':
+      return { ...e, cond: restrictExpr(e.cond, local), a: restrictExpr(e.a, local), b: restrictExpr(e.b, local) };
     case 'broadcast': {
-      // Axes the source broadcasts (size 1, or added in front) keep their single element.
-      const pad = local.count.length - e.from.length;
+      // Axes the source broadcasts (size 1, added in front, or dropped by an index) keep their
+      // single element; the others follow the program axis they run along.
       const sub: Region = { start: [], step: [], count: [] };
       for (let d = 0; d < e.from.length; d++) {
-        const ld = d + pad;
-        if (e.from[d] === 1) {
+        const o = broadcastTarget(e, d, local.count.length);
+        if (e.from[d] === 1 || o < 0) {
           sub.start.push(0);
           sub.step.push(1);
           sub.count.push(1);
         } else {
-          sub.start.push(local.start[ld]);
-          sub.step.push(local.step[ld]);
-          sub.count.push(local.count[ld]);
+          sub.start.push(local.start[o]);
+          sub.step.push(local.step[o]);
+          sub.count.push(local.count[o]);
         }
       }
-      return { kind: 'broadcast', arg: restrictExpr(e.arg, sub), from: sub.count };
+      return { ...e, arg: restrictExpr(e.arg, sub), from: sub.count };
     }
   }
 }
@@ -68,6 +72,8 @@ export function shiftDeps(e: Expr, by: number): Expr {
       return { ...e, arg: shiftDeps(e.arg, by) };
     case 'binary':
       return { ...e, a: shiftDeps(e.a, by), b: shiftDeps(e.b, by) };
+    case 'where':
+      return { ...e, cond: shiftDeps(e.cond, by), a: shiftDeps(e.a, by), b: shiftDeps(e.b, by) };
     case 'broadcast':
       return { ...e, arg: shiftDeps(e.arg, by) };
   }

@@ -3,11 +3,13 @@
  * reductions. Enough for the seed benchmark, x = normal(10, 1, (N, N)); (x + 1)[::2, ::2].sum().
  */
 import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
+import { COMPARE_OPS } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { fullRegion, normalizeChunks } from '../compile/chunks';
-import { fromKeys, mapBlocks, reduceAllSteps, reduceAxisSteps, sliceArray } from '../compile/array-lower';
+import { fromKeys, mapBlocks, reduceAllSteps, reduceAxisSteps, settle, sliceArray } from '../compile/array-lower';
 import type { BuildContext, LazyArray, OpDef } from './types';
-import { normalizeSlices, parseSliceText } from './slice-syntax';
+import { normalizeIndex, parseSliceText } from './slice-syntax';
+import { normalizeAxes, reduceAxesSteps } from '../compile/reduce-axes';
 
 export function arrayInput(ctx: BuildContext, port: string): LazyArray {
   const v = ctx.inputs[port];
@@ -99,14 +101,14 @@ function randomOp(dist: 'normal' | 'uniform'): OpDef {
   };
 }
 
-const SCALAR_OPS: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'];
+const SCALAR_OPS: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
 
 const scalarOp: OpDef = {
   spec: {
     op: 'scalar_op',
     label: 'Array ∘ scalar',
     category: 'arrays',
-    doc: 'Elementwise op of an array with a number: x + v, x − v, x × v, x ÷ v, x ** v, min(x, v), max(x, v). Fused into its neighbours.',
+    doc: 'Elementwise op of an array with a number: x + v, x − v, x × v, x ÷ v, x ** v, min(x, v), max(x, v), or a comparison (x > v ...: 1 / 0, int32). Fused into its neighbours.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
@@ -116,12 +118,14 @@ const scalarOp: OpDef = {
     ],
   },
   build(ctx) {
-    const x = arrayInput(ctx, 'x');
     const op = (ctx.params.op ?? 'add') as BinaryOp;
+    const compare = (COMPARE_OPS as string[]).includes(op);
+    const x = compare ? settle(arrayInput(ctx, 'x'), 'int32', ctx, 'src') : arrayInput(ctx, 'x');
     const value = num(ctx, 'value');
     const reverse = ctx.params.reverse === true;
     const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value } };
-    return { out: mapBlocks(x, (e) => (reverse ? { kind: 'binary', op, a: fill, b: e } : { kind: 'binary', op, a: e, b: fill }), op, ctx.nodeId) };
+    const dtype = compare ? 'int32' : x.dtype;
+    return { out: mapBlocks(x, (e) => (reverse ? { kind: 'binary', op, a: fill, b: e } : { kind: 'binary', op, a: e, b: fill }), op, ctx.nodeId, dtype) };
   },
 };
 
@@ -130,10 +134,10 @@ const slice: OpDef = {
     op: 'slice',
     label: 'Slice',
     category: 'arrays',
-    doc: 'NumPy slice text per axis, e.g. "::2, ::2" or "10:-10, 5". Positive steps; pushed into the generator so only kept elements are made.',
+    doc: 'NumPy basic indexing, e.g. "::2, ::2", "10:-10, 5", "::-1", "..., None": an integer drops its axis, None adds one, ... fills the rest. Pushed into the generator so only kept elements are made.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
-    params: [{ name: 'slices', kind: 'string', required: true, doc: 'e.g. "::2, ::2"' }],
+    params: [{ name: 'slices', kind: 'string', required: true, doc: 'e.g. "::2, ::2", "::-1, 3", "None, ..."' }],
   },
   build(ctx) {
     const x = arrayInput(ctx, 'x');
@@ -141,7 +145,7 @@ const slice: OpDef = {
     if (typeof text !== 'string') return ctx.fail('params.slices', 'must be slice text such as "::2, ::2"');
     let sl;
     try {
-      sl = normalizeSlices(parseSliceText(text), x.shape);
+      sl = normalizeIndex(parseSliceText(text), x.shape);
     } catch (e) {
       return ctx.fail('params.slices', e instanceof Error ? e.message : String(e));
     }
@@ -156,12 +160,14 @@ const reduce: OpDef = {
     op: 'reduce',
     label: 'Reduce',
     category: 'arrays',
-    doc: 'sum, mean, min, max, var, std, argmin or argmax over all elements or one axis, as a tree reduction.',
+    doc: 'sum, mean, min, max, var, std, argmin or argmax over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
       { name: 'op', kind: 'enum', options: REDUCE_OPS, default: 'sum' },
-      { name: 'axis', kind: 'number', integer: true, min: 0, doc: 'leave empty to reduce over all elements' },
+      { name: 'axis', kind: 'number', integer: true, min: 0, doc: 'leave empty (and axes empty) to reduce over all elements' },
+      { name: 'axes', kind: 'numbers', integer: true, doc: 'several axes, e.g. [0, 2] (negative count from the end); instead of axis' },
+      { name: 'keepdims', kind: 'boolean', default: false, doc: 'keep the reduced axes with length 1' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8, doc: 'fan-in of the combine tree' },
       { name: 'ddof', kind: 'number', integer: true, min: 0, default: 0, doc: 'delta degrees of freedom (var, std)' },
     ],
@@ -173,9 +179,24 @@ const reduce: OpDef = {
     const splitEvery = (ctx.params.split_every ?? 8) as number;
     const ddof = (ctx.params.ddof ?? 0) as number;
     const axis = ctx.params.axis;
-    if (axis === undefined || axis === null) return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
-    if (typeof axis !== 'number' || axis >= x.shape.length) return ctx.fail('params.axis', `must be an axis of the ${x.shape.length}-d input`);
-    return { out: yield* reduceAxisSteps(x, op, axis, splitEvery, ctx, ddof) };
+    const axesParam = ctx.params.axes;
+    const keepdims = ctx.params.keepdims === true;
+    if (axis !== undefined && axis !== null && axesParam !== undefined && axesParam !== null) return ctx.fail('params.axes', 'give axis or axes, not both');
+    let axes: number[] | null = null;
+    if (axis !== undefined && axis !== null) {
+      if (typeof axis !== 'number' || axis >= x.shape.length) return ctx.fail('params.axis', `must be an axis of the ${x.shape.length}-d input`);
+      axes = [axis];
+    } else if (axesParam !== undefined && axesParam !== null) axes = nums(ctx, 'axes');
+    try {
+      const ax = normalizeAxes(axes, x.shape.length);
+      if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
+    } catch (e) {
+      return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));
+    }
+    // The historical forms keep their task graphs (and so their digests): all axes, one axis.
+    if (!keepdims && axes === null) return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
+    if (!keepdims && axes !== null && axes.length === 1 && axes[0] >= 0) return { out: yield* reduceAxisSteps(x, op, axes[0], splitEvery, ctx, ddof) };
+    return { out: yield* reduceAxesSteps(x, op, axes, keepdims, splitEvery, ctx, ddof) };
   },
 };
 

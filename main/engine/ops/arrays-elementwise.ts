@@ -1,16 +1,19 @@
 /** Elementwise nodes: binary ops of two arrays (broadcasting), unary functions, clip. All fuse. */
 import type { BinaryOp, DType, UnaryOp } from '../../../common/arrays';
+import { COMPARE_OPS } from '../../../common/arrays';
 import { align } from '../compile/broadcast';
-import { mapBlocks } from '../compile/array-lower';
+import { mapBlocks, settle } from '../compile/array-lower';
 import { shiftDeps } from '../compile/restrict';
 import { arrayInput, num } from './arrays-core';
 import type { LazyArray, OpDef } from './types';
 
-const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'];
+const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
 const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square'];
 
 /** NumPy's result type for the dtypes we have: any float wins; float32 only with float32/int32. */
 export function resultDType(a: DType, b: DType, op: BinaryOp): DType {
+  // Comparisons give NumPy's bool as 0 / 1; int32 is the narrowest dtype this engine has.
+  if ((COMPARE_OPS as string[]).includes(op)) return 'int32';
   const isInt = (d: DType) => d === 'int32' || d === 'int64';
   if (isInt(a) && isInt(b)) return op === 'div' || op === 'pow' ? 'float64' : a === 'int64' || b === 'int64' ? 'int64' : 'int32';
   if (a === 'float64' || b === 'float64' || a === 'int64' || b === 'int64') return 'float64';
@@ -22,7 +25,7 @@ const binary: OpDef = {
     op: 'binary',
     label: 'Array ∘ array',
     category: 'arrays',
-    doc: 'Elementwise a + b, a − b, a × b, a ÷ b, a ** b, minimum, maximum, with NumPy broadcasting.',
+    doc: 'Elementwise a + b, a − b, a × b, a ÷ b, a ** b, minimum, maximum, or a comparison (eq, ne, lt, le, gt, ge: 1 where true, 0 where false, int32), with NumPy broadcasting.',
     inputs: [
       { name: 'a', type: 'array' },
       { name: 'b', type: 'array' },
@@ -31,9 +34,10 @@ const binary: OpDef = {
     params: [{ name: 'op', kind: 'enum', options: BINARY, default: 'add' }],
   },
   build(ctx) {
-    const a = arrayInput(ctx, 'a');
-    const b = arrayInput(ctx, 'b');
     const op = (ctx.params.op ?? 'add') as BinaryOp;
+    const compare = (COMPARE_OPS as string[]).includes(op);
+    const a = compare ? settle(arrayInput(ctx, 'a'), 'int32', ctx, 'src-a') : arrayInput(ctx, 'a');
+    const b = compare ? settle(arrayInput(ctx, 'b'), 'int32', ctx, 'src-b') : arrayInput(ctx, 'b');
     const al = align([a, b], ctx, 'b');
     const [x, y] = al.operands;
     const out: LazyArray = {

@@ -6,12 +6,16 @@ import { ELEMENTWISE_ARRAY_OPS } from './arrays-elementwise';
 import { FILE_ARRAY_OPS } from './arrays-files';
 import { LINALG_ARRAY_OPS } from './arrays-linalg';
 import { RANDOMIZED_ARRAY_OPS } from './arrays-randomized';
+import { SELECT_ARRAY_OPS } from './arrays-select';
 import { SHAPE_ARRAY_OPS } from './arrays-shape';
+import { JOIN_ARRAY_OPS } from './arrays-join';
+import { SCAN_ARRAY_OPS } from './arrays-scan';
+import { STATS_ARRAY_OPS } from './arrays-stats';
 import { TUNING_OPS } from './tuning/index';
 import { DF_OPS } from './df/index';
 import type { OpDef } from './types';
 
-const ALL: OpDef[] = [...CORE_ARRAY_OPS, ...CREATE_ARRAY_OPS, ...ELEMENTWISE_ARRAY_OPS, ...SHAPE_ARRAY_OPS, ...LINALG_ARRAY_OPS, ...FILE_ARRAY_OPS, ...RANDOMIZED_ARRAY_OPS, ...TUNING_OPS, ...DF_OPS];
+const ALL: OpDef[] = [...CORE_ARRAY_OPS, ...CREATE_ARRAY_OPS, ...ELEMENTWISE_ARRAY_OPS, ...SELECT_ARRAY_OPS, ...SHAPE_ARRAY_OPS, ...JOIN_ARRAY_OPS, ...SCAN_ARRAY_OPS, ...STATS_ARRAY_OPS, ...LINALG_ARRAY_OPS, ...FILE_ARRAY_OPS, ...RANDOMIZED_ARRAY_OPS, ...TUNING_OPS, ...DF_OPS];
 
 export const OPS: ReadonlyMap<string, OpDef> = new Map(ALL.map((o) => [o.spec.op, o]));
 

@@ -1,51 +1,104 @@
 /**
- * Parses NumPy-style slice text ("::2, 10:-10, 5") into per-axis (start, stop, step), normalised
- * against a shape. A small hand-written parser: user text is never evaluated.
+ * Parses NumPy-style index text ("::2, 10:-10, 5", "..., None, ::-1") and normalises it against a
+ * shape as NumPy's basic indexing does: an integer picks one element and drops its axis, a slice
+ * keeps the axis (any non-zero step, negative ones walk it backwards), `None` (or `newaxis`) adds
+ * an axis of length 1, and one `...` stands for as many full slices as the other items leave.
+ * A small hand-written parser: user text is never evaluated.
  */
-import type { AxisSlice } from '../compile/array-lower';
 
-export interface RawSlice {
-  start: number | null;
-  stop: number | null;
-  step: number | null;
-  /** A single index (drops the axis in NumPy; kept as length 1 here and reported). */
-  index: boolean;
+export type IndexItem =
+  | { kind: 'index'; at: number }
+  | { kind: 'slice'; start: number | null; stop: number | null; step: number | null }
+  | { kind: 'newaxis' }
+  | { kind: 'ellipsis' };
+
+/** The elements one source axis keeps: `start + k * step` for `k` in `[0, count)`. */
+export interface AxisSlice {
+  start: number;
+  step: number;
+  count: number;
 }
 
-const INT = /^-?\d+$/;
+export interface NormalizedIndex {
+  /** One per source axis; an axis an integer picks has count 1. */
+  axes: AxisSlice[];
+  /** For each output axis, the source axis it shows, or -1 for a new axis (`None`). */
+  layout: number[];
+}
 
-export function parseSliceText(text: string): RawSlice[] {
+const INT = /^[+-]?\d+$/;
+
+export function parseSliceText(text: string): IndexItem[] {
   const parts = text.split(',').map((p) => p.trim());
   if (parts.length === 1 && parts[0] === '') return [];
-  return parts.map((p, i) => {
+  // A trailing comma is allowed, as in Python ("3," is the tuple (3,)).
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  let ellipses = 0;
+  return parts.map((p, i): IndexItem => {
+    if (p === 'None' || p === 'newaxis' || p === 'np.newaxis') return { kind: 'newaxis' };
+    if (p === '...' || p === 'Ellipsis') {
+      if (++ellipses > 1) throw new Error(`item ${i}: an index can only have a single ellipsis ('...')`);
+      return { kind: 'ellipsis' };
+    }
     const fields = p.split(':').map((f) => f.trim());
-    if (fields.length > 3) throw new Error(`axis ${i}: '${p}' has more than two ':'`);
-    for (const f of fields) if (f !== '' && !INT.test(f)) throw new Error(`axis ${i}: '${f}' is not an integer`);
+    if (fields.length > 3) throw new Error(`item ${i}: '${p}' has more than two ':'`);
+    for (const f of fields) if (f !== '' && !INT.test(f)) throw new Error(`item ${i}: '${f}' is not an integer, None or '...'`);
     const num = (f: string | undefined) => (f === undefined || f === '' ? null : Number(f));
     if (fields.length === 1) {
-      if (fields[0] === '') throw new Error(`axis ${i}: empty slice`);
-      return { start: num(fields[0]), stop: null, step: null, index: true };
+      if (fields[0] === '') throw new Error(`item ${i}: empty index`);
+      return { kind: 'index', at: Number(fields[0]) };
     }
-    return { start: num(fields[0]), stop: num(fields[1]), step: num(fields[2]), index: false };
+    const step = num(fields[2]);
+    if (step === 0) throw new Error(`item ${i}: slice step cannot be zero`);
+    return { kind: 'slice', start: num(fields[0]), stop: num(fields[1]), step };
   });
 }
 
-/** Normalises slices against `shape` (missing axes take everything). Steps must be positive. */
-export function normalizeSlices(raw: RawSlice[], shape: number[]): AxisSlice[] {
-  if (raw.length > shape.length) throw new Error(`${raw.length} axes sliced but the array has ${shape.length}`);
-  return shape.map((n, d) => {
-    const r = raw[d];
-    if (!r) return { start: 0, stop: n, step: 1 };
-    const clamp = (v: number) => Math.min(Math.max(v < 0 ? v + n : v, 0), n);
-    if (r.index) {
-      const i = r.start! < 0 ? r.start! + n : r.start!;
-      if (i < 0 || i >= n) throw new Error(`axis ${d}: index ${r.start} out of range for length ${n}`);
-      return { start: i, stop: i + 1, step: 1 };
+/** Python's slice.indices(n) followed by the element count: NumPy's bounds for any step sign. */
+export function sliceIndices(start: number | null, stop: number | null, step: number | null, n: number): AxisSlice {
+  const s = step ?? 1;
+  const [lo, hi] = s > 0 ? [0, n] : [-1, n - 1];
+  const fix = (v: number | null, dflt: number) => {
+    if (v === null) return dflt;
+    const w = v < 0 ? v + n : v;
+    return Math.min(Math.max(w, lo), hi);
+  };
+  const a = fix(start, s > 0 ? 0 : n - 1);
+  const b = fix(stop, s > 0 ? n : -1);
+  const count = s > 0 ? Math.max(0, Math.ceil((b - a) / s)) : Math.max(0, Math.ceil((a - b) / -s));
+  // An empty selection starts at 0, so no region ever points outside its array.
+  return count === 0 ? { start: 0, step: s, count: 0 } : { start: a, step: s, count };
+}
+
+/** Normalises parsed items against `shape` (axes the items do not reach are taken whole). */
+export function normalizeIndex(items: IndexItem[], shape: number[]): NormalizedIndex {
+  const consuming = items.filter((it) => it.kind === 'index' || it.kind === 'slice').length;
+  if (consuming > shape.length) throw new Error(`too many indices: ${consuming} for an array of ${shape.length} dimension${shape.length === 1 ? '' : 's'}`);
+  const full: IndexItem = { kind: 'slice', start: null, stop: null, step: null };
+  const expanded: IndexItem[] = [];
+  for (const it of items) {
+    if (it.kind === 'ellipsis') for (let k = 0; k < shape.length - consuming; k++) expanded.push(full);
+    else expanded.push(it);
+  }
+  const used = expanded.filter((it) => it.kind !== 'newaxis').length;
+  for (let k = used; k < shape.length; k++) expanded.push(full);
+  const axes: AxisSlice[] = [];
+  const layout: number[] = [];
+  for (const it of expanded) {
+    if (it.kind === 'newaxis') {
+      layout.push(-1);
+      continue;
     }
-    const step = r.step ?? 1;
-    if (step <= 0) throw new Error(`axis ${d}: step must be positive, got ${step}`);
-    const start = r.start === null ? 0 : clamp(r.start);
-    const stop = r.stop === null ? n : clamp(r.stop);
-    return { start, stop: Math.max(start, stop), step };
-  });
+    const d = axes.length;
+    const n = shape[d];
+    if (it.kind === 'index') {
+      const i = it.at < 0 ? it.at + n : it.at;
+      if (i < 0 || i >= n) throw new Error(`index ${it.at} is out of bounds for axis ${d} with size ${n}`);
+      axes.push({ start: i, step: 1, count: 1 });
+    } else if (it.kind === 'slice') {
+      axes.push(sliceIndices(it.start, it.stop, it.step, n));
+      layout.push(d);
+    }
+  }
+  return { axes, layout };
 }

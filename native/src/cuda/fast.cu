@@ -330,7 +330,8 @@ bool plan(const Program& p, Plan& out) {
   s.cols = static_cast<uint32_t>(p.shape[nd - 1]);
   s.rowStep = nd == 2 ? l.coef[0] : 0;
   s.colStep = l.coef[nd - 1];
-  if (s.colStep == 0 || s.cols == 0 || s.rows == 0) return false;
+  // A leaf walked backwards (negative step) takes the general kernel.
+  if (s.colStep <= 0 || s.rowStep < 0 || s.cols == 0 || s.rows == 0) return false;
   const bool f32 = p.f32 != 0;
   const int E = f32 ? 4 : 2;
   int mode;

@@ -6,6 +6,7 @@ import { transpose } from '../js/linalg';
 import './linalg-handlers';
 import './npy-handlers';
 import './randomized-handlers';
+import './numpy-handlers';
 import './summary-handlers';
 
 interface Piece {

@@ -5,7 +5,7 @@
  * then the reduction's chunk step folds the buffer into a Partial.
  */
 import type { ChunkProgram, ChunkValue, Expr, Leaf, NDArray, Region } from '../../../common/arrays';
-import { sizeOf } from '../../../common/arrays';
+import { broadcastProblem, broadcastTarget, sizeOf } from '../../../common/arrays';
 import { PhiloxStream } from './philox';
 import { chunkReduce } from './reduce';
 
@@ -116,20 +116,29 @@ const BINARY: Record<string, (a: number, b: number) => number> = {
   // NumPy's minimum/maximum propagate NaN.
   min: (a, b) => (a !== a || b !== b ? NaN : Math.min(a, b)),
   max: (a, b) => (a !== a || b !== b ? NaN : Math.max(a, b)),
+  eq: (a, b) => (a === b ? 1 : 0),
+  ne: (a, b) => (a !== b ? 1 : 0),
+  lt: (a, b) => (a < b ? 1 : 0),
+  le: (a, b) => (a <= b ? 1 : 0),
+  gt: (a, b) => (a > b ? 1 : 0),
+  ge: (a, b) => (a >= b ? 1 : 0),
 };
 
-/** Expands `src` of shape `from` to `to` by NumPy broadcasting (leading axes added, size-1 axes repeated). */
-function broadcastTo(src: Buf, from: number[], to: number[], make: (n: number) => Buf): Buf {
+/**
+ * Expands `src` of shape `e.from` to `to`: NumPy broadcasting, or the explicit axis map of
+ * `e.axes` (common/arrays.ts: dropped index axes, new axes).
+ */
+function broadcastTo(src: Buf, e: { from: number[]; axes?: number[] }, to: number[], make: (n: number) => Buf): Buf {
+  const problem = broadcastProblem(e, to);
+  if (problem) throw new Error(`broadcast: ${problem}`);
   const nd = to.length;
-  const pad = nd - from.length;
-  if (pad < 0) throw new Error(`broadcast: cannot broadcast ${from.join('x')} to ${to.join('x')}`);
-  const f = new Array<number>(pad).fill(1).concat(from);
-  const srcStrides = new Array<number>(nd);
+  // Element stride of the source along each program axis (0: repeated).
+  const srcStrides = new Array<number>(nd).fill(0);
   let s = 1;
-  for (let d = nd - 1; d >= 0; d--) {
-    if (f[d] !== 1 && f[d] !== to[d]) throw new Error(`broadcast: cannot broadcast ${from.join('x')} to ${to.join('x')}`);
-    srcStrides[d] = f[d] === 1 ? 0 : s;
-    s *= f[d];
+  for (let d = e.from.length - 1; d >= 0; d--) {
+    const o = broadcastTarget(e, d, nd);
+    if (o >= 0 && e.from[d] !== 1) srcStrides[o] += s;
+    s *= e.from[d];
   }
   const out = make(sizeOf(to));
   const idx = new Array<number>(nd).fill(0);
@@ -175,9 +184,16 @@ function evalExpr(e: Expr, shape: number[], make: (n: number) => Buf, inputs: Ch
       for (let i = 0; i < a.length; i++) a[i] = f(a[i], b[i]);
       return a;
     }
+    case 'where': {
+      const c = evalExpr(e.cond, shape, make, inputs);
+      const a = evalExpr(e.a, shape, make, inputs);
+      const b = evalExpr(e.b, shape, make, inputs);
+      for (let i = 0; i < a.length; i++) if (c[i] === 0) a[i] = b[i];
+      return a;
+    }
     case 'broadcast': {
       const x = evalExpr(e.arg, e.from, make, inputs);
-      return broadcastTo(x, e.from, shape, make);
+      return broadcastTo(x, e, shape, make);
     }
   }
 }

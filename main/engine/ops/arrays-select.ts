@@ -1,0 +1,103 @@
+/**
+ * Selection and conversion nodes: where (numpy.where with three arrays, or an array and a
+ * number) and astype. Both stay fused into their neighbours' programs; a node that changes the
+ * precision a fused chain computes in (float32 <-> anything else) first materialises its input,
+ * because a program computes every op in its output dtype (common/arrays.ts) and NumPy computes
+ * the upstream ops in their own.
+ */
+import type { DType, Expr } from '../../../common/arrays';
+import { align } from '../compile/broadcast';
+import { blockShape } from '../compile/chunks';
+import { mapBlocks, materialize, settle } from '../compile/array-lower';
+import { shiftDeps } from '../compile/restrict';
+import { arrayInput } from './arrays-core';
+import { resultDType } from './arrays-elementwise';
+import type { LazyArray, OpDef } from './types';
+
+const DTYPES: DType[] = ['float64', 'float32', 'int32', 'int64'];
+
+const where: OpDef = {
+  spec: {
+    op: 'where',
+    label: 'Where',
+    category: 'arrays',
+    doc: 'numpy.where(cond, a, b): a where cond is non-zero, else b (b, or a, may be a number instead of an array). Broadcasts the three; cond usually comes from a comparison.',
+    inputs: [
+      { name: 'cond', type: 'array' },
+      { name: 'a', type: 'array', optional: true },
+      { name: 'b', type: 'array', optional: true },
+    ],
+    outputs: [{ name: 'out', type: 'array' }],
+    params: [
+      { name: 'a_value', kind: 'number', doc: 'used when port a is not connected' },
+      { name: 'b_value', kind: 'number', default: 0, doc: 'used when port b is not connected' },
+    ],
+  },
+  build(ctx) {
+    const cond = arrayInput(ctx, 'cond');
+    const side = (port: 'a' | 'b'): LazyArray | number => {
+      if (ctx.inputs[port]) return arrayInput(ctx, port);
+      const v = ctx.params[`${port}_value`] ?? (port === 'b' ? 0 : undefined);
+      if (typeof v !== 'number') return ctx.fail(`params.${port}_value`, `a number is needed when port ${port} is not connected`);
+      return v;
+    };
+    const a = side('a');
+    const b = side('b');
+    const dt = (v: LazyArray | number): DType => (typeof v === 'number' ? (Number.isInteger(v) ? 'int32' : 'float64') : v.dtype);
+    // NumPy: the result type of a and b (a Python number does not widen an array's dtype).
+    const dtype: DType = typeof a === 'number' && typeof b !== 'number' ? (Number.isInteger(a) ? b.dtype : resultDType(b.dtype, 'float64', 'add')) : typeof b === 'number' && typeof a !== 'number' ? (Number.isInteger(b) ? a.dtype : resultDType(a.dtype, 'float64', 'add')) : resultDType(dt(a), dt(b), 'add');
+    const arrays = [cond, a, b].filter((v): v is LazyArray => typeof v !== 'number').map((v, i) => settle(v, dtype, ctx, `where-in${i}`));
+    const al = align(arrays, ctx, 'cond');
+    const ops = al.operands;
+    const fill = (value: number): Expr => ({ kind: 'leaf', leaf: { kind: 'fill', value } });
+    const out: LazyArray = {
+      kind: 'array',
+      shape: al.shape,
+      chunks: al.chunks,
+      dtype,
+      opName: `${ops[0].opName}+where`,
+      nodes: [...ops.flatMap((o) => o.nodes), ctx.nodeId],
+      block(idx) {
+        const deps: string[] = [];
+        const part = (o: LazyArray) => {
+          const p = al.block(o, idx);
+          const e = shiftDeps(p.expr, deps.length);
+          deps.push(...p.deps);
+          return e;
+        };
+        let k = 1;
+        const c = part(ops[0]);
+        const ea = typeof a === 'number' ? fill(a) : part(ops[k++]);
+        const eb = typeof b === 'number' ? fill(b) : part(ops[k++]);
+        return { expr: { kind: 'where', cond: c, a: ea, b: eb }, deps };
+      },
+    };
+    return { out };
+  },
+};
+
+const astype: OpDef = {
+  spec: {
+    op: 'astype',
+    label: 'As type',
+    category: 'arrays',
+    doc: 'Converts to another dtype, as ndarray.astype: floats to integers truncate toward zero.',
+    inputs: [{ name: 'x', type: 'array' }],
+    outputs: [{ name: 'out', type: 'array' }],
+    params: [{ name: 'dtype', kind: 'enum', options: DTYPES, required: true }],
+  },
+  build(ctx) {
+    const x = arrayInput(ctx, 'x');
+    const dtype = ctx.params.dtype as DType;
+    if (dtype === x.dtype) return { out: x };
+    // A float chain computes in its own dtype first; the conversion is the program's output dtype.
+    const src = x.dtype === 'float32' || x.dtype === 'float64' ? materialize(x, ctx, 'src') : x;
+    // The block expression is wrapped in an identity broadcast so that it is not mistaken for an
+    // already materialised block (materialize() would hand back the source's tasks, in the old
+    // dtype); backends fold the broadcast away.
+    const out = mapBlocks(src, (e) => e, 'astype', ctx.nodeId, dtype);
+    return { out: { ...out, block: (idx) => { const b = out.block(idx); return { expr: { kind: 'broadcast', arg: b.expr, from: blockShape(src.chunks, idx) }, deps: b.deps }; } } };
+  },
+};
+
+export const SELECT_ARRAY_OPS: OpDef[] = [where, astype];

@@ -1,0 +1,139 @@
+/**
+ * Statistics nodes: histogram (numpy.histogram with a number of bins and a range: per-block
+ * counts summed in a tree, so it scales like a reduction), percentile and quantile over all
+ * elements (numpy's default 'linear' method: exact, so one task gathers every block and sorts;
+ * dask.array.percentile is approximate instead), and tensordot (numpy.tensordot with an integer
+ * `axes`: both sides reshaped to matrices, one blockwise matmul, reshaped back).
+ */
+import { sizeOf } from '../../../common/arrays';
+import { fromKeys, materialize } from '../compile/array-lower';
+import { eachBlockIndex, normalizeChunks } from '../compile/chunks';
+import { arrayInput, nums } from './arrays-core';
+import { reshapeArray } from './arrays-join';
+import { LINALG_ARRAY_OPS } from './arrays-linalg';
+import type { BuildContext, LazyArray, OpDef } from './types';
+
+const prefixed = (ctx: BuildContext, prefix: string): BuildContext => ({ ...ctx, key: (name, idx) => ctx.key(`${prefix}${name}`, idx) });
+
+function blockKeys(x: LazyArray): string[] {
+  return [...eachBlockIndex(x.chunks)].map((idx) => x.block(idx).deps[0]);
+}
+
+const histogram: OpDef = {
+  spec: {
+    op: 'histogram',
+    label: 'Histogram',
+    category: 'arrays',
+    doc: 'numpy.histogram(x, bins, range): counts in `bins` equal bins over [min, max] (the last bin includes max; values outside and NaN are not counted), and the bin edges.',
+    inputs: [{ name: 'x', type: 'array' }],
+    outputs: [
+      { name: 'counts', type: 'array' },
+      { name: 'edges', type: 'array' },
+    ],
+    params: [
+      { name: 'bins', kind: 'number', integer: true, min: 1, default: 10 },
+      { name: 'range', kind: 'numbers', minLength: 2, maxLength: 2, required: true, doc: '[min, max] (dask.array needs it too)' },
+      { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
+    ],
+  },
+  build(ctx) {
+    const x = materialize(arrayInput(ctx, 'x'), ctx, 'src');
+    const bins = (ctx.params.bins ?? 10) as number;
+    const [lo, hi] = nums(ctx, 'range');
+    if (!(lo <= hi) || !Number.isFinite(lo) || !Number.isFinite(hi)) return ctx.fail('params.range', `max must be larger than min, got [${lo}, ${hi}]`);
+    const splitEvery = (ctx.params.split_every ?? 8) as number;
+    const params = { bins, lo, hi };
+    let level = blockKeys(x).map((dep, i) => {
+      const key = ctx.key('histogram', [i]);
+      ctx.emit({ key, deps: [dep], spec: { kind: 'array-op', op: 'histogram', params }, resource: 'any', op: 'histogram', outBytes: 8 * bins, workBytes: 8 * bins });
+      return key;
+    });
+    let depth = 0;
+    while (level.length > 1) {
+      const next: string[] = [];
+      for (let i = 0; i < level.length; i += splitEvery) {
+        const key = ctx.key(`histogram-sum${depth}`, [i / splitEvery]);
+        ctx.emit({ key, deps: level.slice(i, i + splitEvery), spec: { kind: 'array-op', op: 'sum-arrays', params: {} }, resource: 'any', op: 'histogram-sum', outBytes: 8 * bins, workBytes: 8 * bins });
+        next.push(key);
+      }
+      level = next;
+      depth++;
+    }
+    if (level.length === 0) {
+      const key = ctx.key('histogram', [0]);
+      ctx.emit({ key, deps: [], spec: { kind: 'array-op', op: 'histogram', params }, resource: 'any', op: 'histogram', outBytes: 8 * bins, workBytes: 8 * bins });
+      level = [key];
+    }
+    const edgesKey = ctx.key('edges');
+    ctx.emit({ key: edgesKey, deps: [], spec: { kind: 'array-op', op: 'histogram-edges', params }, resource: 'any', op: 'histogram-edges', outBytes: 8 * (bins + 1), workBytes: 8 * (bins + 1) });
+    return {
+      counts: fromKeys([bins], [[bins]], 'int64', level, ctx.nodeId, [ctx.nodeId]),
+      edges: fromKeys([bins + 1], [[bins + 1]], 'float64', [edgesKey], ctx.nodeId, [ctx.nodeId]),
+    };
+  },
+};
+
+function percentileOp(op: 'percentile' | 'quantile'): OpDef {
+  const scale = op === 'percentile' ? 100 : 1;
+  return {
+    spec: {
+      op,
+      label: op === 'percentile' ? 'Percentile' : 'Quantile',
+      category: 'arrays',
+      doc: `numpy.${op} over all elements, 'linear' method (exact: one task sorts every element). q in [0, ${scale}].`,
+      inputs: [{ name: 'x', type: 'array' }],
+      outputs: [{ name: 'out', type: 'array' }],
+      params: [{ name: 'q', kind: 'numbers', min: 0, minLength: 1, required: true, doc: `e.g. [${op === 'percentile' ? '25, 50, 75' : '0.25, 0.5, 0.75'}]` }],
+    },
+    build(ctx) {
+      const x = materialize(arrayInput(ctx, 'x'), ctx, 'src');
+      const q = nums(ctx, 'q');
+      q.forEach((v) => {
+        if (!(v >= 0 && v <= scale)) ctx.fail('params.q', `must be in [0, ${scale}], got ${v}`);
+      });
+      if (sizeOf(x.shape) === 0) return ctx.fail('inputs.x', `cannot take the ${op} of an empty array`);
+      const key = ctx.key(op);
+      const bytes = 8 * sizeOf(x.shape);
+      ctx.emit({ key, deps: blockKeys(x), spec: { kind: 'array-op', op: 'percentile', params: { q: q.map((v) => v / scale) } }, resource: 'any', op, outBytes: 8 * q.length, workBytes: 2 * bytes });
+      return { out: fromKeys([q.length], [[q.length]], 'float64', [key], ctx.nodeId, [ctx.nodeId]) };
+    },
+  };
+}
+
+const tensordot: OpDef = {
+  spec: {
+    op: 'tensordot',
+    label: 'Tensordot',
+    category: 'arrays',
+    doc: 'numpy.tensordot(a, b, axes=k): sums over the last k axes of a and the first k of b (k = 1 on 2-D arrays is a @ b).',
+    inputs: [
+      { name: 'a', type: 'array' },
+      { name: 'b', type: 'array' },
+    ],
+    outputs: [{ name: 'out', type: 'array' }],
+    params: [{ name: 'axes', kind: 'number', integer: true, min: 0, default: 2 }],
+  },
+  build(ctx) {
+    const a = arrayInput(ctx, 'a');
+    const b = arrayInput(ctx, 'b');
+    const k = (ctx.params.axes ?? 2) as number;
+    if (k > a.shape.length || k > b.shape.length) return ctx.fail('params.axes', `${k} axes, but a has ${a.shape.length} and b ${b.shape.length}`);
+    const ka = a.shape.slice(a.shape.length - k);
+    const kb = b.shape.slice(0, k);
+    if (ka.some((n, d) => n !== kb[d])) return ctx.fail('inputs.b', `shape-mismatch for sum: (${ka.join(', ')}) vs (${kb.join(', ')})`);
+    const outA = a.shape.slice(0, a.shape.length - k);
+    const outB = b.shape.slice(k);
+    const m = sizeOf(outA);
+    const kk = sizeOf(ka);
+    const n = sizeOf(outB);
+    const rows = (x: LazyArray) => Math.max(1, x.chunks[0]?.[0] ?? 1);
+    const a2 = reshapeArray(a, [m, kk], [rows(a), normalizeChunks([kk], [kk])[0][0] || 1], prefixed(ctx, 'a-'));
+    const b2 = reshapeArray(b, [kk, n], [kk || 1, n || 1], prefixed(ctx, 'b-'));
+    const matmul = LINALG_ARRAY_OPS.find((o) => o.spec.op === 'matmul')!;
+    const prod = matmul.build({ ...prefixed(ctx, 'mm-'), inputs: { a: a2, b: b2 } }) as Record<string, LazyArray>;
+    const shape = [...outA, ...outB];
+    return { out: reshapeArray(prod.out, shape, shape.map((s, d) => (d === 0 ? Math.max(1, Math.min(s, rows(a))) : Math.max(1, s))), prefixed(ctx, 'out-')) };
+  },
+};
+
+export const STATS_ARRAY_OPS: OpDef[] = [histogram, percentileOp('percentile'), percentileOp('quantile'), tensordot];
