@@ -4,10 +4,12 @@
  *
  * - 7: people.csv read in blocks, merged on the string key `dept` with the one-partition depts.csv
  *   (the broadcast join), how inner and left, equals pandas' merge (test/fixtures/df/expected.json
- *   by make_fixtures.py); a groupby and value_counts over those partitions too.
+ *   by make_fixtures.py); groupby and value_counts combines are among the dask cases below.
  * - 9: `assign z = salary` / `w = dept`, then describe, equals pandas' describe of salary.
  * - 8: examples/dataframe-groupby.json run three times in one engine (long-lived workers, whose
  *   Arrow dictionary ids grow with every run) has one digest.
+ * - The cases adapted from dask/dataframe/tests (test/helpers/dask-cases.ts) as one workflow over
+ *   CSV blocks of 257 bytes, against pandas.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +20,7 @@ import { validateWorkflow } from '../../main/engine/validate';
 import { digestOf } from '../../main/api/run-record';
 import type { RunResult } from '../../common/results';
 import { rowsOf, type Row } from '../helpers/df-rows';
+import { DASK_CASES, caseOutput, daskCasesWorkflow, expectCase } from '../helpers/dask-cases';
 
 const expected = JSON.parse(readFileSync('test/fixtures/df/expected.json', 'utf8'));
 const example = JSON.parse(readFileSync('examples/dataframe-groupby.json', 'utf8'));
@@ -46,37 +49,27 @@ async function finished(e: Engine, w: ReturnType<typeof validateWorkflow>): Prom
 
 for (const backend of ['js', 'native-cpu'] as const) {
   describe(`dataframes on 1 CPU + 3 virtual GPUs (${backend})`, () => {
-    it('broadcast merge on a string key (inner, left), assign of a bare column, and one digest per table', async () => {
+    it('broadcast merge on a string key (inner, left), assign of a bare column, one digest per table, the dask cases', async () => {
       const d = await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
       const engine = new Engine(d, { launcher: forkLauncher(), cpuWorkers: 1, virtualGpus: 3, backends: backend === 'js' ? ['js'] : ['native-cpu', 'js'], threadsPerCpuWorker: 1 });
       await engine.start();
       try {
+        // One run: both broadcast merges, and assign of bare columns then describe.
+        const r = await finished(engine, wf(
+          [['src', 'read_csv', { path: PEOPLE, blocksize: 300 }], ['l', 'select', { columns: ['id', 'dept', 'age'] }], ['r', 'read_csv', { path: 'test/fixtures/df/depts.csv' }],
+            ['m_inner', 'merge', { how: 'inner', on: ['dept'] }], ['s_inner', 'sort', { by: ['id', 'dept'] }], ['m_left', 'merge', { how: 'left', on: ['dept'] }], ['s_left', 'sort', { by: ['id', 'dept'] }],
+            ['z', 'assign', { column: 'z', expr: 'salary' }], ['w', 'assign', { column: 'w', expr: 'dept' }], ['s', 'select', { columns: ['z', 'w', 'age'] }], ['d', 'describe', {}]],
+          [['src', 'l', 'df'], ['l', 'm_inner', 'left'], ['r', 'm_inner', 'right'], ['m_inner', 's_inner', 'df'], ['l', 'm_left', 'left'], ['r', 'm_left', 'right'], ['m_left', 's_left', 'df'],
+            ['src', 'z', 'df'], ['z', 'w', 'df'], ['w', 's', 'df'], ['s', 'd', 'df']],
+        ));
+        expect(r.stats.workers.filter((w) => w.tasks > 0).length, 'tasks ran on several workers').toBeGreaterThan(1);
         for (const how of ['inner', 'left']) {
-          const r = await finished(engine, wf(
-            [['src', 'read_csv', { path: PEOPLE, blocksize: 300 }], ['l', 'select', { columns: ['id', 'dept', 'age'] }],
-              ['r', 'read_csv', { path: 'test/fixtures/df/depts.csv' }], ['m', 'merge', { how, on: ['dept'] }], ['s', 'sort', { by: ['id', 'dept'] }]],
-            [['src', 'l', 'df'], ['l', 'm', 'left'], ['r', 'm', 'right'], ['m', 's', 'df']],
-          ));
-          expect(r.stats.workers.filter((w) => w.tasks > 0).length, 'tasks ran on several workers').toBeGreaterThan(1);
-          close(rowsOf(r.results.s).map((x) => ({ id: x.id, dept: x.dept, age: x.age, floor: x.floor, budget: x.budget })), expected[`join_${how}`]);
+          close(rowsOf(r.results[`s_${how}`]).map((x) => ({ id: x.id, dept: x.dept, age: x.age, floor: x.floor, budget: x.budget })), expected[`join_${how}`]);
         }
+        rowsOf(r.results.d).forEach((x, i) => expect(x.z as number, String(x.stat)).toBeCloseTo(expected.describe.salary[i], 4));
 
-        const g = await finished(engine, wf(
-          [['src', 'read_csv', { path: PEOPLE, blocksize: 250 }], ['g', 'groupby', { by: ['dept'], aggs: [{ column: 'salary', agg: 'sum' }, { column: 'name', agg: 'nunique' }], split_every: 2 }],
-            ['v', 'value_counts', { column: 'dept', split_every: 2 }]],
-          [['src', 'g', 'df'], ['src', 'v', 'df']],
-        ));
-        close(rowsOf(g.results.g).map((x) => ({ dept: x.dept, salary_sum: x.salary_sum, name_nunique: x.name_nunique })),
-          expected.groupby_dept.map((x: Row) => ({ dept: x.dept, salary_sum: x.salary_sum, name_nunique: x.name_nunique })));
-        expect(rowsOf(g.results.v).map((x) => [x.dept, x.count]).sort()).toEqual([...expected.value_counts].sort());
-
-        const a = await finished(engine, wf(
-          [['src', 'read_csv', { path: PEOPLE, blocksize: 300 }], ['z', 'assign', { column: 'z', expr: 'salary' }], ['w', 'assign', { column: 'w', expr: 'dept' }],
-            ['s', 'select', { columns: ['z', 'w', 'age'] }], ['d', 'describe', {}]],
-          [['src', 'z', 'df'], ['z', 'w', 'df'], ['w', 's', 'df'], ['s', 'd', 'df']],
-        ));
-        const desc = rowsOf(a.results.d);
-        desc.forEach((x, i) => expect(x.z as number, String(x.stat)).toBeCloseTo(expected.describe.salary[i], 4));
+        const all = await finished(engine, validateWorkflow(daskCasesWorkflow(257)));
+        for (const c of DASK_CASES.cases) expectCase(c, all.results[caseOutput(c)]);
 
         const digests = new Set<string>();
         for (let k = 0; k < 3; k++) digests.add(digestOf(await finished(engine, validateWorkflow(example, { rows_per_partition: 500, partitions: 6 }))));
