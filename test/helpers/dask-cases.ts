@@ -19,7 +19,7 @@ export interface DaskCase {
   expected: Row[];
 }
 
-export const DASK_CASES = JSON.parse(readFileSync('test/fixtures/df/dask/cases.json', 'utf8')) as { sources: Record<string, string>; cases: DaskCase[] };
+export const DASK_CASES = JSON.parse(readFileSync('test/fixtures/df/dask/cases.json', 'utf8')) as { sources: Record<string, { path: string; types?: Record<string, string> }>; cases: DaskCase[] };
 
 /** The node id whose output is case `c`'s result. */
 export function caseOutput(c: DaskCase): string {
@@ -32,8 +32,8 @@ export function daskCasesWorkflow(blocksize?: number): unknown {
   const edges: { source: string; sourcePort: string; target: string; targetPort: string }[] = [];
   const edge = (source: string, target: string, targetPort: string) => edges.push({ source, sourcePort: 'out', target, targetPort });
   const src: Record<string, string> = {};
-  for (const [name, path] of Object.entries(DASK_CASES.sources)) {
-    nodes.push({ id: `src_${name}`, op: 'read_csv', params: { path, ...(blocksize ? { blocksize } : {}) } });
+  for (const [name, { path, types }] of Object.entries(DASK_CASES.sources)) {
+    nodes.push({ id: `src_${name}`, op: 'read_csv', params: { path, ...(types ? { types } : {}), ...(blocksize ? { blocksize } : {}) } });
     src[name] = `src_${name}`;
     if (name === 'people') {
       // make_dask_cases.py drops the dates: pandas reads them as text, which no case needs.
