@@ -14,6 +14,7 @@ import type { JsonValue, NDArray } from '../../../common/arrays';
 import { readCsv } from './csv';
 import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
+import { pivot, rolling, type RollingSpec } from './window';
 import { tableFromArray } from './from-array';
 import { concatTables, takeTable } from './gather';
 import { AGG_NAMES, groupbyAggregate, groupbyChunk, groupbyCombine, type GroupbySpec } from './groupby';
@@ -123,6 +124,20 @@ export const DF_OPS = {
   describe: def({ inputs: 'many', params: z.object({ percentiles: z.array(z.number().min(0).max(1)).optional() }).strict(), run: (p, i) => out(describe(concatTables(tables(i, 'describe')), p.percentiles)) }),
   quantile: def({ inputs: 'many', params: z.object({ q: z.array(z.number().min(0).max(1)).min(1) }).strict(), run: (p, i) => out(quantile(concatTables(tables(i, 'quantile')), p.q)) }),
   nunique: def({ inputs: 'many', params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(nunique(concatTables(tables(i, 'nunique')), p.columns)) }),
+  // Inputs: the tails of the earlier partitions, then the partition itself (window.ts).
+  rolling: def({
+    inputs: 'many',
+    params: z.object({ window: z.number().int().min(1), minPeriods: z.number().int().min(0).optional(), cols: z.array(z.object({ column: z.string().min(1), agg: z.enum(['sum', 'mean', 'min', 'max', 'std', 'var', 'count']), as: z.string().min(1) }).strict()).min(1) }).strict(),
+    run: (p, i) => {
+      const t = tables(i, 'rolling');
+      return out(rolling(t.slice(0, -1), t[t.length - 1], p as RollingSpec));
+    },
+  }),
+  pivot: def({
+    inputs: 1,
+    params: z.object({ index: z.string().min(1), columns: z.string().min(1), values: z.string().min(1), categories: z.array(z.union([z.string(), z.number()])).min(1) }).strict(),
+    run: (p, i) => out(pivot(tables(i, 'pivot')[0], p)),
+  }),
   isna: def({ inputs: 1, params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(isna(tables(i, 'isna')[0], p.columns)) }),
   fillna: def({ inputs: 1, params: z.object({ value: z.union([z.number(), z.string(), z.boolean()]), columns: names.optional() }).strict(), run: (p, i) => out(fillna(tables(i, 'fillna')[0], p.value, p.columns)) }),
   dropna: def({ inputs: 1, params: z.object({ subset: names.optional(), how: z.enum(['any', 'all']).optional() }).strict(), run: (p, i) => out(dropna(tables(i, 'dropna')[0], p.subset, p.how)) }),
