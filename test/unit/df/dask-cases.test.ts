@@ -1,5 +1,5 @@
 /**
- * 36 dataframe cases adapted from dask/dataframe/tests (groupby, merge, sort, filter, missing
+ * 48 dataframe cases adapted from dask/dataframe/tests (groupby, merge, sort, filter, missing
  * values, summaries; test/fixtures/df/make_dask_cases.py lists each one's dask test and pandas
  * expression) against pandas' results, run in-process with the CSV inputs split into blocks of
  * odd sizes, so trees, shuffles, broadcasts and gathers see several partitions. The same cases run
@@ -11,7 +11,7 @@ import { DASK_CASES, caseOutput, daskCasesWorkflow, expectCase } from '../../hel
 
 describe('dataframe cases from dask/dataframe/tests, against pandas', () => {
   it('has at least 25 cases', () => expect(DASK_CASES.cases.length).toBeGreaterThanOrEqual(25));
-  for (const blocksize of [97, 257, undefined]) {
+  for (const blocksize of [131, 257, undefined]) {
     it(`every case, CSV blocks of ${blocksize ?? 'whole files'}${blocksize ? ' bytes' : ''}`, async () => {
       const r = await runLocal(daskCasesWorkflow(blocksize));
       const failures: string[] = [];

@@ -15,6 +15,7 @@ import { readCsv } from './csv';
 import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
 import { pivot, rolling, type RollingSpec } from './window';
+import { resampleBin, resampleFill } from './resample';
 import { tableFromArray } from './from-array';
 import { concatTables, takeTable } from './gather';
 import { AGG_NAMES, groupbyAggregate, groupbyChunk, groupbyCombine, type GroupbySpec } from './groupby';
@@ -133,6 +134,8 @@ export const DF_OPS = {
       return out(rolling(t.slice(0, -1), t[t.length - 1], p as RollingSpec));
     },
   }),
+  'resample-bin': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive() }).strict(), run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs)) }),
+  'resample-fill': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()) }).strict(), run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero)) }),
   pivot: def({
     inputs: 1,
     params: z.object({ index: z.string().min(1), columns: z.string().min(1), values: z.string().min(1), categories: z.array(z.union([z.string(), z.number()])).min(1) }).strict(),

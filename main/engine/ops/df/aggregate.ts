@@ -46,14 +46,14 @@ export function treeReduce(ctx: BuildContext, keys: string[], chunk: { op: strin
   return key;
 }
 
-function splitEvery(ctx: BuildContext): number {
+export function splitEvery(ctx: BuildContext): number {
   const v = ctx.params.split_every ?? 8;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 2) return ctx.fail('params.split_every', 'must be a whole number >= 2');
   return v;
 }
 
 /** Parses and checks the aggs list against the columns; returns the specs and output columns. */
-function checkAggs(ctx: BuildContext, cols: DfColumn[], by: DfColumn[]): { aggs: AggSpec[]; out: DfColumn[] } {
+export function checkAggs(ctx: BuildContext, cols: DfColumn[], by: DfColumn[]): { aggs: AggSpec[]; out: DfColumn[] } {
   const raw = ctx.params.aggs;
   if (!Array.isArray(raw) || raw.length === 0) return ctx.fail('params.aggs', 'must be a list of {"column": ..., "agg": ..., "as"?: ...} with at least one entry');
   const aggs: AggSpec[] = [];

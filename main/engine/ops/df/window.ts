@@ -1,16 +1,20 @@
 /**
- * rolling and pivot_table nodes (kernels in worker/kernels/df/window.ts).
+ * rolling, resample and pivot_table nodes (kernels in worker/kernels/df/window.ts and resample.ts).
  *
  * rolling: per partition i, one task over the tails (window - 1 rows) of partitions 0..i-1 and
  * partition i itself, so windows cross partition edges as dask's map_overlap does and a
  * partition shorter than the window passes its rows on. The tails are small (window - 1 rows
  * each), the number of them grows with i.
+ * resample: 'resample-bin' per partition (the time column becomes each row's period start), the
+ * groupby tree on it, then 'resample-fill' adds the empty periods (0 for sum/count/size/nunique).
  * pivot_table: the groupby tree on [index, columns] with the aggregate, then one 'pivot' task.
  * The categories (values of `columns` that become output columns) are given, as dask's
  * pivot_table needs known categories: the output's columns must be known when it compiles.
  */
 import type { OpDef } from '../types';
-import { treeReduce } from './aggregate';
+import { checkAggs, splitEvery, treeReduce } from './aggregate';
+import { mapPartitions } from './columns';
+import { periodMs } from '../../../../worker/kernels/df/resample';
 import { emitDf, frameInput, frameValue, requireColumns, str, type DfColumn } from './meta';
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];
@@ -97,4 +101,39 @@ const pivotTable: OpDef = {
   },
 };
 
-export const DF_WINDOW_OPS: OpDef[] = [rolling, pivotTable];
+const resample: OpDef = {
+  spec: {
+    op: 'resample', label: 'Resample by period', category: 'dataframes',
+    doc: "pandas' df.resample(freq, on=column).agg(...): aggregates per period of a timestamp column (periods that divide a day: '1D', '6h', '30min', '15s'), empty periods included.",
+    inputs: IN, outputs: OUT,
+    params: [
+      { name: 'on', kind: 'string', required: true, doc: 'a timestamp column' },
+      { name: 'freq', kind: 'string', required: true, doc: "'1D', '6h', '30min', '15s', '500ms'" },
+      { name: 'aggs', kind: 'json', required: true, doc: '[{"column": "x", "agg": "mean"}, ...] as groupby' },
+      { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
+    ],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const on = str(ctx, 'on');
+    const [oc] = requireColumns(ctx, 'params.on', [on], f.columns);
+    if (oc.type !== 'timestamp') ctx.fail('params.on', `column '${on}' is ${oc.type}, not a timestamp (read_csv's types: {"${on}": "timestamp"} parses it)`);
+    let period = 0;
+    try {
+      period = periodMs(str(ctx, 'freq'));
+    } catch (e) {
+      ctx.fail('params.freq', (e as Error).message.replace(/^resample: /, ''));
+    }
+    const { aggs, out } = checkAggs(ctx, f.columns, [oc]);
+    const spec = { by: [on], aggs, ddof: 1 };
+    const binned = mapPartitions(ctx, f, 'resample-bin', { on, periodMs: period }, f.columns);
+    const partial = Math.min(f.partitionBytes, 1 << 20);
+    const g = treeReduce(ctx, binned.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes);
+    const zero = aggs.map((a, i) => ({ a, name: out[i + 1].name })).filter(({ a }) => ['sum', 'count', 'size', 'nunique'].includes(a.agg)).map(({ name }) => name);
+    const key = ctx.key('resample-fill');
+    emitDf(ctx, key, [g], 'resample-fill', { on, periodMs: period, zero }, partial, partial * 3);
+    return { out: frameValue([key], out, partial) };
+  },
+};
+
+export const DF_WINDOW_OPS: OpDef[] = [rolling, resample, pivotTable];
