@@ -46,6 +46,22 @@ describe('dictionary ids of tables from different workers (item 7)', () => {
     expect(id(left, 'who')).toBe(id(right, 'boss'));
   });
 
+  it("a repeated id never gets a fresh id another column holds (this process's counter can hand one out)", () => {
+    const data = (vals: string[]) => {
+      const dict = [...new Set(vals)];
+      return stringVector(Int32Array.from(vals, (s) => dict.indexOf(s)), dict).data[0];
+    };
+    const [a, b, c] = [data(['x', 'y']), data(['p', 'q']), data(['u', 'v'])];
+    // c repeats a's id; b holds the id this process's counter hands out next.
+    const next = new Dictionary(new Utf8(), new Int32()).id + 1;
+    const as = (d: typeof a, id: number) => makeVector(d.clone(new Dictionary(new Utf8(), new Int32(), id)));
+    const t = tableOf([{ name: 'a', vector: as(a, next + 1000) }, { name: 'b', vector: as(b, next) }, { name: 'c', vector: as(c, next + 1000) }]);
+    const back = fromIPC(toIPC(t));
+    expect(rows(back)).toEqual([{ a: 'x', b: 'p', c: 'u' }, { a: 'y', b: 'q', c: 'v' }]);
+    const ids = t.schema.fields.map((f) => (f.type as Dictionary).id);
+    expect(new Set(ids).size).toBe(3);
+  });
+
   for (const how of ['inner', 'left'] as const) {
     it(`broadcast join, how ${how}, equals a join of plain rows and survives IPC`, () => {
       const boss = new Map([['eng', ['zed', 3]], ['sales', ['yan', 2]]]);

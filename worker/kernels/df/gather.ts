@@ -247,6 +247,10 @@ export function single(v: Vector): Data {
  * types); the codes and the dictionary are kept.
  */
 function distinctDictionaryIds(children: Data[]): Data[] {
+  // Ids the columns hold: a fresh id must avoid them too, since this process's counter can hand
+  // out an id that a decoded column already carries.
+  const taken = new Set<number>();
+  for (const d of children) if (DataType.isDictionary(d.type)) taken.add(d.type.id);
   const used = new Set<number>();
   return children.map((d) => {
     const t = d.type;
@@ -255,7 +259,8 @@ function distinctDictionaryIds(children: Data[]): Data[] {
       used.add(t.id);
       return d;
     }
-    const fresh = new Dictionary(t.dictionary, t.indices, null, t.isOrdered);
+    let fresh = new Dictionary(t.dictionary, t.indices, null, t.isOrdered);
+    while (taken.has(fresh.id) || used.has(fresh.id)) fresh = new Dictionary(t.dictionary, t.indices, null, t.isOrdered);
     used.add(fresh.id);
     return d.clone(fresh);
   });
