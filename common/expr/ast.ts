@@ -9,8 +9,18 @@ export type ValueType = 'int' | 'float' | 'bool' | 'string' | 'timestamp' | 'nul
 
 export type ArithOp = '+' | '-' | '*' | '/' | '%';
 export type CmpOp = '==' | '!=' | '<' | '<=' | '>' | '>=';
-export type FnName = 'abs' | 'round' | 'log' | 'year' | 'month';
-export const FUNCTIONS: readonly FnName[] = ['abs', 'round', 'log', 'year', 'month'];
+export type FnName =
+  | 'abs' | 'round' | 'log'
+  | 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'dayofweek'
+  | 'lower' | 'upper' | 'len' | 'contains' | 'startswith' | 'endswith' | 'split';
+export const FUNCTIONS: readonly FnName[] = [
+  'abs', 'round', 'log', 'year', 'month', 'day', 'hour', 'minute', 'second', 'dayofweek',
+  'lower', 'upper', 'len', 'contains', 'startswith', 'endswith', 'split',
+];
+/** Components of a timestamp (UTC), each an int; dayofweek is pandas' (Monday 0). */
+export const TIME_FUNCTIONS: readonly FnName[] = ['year', 'month', 'day', 'hour', 'minute', 'second', 'dayofweek'];
+/** String methods (pandas' .str): lower, upper, len, contains / startswith / endswith a literal, split(s, sep, i). */
+export const STRING_FUNCTIONS: readonly FnName[] = ['lower', 'upper', 'len', 'contains', 'startswith', 'endswith', 'split'];
 
 /** Literal values: numbers, strings, booleans, null, and timestamps (ms since the epoch, UTC). */
 export type Literal =

@@ -10,7 +10,7 @@ import { forkLauncher } from '../../main/cluster/fork-launcher';
 import { Engine } from '../../main/engine/engine';
 import { validateWorkflow } from '../../main/engine/validate';
 import { loadNative } from '../../native/index';
-import { checkOutput, daskCases, valuesOf } from '../helpers/dask-cases';
+import { checkOutput, daskCases, valuesOf } from '../helpers/dask-array-cases';
 
 /**
  * One case per op (the first of each, by its last node's op; the unit test runs them all), each

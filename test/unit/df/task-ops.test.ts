@@ -39,7 +39,7 @@ describe('dataframe task ops', () => {
     await expect(runDfOp('filter', { expr: 3 }, [T(concatTables([tbl(await runDfOp('timeseries', { seed: 1, partition: 0, rows: 3 }, []))]))])).rejects.toThrow(/df filter: params\.expr: /);
     await expect(runDfOp('groupby-chunk', { spec: { by: ['a'], aggs: [{ column: 'x', agg: 'median' }] } }, [])).rejects.toThrow('takes 1 input, got 0');
     await expect(runDfOp('timeseries', { seed: 1, partition: 0, rows: 3, extra: 1 }, [])).rejects.toThrow(/df timeseries: params: .*extra/);
-    await expect(runDfOp('pivot', {}, [])).rejects.toThrow("df: unknown op 'pivot'; ops are timeseries, read-csv");
+    await expect(runDfOp('melt', {}, [])).rejects.toThrow("df: unknown op 'melt'; ops are timeseries, read-csv");
   });
 
   it('registers handlers that take and give Arrow IPC chunk values', async () => {

@@ -11,7 +11,7 @@ import { loadNative } from '../../../native/index';
 import type { ArrayBackend } from '../../../worker/kernels/backend';
 import { createJsBackend } from '../../../worker/kernels/js';
 import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
-import { checkOutput, daskCases, type DaskCase, valuesOf } from '../../helpers/dask-cases';
+import { checkOutput, daskCases, type DaskCase, valuesOf } from '../../helpers/dask-array-cases';
 import { localTasks } from '../../helpers/local-tasks';
 
 async function runCase(c: DaskCase, backends: ArrayBackend[]): Promise<void> {

@@ -28,6 +28,7 @@ async function onDevice(addon: DfAddon, op: (typeof CUDA_DF_OPS)[number], params
   else {
     const spec = params.spec as JoinSpec;
     if (op === 'broadcast-join' && spec.how === 'outer') return { unsupported: 'an outer broadcast join is refused by the js kernel' };
+    if (spec.how === 'right') return { unsupported: 'the device join has no right join' };
     r = await hashJoinNative(addon.cudaDfJoin, t[0], t[1], spec);
   }
   return 'unsupported' in r ? r : { kind: 'table', table: r };

@@ -156,13 +156,14 @@ function emit(e: Emitter, node: Node): void {
       return e.op(OP.isnull, node.negated ? 1 : 0, 0, 0, 1, 1);
     }
     case 'call': {
+      if (!(node.fn in OP)) throw new Unsupported(`${node.fn}() runs on the host only`);
       emit(e, node.args[0]);
       if (node.fn === 'round') {
         const d = node.args[1];
         const digits = d && d.kind === 'num' ? d.value : 0;
         return e.op(OP.round, 10 ** digits, 0, 0, 1, 1);
       }
-      return e.op(OP[node.fn], 0, 0, 0, 1, 1);
+      return e.op(OP[node.fn as keyof typeof OP], 0, 0, 0, 1, 1);
     }
   }
 }

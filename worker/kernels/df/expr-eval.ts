@@ -10,7 +10,7 @@
  * NaN counts as null for `is null`, as pandas' isna does.
  */
 import type { Table } from 'apache-arrow';
-import type { ArithOp, CheckedExpr, CmpOp, Literal, Node, ValueType } from '../../../common/expr/ast';
+import { STRING_FUNCTIONS, type ArithOp, type CheckedExpr, type CmpOp, type Literal, type Node, type ValueType } from '../../../common/expr/ast';
 import { boolView, column, numView, strView } from './columns';
 
 export type Vec =
@@ -191,8 +191,8 @@ function roundHalfEven(x: number, p: number): number {
   return r / p;
 }
 
-/** Year and month (1-12) of ms since the epoch, UTC (H. Hinnant's civil_from_days). */
-function civil(ms: number): [number, number] {
+/** Year, month (1-12) and day (1-31) of ms since the epoch, UTC (H. Hinnant's civil_from_days). */
+function civil(ms: number): [number, number, number] {
   const z = Math.floor(ms / 86400000) + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
@@ -200,7 +200,77 @@ function civil(ms: number): [number, number] {
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const m = mp < 10 ? mp + 3 : mp - 9;
-  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m];
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, doy - Math.floor((153 * mp + 2) / 5) + 1];
+}
+
+const DAY_MS = 86400000;
+
+/** A component of a timestamp (ms since the epoch, UTC): pandas' .dt.year ... .dt.dayofweek (Monday 0). */
+function timePart(fn: string, ms: number): number {
+  switch (fn) {
+    case 'year': return civil(ms)[0];
+    case 'month': return civil(ms)[1];
+    case 'day': return civil(ms)[2];
+    case 'hour': return Math.floor((((ms % DAY_MS) + DAY_MS) % DAY_MS) / 3600000);
+    case 'minute': return Math.floor((((ms % 3600000) + 3600000) % 3600000) / 60000);
+    case 'second': return Math.floor((((ms % 60000) + 60000) % 60000) / 1000);
+    default: return (((Math.floor(ms / DAY_MS) + 3) % 7) + 7) % 7; // 1970-01-01 was a Thursday (3)
+  }
+}
+
+/**
+ * A string method on one value: lower / upper / split give strings, len an int (code points, as
+ * Python's len), contains / startswith / endswith a boolean (the text is literal, not a regular
+ * expression: pandas' regex=False). split(s, sep, i) is part i of s.split(sep) (negative i counts
+ * from the end), null when there is no such part, as pandas' s.str.split(sep).str[i].
+ */
+function strCall(fn: string, s: string, text: string, i: number): string | number | boolean | null {
+  switch (fn) {
+    case 'lower': return s.toLowerCase();
+    case 'upper': return s.toUpperCase();
+    case 'len': return [...s].length;
+    case 'contains': return s.includes(text);
+    case 'startswith': return s.startsWith(text);
+    case 'endswith': return s.endsWith(text);
+    default: {
+      const parts = s.split(text);
+      const k = i < 0 ? parts.length + i : i;
+      return k >= 0 && k < parts.length ? parts[k] : null;
+    }
+  }
+}
+
+/** A string method over a column: computed once per dictionary entry, then looked up by code. */
+function strVec(fn: string, v: Vec & { t: 'str' }, n: number, text: string, i: number, type: ValueType): Vec {
+  const per = v.dict.map((s) => strCall(fn, s, text, i));
+  const codes = v.codes;
+  const valid = new Uint8Array(n);
+  for (let r = 0; r < n; r++) valid[r] = (!v.valid || v.valid[r]) && per[codes[r]] !== null ? 1 : 0;
+  if (type === 'string') {
+    const index = new Map<string, number>();
+    const dict: string[] = [];
+    const map = per.map((x) => {
+      if (x === null) return 0;
+      let c = index.get(x as string);
+      if (c === undefined) {
+        c = dict.length;
+        dict.push(x as string);
+        index.set(x as string, c);
+      }
+      return c;
+    });
+    const out = new Int32Array(n);
+    for (let r = 0; r < n; r++) out[r] = map[codes[r]] ?? 0;
+    return { t: 'str', codes: out, dict, valid };
+  }
+  if (type === 'bool') {
+    const out = new Uint8Array(n);
+    for (let r = 0; r < n; r++) out[r] = per[codes[r]] ? 1 : 0;
+    return { t: 'bool', values: out, valid };
+  }
+  const out = new Float64Array(n);
+  for (let r = 0; r < n; r++) out[r] = valid[r] ? (per[codes[r]] as number) : 0;
+  return { t: 'num', values: out, valid };
 }
 
 function mapNum(x: Float64Array, n: number, f: (v: number) => number): Float64Array {
@@ -214,8 +284,7 @@ function callScalar(fn: string, x: number, digits: number): number {
     case 'abs': return Math.abs(x);
     case 'round': return roundHalfEven(x, 10 ** digits);
     case 'log': return Math.log(x);
-    case 'year': return civil(x)[0];
-    default: return civil(x)[1];
+    default: return timePart(fn, x);
   }
 }
 
@@ -362,6 +431,14 @@ function compile(node: Node): Compiled {
       const fn = node.fn;
       const second = node.args[1];
       const digits = second && second.kind === 'num' ? second.value : 0;
+      if (STRING_FUNCTIONS.includes(fn)) {
+        const text = second && second.kind === 'str' ? second.value : '';
+        const third = node.args[2];
+        const i = third && third.kind === 'num' ? third.value : 0;
+        const type = node.type as ValueType;
+        if (a.k === 'const') return { k: 'const', v: a.v === null ? null : strCall(fn, String(a.v), text, i) };
+        return { k: 'vec', f: (ctx) => strVec(fn, a.f(ctx) as Vec & { t: 'str' }, ctx.n, text, i, type) };
+      }
       if (a.k === 'const') return { k: 'const', v: a.v === null ? null : callScalar(fn, Number(a.v), digits) };
       return { k: 'vec', f: (ctx) => {
         const v = a.f(ctx) as Vec & { t: 'num' };
@@ -373,10 +450,7 @@ function compile(node: Node): Compiled {
         else if (fn === 'round') {
           const p = 10 ** digits;
           out = mapNum(x, n, (y) => roundHalfEven(y, p));
-        } else {
-          const k = fn === 'year' ? 0 : 1;
-          out = mapNum(x, n, (y) => civil(y)[k]);
-        }
+        } else out = mapNum(x, n, (y) => timePart(fn, y));
         return { t: 'num', values: out, valid: v.valid };
       } };
     }

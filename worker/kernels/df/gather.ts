@@ -5,7 +5,7 @@
  * buffer; other types fall back to Arrow's own builders.
  */
 import {
-  DataType, Table, RecordBatch, Struct, makeData, makeVector, vectorFromArray, Schema, Field,
+  DataType, Dictionary, Table, RecordBatch, Struct, makeData, makeVector, vectorFromArray, Schema, Field,
   type Data, type Vector,
 } from 'apache-arrow';
 import { bitAt, packValid } from './bitmap';
@@ -238,11 +238,39 @@ export function single(v: Vector): Data {
   return v.data.length === 1 ? v.data[0] : concatData(v.data as Data[]);
 }
 
+/**
+ * Each dictionary column of one table with its own dictionary id. Columns of tables decoded in
+ * this process from different workers' IPC keep the ids those workers gave (each process counts
+ * from 0), so the left key of a join and a string column of its right side can both say id 0 with
+ * different dictionaries, which Arrow refuses in one schema ("two different dictionaries with the
+ * same Id", issue 18 item 7). A repeated id gets a fresh Dictionary type (same value and index
+ * types); the codes and the dictionary are kept.
+ */
+function distinctDictionaryIds(children: Data[]): Data[] {
+  // Ids the columns hold: a fresh id must avoid them too, since this process's counter can hand
+  // out an id that a decoded column already carries.
+  const taken = new Set<number>();
+  for (const d of children) if (DataType.isDictionary(d.type)) taken.add(d.type.id);
+  const used = new Set<number>();
+  return children.map((d) => {
+    const t = d.type;
+    if (!DataType.isDictionary(t)) return d;
+    if (!used.has(t.id)) {
+      used.add(t.id);
+      return d;
+    }
+    let fresh = new Dictionary(t.dictionary, t.indices, null, t.isOrdered);
+    while (taken.has(fresh.id) || used.has(fresh.id)) fresh = new Dictionary(t.dictionary, t.indices, null, t.isOrdered);
+    used.add(fresh.id);
+    return d.clone(fresh);
+  });
+}
+
 /** A table from named vectors (all of one length), in the given order. */
 export function tableOf(cols: { name: string; vector: Vector }[], length?: number): Table {
-  const fields = cols.map((c) => new Field(c.name, c.vector.type, true));
   const n = cols.length ? cols[0].vector.length : (length ?? 0);
-  const children = cols.map((c) => single(c.vector));
+  const children = distinctDictionaryIds(cols.map((c) => single(c.vector)));
+  const fields = cols.map((c, i) => new Field(c.name, children[i].type, true));
   const struct = makeData({ type: new Struct(fields), length: n, nullCount: 0, children });
   return new Table([new RecordBatch(new Schema(fields), struct)]);
 }

@@ -185,6 +185,7 @@ const HOW = { inner: 0, left: 1, outer: 2 } as const;
 /** Hash join on the device: the same table as hashJoin. */
 export async function hashJoinNative(run: DfAddon['cudaDfJoin'], left: Table, right: Table, spec: JoinSpec): Promise<Table | Unsupported> {
   const { lk, rk } = joinKeys(left, right, spec);
+  if (spec.how === 'right') return { unsupported: 'the device join has no right join' };
   const nl = left.numRows;
   const nr = right.numRows;
   const bufs: DfBuffer[] = [];

@@ -1,5 +1,5 @@
 /**
- * Hash join of two partitions (inner, left, outer), the per-partition step of both join plans:
+ * Hash join of two partitions (inner, left, right, outer), the per-partition step of both join plans:
  *
  * - hash-partitioned: both sides are first split with hashPartition on their keys into k parts;
  *   part p of the left joins part p of the right.
@@ -18,7 +18,7 @@ import { column } from './columns';
 import { concatData, single, tableOf, takeData } from './gather';
 import { factorize } from './keys';
 
-export type JoinHow = 'inner' | 'left' | 'outer';
+export type JoinHow = 'inner' | 'left' | 'right' | 'outer';
 
 export interface JoinSpec {
   how: JoinHow;
@@ -35,7 +35,7 @@ function keysOf(spec: JoinSpec): { lk: string[]; rk: string[] } {
   const rk = spec.on ?? spec.rightOn;
   if (!lk || !rk || lk.length === 0) throw new Error("join: give 'on' (names on both sides) or 'leftOn' and 'rightOn'");
   if (lk.length !== rk.length) throw new Error(`join: leftOn has ${lk.length} columns but rightOn has ${rk.length}`);
-  if (!['inner', 'left', 'outer'].includes(spec.how)) throw new Error(`join: how is '${String(spec.how)}'; expected inner, left or outer`);
+  if (!['inner', 'left', 'right', 'outer'].includes(spec.how)) throw new Error(`join: how is '${String(spec.how)}'; expected inner, left, right or outer`);
   return { lk, rk };
 }
 
@@ -90,9 +90,13 @@ function matchRows(left: Table, right: Table, lk: string[], rk: string[], how: J
   return { li, ri };
 }
 
-/** Hash join of two tables. */
+/** Hash join of two tables. A right join is the left join of the sides swapped (pandas' row order: right rows in order, each with its matches in left order). */
 export function hashJoin(left: Table, right: Table, spec: JoinSpec): Table {
   const { lk, rk } = joinKeys(left, right, spec);
+  if (spec.how === 'right') {
+    const { li: r, ri: l } = matchRows(right, left, rk, lk, 'left');
+    return joinedTable(left, right, spec, l, r);
+  }
   const { li, ri } = matchRows(left, right, lk, rk, spec.how);
   return joinedTable(left, right, spec, li, ri);
 }
@@ -117,14 +121,16 @@ export function joinedTable(left: Table, right: Table, spec: JoinSpec, li: Int32
   // Keys with one name on both sides are merged into one column.
   const shared = new Set(lk.filter((k, i) => rk[i] === k));
   const out: { name: string; vector: Vector }[] = [];
-  const firstRight = li.findIndex((x) => x < 0);
+  const rightOnly = li.some((x) => x < 0);
   for (const name of leftNames) {
     const lv = single(left.getChild(name) as Vector);
     let data = takeData(lv, li);
-    if (shared.has(name) && spec.how === 'outer' && firstRight >= 0) {
+    if (shared.has(name) && rightOnly) {
+      // Rows with no left row (right and outer joins) take a shared key from the right.
       const rv = single(right.getChild(name) as Vector);
       if (String(rv.type) !== String(lv.type)) throw new Error(`join: key '${name}' is ${String(lv.type)} on the left but ${String(rv.type)} on the right`);
-      data = concatData([takeData(lv, li.subarray(0, firstRight)), takeData(rv, ri.subarray(firstRight))]);
+      const both = concatData([lv, rv]);
+      data = takeData(both, Int32Array.from(li, (l, k) => (l >= 0 ? l : ri[k] >= 0 ? lv.length + ri[k] : -1)));
     }
     const clash = !shared.has(name) && rightNames.includes(name);
     out.push({ name: clash ? name + sx : name, vector: makeVector(data) });
@@ -142,6 +148,6 @@ export function joinedTable(left: Table, right: Table, spec: JoinSpec, li: Int32
  * inner or left only (see the module comment).
  */
 export function broadcastJoin(partition: Table, small: Table, spec: JoinSpec): Table {
-  if (spec.how === 'outer') throw new Error('join: an outer join cannot broadcast one side (unmatched rows would repeat per partition); use the hash-partitioned plan');
+  if (spec.how === 'outer' || spec.how === 'right') throw new Error('join: a right or outer join cannot broadcast the right side (its unmatched rows would repeat per partition); use the hash-partitioned plan');
   return hashJoin(partition, small, spec);
 }

@@ -12,7 +12,10 @@ import { z } from 'zod';
 import type { Table } from 'apache-arrow';
 import type { JsonValue, NDArray } from '../../../common/arrays';
 import { readCsv } from './csv';
-import { describe } from './describe';
+import { describe, nunique, quantile } from './describe';
+import { dropna, fillna, isna } from './missing';
+import { pivot, rolling, type RollingSpec } from './window';
+import { resampleBin, resampleFill } from './resample';
 import { tableFromArray } from './from-array';
 import { concatTables, takeTable } from './gather';
 import { AGG_NAMES, groupbyAggregate, groupbyChunk, groupbyCombine, type GroupbySpec } from './groupby';
@@ -37,7 +40,7 @@ const groupbySpec = z.object({
 }).strict();
 const timeseriesSource = z.object({ seed: z.number().int().min(0), partition: z.number().int().min(0), rows: z.number().int().min(0), startMs: z.number().optional(), freqMs: z.number().positive().optional() }).strict();
 const joinSpec = z.object({
-  how: z.enum(['inner', 'left', 'outer']),
+  how: z.enum(['inner', 'left', 'right', 'outer']),
   on: names.optional(),
   leftOn: names.optional(),
   rightOn: names.optional(),
@@ -119,7 +122,28 @@ export const DF_OPS = {
   'drop-duplicates': def({ inputs: 'many', params: z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(), run: (p, i) => out(dropDuplicates(concatTables(tables(i, 'drop-duplicates')), p.subset, p.keep)) }),
   'value-counts-chunk': def({ inputs: 1, params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsChunk(tables(i, 'value-counts-chunk')[0], p.column)) }),
   'value-counts-aggregate': def({ inputs: 'many', params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsAggregate(tables(i, 'value-counts-aggregate'), p.column)) }),
-  describe: def({ inputs: 'many', params: z.object({}).strict(), run: (_p, i) => out(describe(concatTables(tables(i, 'describe')))) }),
+  describe: def({ inputs: 'many', params: z.object({ percentiles: z.array(z.number().min(0).max(1)).optional() }).strict(), run: (p, i) => out(describe(concatTables(tables(i, 'describe')), p.percentiles)) }),
+  quantile: def({ inputs: 'many', params: z.object({ q: z.array(z.number().min(0).max(1)).min(1) }).strict(), run: (p, i) => out(quantile(concatTables(tables(i, 'quantile')), p.q)) }),
+  nunique: def({ inputs: 'many', params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(nunique(concatTables(tables(i, 'nunique')), p.columns)) }),
+  // Inputs: the tails of the earlier partitions, then the partition itself (window.ts).
+  rolling: def({
+    inputs: 'many',
+    params: z.object({ window: z.number().int().min(1), minPeriods: z.number().int().min(0).optional(), cols: z.array(z.object({ column: z.string().min(1), agg: z.enum(['sum', 'mean', 'min', 'max', 'std', 'var', 'count']), as: z.string().min(1) }).strict()).min(1) }).strict(),
+    run: (p, i) => {
+      const t = tables(i, 'rolling');
+      return out(rolling(t.slice(0, -1), t[t.length - 1], p as RollingSpec));
+    },
+  }),
+  'resample-bin': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive() }).strict(), run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs)) }),
+  'resample-fill': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()) }).strict(), run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero)) }),
+  pivot: def({
+    inputs: 1,
+    params: z.object({ index: z.string().min(1), columns: z.string().min(1), values: z.string().min(1), categories: z.array(z.union([z.string(), z.number()])).min(1) }).strict(),
+    run: (p, i) => out(pivot(tables(i, 'pivot')[0], p)),
+  }),
+  isna: def({ inputs: 1, params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(isna(tables(i, 'isna')[0], p.columns)) }),
+  fillna: def({ inputs: 1, params: z.object({ value: z.union([z.number(), z.string(), z.boolean()]), columns: names.optional() }).strict(), run: (p, i) => out(fillna(tables(i, 'fillna')[0], p.value, p.columns)) }),
+  dropna: def({ inputs: 1, params: z.object({ subset: names.optional(), how: z.enum(['any', 'all']).optional() }).strict(), run: (p, i) => out(dropna(tables(i, 'dropna')[0], p.subset, p.how)) }),
   'groupby-chunk': def({ inputs: 1, params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyChunk(tables(i, 'groupby-chunk')[0], p.spec as GroupbySpec)) }),
   // A timeseries partition generated and grouped in one step (compile/df-fuse.ts).
   'timeseries-groupby-chunk': def({ inputs: 0, params: z.object({ source: timeseriesSource, spec: groupbySpec }).strict(), run: (p) => out(timeseriesGroupbyChunk(p.source, p.spec as GroupbySpec)) }),

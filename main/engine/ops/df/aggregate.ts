@@ -46,14 +46,14 @@ export function treeReduce(ctx: BuildContext, keys: string[], chunk: { op: strin
   return key;
 }
 
-function splitEvery(ctx: BuildContext): number {
+export function splitEvery(ctx: BuildContext): number {
   const v = ctx.params.split_every ?? 8;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 2) return ctx.fail('params.split_every', 'must be a whole number >= 2');
   return v;
 }
 
 /** Parses and checks the aggs list against the columns; returns the specs and output columns. */
-function checkAggs(ctx: BuildContext, cols: DfColumn[], by: DfColumn[]): { aggs: AggSpec[]; out: DfColumn[] } {
+export function checkAggs(ctx: BuildContext, cols: DfColumn[], by: DfColumn[]): { aggs: AggSpec[]; out: DfColumn[] } {
   const raw = ctx.params.aggs;
   if (!Array.isArray(raw) || raw.length === 0) return ctx.fail('params.aggs', 'must be a list of {"column": ..., "agg": ..., "as"?: ...} with at least one entry');
   const aggs: AggSpec[] = [];
@@ -141,31 +141,82 @@ const valueCounts: OpDef = {
   },
 };
 
+/** Per-partition selects of `cols`, then one gathering task `op` over them; returns its key. */
+function gatherColumns(ctx: BuildContext, f: ReturnType<typeof frameInput>, cols: string[], op: string, params: Record<string, unknown>): string {
+  const sel = f.keys.map((k, i) => {
+    const key = ctx.key('columns', [i]);
+    emitDf(ctx, key, [k], 'select', { columns: cols }, f.partitionBytes, f.partitionBytes * 2);
+    return key;
+  });
+  const key = ctx.key(op);
+  emitDf(ctx, key, sel, op, params, 1024, f.partitionBytes * f.partitions * 2);
+  return key;
+}
+
+function numericColumns(ctx: BuildContext, f: ReturnType<typeof frameInput>): DfColumn[] {
+  const numeric = f.columns.filter((c) => c.type === 'int' || c.type === 'float');
+  if (numeric.length === 0) ctx.fail('inputs.df', `has no numeric column (columns: ${f.columns.map((c) => `${c.name} (${c.type})`).join(', ')})`);
+  return numeric;
+}
+
+/** A list of numbers in [0, 1] (percentiles, quantiles), or `dflt` when absent. */
+function fractions(ctx: BuildContext, name: string, dflt: number[] | undefined): number[] | undefined {
+  const v = ctx.params[name];
+  if (v === undefined || v === null) return dflt;
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' && x >= 0 && x <= 1)) return ctx.fail(`params.${name}`, 'must be a list of numbers between 0 and 1, e.g. [0.1, 0.5, 0.9]');
+  return v as number[];
+}
+
 const describe: OpDef = {
   spec: {
     op: 'describe',
     label: 'Describe',
     category: 'dataframes',
-    doc: "pandas' describe of the numeric columns: count, mean, std, min, 25%, 50%, 75%, max. Exact quantiles: the numeric columns are gathered into one task.",
+    doc: "pandas' describe of the numeric columns: count, mean, std, min, the percentiles (default 25%, 50%, 75%; the median always), max. Exact quantiles: the numeric columns are gathered into one task.",
     inputs: IN,
     outputs: OUT,
-    params: [],
+    params: [{ name: 'percentiles', kind: 'numbers', min: 0, doc: 'fractions in [0, 1], e.g. [0.1, 0.9]' }],
   },
   build(ctx) {
     const f = frameInput(ctx, 'df');
-    const numeric = f.columns.filter((c) => c.type === 'int' || c.type === 'float');
-    if (numeric.length === 0) ctx.fail('inputs.df', `has no numeric column to describe (columns: ${f.columns.map((c) => `${c.name} (${c.type})`).join(', ')})`);
+    const numeric = numericColumns(ctx, f);
+    const percentiles = fractions(ctx, 'percentiles', undefined);
     // Only the numeric columns travel to the gathering task.
-    const cols = numeric.map((c) => c.name);
-    const sel = f.keys.map((k, i) => {
-      const key = ctx.key('numeric', [i]);
-      emitDf(ctx, key, [k], 'select', { columns: cols }, f.partitionBytes, f.partitionBytes * 2);
-      return key;
-    });
-    const key = ctx.key('describe');
-    emitDf(ctx, key, sel, 'describe', {}, 1024, f.partitionBytes * f.partitions * 2);
+    const key = gatherColumns(ctx, f, numeric.map((c) => c.name), 'describe', percentiles ? { percentiles } : {});
     return { out: frameValue([key], [{ name: 'stat', type: 'string' }, ...numeric.map((c) => ({ name: c.name, type: 'float' as const }))], 1024) };
   },
 };
 
-export const DF_AGGREGATE_OPS: OpDef[] = [groupby, valueCounts, describe];
+const quantile: OpDef = {
+  spec: {
+    op: 'quantile', label: 'Quantiles', category: 'dataframes',
+    doc: "Quantiles of each numeric column, as pandas' df.quantile(q) (linear interpolation, exact: the numeric columns are gathered into one task). Output: column q, then one column per numeric column.",
+    inputs: IN, outputs: OUT,
+    params: [{ name: 'q', kind: 'numbers', min: 0, default: [0.5], doc: 'fractions in [0, 1]' }],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const numeric = numericColumns(ctx, f);
+    const q = fractions(ctx, 'q', [0.5])!;
+    const key = gatherColumns(ctx, f, numeric.map((c) => c.name), 'quantile', { q });
+    return { out: frameValue([key], [{ name: 'q', type: 'float' }, ...numeric.map((c) => ({ name: c.name, type: 'float' as const }))], 1024) };
+  },
+};
+
+const nunique: OpDef = {
+  spec: {
+    op: 'nunique', label: 'Distinct counts', category: 'dataframes',
+    doc: "Distinct present values per column, as pandas' df.nunique(): columns column and nunique. The columns are gathered into one task.",
+    inputs: IN, outputs: OUT,
+    params: [{ name: 'columns', kind: 'strings', doc: 'default: every column' }],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const names = strList(ctx, 'columns', false);
+    const cols = names ? requireColumns(ctx, 'params.columns', names, f.columns).map((c) => c.name) : f.columns.map((c) => c.name);
+    const key = gatherColumns(ctx, f, cols, 'nunique', { columns: cols });
+    return { out: frameValue([key], [{ name: 'column', type: 'string' }, { name: 'nunique', type: 'int' }], 1024) };
+  },
+};
+
+export const DF_AGGREGATE_OPS: OpDef[] = [groupby, valueCounts, describe, quantile, nunique];

@@ -1,5 +1,5 @@
 /**
- * merge (pandas.merge / dask's merge): inner, left or outer on key columns. Plans:
+ * merge (pandas.merge / dask's merge): inner, left, right or outer on key columns. Plans:
  * - one partition on each side: one join task;
  * - broadcast (the right side is one partition, how inner or left): each left partition is
  *   joined with the whole right side, no shuffle;
@@ -46,11 +46,11 @@ const merge: OpDef = {
     op: 'merge',
     label: 'Merge',
     category: 'dataframes',
-    doc: 'Joins two frames on key columns (inner, left, outer), as pandas.merge. Hash-partitioned shuffle, or a broadcast of the right side when it is one partition (inner/left).',
+    doc: 'Joins two frames on key columns (inner, left, right, outer), as pandas.merge. Hash-partitioned shuffle, or a broadcast of the right side when it is one partition (inner/left).',
     inputs: [{ name: 'left', type: 'dataframe' }, { name: 'right', type: 'dataframe' }],
     outputs: [{ name: 'out', type: 'dataframe' }],
     params: [
-      { name: 'how', kind: 'enum', options: ['inner', 'left', 'outer'], default: 'inner' },
+      { name: 'how', kind: 'enum', options: ['inner', 'left', 'right', 'outer'], default: 'inner' },
       { name: 'on', kind: 'strings', doc: 'key columns named alike on both sides' },
       { name: 'left_on', kind: 'strings' },
       { name: 'right_on', kind: 'strings' },
@@ -68,7 +68,7 @@ const merge: OpDef = {
       const a = left.columns.find((c) => c.name === l)!.type;
       const b = right.columns.find((c) => c.name === rk[i])!.type;
       // int and float keys match by value; an outer join merges a shared key column, which needs one type.
-      const ok = a === b || (numeric(a) && numeric(b) && !(how === 'outer' && shared.has(l)));
+      const ok = a === b || (numeric(a) && numeric(b) && !((how === 'outer' || how === 'right') && shared.has(l)));
       if (!ok) ctx.fail(lk === rk ? 'params.on' : 'params.left_on', `key '${l}' is ${a} on the left but '${rk[i]}' is ${b} on the right`);
     });
     const sx = ctx.params.suffixes;
@@ -83,8 +83,8 @@ const merge: OpDef = {
       emitDf(ctx, key, [left.keys[0], right.keys[0]], 'join', { spec }, partBytes * 2, partBytes * 4);
       return { out: frameValue([key], columns, partBytes * 2) };
     }
-    const canBroadcast = right.partitions === 1 && how !== 'outer';
-    if (strategy === 'broadcast' && !canBroadcast) ctx.fail('params.strategy', how === 'outer' ? 'broadcast cannot do an outer join (unmatched right rows would repeat per partition)' : `broadcast needs a right side of one partition, it has ${right.partitions}`);
+    const canBroadcast = right.partitions === 1 && how !== 'outer' && how !== 'right';
+    if (strategy === 'broadcast' && !canBroadcast) ctx.fail('params.strategy', how === 'outer' || how === 'right' ? `broadcast cannot do a${how === 'outer' ? 'n outer' : ' right'} join (unmatched right rows would repeat per partition)` : `broadcast needs a right side of one partition, it has ${right.partitions}`);
     if (canBroadcast && strategy !== 'hash') {
       const rb = right.partitionBytes;
       const keys = left.keys.map((k, i) => {
