@@ -54,7 +54,7 @@ describe.skipIf(skip)('serve: a page on another port in Chromium', () => {
       const evilPort = (evil.address() as AddressInfo).port;
       await page.goto(`http://127.0.0.1:${evilPort}/`);
       const statuses = [(await response).status()];
-      await page.waitForFunction(() => document.title !== '', undefined, { timeout: 20_000 });
+      await page.waitForFunction("document.title !== ''", undefined, { timeout: 20_000 });
       const title = await page.title();
       const history = await api(s, 'GET', '/api/runs');
       figures('serve-cross-origin-browser', { uiStatus: ui?.status(), cookieNames: cookies.map((c) => c.name), pageResult: title, apiRunsStatuses: statuses, runsInHistory: (history.json as unknown[]).length });

@@ -47,7 +47,7 @@ const readCsvOp: OpDef = {
     inputs: [],
     outputs: [{ name: 'out', type: 'dataframe' }],
     params: [
-      { name: 'path', kind: 'string', required: true, doc: 'file or glob, inside an allowed folder' },
+      { name: 'path', kind: 'string', path: 'glob', required: true, doc: 'file or glob, inside an allowed folder' },
       { name: 'blocksize', kind: 'number', integer: true, min: 1, doc: 'bytes per partition (default: one partition per file)' },
       { name: 'delimiter', kind: 'string', default: ',' },
       { name: 'header', kind: 'boolean', default: true, doc: 'first line names the columns (else c0, c1, ...)' },
@@ -114,7 +114,7 @@ const readParquetOp: OpDef = {
     inputs: [],
     outputs: [{ name: 'out', type: 'dataframe' }],
     params: [
-      { name: 'path', kind: 'string', required: true, doc: 'file or glob, inside an allowed folder' },
+      { name: 'path', kind: 'string', path: 'glob', required: true, doc: 'file or glob, inside an allowed folder' },
       { name: 'columns', kind: 'strings', doc: 'columns to read (default: all)' },
     ],
   },
