@@ -36,7 +36,12 @@ export interface StartedRun {
   storeId: number | null;
   handle: RunHandle;
   /** Resolves with the result once the store has its final record. */
-  done: Promise<RunResult & { digest: string; storeId: number | null; eventsLost: string | null }>;
+  /**
+   * Resolves with the result once the store has its final record — or, when that record cannot
+   * be written (disk full at the very end), with the result anyway and `storeError` saying so:
+   * a finished run's answer is never lost to a failing store (issue 19).
+   */
+  done: Promise<RunResult & { digest: string; storeId: number | null; eventsLost: string | null; storeError: string | null }>;
 }
 
 export type Validation = { ok: true; tasks: number } | { ok: false; errors: string[] };
@@ -178,19 +183,24 @@ export class GpuflowService {
       unsubscribe();
       const digest = digestOf(r);
       let eventsLost: string | null = null;
+      let storeError: string | null = null;
       if (this.store && storeId !== null) {
-        // Events that could not be written (full disk, …) are recorded on the run, never lost silently.
-        const loss = this.writer ? this.writer.settleRun(storeId) : { dropped: 0, error: undefined };
-        if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
-        this.store.finishRun(storeId, {
-          status: r.status === 'finished' ? 'done' : r.status,
-          resultDigest: r.status === 'finished' ? digest : null,
-          results: storedResults(r),
-          error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
-          eventsDropped: loss.dropped,
-        });
+        try {
+          // Events that could not be written (full disk, …) are recorded on the run, never lost silently.
+          const loss = this.writer ? this.writer.settleRun(storeId) : { dropped: 0, error: undefined };
+          if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
+          this.store.finishRun(storeId, {
+            status: r.status === 'finished' ? 'done' : r.status,
+            resultDigest: r.status === 'finished' ? digest : null,
+            results: storedResults(r),
+            error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
+            eventsDropped: loss.dropped,
+          });
+        } catch (e) {
+          storeError = e instanceof Error ? e.message : String(e);
+        }
       }
-      const result = { ...r, digest, storeId, eventsLost };
+      const result = { ...r, digest, storeId, eventsLost, storeError };
       for (const l of this.streamListeners) l({ type: 'run-result', result });
       return result;
     });
