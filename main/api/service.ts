@@ -93,6 +93,8 @@ export class GpuflowService {
   private readonly streamListeners = new Set<(m: RunResultMessage | BenchResultMessage) => void>();
   /** The app's run queue; its changes go out as 'queue' events. */
   private readonly queue: RunQueue;
+  /** Running benchmarks' stop switches: close() stops them (their pools are not the engine's). */
+  private readonly benches = new Set<{ stop: AbortController; done: Promise<unknown> }>();
   /** Utilisation and memory over time per worker, for the workers panel. */
   private readonly sampler: WorkerSampler;
 
@@ -322,12 +324,14 @@ export class GpuflowService {
   }
 
   /** Starts a benchmark in the background; its record arrives as a 'bench-result' message. */
-  startBench(doc: unknown, opts: { params?: RunOptions['params']; repeat?: number; warmup?: number } = {}): { benchId: string; done: Promise<BenchmarkRecord> } {
+  startBench(doc: unknown, opts: { params?: RunOptions['params']; repeat?: number; warmup?: number } = {}): { benchId: string; done: Promise<BenchmarkRecord>; stop(): void } {
     const store = this.needStore();
     const check = this.validate(doc, opts.params ?? {});
     if (!check.ok) throw new ApiError(400, 'invalid workflow', check.errors);
     const benchId = randomUUID();
+    const stop = new AbortController();
     const done = runBenchmark(doc, {
+      signal: stop.signal,
       discovery: this.engine.discovery,
       launcher: this.options.launcher,
       store,
@@ -347,7 +351,10 @@ export class GpuflowService {
         for (const l of this.streamListeners) l({ type: 'bench-result', benchId, result: { error: e instanceof Error ? e.message : String(e) } });
       },
     );
-    return { benchId, done };
+    const entry = { stop, done: done.catch(() => undefined) };
+    this.benches.add(entry);
+    void entry.done.then(() => this.benches.delete(entry));
+    return { benchId, done, stop: () => stop.abort() };
   }
 
   private recordEvents(runId: string, storeId: number, t0: number): () => void {
@@ -370,6 +377,9 @@ export class GpuflowService {
 
   async close(): Promise<void> {
     this.sampler.stop();
+    // A benchmark runs its own pools: stop it and wait for them to shut down, or it runs on headless.
+    for (const b of this.benches) b.stop.abort();
+    await Promise.all([...this.benches].map((b) => b.done));
     await this.engine.shutdown();
     this.writer?.close();
     this.writer = null;
