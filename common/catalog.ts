@@ -16,7 +16,11 @@ export interface PortSpec {
 
 export type ParamSpec =
   | { name: string; kind: 'number'; doc?: string; default?: number; integer?: boolean; min?: number; max?: number; exclusiveMin?: number; required?: boolean }
-  | { name: string; kind: 'string'; doc?: string; default?: string; required?: boolean; pattern?: string }
+  /**
+   * `path`: the string names a file, folder or glob on this machine. The validator puts every such
+   * param through the one path policy (main/engine/paths.ts checkPath) whatever the op.
+   */
+  | { name: string; kind: 'string'; doc?: string; default?: string; required?: boolean; pattern?: string; path?: 'file' | 'folder' | 'glob' }
   | { name: string; kind: 'enum'; doc?: string; options: string[]; default?: string; required?: boolean }
   | { name: string; kind: 'boolean'; doc?: string; default?: boolean; required?: boolean }
   /** A list of numbers, e.g. a shape or chunk sizes. `length` fixes the length when set. */

@@ -79,10 +79,17 @@ export interface PeerServer {
   close(): Promise<void>;
 }
 
+/**
+ * A connection with no traffic either way for this long is closed (issue 19: idle connections to
+ * a peer port were held forever, so any local process could pile them up).
+ */
+export const PEER_IDLE_MS = 30_000;
+
 /** Serves `lookup(key)` to peers presenting `token`. */
-export function startPeerServer(token: string, lookup: (key: string) => ChunkValue | undefined | Promise<ChunkValue | undefined>): Promise<PeerServer> {
+export function startPeerServer(token: string, lookup: (key: string) => ChunkValue | undefined | Promise<ChunkValue | undefined>, opts: { idleMs?: number } = {}): Promise<PeerServer> {
   const server = net.createServer((socket) => {
     socket.setNoDelay(true);
+    socket.setTimeout(opts.idleMs ?? PEER_IDLE_MS, () => socket.destroy());
     const reader = new FrameReader(socket);
     void (async () => {
       try {

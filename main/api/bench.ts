@@ -59,6 +59,8 @@ export interface BenchOptions {
   warmup?: number;
   backends?: PoolOptions['backends'];
   onProgress?: (msg: string) => void;
+  /** Stops the benchmark: the current run is cancelled, its pool shut down, and `runBenchmark` rejects. */
+  signal?: AbortSignal;
 }
 
 export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<BenchmarkRecord> {
@@ -66,7 +68,9 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
   const repeat = opts.repeat ?? 3;
   const warmup = opts.warmup ?? 1;
   const configs: BenchmarkConfigInput[] = [];
+  const stopped = () => new Error('benchmark stopped');
   for (const c of benchConfigs(opts.discovery, opts.virtualGpus, opts.nativeCpu)) {
+    if (opts.signal?.aborted) throw stopped();
     if (!c.available || !c.pool) {
       configs.push({ name: c.name, available: false, unavailableReason: c.reason ?? 'unavailable', virtual: c.virtual, workers: 0, times: [] });
       continue;
@@ -79,9 +83,14 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
       let digest: string | null = null;
       const backends: Record<string, JsonValue> = {};
       for (let i = 0; i < warmup + repeat; i++) {
+        if (opts.signal?.aborted) throw stopped();
         const t0 = performance.now();
-        const r = await engine.run(wf).result;
+        const handle = engine.run(wf);
+        const cancel = () => handle.cancel('benchmark stopped');
+        opts.signal?.addEventListener('abort', cancel);
+        const r = await handle.result.finally(() => opts.signal?.removeEventListener('abort', cancel));
         const ms = performance.now() - t0;
+        if (opts.signal?.aborted) throw stopped();
         if (r.status !== 'finished') throw new Error(`${c.name}: run ${r.status}: ${r.error ?? ''}`);
         const d = digestOf(r);
         if (digest !== null && d !== digest) throw new Error(`${c.name}: repetitions disagree (digest ${digest.slice(0, 12)} then ${d.slice(0, 12)})`);

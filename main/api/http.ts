@@ -7,14 +7,20 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
 import { formatIssues } from '../../common/messages';
 import { WorkflowError, WorkflowErrors } from '../engine/errors';
-import { authorized, contentSecurityPolicy, COOKIE, sameOrigin } from './auth';
+import { authorized, contentSecurityPolicy, cookieName } from './auth';
+import { streamEvents } from './event-stream';
+import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
 import { benchRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
 import { ApiError, type GpuflowService } from './service';
 
 const MAX_BODY = 16 * 1024 * 1024;
+const DRAIN_LIMIT = 4 * MAX_BODY;
+/** Workflow documents nest a few levels; 64 leaves room and keeps every later recursive walk safe. */
+const MAX_DEPTH = 64;
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2' };
 
 export function rendererDir(): string {
@@ -22,23 +28,46 @@ export function rendererDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../out/renderer');
 }
 
+/** The first path in `v` nested deeper than `max` (objects and arrays), or null; iterative, so any depth is safe. */
+export function tooDeep(v: unknown, max: number): string | null {
+  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v, path: 'body', depth: 0 }];
+  while (stack.length) {
+    const top = stack.pop()!;
+    if (top.v === null || typeof top.v !== 'object') continue;
+    if (top.depth >= max) return top.path;
+    if (Array.isArray(top.v)) top.v.forEach((x, i) => stack.push({ v: x, path: `${top.path}[${i}]`, depth: top.depth + 1 }));
+    else for (const [k, x] of Object.entries(top.v)) stack.push({ v: x, path: `${top.path}.${k}`, depth: top.depth + 1 });
+  }
+  return null;
+}
+
+/**
+ * The body as JSON. Over MAX_BODY, the rest is read and discarded (up to DRAIN_LIMIT) so the
+ * client, still uploading, receives the 413 rather than a reset connection; past that it is cut.
+ */
 function readBody(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    const tooBig = () => new ApiError(413, `request body over ${MAX_BODY} bytes`);
+    if (Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT) return reject(tooBig());
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        reject(new ApiError(413, `request body over ${MAX_BODY} bytes`));
-        req.destroy();
-      } else chunks.push(c);
+      if (size <= MAX_BODY) chunks.push(c);
+      else if (chunks.length) chunks.length = 0;
+      if (size > DRAIN_LIMIT) reject(tooBig());
     });
     req.on('end', () => {
+      if (size > MAX_BODY) return reject(tooBig());
+      let body: unknown;
       try {
-        resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {});
+        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
       } catch (e) {
-        reject(new ApiError(400, `request body is not JSON: ${e instanceof Error ? e.message : String(e)}`));
+        return reject(new ApiError(400, `request body is not JSON: ${e instanceof Error ? e.message : String(e)}`));
       }
+      const deep = tooDeep(body, MAX_DEPTH);
+      if (deep) return reject(new ApiError(400, `${deep}: nested deeper than ${MAX_DEPTH} levels`));
+      resolve(body);
     });
     req.on('error', reject);
   });
@@ -140,8 +169,14 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
     }
   }
 
-  function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+  function serveStatic(res: ServerResponse, url: URL, cookie: string): void {
+    let rel: string;
+    try {
+      rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+    } catch {
+      throw new ApiError(400, 'malformed percent-encoding in the path');
+    }
+    if (rel.includes('\0')) throw new ApiError(400, 'NUL in the path');
     const file = path.resolve(staticDir, `.${rel}`);
     if (!file.startsWith(staticDir + path.sep) || !existsSync(file) || !statSync(file).isFile()) {
       if (!existsSync(path.join(staticDir, 'index.html'))) {
@@ -154,79 +189,108 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       return;
     }
     const headers: Record<string, string> = { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'x-content-type-options': 'nosniff' };
-    // The page trades its ?token= for a cookie so its own requests need no token in the URL.
+    // The page trades its ?token= for a cookie so the browser can load its scripts and styles;
+    // the API never accepts this cookie (auth.ts).
     const token = url.searchParams.get('token');
-    if (token) headers['set-cookie'] = `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+    if (token) headers['set-cookie'] = `${cookie}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
     res.writeHead(200, headers);
-    createReadStream(file).pipe(res);
-    void req;
+    const stream = createReadStream(file);
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
   }
 
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-    res.setHeader('content-security-policy', contentSecurityPolicy(req.headers.host ?? `${opts.host}:${opts.port}`));
+  const bound = { host: opts.host, port: opts.port };
+  const fail = (res: ServerResponse, e: unknown) => {
+    if (res.headersSent) return void res.destroy();
+    if (e instanceof ApiError) {
+      // After a 413 the rest of the body may be unread: close instead of keeping the connection.
+      if (e.status === 413) res.setHeader('connection', 'close');
+      send(res, e.status, { error: e.message, errors: e.errors });
+    } else if (e instanceof WorkflowErrors) send(res, 400, { error: 'invalid workflow', errors: e.errors.map((x) => x.message) });
+    else if (e instanceof WorkflowError) send(res, 400, { error: 'invalid workflow', errors: [e.message] });
+    else {
+      // The guard: anything unexpected is logged and answered, never allowed to take serve down.
+      process.stderr.write(`gpuflow serve: ${req500(e)}\n`);
+      send(res, 500, { error: 'internal error (logged by serve)' });
+    }
+  };
+  const req500 = (e: unknown) => (e instanceof Error ? (e.stack ?? e.message) : String(e));
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = requestUrl(req);
+    const host = checkHost(req, bound);
+    res.setHeader('content-security-policy', contentSecurityPolicy(host));
     res.setHeader('x-frame-options', 'DENY');
     res.setHeader('referrer-policy', 'no-referrer');
-    if (!authorized(req, url, opts.token)) {
+    const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
+    const cookie = cookieName(bound.port);
+    if (isApi) checkSameOrigin(req, host);
+    if (!authorized(req, url, opts.token, isApi ? null : { name: cookie })) {
       res.writeHead(401, { 'content-type': 'text/plain' });
       res.end('gpuflow: a token is required (open the URL that `gpuflow serve` printed)\n');
       return;
     }
-    if (!url.pathname.startsWith('/api/')) return serveStatic(req, res, url);
+    if (!isApi) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new ApiError(405, `${req.method} is not allowed here`);
+      return serveStatic(res, url, cookie);
+    }
+    checkJsonBody(req);
     api(req, url).then(
       ([status, body]) => send(res, status, body),
-      (e: unknown) => {
-        if (e instanceof ApiError) send(res, e.status, { error: e.message, errors: e.errors });
-        else if (e instanceof WorkflowErrors) send(res, 400, { error: 'invalid workflow', errors: e.errors.map((x) => x.message) });
-        else if (e instanceof WorkflowError) send(res, 400, { error: 'invalid workflow', errors: [e.message] });
-        else send(res, 500, { error: e instanceof Error ? e.message : String(e) });
-      },
+      (e: unknown) => fail(res, e),
     );
+  }
+
+  const server = http.createServer((req, res) => {
+    try {
+      handle(req, res);
+    } catch (e) {
+      fail(res, e);
+    }
   });
+  // A request Node's parser refuses (bad header bytes, a body cut short) gets a 400 when the
+  // socket can still take one; the default does the same but a broken socket must not throw.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+    void err;
+  });
+  // CONNECT (proxy tunnels) is nothing serve does; without a listener Node leaves the socket open.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\n\r\n');
+  });
+  // Slowloris-style idle sockets: a request must finish arriving within a minute.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-    if (url.pathname !== '/api/events' || !authorized(req, url, opts.token) || !sameOrigin(req)) {
-      socket.write('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (status: number, text: string) => {
+      if (socket.writable) socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n\r\n`);
       socket.destroy();
-      return;
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => stream(ws, Number(url.searchParams.get('since') ?? 0) || 0));
-  });
-
-  function stream(ws: WebSocket, since: number): void {
-    const sendJson = (m: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
     };
-    // Subscribe first, then replay the ring: an event emitted in between is sent once, in order.
-    let replayedUpTo = since;
-    const queued: unknown[] = [];
-    let replaying = true;
-    const unsubEvents = svc.subscribe((e) => {
-      if (replaying) queued.push(e);
-      else if (e.seq > replayedUpTo) sendJson(e);
-    });
-    const backlog = svc.engine.bus.since(since);
-    if (!backlog.complete) sendJson({ type: 'log', seq: 0, t: Date.now(), level: 'warn', message: `events after ${since} were dropped from the buffer; history is in the store` });
-    for (const e of backlog.events) {
-      sendJson(e);
-      replayedUpTo = e.seq;
+    socket.on('error', () => socket.destroy());
+    try {
+      const url = requestUrl(req);
+      const host = checkHost(req, bound);
+      checkSameOrigin(req, host);
+      if (url.pathname !== '/api/events' || !authorized(req, url, opts.token, null)) return refuse(403, 'Forbidden');
+      const since = Number(url.searchParams.get('since') ?? 0);
+      wss.handleUpgrade(req, socket, head, (ws) => streamEvents(ws, svc, Number.isSafeInteger(since) && since > 0 ? since : 0));
+    } catch (e) {
+      if (e instanceof ApiError) return refuse(e.status, e.status === 400 ? 'Bad Request' : 'Forbidden');
+      process.stderr.write(`gpuflow serve (upgrade): ${req500(e)}\n`);
+      refuse(500, 'Internal Server Error');
     }
-    replaying = false;
-    for (const e of queued) if ((e as { seq: number }).seq > replayedUpTo) sendJson(e);
-    const unsubResults = svc.onResult(sendJson);
-    ws.on('close', () => {
-      unsubEvents();
-      unsubResults();
-    });
-  }
+  });
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {
       const addr = server.address();
       const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+      bound.port = port; // --port 0: Host must name the port the OS chose
       const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
       resolve({
         url: `http://${host}:${port}/?token=${opts.token}`,

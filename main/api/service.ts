@@ -38,7 +38,12 @@ export interface StartedRun {
   storeId: number | null;
   handle: RunHandle;
   /** Resolves with the result once the store has its final record. */
-  done: Promise<RunResult & { digest: string; storeId: number | null; eventsLost: string | null }>;
+  /**
+   * Resolves with the result once the store has its final record — or, when that record cannot
+   * be written (disk full at the very end), with the result anyway and `storeError` saying so:
+   * a finished run's answer is never lost to a failing store (issue 19).
+   */
+  done: Promise<RunResult & { digest: string; storeId: number | null; eventsLost: string | null; storeError: string | null }>;
 }
 
 export type Validation = { ok: true; tasks: number } | { ok: false; errors: string[] };
@@ -90,6 +95,8 @@ export class GpuflowService {
   private readonly streamListeners = new Set<(m: RunResultMessage | BenchResultMessage) => void>();
   /** The app's run queue; its changes go out as 'queue' events. */
   private readonly queue: RunQueue;
+  /** Running benchmarks' stop switches: close() stops them (their pools are not the engine's). */
+  private readonly benches = new Set<{ stop: AbortController; done: Promise<unknown> }>();
   /** Utilisation and memory over time per worker, for the workers panel. */
   private readonly sampler: WorkerSampler;
 
@@ -185,19 +192,24 @@ export class GpuflowService {
       unsubscribe();
       const digest = digestOf(r);
       let eventsLost: string | null = null;
+      let storeError: string | null = null;
       if (this.store && storeId !== null) {
-        // Events that could not be written (full disk, …) are recorded on the run, never lost silently.
-        const loss = this.writer ? this.writer.settleRun(storeId) : { dropped: 0, error: undefined };
-        if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
-        this.store.finishRun(storeId, {
-          status: r.status === 'finished' ? 'done' : r.status,
-          resultDigest: r.status === 'finished' ? digest : null,
-          results: storedResults(r),
-          error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
-          eventsDropped: loss.dropped,
-        });
+        try {
+          // Events that could not be written (full disk, …) are recorded on the run, never lost silently.
+          const loss = this.writer ? this.writer.settleRun(storeId) : { dropped: 0, error: undefined };
+          if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
+          this.store.finishRun(storeId, {
+            status: r.status === 'finished' ? 'done' : r.status,
+            resultDigest: r.status === 'finished' ? digest : null,
+            results: storedResults(r),
+            error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
+            eventsDropped: loss.dropped,
+          });
+        } catch (e) {
+          storeError = e instanceof Error ? e.message : String(e);
+        }
       }
-      const result = { ...r, digest, storeId, eventsLost };
+      const result = { ...r, digest, storeId, eventsLost, storeError };
       for (const l of this.streamListeners) l({ type: 'run-result', result });
       return result;
     });
@@ -319,12 +331,14 @@ export class GpuflowService {
   }
 
   /** Starts a benchmark in the background; its record arrives as a 'bench-result' message. */
-  startBench(doc: unknown, opts: { params?: RunOptions['params']; repeat?: number; warmup?: number } = {}): { benchId: string; done: Promise<BenchmarkRecord> } {
+  startBench(doc: unknown, opts: { params?: RunOptions['params']; repeat?: number; warmup?: number } = {}): { benchId: string; done: Promise<BenchmarkRecord>; stop(): void } {
     const store = this.needStore();
     const check = this.validate(doc, opts.params ?? {});
     if (!check.ok) throw new ApiError(400, 'invalid workflow', check.errors);
     const benchId = randomUUID();
+    const stop = new AbortController();
     const done = runBenchmark(doc, {
+      signal: stop.signal,
       discovery: this.engine.discovery,
       launcher: this.options.launcher,
       store,
@@ -344,7 +358,10 @@ export class GpuflowService {
         for (const l of this.streamListeners) l({ type: 'bench-result', benchId, result: { error: e instanceof Error ? e.message : String(e) } });
       },
     );
-    return { benchId, done };
+    const entry = { stop, done: done.catch(() => undefined) };
+    this.benches.add(entry);
+    void entry.done.then(() => this.benches.delete(entry));
+    return { benchId, done, stop: () => stop.abort() };
   }
 
   private recordEvents(runId: string, storeId: number, t0: number): () => void {
@@ -367,6 +384,9 @@ export class GpuflowService {
 
   async close(): Promise<void> {
     this.sampler.stop();
+    // A benchmark runs its own pools: stop it and wait for them to shut down, or it runs on headless.
+    for (const b of this.benches) b.stop.abort();
+    await Promise.all([...this.benches].map((b) => b.done));
     await this.engine.shutdown();
     this.writer?.close();
     this.writer = null;

@@ -22,7 +22,17 @@ export async function benchCommand(positionals: string[], opts: Parsed['values']
   try {
     const unsub = opts.json ? () => undefined : svc.subscribe((e) => e.type === 'log' && process.stderr.write(`${e.message}\n`));
     const started = svc.startBench(doc, { params: paramOverrides(opts.param), repeat: intOption(opts.repeat, 'repeat', 1), warmup: intOption(opts.warmup, 'warmup', 0) });
-    const record = await started.done;
+    // SIGTERM / SIGINT stop the benchmark (its runs cancelled, its pools shut down), then exit.
+    const stop = () => started.stop();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    let record: Awaited<typeof started.done>;
+    try {
+      record = await started.done;
+    } finally {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+    }
     unsub();
     const slow = svc.store!.checkSlowdown(record.id);
     if (opts.json) process.stdout.write(JSON.stringify({ ...record, slowdowns: slow.slowdowns, previous: slow.previous?.id ?? null }, null, 2) + '\n');

@@ -47,7 +47,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values']):
     progress.done();
     const tasksPerWorker = Object.fromEntries(r.stats.workers.map((w) => [w.id, w.tasks]));
     if (opts.json) {
-      process.stdout.write(JSON.stringify({ runId: r.runId, storeId: r.storeId, status: r.status, error: r.error, errorNode: r.errorNode, digest: r.digest, results: r.results, tasksPerWorker, stats: r.stats }, null, 2) + '\n');
+      process.stdout.write(JSON.stringify({ runId: r.runId, storeId: r.storeId, status: r.status, error: r.error, errorNode: r.errorNode, digest: r.digest, results: r.results, tasksPerWorker, stats: r.stats, storeError: r.storeError }, null, 2) + '\n');
     } else {
       if (r.status !== 'finished') process.stderr.write(`run ${r.status}: ${r.error ?? ''}\n`);
       for (const [k, v] of Object.entries(r.results)) process.stdout.write(`${k} = ${formatResult(v)}\n`);
@@ -57,7 +57,9 @@ export async function runCommand(positionals: string[], opts: Parsed['values']):
     for (const o of r.stats.leftOut ?? []) process.stderr.write(`warning: worker ${o.worker} left out of run ${r.storeId ?? r.runId}: ${o.reason}\n`);
     // The answer is right, but the run's record is not complete: say so, and exit non-zero.
     if (r.eventsLost) process.stderr.write(`warning: run ${r.storeId ?? r.runId}: ${r.eventsLost} (recorded on the run)\n`);
-    return r.status === 'finished' && !r.eventsLost ? 0 : 1;
+    // The results above are the run's; only its record failed (e.g. the disk filled at the end).
+    if (r.storeError) process.stderr.write(`error: run ${r.storeId ?? r.runId} ${r.status}, but storing its record failed: ${r.storeError}\n`);
+    return r.status === 'finished' && !r.eventsLost && !r.storeError ? 0 : 1;
   } finally {
     await svc.close();
   }

@@ -12,7 +12,8 @@ export function resolveRefs(v: ParamValue, table: WorkflowDoc['params'], path: s
   if (typeof v === 'string') {
     const m = REF.exec(v);
     if (!m) return v;
-    if (!table || !(m[1] in table)) {
+    // Own properties only: '$constructor' or '$__proto__' must not reach Object.prototype.
+    if (!table || !Object.hasOwn(table, m[1])) {
       problems.push([path, `refers to workflow param '${m[1]}', which is not defined in "params"`]);
       return v;
     }
@@ -20,9 +21,8 @@ export function resolveRefs(v: ParamValue, table: WorkflowDoc['params'], path: s
   }
   if (Array.isArray(v)) return v.map((x, i) => resolveRefs(x, table, `${path}[${i}]`, problems));
   if (v && typeof v === 'object') {
-    const out: Record<string, ParamValue> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = resolveRefs(x, table, `${path}.${k}`, problems);
-    return out;
+    // fromEntries defines own properties, so a key '__proto__' stays data.
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolveRefs(x, table, `${path}.${k}`, problems)]));
   }
   return v;
 }

@@ -12,6 +12,7 @@ import { parseGroups } from '../../common/workflow-groups';
 import { WorkflowError, WorkflowErrors } from './errors';
 import { OPS } from './ops/registry';
 import { checkParam, resolveRefs, withDefaults } from './params';
+import { checkPath } from './paths';
 
 const paramValue: z.ZodType<ParamValue> = z.lazy(() =>
   z.union([z.number(), z.string(), z.boolean(), z.null(), z.array(paramValue), z.record(z.string(), paramValue)]),
@@ -74,7 +75,7 @@ export function validateWorkflow(input: unknown, overrides: Record<string, numbe
   const doc: WorkflowDoc = { ...parsed.data, groups: grouped.groups, params: { ...(parsed.data.params ?? {}), ...overrides } } as WorkflowDoc;
   if (parsed.data.groups === undefined) delete doc.groups;
   for (const k of Object.keys(overrides)) {
-    if (!(k in (parsed.data.params ?? {}))) throw new WorkflowErrors([new WorkflowError(`params.${k}`, `is not a param of this workflow (it has: ${Object.keys(parsed.data.params ?? {}).join(', ') || 'none'})`)]);
+    if (!Object.hasOwn(parsed.data.params ?? {}, k)) throw new WorkflowErrors([new WorkflowError(`params.${k}`, `is not a param of this workflow (it has: ${Object.keys(parsed.data.params ?? {}).join(', ') || 'none'})`)]);
   }
   const errors: WorkflowError[] = [];
   const index = new Map<string, number>();
@@ -90,8 +91,7 @@ export function validateWorkflow(input: unknown, overrides: Record<string, numbe
       return;
     }
     const problems: Array<[string, string]> = [];
-    const resolved: Record<string, ParamValue> = {};
-    for (const [k, v] of Object.entries(n.params)) resolved[k] = resolveRefs(v, doc.params, `${at}.params.${k}`, problems);
+    const resolved: Record<string, ParamValue> = Object.fromEntries(Object.entries(n.params).map(([k, v]) => [k, resolveRefs(v, doc.params, `${at}.params.${k}`, problems)]));
     for (const [path, detail] of problems) errors.push(new WorkflowError(path, detail, n.id));
     const known = new Set(op.spec.params.map((p) => p.name));
     for (const k of Object.keys(n.params)) {
@@ -100,6 +100,15 @@ export function validateWorkflow(input: unknown, overrides: Record<string, numbe
     for (const spec of op.spec.params) {
       const problem = checkParam(spec, resolved[spec.name]);
       if (problem) errors.push(new WorkflowError(`${at}.params.${spec.name}`, problem, n.id));
+      // Every path-taking param, of any op, through the one path policy (issue 19).
+      else if (spec.kind === 'string' && spec.path && typeof resolved[spec.name] === 'string') {
+        checkPath(resolved[spec.name], `${at}.params.${spec.name}`, {
+          fail: (field, detail) => {
+            errors.push(new WorkflowError(field, detail, n.id));
+            return undefined as never;
+          },
+        });
+      }
     }
     params.set(n.id, withDefaults(op.spec.params, resolved));
   });

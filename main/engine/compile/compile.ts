@@ -6,6 +6,7 @@
  * before anything allocates.
  */
 import type { NodeOutput, Resource, TaskDef, TaskGraph } from '../../../common/tasks';
+import { MAX_TASKS } from './limits';
 import { WorkflowError } from '../errors';
 import { OPS } from '../ops/registry';
 import type { BuildContext, LazyValue } from '../ops/types';
@@ -74,6 +75,9 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       },
       emit: (t) => {
         if (tasks.has(t.key)) throw new WorkflowError(`nodes[${i}]`, `internal: duplicate task key ${t.key}`, id);
+        // The one bound on the whole graph (issue 19): sources check their own counts up front from
+        // file metadata; this stops anything else before memory does.
+        if (tasks.size >= MAX_TASKS) throw new WorkflowError(`nodes[${i}]`, `the workflow needs more than ${MAX_TASKS} tasks: use larger chunks, blocks or fewer files`, id);
         if (opts.maxTaskBytes !== undefined && t.workBytes > opts.maxTaskBytes) {
           throw new WorkflowError(
             `nodes[${i}]`,

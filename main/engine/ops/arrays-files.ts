@@ -58,7 +58,7 @@ const loadNpy: OpDef = {
     inputs: [],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
-      { name: 'path', kind: 'string', required: true, doc: 'file path, inside an allowed folder' },
+      { name: 'path', kind: 'string', path: 'file', required: true, doc: 'file path, inside an allowed folder' },
       { name: 'chunks', kind: 'numbers', integer: true, exclusiveMin: 0, minLength: 1, required: true, doc: 'chunk size per axis (one number: every axis)' },
     ],
   },
@@ -102,7 +102,7 @@ const saveNpy: OpDef = {
     doc: 'Writes the array to a .npy file (C order; written to a temporary name, then renamed). One task gathers every block, so the array must fit one worker. Reports {path, shape, dtype}.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [],
-    params: [{ name: 'path', kind: 'string', required: true, doc: 'file path ending in .npy, inside an allowed folder' }],
+    params: [{ name: 'path', kind: 'string', path: 'file', required: true, doc: 'file path ending in .npy, inside an allowed folder' }],
   },
   build(ctx) {
     const path = checkPath(ctx.params.path, 'params.path', ctx);

@@ -5,9 +5,10 @@
  * packed into Arrow columns here: doubles/floats -> Float64, ints -> Int64 (Int32 stays Int32),
  * booleans -> Bool, strings -> dictionary Utf8, timestamps/dates -> TimestampMillisecond.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { DataType, type Table, type Vector } from 'apache-arrow';
-import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
+import { parquetReadObjects, parquetSchema } from 'hyparquet';
+import { fileAsyncBuffer, parquetFooter } from './parquet-file';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { boolVector, floatVector, int32Vector, intVector, stringVector, timestampVector } from './build';
 import { boolView, numView, strView, valueTypeOf } from './columns';
@@ -22,19 +23,10 @@ export interface ParquetPart {
   rowEnd: number;
 }
 
-function load(path: string): ArrayBuffer {
-  let buf: Buffer;
+/** The file's footer by ranged reads (parquet-file.ts), errors naming the file. */
+function metadataOf(path: string) {
   try {
-    buf = readFileSync(path);
-  } catch (e) {
-    throw new Error(`parquet: cannot read ${path}: ${(e as Error).message}`);
-  }
-  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
-}
-
-function metadataOf(path: string, ab: ArrayBuffer) {
-  try {
-    return parquetMetadata(ab);
+    return parquetFooter(path);
   } catch (e) {
     throw new Error(`parquet: ${path} is not a readable Parquet file: ${(e as Error).message}`);
   }
@@ -46,7 +38,7 @@ export function parquetPartitions(pattern: string): ParquetPart[] {
   if (files.length === 0) throw new Error(`parquet: no files match ${pattern}`);
   const parts: ParquetPart[] = [];
   for (const path of files) {
-    const md = metadataOf(path, load(path));
+    const md = metadataOf(path);
     let at = 0;
     md.row_groups.forEach((rg, i) => {
       const n = Number(rg.num_rows);
@@ -118,8 +110,7 @@ function toVector(values: unknown[], kind: Kind): Vector {
 
 /** Rows of one row group (or the whole file when rowGroup is undefined), selected columns. */
 export async function readParquet(part: { path: string; rowGroup?: number }, columns?: string[]): Promise<Table> {
-  const ab = load(part.path);
-  const metadata = metadataOf(part.path, ab);
+  const metadata = metadataOf(part.path);
   const schema = parquetSchema(metadata);
   const leaves = schema.children.map((c) => c.element);
   const names = leaves.map((e) => e.name);
@@ -137,7 +128,19 @@ export async function readParquet(part: { path: string; rowGroup?: number }, col
     rowEnd = rowStart + Number(rgs[part.rowGroup].num_rows);
   }
   const wanted = columns ?? names.filter((n) => !n.startsWith('__index_level_'));
-  const rows = await parquetReadObjects({ file: ab, metadata, columns: wanted, rowStart, rowEnd, utf8: true });
+  // Only this row group's column chunks are read from the file, whatever its size.
+  let opened: Awaited<ReturnType<typeof fileAsyncBuffer>>;
+  try {
+    opened = await fileAsyncBuffer(part.path);
+  } catch (e) {
+    throw new Error(`parquet: cannot read ${part.path}: ${(e as Error).message}`);
+  }
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await parquetReadObjects({ file: opened.file, metadata, columns: wanted, rowStart, rowEnd, utf8: true });
+  } finally {
+    await opened.close();
+  }
   const cols = wanted.map((name) => {
     const element = leaves[names.indexOf(name)];
     const values = rows.map((r) => r[name] as unknown);

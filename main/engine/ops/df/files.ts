@@ -8,6 +8,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
+import { MAX_SOURCE_PARTITIONS } from '../../compile/limits';
 import { checkPath } from '../../paths';
 import type { BuildContext } from '../types';
 
@@ -74,7 +75,10 @@ export function patternFiles(ctx: BuildContext, field: string, what: string): st
   const raw = ctx.params[field.replace(/^params\./, '')];
   const pattern = checkPath(raw, field, ctx);
   // checkPath realpaths the existing prefix; the wildcard part stays as written.
-  const files = expandPattern(pattern).map((f) => checkPath(f, field, ctx));
+  const matched = expandPattern(pattern);
+  // One task per file at least: bounded before each is checked and opened.
+  if (matched.length > MAX_SOURCE_PARTITIONS) return ctx.fail(field, `${pattern} matches ${matched.length} files, more than ${MAX_SOURCE_PARTITIONS}`);
+  const files = matched.map((f) => checkPath(f, field, ctx));
   if (files.length === 0) {
     const hint = isMagic(basename(pattern)) ? `no file in ${dirname(pattern)} matches ${basename(pattern)}` : `${pattern} is not a file`;
     return ctx.fail(field, `${hint} (${what})`);

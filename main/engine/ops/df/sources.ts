@@ -1,11 +1,12 @@
 /**
  * Dataframe sources: read_csv and read_parquet (category 'files'), timeseries and from_array.
  * Each learns its schema at compile time (CSV: types inferred once from the first file's first
- * MiB and passed to every partition so partitions agree; Parquet: the footer's schema) and emits
- * one task per partition.
+ * MiB and passed to every partition so partitions agree; Parquet: the footer's schema, read by
+ * ranges) and emits one task per partition, counted from file metadata and bounded first.
  */
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { parquetMetadata } from 'hyparquet';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { parquetFooter } from '../../../../worker/kernels/df/parquet-file';
+import { MAX_SOURCE_PARTITIONS } from '../../compile/limits';
 import { inferCsvTypes, type CsvType } from '../../../../worker/kernels/df/csv';
 import { TIMESERIES_COLUMNS } from '../../../../worker/kernels/df/timeseries';
 import { materialize } from '../../compile/array-lower';
@@ -47,7 +48,7 @@ const readCsvOp: OpDef = {
     inputs: [],
     outputs: [{ name: 'out', type: 'dataframe' }],
     params: [
-      { name: 'path', kind: 'string', required: true, doc: 'file or glob, inside an allowed folder' },
+      { name: 'path', kind: 'string', path: 'glob', required: true, doc: 'file or glob, inside an allowed folder' },
       { name: 'blocksize', kind: 'number', integer: true, min: 1, doc: 'bytes per partition (default: one partition per file)' },
       { name: 'delimiter', kind: 'string', default: ',' },
       { name: 'header', kind: 'boolean', default: true, doc: 'first line names the columns (else c0, c1, ...)' },
@@ -62,6 +63,14 @@ const readCsvOp: OpDef = {
     const header = ctx.params.header !== false;
     const given = csvTypesParam(ctx);
     const blocksize = typeof ctx.params.blocksize === 'number' ? ctx.params.blocksize : undefined;
+    // Counted from file sizes before anything is read or emitted (issue 19: blocksize 1 on 30 MB made
+    // 30 million tasks and exhausted the heap while compiling).
+    const sizes = files.map(fileSize);
+    const partitions = sizes.reduce((n, size) => n + (!blocksize || size === 0 ? 1 : Math.ceil(size / blocksize)), 0);
+    if (partitions > MAX_SOURCE_PARTITIONS) {
+      const total = sizes.reduce((a, b) => a + b, 0);
+      ctx.fail('params.blocksize', `${blocksize} bytes per partition makes ${partitions} tasks for ${total} bytes of CSV, more than ${MAX_SOURCE_PARTITIONS}: use a blocksize of at least ${Math.ceil(total / MAX_SOURCE_PARTITIONS)}`);
+    }
     let inferred: Record<string, CsvType>;
     try {
       inferred = inferCsvTypes(files[0], { delimiter, header });
@@ -76,15 +85,16 @@ const readCsvOp: OpDef = {
     const onBadLines = ctx.params.on_bad_lines === 'skip' ? 'skip' : 'error';
     const keys: string[] = [];
     let maxBytes = 0;
-    for (const path of files) {
-      const size = fileSize(path);
+    for (const [f, path] of files.entries()) {
+      const size = sizes[f];
       // Same ranges as dask's read_bytes: a line belongs to the range holding its first byte.
-      const ranges: [number, number | null][] = [];
-      if (!blocksize || size === 0) ranges.push([0, null]);
-      else for (let s = 0; s < size; s += blocksize) ranges.push([s, s + blocksize >= size ? null : s + blocksize]);
+      // Every range ends at a byte offset seen now, so rows appended during the run are not read.
+      const ranges: [number, number][] = [];
+      if (!blocksize || size === 0) ranges.push([0, size]);
+      else for (let s = 0; s < size; s += blocksize) ranges.push([s, Math.min(s + blocksize, size)]);
       for (const [start, end] of ranges) {
         const key = ctx.key('read', [keys.length]);
-        const textBytes = (end ?? size) - start;
+        const textBytes = end - start;
         maxBytes = Math.max(maxBytes, textBytes);
         ctx.emit({ key, deps: [], spec: { kind: 'df', op: 'read-csv', params: { path, start, end, delimiter, header, types, onBadLines } }, resource: 'any', op: 'read_csv', outBytes: textBytes * 2, workBytes: textBytes * 6 });
         keys.push(key);
@@ -114,7 +124,7 @@ const readParquetOp: OpDef = {
     inputs: [],
     outputs: [{ name: 'out', type: 'dataframe' }],
     params: [
-      { name: 'path', kind: 'string', required: true, doc: 'file or glob, inside an allowed folder' },
+      { name: 'path', kind: 'string', path: 'glob', required: true, doc: 'file or glob, inside an allowed folder' },
       { name: 'columns', kind: 'strings', doc: 'columns to read (default: all)' },
     ],
   },
@@ -122,13 +132,14 @@ const readParquetOp: OpDef = {
     const files = patternFiles(ctx, 'params.path', 'Parquet files');
     const want = strList(ctx, 'columns', false);
     let columns: DfColumn[] | null = null;
+    let rowGroups = 0;
     const keys: string[] = [];
     let maxBytes = 0;
     for (const path of files) {
-      let md: ReturnType<typeof parquetMetadata>;
+      let md: ReturnType<typeof parquetFooter>;
       try {
-        const buf = readFileSync(path);
-        md = parquetMetadata(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+        // Only the footer, by ranged reads: files of any size, no stall of main's loop.
+        md = parquetFooter(path);
       } catch (e) {
         return ctx.fail('params.path', `${path} is not a readable Parquet file: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -138,6 +149,8 @@ const readParquetOp: OpDef = {
       else if (JSON.stringify(cols) !== JSON.stringify(columns)) {
         ctx.fail('params.path', `${path} has columns ${cols.map((c) => `${c.name} (${c.type})`).join(', ')} but ${files[0]} has ${columns.map((c) => `${c.name} (${c.type})`).join(', ')}`);
       }
+      rowGroups += md.row_groups.length;
+      if (rowGroups > MAX_SOURCE_PARTITIONS) ctx.fail('params.path', `the files have more than ${MAX_SOURCE_PARTITIONS} row groups (one task each)`);
       md.row_groups.forEach((rg, i) => {
         const key = ctx.key('read', [keys.length]);
         const bytes = Number(rg.num_rows) * rowBytes(want ? cols.filter((c) => want.includes(c.name)) : cols);

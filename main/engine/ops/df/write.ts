@@ -19,7 +19,7 @@ const writeParquetOp: OpDef = {
     inputs: [{ name: 'df', type: 'dataframe' }],
     outputs: [],
     params: [
-      { name: 'path', kind: 'string', required: true, doc: 'an existing folder' },
+      { name: 'path', kind: 'string', path: 'folder', required: true, doc: 'an existing folder' },
       { name: 'row_group_size', kind: 'number', integer: true, min: 1, default: 1048576 },
     ],
   },

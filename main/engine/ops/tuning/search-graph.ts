@@ -12,7 +12,6 @@
  * Op names say bracket, round and epochs, so `gpuflow explain` lists the plan as task counts per
  * op, e.g. "train b4/r1 →3ep: 27".
  */
-import path from 'node:path';
 import { SearchController } from '../../../../common/tuning/controller';
 import { staticRounds } from '../../../../common/tuning/replay';
 import { modelSpecFromParams, TrialSpecError, type MetricName } from '../../../../common/tuning/trial';
@@ -78,7 +77,7 @@ export function emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): SearchG
   }
   const summary = { search: g.spec, metric: g.metric, plan: new SearchController(g.spec).plan(), node: ctx.nodeId };
   const leaderboardKey = ctx.key('leaderboard');
-  const saveTo = g.saveTo ? path.resolve(g.saveTo) : undefined;
+  const saveTo = g.saveTo; // checked and resolved by checkPath (search.ts)
   ctx.emit({ key: leaderboardKey, deps: finals, spec: { kind: 'trial', op: 'search-leaderboard', params: { ...summary, ...(saveTo ? { saveTo } : {}) } }, resource: 'any', op: 'leaderboard', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });
   const bestModelKey = ctx.key('best-model');
   ctx.emit({ key: bestModelKey, deps: finals, spec: { kind: 'trial', op: 'search-best-model', params: summary }, resource: 'any', op: 'best model', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });

@@ -9,6 +9,7 @@ import { parseSearchSpec, SearchSpecError } from '../../../../common/tuning/spec
 import { METRICS_BY_TASK, type MetricName } from '../../../../common/tuning/trial';
 import type { SearchSpec } from '../../../../common/tuning/types';
 import type { OpDef } from '../types';
+import { checkPath } from '../../paths';
 import { num } from '../arrays-core';
 import { emitSearchTasks } from './search-graph';
 import { datasetInput, modelInput, type DatasetMeta } from './values';
@@ -44,7 +45,7 @@ const search: OpDef = {
       { name: 'aggressiveness', kind: 'number', exclusiveMin: 1, default: 3, doc: 'keep 1/aggressiveness of the trials at each decision (hyperband: an integer)' },
       { name: 'metric', kind: 'enum', options: ['accuracy', 'log-loss', 'mse', 'r2'], doc: 'default: accuracy for classification, r2 for regression' },
       { name: 'seed', kind: 'number', integer: true, min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 },
-      { name: 'save_to', kind: 'string', doc: 'directory to save the best model in (TF.js format: model.json + weights.bin)' },
+      { name: 'save_to', kind: 'string', path: 'folder', doc: 'directory to save the best model in (TF.js format: model.json + weights.bin)' },
     ],
   },
   build(ctx) {
@@ -77,7 +78,8 @@ const search: OpDef = {
       const m = /^params\.?([A-Za-z_]*)[^:]*: ([\s\S]*)$/.exec(e.message);
       return ctx.fail(m && m[1] ? `params.${m[1]}` : 'params', m ? e.message.replace(/^params\.?/, '') : e.message);
     }
-    const saveTo = typeof ctx.params.save_to === 'string' && ctx.params.save_to !== '' ? ctx.params.save_to : undefined;
+    // Through the one path policy (issue 19: save_to used to write wherever it was pointed).
+    const saveTo = typeof ctx.params.save_to === 'string' && ctx.params.save_to !== '' ? checkPath(ctx.params.save_to, 'params.save_to', ctx) : undefined;
     const g = emitSearchTasks(ctx, { spec, data, model, metric, saveTo });
     return {
       best: { kind: 'opaque', portType: 'model', keys: [g.leaderboardKey, g.bestModelKey], meta: { bestModelKey: g.bestModelKey, task: data.task, nFeatures: data.nFeatures, trialTasks: g.trialTasks, features: modelFeatures(data), ...(data.targetType ? { targetType: data.targetType } : {}) } },
