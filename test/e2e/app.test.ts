@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, browserMissing, cliRun, openApp, ROOT, type Server } from './harness';
-import { dropFromPalette, setParam, deselect } from './ui-actions';
+import { dropFromPalette, fileCommand, setParam, deselect } from './ui-actions';
 
 const skip = browserMissing();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
@@ -90,7 +90,7 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
   });
 
   it('saves, reloads, opens the file again and replays with an equal digest', async () => {
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save').click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), fileCommand(page, 'save')]);
     const file = path.join(path.dirname(server.db), 'saved.json');
     await download.saveAs(file);
     const doc = JSON.parse(readFileSync(file, 'utf8')) as { format: string; nodes: Array<{ id: string; params: Record<string, unknown> }>; edges: unknown[] };
@@ -102,7 +102,7 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
     await page.reload();
     await page.locator('[data-op="random_normal"]').waitFor();
     expect(await page.locator('.react-flow__node').count()).toBe(0);
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Open…' }).click()]);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), fileCommand(page, 'open')]);
     await chooser.setFiles(file);
     await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);
     await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(3);
