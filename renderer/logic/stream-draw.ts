@@ -39,7 +39,7 @@ export interface StreamColors {
 
 export const LIGHT_STREAM: StreamColors = { bg: '#ffffff', laneA: '#f3f4f6', laneB: '#fafafa', text: '#1f2328', muted: '#57606a', virtual: '#8a5a00', dimmed: '#d8d8d8', grid: '#e5e7eb' };
 
-export const LABEL_W = 150;
+export const LABEL_W = 180;
 export const AXIS_H = 18;
 export const MIN_LANE_H = 14;
 export const MAX_LANE_H = 96;

@@ -11,7 +11,7 @@
  * re-measure when its ports change (useUpdateNodeInternals).
  */
 import { Background, Controls, MiniMap, Panel, ReactFlow, useReactFlow, type Connection, type Edge, type Node, type NodeChange, type EdgeChange } from '@xyflow/react';
-import { useCallback, useEffect, useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { edgeId } from '../logic/graph-model';
 import { flowGroupId, groupIdOfFlow, groupIndex, groupsOf, type Size } from '../logic/groups';
 import { FlowNode, PORT_COLORS } from './FlowNode';
@@ -35,12 +35,31 @@ export function GraphEditor() {
   const flow = useReactFlow();
   const { theme } = useThemeContext();
   const loadSeq = useEditor((s) => s.loadSeq);
-  // A newly loaded document is fitted into view (after xyflow has measured its nodes).
+  // A newly loaded document is fitted into view (after xyflow has measured its nodes), and again
+  // when its panel resizes, until the user pans or zooms.
+  const autoFit = useRef(false);
+  const wrap = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (loadSeq === 0) return;
+    autoFit.current = true;
     const t = setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 60);
     return () => clearTimeout(t);
   }, [loadSeq, flow]);
+  useEffect(() => {
+    const el = wrap.current;
+    if (!el) return;
+    let t: ReturnType<typeof setTimeout> | undefined;
+    const ro = new ResizeObserver(() => {
+      if (!autoFit.current) return;
+      clearTimeout(t);
+      t = setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 60);
+    });
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      clearTimeout(t);
+    };
+  }, [flow]);
   // The minimap paints SVG attributes, which take colours, not CSS variables: read the tokens per theme.
   const mini = useMemo(
     () => ({ node: cssToken('--text-faint', '#8b95a1'), selected: cssToken('--accent', '#2f6fdf'), mask: theme === 'dark' ? 'rgba(0,0,0,0.55)' : 'rgba(240,242,245,0.7)' }),
@@ -168,7 +187,7 @@ export function GraphEditor() {
   );
 
   return (
-    <div className="gf-canvas" data-testid="graph-canvas" onDrop={onDrop} onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = 'copy'))}>
+    <div className="gf-canvas" ref={wrap} data-testid="graph-canvas" onDrop={onDrop} onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = 'copy'))}>
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -183,6 +202,10 @@ export function GraphEditor() {
         minZoom={0.2}
         proOptions={{ hideAttribution: true }}
         colorMode={theme}
+        onMoveStart={(e) => {
+          // Only the user's own pan or zoom carries an event; fitView's does not.
+          if (e) autoFit.current = false;
+        }}
       >
         <Background gap={20} />
         <MiniMap
