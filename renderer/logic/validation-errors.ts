@@ -17,7 +17,13 @@ const PARAM_RE = /^nodes\[\d+\]\.params\.([A-Za-z_][A-Za-z0-9_]*)(.*)$/;
 /** "nodes[1].params.value" + "is required" → "value is required"; other paths keep their last part. */
 export function plainMessage(path: string, detail: string): { field: string | null; text: string } {
   const m = PARAM_RE.exec(path);
-  const where = m ? `${m[1]}${m[2]}` : path.replace(/^nodes\[\d+\]\.?/, '');
+  let where = m ? `${m[1]}${m[2]}` : path.replace(/^nodes\[\d+\]\.?/, '');
+  // "chunks" + "[0] must be positive" reads "chunks[0] must be positive".
+  const index = /^(\[\d+\])\s*(.*)$/s.exec(detail);
+  if (index) {
+    where += index[1];
+    detail = index[2];
+  }
   const joined = !where ? detail : /^(is|must|should|cannot|has|needs|expects)\b/.test(detail) ? `${where} ${detail}` : `${where}: ${detail}`;
   return { field: m ? m[1] : null, text: joined };
 }

@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 /**
  * What a person sees, in Debian's Chromium against `gpuflow serve --virtual-gpus 3`: every view
  * (editor after a run, a running task stream, history with two runs, a comparison, benchmarks with
