@@ -3,25 +3,10 @@
  * waiting tasks in four colours, with counts. A node fused into another's tasks shows the bar of
  * the node that carries its work ("fused into …").
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { absorbers, fusedOrigins } from '../logic/fusion';
 import { progressSegments } from '../state/node-tasks';
-import { useEditor, useRun, useSession } from './hooks';
-
-function useVersion(sub: (fn: () => void) => () => void) {
-  const [v, setV] = useState(0);
-  useEffect(() => {
-    let frame = 0;
-    const unsub = sub(() => {
-      if (!frame) frame = requestAnimationFrame(() => ((frame = 0), setV((x) => x + 1)));
-    });
-    return () => {
-      unsub();
-      if (frame) cancelAnimationFrame(frame);
-    };
-  }, [sub]);
-  return v;
-}
+import { useEditor, useRun, useSession, useVersion } from './hooks';
 
 export function ProgressPanel() {
   const session = useSession();
