@@ -45,6 +45,8 @@ export interface RunRecord {
   eventsTotal: number;
   /** Events beyond the per-run cap: counted in the aggregates only. */
   eventsDropped: number;
+  /** The workflow version it ran, when asked for one run through the API (GET /api/runs/:id). */
+  workflow?: WorkflowDoc;
 }
 
 /** A row of the history list. */

@@ -301,10 +301,12 @@ export class GpuflowService {
     return this.needStore().listRuns(filter);
   }
 
+  /** The stored run, with the workflow version it ran (the app opens it with the run's stream). */
   getRun(id: number): RunRecord {
     const r = this.needStore().getRun(id);
     if (!r) throw new ApiError(404, `no run ${id}`);
-    return r;
+    const version = this.needStore().getWorkflowVersion(r.workflowHash);
+    return version ? { ...r, workflow: version.doc } : r;
   }
 
   runEvents(id: number): StoredEvent[] {
@@ -335,6 +337,8 @@ export class GpuflowService {
     const store = this.needStore();
     const check = this.validate(doc, opts.params ?? {});
     if (!check.ok) throw new ApiError(400, 'invalid workflow', check.errors);
+    // Timing nothing measures only overhead: an empty workflow is refused with the reason.
+    if (check.tasks === 0) throw new ApiError(400, 'nothing to benchmark', ['the workflow has no tasks to run: add nodes (or open an example) first']);
     const benchId = randomUUID();
     const stop = new AbortController();
     const done = runBenchmark(doc, {

@@ -1,28 +1,55 @@
-/** A node's state at a glance, from its params, the run's progress and errors. */
+/**
+ * A node's state at a glance. Before any run: not configured / invalid / ready. During a run, for
+ * the nodes it covers: waiting, running, done as each finishes (a node fused into another's tasks
+ * follows the node that carries its work). After: done while the node and everything upstream is
+ * unchanged since the run that computed it (signatures equal), stale once edited, failed on a
+ * runtime error. A node added after the run is ready (never run), not done.
+ */
 import type { NodeKindSpec } from '../../common/catalog';
 import type { WorkflowNode } from '../../common/workflow';
 import { missingParams } from './param-form';
 
-export type NodeState = 'unconfigured' | 'ready' | 'running' | 'done' | 'failed';
+export type NodeState = 'unconfigured' | 'invalid' | 'ready' | 'waiting' | 'running' | 'done' | 'stale' | 'failed';
 
-export function nodeState(
-  node: WorkflowNode,
-  spec: NodeKindSpec | undefined,
-  connectedInputs: Set<string>,
-  progress: [number, number] | undefined,
-  errors: string[] | undefined,
-  runStatus: string,
-): NodeState {
-  if (errors?.length) return 'failed';
-  if (!spec) return 'unconfigured';
-  if (missingParams(spec.params, node.params).length) return 'unconfigured';
-  if (spec.inputs.some((p) => !p.optional && !connectedInputs.has(p.name))) return 'unconfigured';
-  if (progress) {
-    const [done, total] = progress;
-    if (total > 0 && done >= total) return 'done';
-    if (runStatus === 'running' || runStatus === 'starting') return 'running';
-  }
-  // Fused nodes report no progress of their own; a finished run means every node produced.
-  if (runStatus === 'finished') return 'done';
-  return 'ready';
+export interface NodeStateInput {
+  node: WorkflowNode;
+  spec: NodeKindSpec | undefined;
+  connectedInputs: Set<string>;
+  /** [done, total] of the run on show for this node (or of the nodes carrying its work); undefined outside it. */
+  progress: [number, number] | undefined;
+  /** Runtime errors of this node in the run on show. */
+  runtimeErrors: number;
+  /** Validation problems (server or unparsed fields). */
+  invalid: boolean;
+  /** Whether the run on show covers this node and is in flight. */
+  running: boolean;
+  /** This node's signature now, and the one it had when a run last computed it (undefined: never). */
+  signature: string;
+  doneSignature: string | undefined;
 }
+
+export function nodeState(i: NodeStateInput): NodeState {
+  if (i.runtimeErrors > 0) return 'failed';
+  if (!i.spec) return 'unconfigured';
+  if (missingParams(i.spec.params, i.node.params).length) return 'unconfigured';
+  if (i.spec.inputs.some((p) => !p.optional && !i.connectedInputs.has(p.name))) return 'unconfigured';
+  if (i.invalid) return 'invalid';
+  if (i.running) {
+    if (i.progress && i.progress[1] > 0 && i.progress[0] >= i.progress[1]) return 'done';
+    if (i.progress && i.progress[0] > 0) return 'running';
+    return 'waiting';
+  }
+  if (i.doneSignature === undefined) return 'ready';
+  return i.doneSignature === i.signature ? 'done' : 'stale';
+}
+
+export const STATE_LABEL: Record<NodeState, string> = {
+  unconfigured: 'not configured',
+  invalid: 'invalid',
+  ready: 'ready',
+  waiting: 'waiting',
+  running: 'running',
+  done: 'done',
+  stale: 'stale',
+  failed: 'failed',
+};

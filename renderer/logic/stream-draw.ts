@@ -1,9 +1,10 @@
 /**
  * Draws the task stream: one lane per worker, a rectangle per task coloured by op, transfers in
- * their own colour, errors black, idle white. Tasks narrower than a pixel are aggregated into
- * one-pixel columns per lane (the colour of the op that covers most of the column), so a run
- * with a million tasks draws as fast as one with a thousand. Returns what it actually drew, per
- * lane, which the page exposes for tests. Pure: takes a minimal 2D-context interface.
+ * their own colour, errors in the error colour. Lanes share the panel's height (the stream fills
+ * its panel). Tasks narrower than a pixel are aggregated into one-pixel columns per lane (the op
+ * of the longest item in the column wins), in typed arrays, so a run with 100k tasks draws in a
+ * few milliseconds. Returns what it drew, per lane and per op, which the page exposes for tests
+ * and the legend reads. Pure: takes a minimal 2D-context interface and the theme's colours.
  */
 import { KIND_ERROR, KIND_TRANSFER, type TaskLog } from '../state/task-log';
 
@@ -24,29 +25,59 @@ export interface StreamView {
   msPerPx: number;
 }
 
-export const LABEL_W = 210;
-export const LANE_H = 26;
-export const AXIS_H = 18;
-export const TRANSFER_COLOR = '#e4572e';
-export const ERROR_COLOR = '#000000';
+/** The theme's colours for the canvas (read from the CSS tokens by the component). */
+export interface StreamColors {
+  bg: string;
+  laneA: string;
+  laneB: string;
+  text: string;
+  muted: string;
+  virtual: string;
+  dimmed: string;
+  grid: string;
+}
 
-/** A stable colour per op name (hue from a string hash); transfers and errors have their own. */
-export function opColor(op: string): string {
+export const LIGHT_STREAM: StreamColors = { bg: '#ffffff', laneA: '#f3f4f6', laneB: '#fafafa', text: '#1f2328', muted: '#57606a', virtual: '#8a5a00', dimmed: '#d8d8d8', grid: '#e5e7eb' };
+
+export const LABEL_W = 180;
+export const AXIS_H = 18;
+export const MIN_LANE_H = 14;
+export const MAX_LANE_H = 96;
+export const TRANSFER_COLOR = '#e4572e';
+export const ERROR_COLOR = '#b00020';
+
+/** Lane height that fills `height` pixels with `lanes` lanes, within readable bounds. */
+export function laneHeight(height: number, lanes: number): number {
+  const h = Math.floor((height - AXIS_H) / Math.max(1, lanes));
+  return Math.max(MIN_LANE_H, Math.min(MAX_LANE_H, h));
+}
+
+/**
+ * Well-separated colours (Tableau 10, reds left out for transfers and errors). An op's colour is
+ * the palette entry of its index in the run's op table (the order ops first appeared), so the ops
+ * of one run never share a colour until there are more than ten; transfers and errors have their own.
+ */
+export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#edc948', '#76b7b2', '#9c755f', '#ff9da7', '#bab0ac', '#3b8bc2'];
+export function opColor(op: string, index: number): string {
   if (op === 'transfer') return TRANSFER_COLOR;
   if (op === 'error') return ERROR_COLOR;
-  let h = 2166136261;
-  for (let i = 0; i < op.length; i++) h = Math.imul(h ^ op.charCodeAt(i), 16777619);
-  const hue = (h >>> 0) % 360;
-  // Skip the reds that transfers use.
-  const safe = hue < 20 || hue > 340 ? (hue + 60) % 360 : hue;
-  return `hsl(${safe}, 62%, 52%)`;
+  return PALETTE[((index % PALETTE.length) + PALETTE.length) % PALETTE.length];
+}
+
+/** The label cut to fit `px` pixels at ~6.2 px a character (the canvas font), with an ellipsis. */
+export function fitLabel(text: string, px: number): string {
+  const max = Math.max(3, Math.floor(px / 6.2));
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 export interface DrawStats {
   /** Items represented on screen per lane id (drawn as their own rect or inside a column). */
   tasksByLane: Record<string, number>;
+  /** Items on screen per op name ('transfer' and 'error' included). */
+  byOp: Record<string, number>;
   rects: number;
   aggregated: boolean;
+  laneH: number;
 }
 
 export function fitView(log: TaskLog, plotWidth: number): StreamView {
@@ -54,73 +85,99 @@ export function fitView(log: TaskLog, plotWidth: number): StreamView {
   return { startMs: 0, msPerPx: (span * 1.02) / Math.max(1, plotWidth) };
 }
 
-export function drawStream(ctx: Ctx2D, log: TaskLog, view: StreamView, width: number, highlightNode: string | null): DrawStats {
-  const height = AXIS_H + Math.max(1, log.lanes.length) * LANE_H;
+export function drawStream(
+  ctx: Ctx2D,
+  log: TaskLog,
+  view: StreamView,
+  width: number,
+  height: number,
+  highlight: ReadonlySet<string> | null,
+  colors: StreamColors = LIGHT_STREAM,
+): DrawStats {
+  const laneH = laneHeight(height, log.lanes.length);
   ctx.clearRect(0, 0, width, height);
-  ctx.fillStyle = '#ffffff';
+  ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
-  const plotW = Math.max(1, width - LABEL_W);
-  const stats: DrawStats = { tasksByLane: {}, rects: 0, aggregated: false };
+  const plotW = Math.max(1, Math.floor(width - LABEL_W));
+  const stats: DrawStats = { tasksByLane: {}, byOp: {}, rects: 0, aggregated: false, laneH };
   ctx.font = '11px system-ui, sans-serif';
-  // Time axis.
-  ctx.fillStyle = '#555';
+  // Time axis and grid.
   const spanMs = plotW * view.msPerPx;
   const step = niceStep(spanMs / 8);
+  const lanesBottom = AXIS_H + log.lanes.length * laneH;
   for (let t = Math.ceil(view.startMs / step) * step; t < view.startMs + spanMs; t += step) {
     const x = LABEL_W + (t - view.startMs) / view.msPerPx;
+    ctx.fillStyle = colors.grid;
+    ctx.fillRect(x, AXIS_H, 1, lanesBottom - AXIS_H);
+    ctx.fillStyle = colors.muted;
     ctx.fillRect(x, AXIS_H - 4, 1, 4);
     ctx.fillText(formatMs(t), x + 2, AXIS_H - 6);
   }
-  const columns = new Map<number, Map<number, number>>(); // lane*plotW+px -> op -> covered px
+  const colorOf = log.ops.map((op, i) => opColor(op, i));
+  const opCount = new Float64Array(log.ops.length);
+  let transfers = 0;
+  let errors = 0;
+  // Per lane pixel column: the longest sub-pixel item's op (-1 dimmed, -2 transfer), and its cover.
+  const colOp = new Int32Array(plotW);
+  const colCover = new Float32Array(plotW);
   for (let l = 0; l < log.lanes.length; l++) {
-    const y = AXIS_H + l * LANE_H;
-    ctx.fillStyle = l % 2 ? '#fafafa' : '#f3f4f6';
-    ctx.fillRect(0, y, LABEL_W - 2, LANE_H - 1);
+    const y = AXIS_H + l * laneH;
+    ctx.fillStyle = l % 2 ? colors.laneB : colors.laneA;
+    ctx.fillRect(0, y, width, laneH - 1);
     const lane = log.lanes[l];
-    ctx.fillStyle = lane.virtual ? '#7a4b00' : '#222';
-    ctx.fillText(lane.virtual ? `${lane.label} (virtual)` : lane.label, 6, y + 16);
+    ctx.fillStyle = lane.virtual ? colors.virtual : colors.text;
+    const label = lane.virtual && !/virtual/i.test(lane.label) ? `${lane.label} (virtual)` : lane.label;
+    ctx.fillText(fitLabel(label, LABEL_W - 12), 6, y + Math.min(laneH - 3, laneH / 2 + 4));
+    colCover.fill(0);
     let count = 0;
+    const inset = Math.max(1, Math.round(laneH * 0.12));
     for (const i of log.laneItems[l]) {
       const s = (log.start[i] - log.t0 - view.startMs) / view.msPerPx;
       const e = (log.end[i] - log.t0 - view.startMs) / view.msPerPx;
       if (e < 0 || s > plotW) continue;
       count++;
+      const k = log.kind[i];
+      if (k === KIND_TRANSFER) transfers++;
+      else if (k === KIND_ERROR) errors++;
+      else opCount[log.op[i]]++;
       const x0 = Math.max(0, s);
       const x1 = Math.min(plotW, e);
-      const k = log.kind[i];
-      const dimmed = highlightNode !== null && log.nodes[i] !== highlightNode;
+      const dimmed = highlight !== null && !highlight.has(log.nodes[i]);
       if (x1 - x0 >= 1 || k === KIND_ERROR) {
-        ctx.fillStyle = dimmed ? '#d8d8d8' : k === KIND_ERROR ? ERROR_COLOR : k === KIND_TRANSFER ? TRANSFER_COLOR : opColor(log.ops[log.op[i]]);
-        const inset = k === KIND_TRANSFER ? 8 : 3;
-        ctx.fillRect(LABEL_W + x0, y + inset, Math.max(k === KIND_ERROR ? 2 : 1, x1 - x0), LANE_H - 2 * inset);
+        ctx.fillStyle = dimmed ? colors.dimmed : k === KIND_ERROR ? ERROR_COLOR : k === KIND_TRANSFER ? TRANSFER_COLOR : colorOf[log.op[i]];
+        const ins = k === KIND_TRANSFER ? Math.round(laneH * 0.32) : inset;
+        ctx.fillRect(LABEL_W + x0, y + ins, Math.max(k === KIND_ERROR ? 2 : 1, x1 - x0), laneH - 1 - 2 * ins);
         stats.rects++;
       } else {
         stats.aggregated = true;
-        const col = l * plotW + Math.floor(x0);
-        let m = columns.get(col);
-        if (!m) columns.set(col, (m = new Map()));
-        const o = dimmed ? -1 : k === KIND_TRANSFER ? -2 : log.op[i];
-        m.set(o, (m.get(o) ?? 0) + Math.max(0.05, x1 - x0));
+        const px = Math.min(plotW - 1, Math.floor(x0));
+        const cover = Math.max(0.05, x1 - x0);
+        if (cover > colCover[px]) {
+          colCover[px] = cover;
+          colOp[px] = dimmed ? -1 : k === KIND_TRANSFER ? -2 : log.op[i];
+        }
       }
+    }
+    for (let px = 0; px < plotW; px++) {
+      if (colCover[px] === 0) continue;
+      const o = colOp[px];
+      ctx.fillStyle = o === -1 ? colors.dimmed : o === -2 ? TRANSFER_COLOR : colorOf[o];
+      ctx.fillRect(LABEL_W + px, y + inset, 1, laneH - 1 - 2 * inset);
+      stats.rects++;
     }
     stats.tasksByLane[lane.id] = count;
   }
-  for (const [col, m] of columns) {
-    const l = Math.floor(col / plotW);
-    const px = col - l * plotW;
-    let best = 0;
-    let bestCover = -1;
-    for (const [o, c] of m) if (c > bestCover) [best, bestCover] = [o, c];
-    ctx.fillStyle = best === -1 ? '#d8d8d8' : best === -2 ? TRANSFER_COLOR : opColor(log.ops[best]);
-    ctx.fillRect(LABEL_W + px, AXIS_H + l * LANE_H + 3, 1, LANE_H - 6);
-    stats.rects++;
-  }
+  log.ops.forEach((op, o) => {
+    if (opCount[o] > 0) stats.byOp[op] = opCount[o];
+  });
+  if (transfers) stats.byOp.transfer = transfers;
+  if (errors) stats.byOp.error = errors;
   return stats;
 }
 
 /** The item under a point, or -1. */
-export function hitTest(log: TaskLog, view: StreamView, x: number, y: number): number {
-  const l = Math.floor((y - AXIS_H) / LANE_H);
+export function hitTest(log: TaskLog, view: StreamView, x: number, y: number, laneH: number): number {
+  const l = Math.floor((y - AXIS_H) / laneH);
   if (l < 0 || l >= log.lanes.length || x < LABEL_W) return -1;
   const t = log.t0 + view.startMs + (x - LABEL_W) * view.msPerPx;
   const slack = 2 * view.msPerPx; // a thin task is still hoverable

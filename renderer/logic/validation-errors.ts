@@ -1,20 +1,46 @@
 /**
- * Server validation errors are "path (node 'id'): detail" strings; the editor shows each on the
- * node it names, and the rest in the run bar.
+ * Server validation errors are "path (node 'id'): detail" strings, e.g.
+ * "nodes[1].params.value (node 'scalar_op'): is required". The editor shows each on the node it
+ * names, as plain words ("value is required"), and under the field itself when the path names a
+ * param; errors that name no node go to the strip under the toolbar.
  */
 export interface PlacedErrors {
   byNode: Record<string, string[]>;
+  /** node id → param name → plain message. */
+  byField: Record<string, Record<string, string>>;
   general: string[];
 }
 
-const NODE_RE = /\(node '([^']+)'\)/;
+const NODE_RE = /^(.*?)\s*\(node '([^']+)'\):\s*(.*)$/s;
+const PARAM_RE = /^nodes\[\d+\]\.params\.([A-Za-z_][A-Za-z0-9_]*)(.*)$/;
+
+/** "nodes[1].params.value" + "is required" → "value is required"; other paths keep their last part. */
+export function plainMessage(path: string, detail: string): { field: string | null; text: string } {
+  const m = PARAM_RE.exec(path);
+  let where = m ? `${m[1]}${m[2]}` : path.replace(/^nodes\[\d+\]\.?/, '');
+  // "chunks" + "[0] must be positive" reads "chunks[0] must be positive".
+  const index = /^(\[\d+\])\s*(.*)$/s.exec(detail);
+  if (index) {
+    where += index[1];
+    detail = index[2];
+  }
+  const joined = !where ? detail : /^(is|must|should|cannot|has|needs|expects)\b/.test(detail) ? `${where} ${detail}` : `${where}: ${detail}`;
+  return { field: m ? m[1] : null, text: joined };
+}
 
 export function placeErrors(errors: string[]): PlacedErrors {
-  const out: PlacedErrors = { byNode: {}, general: [] };
+  const out: PlacedErrors = { byNode: {}, byField: {}, general: [] };
   for (const e of errors) {
     const m = NODE_RE.exec(e);
-    if (m) (out.byNode[m[1]] ??= []).push(e);
-    else out.general.push(e);
+    if (!m) {
+      out.general.push(e);
+      continue;
+    }
+    const [, path, node, detail] = m;
+    const p = plainMessage(path, detail);
+    const list = (out.byNode[node] ??= []);
+    if (!list.includes(p.text)) list.push(p.text);
+    if (p.field) (out.byField[node] ??= {})[p.field] ??= p.text;
   }
   return out;
 }

@@ -35,6 +35,10 @@ export interface EditorState {
   filePath: string | null;
   notice: Notice | null;
   dragStart: G.Graph | null;
+  /** Fields whose text does not parse, "node/param" → the text typed: Run waits until they are fixed. */
+  invalid: Record<string, { text: string; error: string }>;
+  /** Bumped by each load: the canvas fits the new document into view. */
+  loadSeq: number;
 
   setCatalog(kinds: NodeKindSpec[]): void;
   load(graph: G.Graph, filePath: string | null): void;
@@ -64,7 +68,10 @@ export interface EditorState {
   autoLayout(): void;
   markSaved(filePath: string | null): void;
   setNotice(n: Notice | null): void;
+  setInvalid(node: string, param: string, draft: { text: string; error: string } | null): void;
 }
+
+export const fieldKey = (node: string, param: string) => `${node}/${param}`;
 
 const HISTORY_LIMIT = 200;
 
@@ -84,9 +91,11 @@ export const createEditorStore = () =>
     filePath: null,
     notice: null,
     dragStart: null,
+    invalid: {},
+    loadSeq: 0,
 
     setCatalog: (kinds) => set({ kinds, cat: G.catalogMap(kinds) }),
-    load: (graph, filePath) => set({ graph, filePath, dirty: false, past: [], future: [], selectedNodes: [], selectedEdges: [], selectedGroups: [], notice: null }),
+    load: (graph, filePath) => set({ graph, filePath, dirty: false, past: [], future: [], selectedNodes: [], selectedEdges: [], selectedGroups: [], notice: null, invalid: {}, loadSeq: get().loadSeq + 1 }),
     commit(next) {
       const { graph, past } = get();
       if (next === graph) return;
@@ -161,7 +170,9 @@ export const createEditorStore = () =>
       if (!selectedNodes.length && !selectedEdges.length && !selectedGroups.length) return;
       // A selected frame goes, its nodes stay (deleting them too would surprise more than help).
       get().commit(G.removeItems(Groups.ungroup(graph, selectedGroups), new Set(selectedNodes), new Set(selectedEdges)));
-      set({ selectedNodes: [], selectedEdges: [], selectedGroups: [] });
+      const gone = new Set(selectedNodes);
+      const invalid = Object.fromEntries(Object.entries(get().invalid).filter(([k]) => !gone.has(k.slice(0, k.lastIndexOf('/')))));
+      set({ selectedNodes: [], selectedEdges: [], selectedGroups: [], invalid });
     },
     copySelection() {
       const { selectedNodes, graph } = get();
@@ -193,6 +204,12 @@ export const createEditorStore = () =>
     },
     markSaved: (filePath) => set({ filePath, dirty: false }),
     setNotice: (notice) => set({ notice }),
+    setInvalid(node, param, draft) {
+      const key = fieldKey(node, param);
+      const { [key]: old, ...rest } = get().invalid;
+      if (!draft && !old) return;
+      set({ invalid: draft ? { ...rest, [key]: draft } : rest });
+    },
   }));
 
 export type EditorStore = ReturnType<typeof createEditorStore>;

@@ -17,7 +17,12 @@ export interface RunState {
   progress: Record<string, [number, number]>;
   done: number;
   total: number;
+  /** Runtime errors of the run on show, per node. */
   nodeErrors: Record<string, string[]>;
+  /** Validation problems (the server's, or a refused run's), per node, in plain words. */
+  nodeIssues: Record<string, string[]>;
+  /** Server validation messages under the fields they name: node id → param → plain message. */
+  fieldErrors: Record<string, Record<string, string>>;
   generalErrors: string[];
   result: RunResultMessage['result'] | null;
   /** Nodes of the graph the run covers (run selected: the node and its upstream); null: all. */
@@ -28,6 +33,11 @@ export interface RunState {
   /** Set while a replay runs: the run it repeats and that run's digest. */
   replayOf: { storeId: number; digest: string | null } | null;
   tasksEstimate: number | null;
+  /** Node signatures (logic/node-signature.ts) as of the last run that computed each node. */
+  doneSigs: Record<string, string>;
+  /** Signatures of the nodes the run on show covers, taken when it was asked for. */
+  pendingSigs: Record<string, string>;
+  setPendingSigs(sigs: Record<string, string>): void;
 
   starting(replayOf?: { storeId: number; digest: string | null }): void;
   started(runId: string, storeId: number | null, scope?: string[] | null): void;
@@ -46,6 +56,8 @@ const initial = {
   done: 0,
   total: 0,
   nodeErrors: {},
+  nodeIssues: {},
+  fieldErrors: {},
   generalErrors: [],
   result: null,
   replayOf: null,
@@ -53,21 +65,25 @@ const initial = {
   scope: null,
   reused: [],
   reusedTasks: 0,
+  pendingSigs: {},
 };
 
 export const createRunStore = () =>
   createStore<RunState>()((set, get) => ({
     ...initial,
-    starting: (replayOf) => set({ ...initial, status: 'starting', replayOf: replayOf ?? null }),
+    doneSigs: {},
+    // What earlier runs computed stays known (done / stale); the rest starts afresh.
+    starting: (replayOf) => set({ ...initial, status: 'starting', replayOf: replayOf ?? null, doneSigs: get().doneSigs }),
+    setPendingSigs: (pendingSigs) => set({ pendingSigs }),
     started: (runId, storeId, scope = null) => set({ runId, storeId, scope, status: get().status === 'starting' ? 'running' : get().status }),
     refused(errors) {
       const placed = placeErrors(errors);
-      set({ status: 'failed', nodeErrors: placed.byNode, generalErrors: placed.general });
+      set({ status: 'failed', nodeErrors: {}, nodeIssues: placed.byNode, fieldErrors: placed.byField, generalErrors: placed.general });
     },
     setValidation(errors, tasks) {
       if (get().status === 'running' || get().status === 'starting') return;
       const placed = placeErrors(errors);
-      set({ nodeErrors: placed.byNode, generalErrors: placed.general, tasksEstimate: tasks });
+      set({ nodeIssues: placed.byNode, fieldErrors: placed.byField, generalErrors: placed.general, tasksEstimate: tasks });
     },
     onEvent(e) {
       const { runId } = get();
@@ -75,26 +91,38 @@ export const createRunStore = () =>
       if (e.type === 'progress') set({ progress: e.byNode, done: e.done, total: e.total });
       else if (e.type === 'reused') set({ reused: e.nodes, reusedTasks: e.tasks });
       else if (e.type === 'task-error') {
+        // One message per node however many of its tasks fail the same way.
         const prev = get().nodeErrors[e.node] ?? [];
-        set({ nodeErrors: { ...get().nodeErrors, [e.node]: [...prev, e.message] } });
+        if (!prev.includes(e.message)) set({ nodeErrors: { ...get().nodeErrors, [e.node]: [...prev, e.message] } });
       } else if (e.type === 'run' && e.state !== 'started') {
         // The result message carries the details; this covers a result lost with a dropped socket.
-        if (get().status === 'running') set({ status: e.state, generalErrors: e.error ? [e.error] : get().generalErrors });
+        if (get().status === 'running') set({ status: e.state, generalErrors: e.error && !shownOnNode(get().nodeErrors, e.error) ? [e.error] : get().generalErrors });
       }
     },
     onResult(r) {
       if (r.runId !== get().runId) return;
       const nodeErrors = { ...get().nodeErrors };
-      if (r.errorNode && r.error) nodeErrors[r.errorNode] = [...(nodeErrors[r.errorNode] ?? []), r.error];
+      if (r.errorNode && r.error && !nodeErrors[r.errorNode]?.includes(r.error)) nodeErrors[r.errorNode] = [...(nodeErrors[r.errorNode] ?? []), r.error];
+      // A runtime error is shown once: on its node when it has one, else in the strip.
+      const general = r.error && !r.errorNode && !shownOnNode(nodeErrors, r.error) ? [r.error] : get().generalErrors.filter((g) => !shownOnNode(nodeErrors, g));
+      // Nodes that finished (all, or those whose tasks all completed before a failure) are computed as of their signatures.
+      const finished = Object.keys(get().pendingSigs).filter((id) => r.status === 'finished' || (get().progress[id] && get().progress[id][0] >= get().progress[id][1] && get().progress[id][1] > 0));
+      const doneSigs = { ...get().doneSigs };
+      for (const id of finished) doneSigs[id] = get().pendingSigs[id];
       set({
+        doneSigs,
         result: r,
         status: r.status,
         storeId: r.storeId ?? get().storeId,
         nodeErrors,
-        generalErrors: r.error && !r.errorNode ? [r.error] : get().generalErrors,
+        generalErrors: [...new Set(general)],
       });
     },
-    reset: () => set({ ...initial }),
+    reset: () => set({ ...initial, doneSigs: {} }),
   }));
+
+function shownOnNode(byNode: Record<string, string[]>, message: string): boolean {
+  return Object.values(byNode).some((list) => list.some((m) => m === message || message.includes(m)));
+}
 
 export type RunStore = ReturnType<typeof createRunStore>;

@@ -8,9 +8,11 @@ import type { EngineEvent } from '../../common/events';
 import type { RunRecord } from '../../common/store-types';
 import { errorMessages } from '../api/api-error';
 import { fromDoc, toDoc, type Graph } from '../logic/graph-model';
+import { nodeSignatures } from '../logic/node-signature';
 import { createDataStore } from './data-store';
 import { createEditorStore } from './editor-store';
 import { createRunStore } from './run-store';
+import { NodeTasks } from './node-tasks';
 import { TaskLog, type Lane } from './task-log';
 import { TrialCurves } from './trial-curves';
 
@@ -23,6 +25,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   const data = createDataStore();
   const log = new TaskLog();
   const curves = new TrialCurves();
+  const nodeTasks = new NodeTasks();
   let pending: EngineEvent[] = [];
   let batch: EngineEvent[] = [];
   let flushQueued = false;
@@ -32,6 +35,8 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   /** Queue entries this window added, with the nodes each covers (null: all): their runs are shown when they start. */
   const mine = new Map<string, string[] | null>();
   const adopted = new Set<string>();
+  /** Per queue entry of ours, the signatures of the nodes it computes (node states after it ends). */
+  const sigsOf = new Map<string, Record<string, string>>();
   const pendingResults = new Map<string, RunResultMessage['result']>();
   /** Cancel pressed while the run was starting (its id not known yet): cancelled once it is. */
   let cancelWhenStarted = false;
@@ -44,6 +49,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     batch = [];
     log.addEvents(b);
     curves.addEvents(b);
+    nodeTasks.addEvents(b);
   };
   const toLog = (e: EngineEvent) => {
     batch.push(e);
@@ -89,16 +95,18 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       }
       return;
     }
-    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress') toLog(e);
+    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress' || e.type === 'task-state') toLog(e);
     run.getState().onEvent(e);
   }
 
   /** Shows a run from now on: the task stream, progress and result follow it. */
-  function adopt(runId: string, storeId: number | null, scope: string[] | null, replayOf?: { storeId: number; digest: string | null }) {
+  function adopt(runId: string, storeId: number | null, scope: string[] | null, replayOf?: { storeId: number; digest: string | null }, sigs?: Record<string, string>) {
     run.getState().starting(replayOf);
+    run.getState().setPendingSigs(sigs ?? sigsFor(editor.getState().graph, scope));
     data.getState().set({ openedRun: null });
     log.clear();
     curves.clear();
+    nodeTasks.clear();
     run.getState().started(runId, storeId, scope);
     if (cancelWhenStarted) {
       cancelWhenStarted = false;
@@ -122,7 +130,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     for (const q of entries) {
       if (q.state !== 'running' || q.runId === null || !mine.has(q.id) || adopted.has(q.id)) continue;
       adopted.add(q.id);
-      adopt(q.runId, q.storeId, mine.get(q.id) ?? null);
+      adopt(q.runId, q.storeId, mine.get(q.id) ?? null, undefined, sigsOf.get(q.id));
     }
     // Entries gone from the queue (run over, or removed) are forgotten.
     const live = new Set(entries.map((q) => q.id));
@@ -130,6 +138,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     for (const id of [...adopted]) if (!live.has(id)) {
       adopted.delete(id);
       mine.delete(id);
+      sigsOf.delete(id);
     }
   }
 
@@ -153,15 +162,17 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       data.getState().set({ openedRun: null });
       log.clear();
       curves.clear();
+      nodeTasks.clear();
     }
     try {
       const entry = await api.enqueueRun(toDoc(g), { params: g.params, node });
       mine.set(entry.id, scope);
+      sigsOf.set(entry.id, sigsFor(g, scope));
       // The socket may have told us the queue changed before this answer came.
       const known = data.getState().queue.find((q) => q.id === entry.id) ?? entry;
       if (known.state === 'running' && known.runId !== null && !adopted.has(entry.id)) {
         adopted.add(entry.id);
-        adopt(known.runId, known.storeId, scope);
+        adopt(known.runId, known.storeId, scope, undefined, sigsOf.get(entry.id));
       } else if (!wasBusy && run.getState().status === 'starting') {
         // Queued behind a run another window started: show the previous state until ours starts.
         run.getState().reset();
@@ -233,6 +244,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     data.getState().set({ openedRun: null });
     log.clear();
     curves.clear();
+    nodeTasks.clear();
     pending = [];
     cancelWhenStarted = false;
     try {
@@ -243,12 +255,25 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     }
   }
 
+  function loadDoc(doc: unknown, filePath: string | null): Graph {
+    const g = fromDoc(doc);
+    editor.getState().load(g, filePath);
+    run.getState().reset();
+    data.getState().set({ openedRun: null });
+    log.clear();
+    curves.clear();
+    nodeTasks.clear();
+    scheduleValidate();
+    return g;
+  }
+
   return {
     editor,
     run,
     data,
     log,
     curves,
+    nodeTasks,
     api,
     init,
     refreshWorkers,
@@ -271,13 +296,16 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       if (id) await api.cancelRun(id);
       else if (run.getState().status === 'starting') cancelWhenStarted = true;
     },
+    /** Replays a stored run: its own workflow opens in the editor, then runs again with a digest check. */
     async replay(storeId: number) {
       const rec = await api.run(storeId);
+      if (rec.workflow) loadDoc(rec.workflow, null);
       await startWith(() => api.replay(storeId), { storeId, digest: rec.resultDigest });
     },
-    /** Shows a stored run's events in the task stream. */
+    /** Shows a stored run: its workflow in the editor and its events in the task stream. */
     async openRun(storeId: number) {
       const [rec, events] = await Promise.all([api.run(storeId), api.runEvents(storeId)]);
+      if (rec.workflow) loadDoc(rec.workflow, null);
       log.loadStored(events, lanesOf(rec), (key) => nodeOfKey(key, editor.getState().graph));
       data.getState().set({ openedRun: rec });
     },
@@ -294,15 +322,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
         data.getState().set({ bench: { id: null, running: false, error: errorMessages(e).join('\n'), last: null } });
       }
     },
-    loadDoc(doc: unknown, filePath: string | null): Graph {
-      const g = fromDoc(doc);
-      editor.getState().load(g, filePath);
-      run.getState().reset();
-      log.clear();
-      curves.clear();
-      scheduleValidate();
-      return g;
-    },
+    loadDoc,
     dispose() {
       unsubscribe?.();
       if (validateTimer) clearTimeout(validateTimer);
@@ -311,6 +331,14 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
 }
 
 export type Session = ReturnType<typeof createSession>;
+
+/** Signatures of the nodes a run of `scope` (null: all) computes. */
+export function sigsFor(g: Graph, scope: string[] | null): Record<string, string> {
+  const all = nodeSignatures(g);
+  const out: Record<string, string> = {};
+  for (const [id, s] of all) if (scope === null || scope.includes(id)) out[id] = s;
+  return out;
+}
 
 /** Lanes for a stored run, from the devices its record lists (id, kind, label). */
 export function lanesOf(rec: RunRecord): Lane[] {

@@ -1,18 +1,29 @@
-/** One workflow node on the canvas: typed handles, its state, progress bar and errors. Subscribes by id. */
+/**
+ * One workflow node on the canvas: title, state pill, typed ports (coloured by type), its key
+ * params, progress while it runs, problems in plain words, and after a run a preview of its
+ * output (NodePreview). Fixed width so long messages wrap instead of widening nodes into each other.
+ * Subscribes by id.
+ */
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
 import { memo, useEffect } from 'react';
-import { nodeState } from '../logic/node-state';
+import { absorbers, fusedOrigins } from '../logic/fusion';
+import { keyParams } from '../logic/format';
+import { nodeSignatures } from '../logic/node-signature';
+import { nodeState, STATE_LABEL } from '../logic/node-state';
+import { fieldKey } from '../state/editor-store';
 import { useEditor, useRun } from './hooks';
+import { NodePreview } from './NodePreview';
 
 export const PORT_COLORS: Record<string, string> = {
-  array: '#2f6fdf',
-  dataframe: '#1f9d55',
-  model: '#9b4dca',
-  scalar: '#d97706',
-  dataset: '#0e7490',
+  array: 'var(--port-array)',
+  dataframe: 'var(--port-dataframe)',
+  model: 'var(--port-model)',
+  scalar: 'var(--port-scalar)',
+  dataset: 'var(--port-dataset)',
 };
 
-const STATE_LABEL = { unconfigured: 'not configured', ready: 'ready', running: 'running', done: 'done', failed: 'failed' } as const;
+const PORT_TOP = 58;
+const PORT_ROW = 22;
 
 function FlowNodeImpl({ id, selected }: NodeProps) {
   const node = useEditor((s) => s.graph.nodes.find((n) => n.id === id));
@@ -23,30 +34,56 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
       .map((e) => e.targetPort)
       .join('|'),
   );
-  const progress = useRun((s) => s.progress[id]);
+  const signature = useEditor((s) => nodeSignatures(s.graph).get(id) ?? '');
+  const unparsed = useEditor((s) => Object.keys(s.invalid).some((k) => k.startsWith(fieldKey(id, ''))));
+  // A node fused into another's tasks follows the progress of the nodes carrying its work.
+  const progress = useRun((s) => {
+    const own = s.progress[id];
+    if (own && own[1] > 0) return own;
+    return null;
+  });
+  const carriedBy = useEditor((s) => s.graph);
+  const allProgress = useRun((s) => s.progress);
   const errors = useRun((s) => s.nodeErrors[id]);
-  // Run selected covers part of the graph: nodes outside it keep their own state.
-  const inRun = useRun((s) => s.scope === null || s.scope.includes(id));
-  const status = useRun((s) => (s.scope === null || s.scope.includes(id) ? s.status : 'idle'));
+  const issues = useRun((s) => s.nodeIssues[id]);
+  const inScope = useRun((s) => s.scope === null || s.scope.includes(id));
+  const running = useRun((s) => (s.status === 'running' || s.status === 'starting') && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
+  const doneSig = useRun((s) => s.doneSigs[id]);
   const reused = useRun((s) => s.reused.includes(id));
-  // The canvas passes measured sizes back (GraphEditor), so xyflow keeps handle positions until the
-  // size changes; ports that appear or change (catalog arriving, another op under this id) re-measure.
+  const result = useRun((s) => s.result?.results[id]);
   const ports = spec ? `${spec.inputs.map((p) => p.name).join(',')}>${spec.outputs.map((p) => p.name).join(',')}` : '';
   const updateInternals = useUpdateNodeInternals();
   useEffect(() => updateInternals(id), [id, ports, updateInternals]);
   if (!node) return null;
-  const state = nodeState(node, spec, new Set(connected ? connected.split('|') : []), inRun ? progress : undefined, errors, status);
-  const pct = progress && progress[1] > 0 ? Math.round((100 * progress[0]) / progress[1]) : 0;
+  let shownProgress: [number, number] | undefined = progress ?? undefined;
+  if (!shownProgress && Object.keys(allProgress).length) {
+    const carriers = absorbers(fusedOrigins(carriedBy.nodes, carriedBy.edges, (n) => (allProgress[n]?.[1] ?? 0) > 0)).get(id);
+    if (carriers?.length) shownProgress = carriers.reduce<[number, number]>((a, n) => [a[0] + allProgress[n][0], a[1] + allProgress[n][1]], [0, 0]);
+  }
+  const state = nodeState({
+    node,
+    spec,
+    connectedInputs: new Set(connected ? connected.split('|') : []),
+    progress: inScope ? shownProgress : undefined,
+    runtimeErrors: errors?.length ?? 0,
+    invalid: unparsed || (issues?.length ?? 0) > 0,
+    running,
+    signature,
+    doneSignature: doneSig,
+  });
+  const pct = shownProgress && shownProgress[1] > 0 ? Math.round((100 * shownProgress[0]) / shownProgress[1]) : 0;
   const rows = Math.max(spec?.inputs.length ?? 0, spec?.outputs.length ?? 0, 1);
+  const problems = [...(errors ?? []), ...(issues ?? [])];
+  const showPreview = result && (state === 'done' || state === 'stale');
   return (
-    <div className={`gf-node state-${state}${selected ? ' selected' : ''}`} data-node-id={id} data-state={state} style={{ minHeight: 44 + rows * 22 }}>
+    <div className={`gf-node state-${state}${selected ? ' selected' : ''}`} data-node-id={id} data-state={state}>
       <div className="gf-node-title">
-        <span>{node.label ?? spec?.label ?? node.op}</span>
-        <span className="gf-node-id">{id}</span>
+        <span className="gf-ellipsis">{node.label ?? spec?.label ?? node.op}</span>
+        <span className="gf-node-id gf-ellipsis">{id}</span>
       </div>
       <div className="gf-node-state" data-testid={`node-state-${id}`}>
-        {STATE_LABEL[state]}
-        {state === 'running' || (progress && inRun && state !== 'failed') ? ` ${progress?.[0] ?? 0}/${progress?.[1] ?? 0}` : ''}
+        <span className={`gf-pill state-${state}`}>{STATE_LABEL[state]}</span>
+        {running && shownProgress && shownProgress[1] > 0 ? <span className="gf-num"> {shownProgress[0]}/{shownProgress[1]}</span> : null}
         {reused && state === 'done' && (
           <span className="gf-node-reused" data-testid={`node-reused-${id}`} title="not recomputed: its inputs and params are unchanged since a cached run">
             {' '}
@@ -54,40 +91,52 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
           </span>
         )}
       </div>
-      {progress && inRun && (
+      {running && shownProgress && (
         <div className="gf-progress" title={`${pct}%`}>
           <div style={{ width: `${pct}%` }} />
         </div>
       )}
+      <div className="gf-node-ports" style={{ height: rows * PORT_ROW }} />
       {spec?.inputs.map((p, i) => (
         <div key={`in-${p.name}`}>
           <Handle
             type="target"
             position={Position.Left}
             id={p.name}
-            style={{ top: 52 + i * 22, background: PORT_COLORS[p.type] }}
+            style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }}
             title={`${p.name}: ${p.type}${p.optional ? ' (optional)' : ''}`}
           />
-          <span className="gf-port-label in" style={{ top: 44 + i * 22 }}>
-            {p.name} <em>{p.type}</em>
+          <span className="gf-port-label in" style={{ top: PORT_TOP + i * PORT_ROW }}>
+            {p.name} <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em>
           </span>
         </div>
       ))}
       {spec?.outputs.map((p, i) => (
         <div key={`out-${p.name}`}>
-          <Handle type="source" position={Position.Right} id={p.name} style={{ top: 52 + i * 22, background: PORT_COLORS[p.type] }} title={`${p.name}: ${p.type}`} />
-          <span className="gf-port-label out" style={{ top: 44 + i * 22 }}>
-            <em>{p.type}</em> {p.name}
+          <Handle type="source" position={Position.Right} id={p.name} style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }} title={`${p.name}: ${p.type}`} />
+          <span className="gf-port-label out" style={{ top: PORT_TOP + i * PORT_ROW }}>
+            <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em> {p.name}
           </span>
         </div>
       ))}
-      {errors?.length ? (
+      {Object.keys(node.params).length > 0 && (
+        <dl className="gf-node-params">
+          {keyParams(node.params).map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{v}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {problems.length ? (
         <div className="gf-node-error" data-testid={`node-error-${id}`}>
-          {errors.map((e, i) => (
+          {problems.map((e, i) => (
             <div key={i}>{e}</div>
           ))}
         </div>
       ) : null}
+      {showPreview && <NodePreview v={result} />}
     </div>
   );
 }

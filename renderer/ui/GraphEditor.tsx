@@ -11,12 +11,14 @@
  * re-measure when its ports change (useUpdateNodeInternals).
  */
 import { Background, Controls, MiniMap, Panel, ReactFlow, useReactFlow, type Connection, type Edge, type Node, type NodeChange, type EdgeChange } from '@xyflow/react';
-import { useCallback, useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { edgeId } from '../logic/graph-model';
 import { flowGroupId, groupIdOfFlow, groupIndex, groupsOf, type Size } from '../logic/groups';
 import { FlowNode, PORT_COLORS } from './FlowNode';
 import { GroupNode } from './GroupNode';
 import { useEditor, useSession } from './hooks';
+import { cssToken } from '../logic/theme';
+import { useThemeContext } from './theme-hook';
 
 export const PALETTE_MIME = 'application/x-gpuflow-op';
 const nodeTypes = { gpuflow: FlowNode, gfgroup: GroupNode };
@@ -31,6 +33,38 @@ export function GraphEditor() {
   const sizes = useEditor((s) => s.sizes);
   const notice = useEditor((s) => s.notice);
   const flow = useReactFlow();
+  const { theme } = useThemeContext();
+  const loadSeq = useEditor((s) => s.loadSeq);
+  // A newly loaded document is fitted into view (after xyflow has measured its nodes), and again
+  // when its panel resizes, until the user pans or zooms.
+  const autoFit = useRef(false);
+  const wrap = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (loadSeq === 0) return;
+    autoFit.current = true;
+    const t = setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 60);
+    return () => clearTimeout(t);
+  }, [loadSeq, flow]);
+  useEffect(() => {
+    const el = wrap.current;
+    if (!el) return;
+    let t: ReturnType<typeof setTimeout> | undefined;
+    const ro = new ResizeObserver(() => {
+      if (!autoFit.current) return;
+      clearTimeout(t);
+      t = setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 60);
+    });
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      clearTimeout(t);
+    };
+  }, [flow]);
+  // The minimap paints SVG attributes, which take colours, not CSS variables: read the tokens per theme.
+  const mini = useMemo(
+    () => ({ node: cssToken('--text-faint', '#8b95a1'), selected: cssToken('--accent', '#2f6fdf'), mask: theme === 'dark' ? 'rgba(0,0,0,0.55)' : 'rgba(240,242,245,0.7)' }),
+    [theme],
+  );
 
   const nodes: Node[] = useMemo(() => {
     const sel = new Set(selectedNodes);
@@ -68,7 +102,7 @@ export function GraphEditor() {
       const src = graph.nodes.find((n) => n.id === e.source);
       const type = src ? cat.get(src.op)?.outputs.find((p) => p.name === e.sourcePort)?.type : undefined;
       const id = edgeId(e);
-      return { id, source: e.source, sourceHandle: e.sourcePort, target: e.target, targetHandle: e.targetPort, selected: sel.has(id), style: { stroke: PORT_COLORS[type ?? ''] ?? '#888', strokeWidth: 2 } };
+      return { id, source: e.source, sourceHandle: e.sourcePort, target: e.target, targetHandle: e.targetPort, selected: sel.has(id), style: { stroke: PORT_COLORS[type ?? ''] ?? 'var(--text-faint)', strokeWidth: 2 } };
     });
   }, [graph, cat, selectedEdges]);
 
@@ -153,7 +187,7 @@ export function GraphEditor() {
   );
 
   return (
-    <div className="gf-canvas" data-testid="graph-canvas" onDrop={onDrop} onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = 'copy'))}>
+    <div className="gf-canvas" ref={wrap} data-testid="graph-canvas" onDrop={onDrop} onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = 'copy'))}>
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -167,9 +201,20 @@ export function GraphEditor() {
         fitView={false}
         minZoom={0.2}
         proOptions={{ hideAttribution: true }}
+        colorMode={theme}
+        onMoveStart={(e) => {
+          // Only the user's own pan or zoom carries an event; fitView's does not.
+          if (e) autoFit.current = false;
+        }}
       >
         <Background gap={20} />
-        <MiniMap pannable zoomable nodeColor={(n) => (n.type === 'gfgroup' ? 'rgba(47, 111, 223, 0.12)' : selectedNodes.includes(n.id) ? '#2f6fdf' : '#b8c0cc')} />
+        <MiniMap
+          pannable
+          zoomable
+          maskColor={mini.mask}
+          nodeBorderRadius={4}
+          nodeColor={(n) => (n.type === 'gfgroup' ? 'rgba(91, 147, 240, 0.15)' : selectedNodes.includes(n.id) ? mini.selected : mini.node)}
+        />
         <Controls />
         <Panel position="top-right" className="gf-group-bar">
           <button data-testid="group-selection" disabled={!selectedNodes.length} onClick={() => session.editor.getState().groupSelection()} title="Group the selected nodes (Ctrl+G)">

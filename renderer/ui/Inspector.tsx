@@ -6,22 +6,26 @@ import { useEffect, useState } from 'react';
 import type { ParamSpec } from '../../common/catalog';
 import type { ParamValue } from '../../common/workflow';
 import { formatParam, parseParam, type ParamTable } from '../logic/param-form';
+import { fieldKey } from '../state/editor-store';
 import { useEditor, useRun, useSession } from './hooks';
 
 function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: ParamSpec; value: ParamValue | undefined; table: ParamTable }) {
   const session = useSession();
   const shown = formatParam(spec, value);
-  const [draft, setDraft] = useState(shown);
-  const [error, setError] = useState<string | null>(null);
+  // A draft that does not parse lives in the editor store (Run waits for it), so it survives reselecting the node.
+  const stored = useEditor((s) => s.invalid[fieldKey(nodeId, spec.name)]);
+  const serverError = useRun((s) => s.fieldErrors[nodeId]?.[spec.name]);
+  const [draft, setDraft] = useState(stored?.text ?? shown);
   useEffect(() => {
-    setDraft(shown);
-    setError(null);
-  }, [shown, nodeId]);
+    setDraft(session.editor.getState().invalid[fieldKey(nodeId, spec.name)]?.text ?? shown);
+  }, [shown, nodeId, spec.name, session]);
+  const error = stored?.error ?? null;
   const commit = (text: string) => {
     const r = parseParam(spec, text, table);
-    if (!r.ok) return setError(r.error);
-    setError(null);
-    if (JSON.stringify(r.value) !== JSON.stringify(value)) session.editor.getState().setParam(nodeId, spec.name, r.value);
+    const ed = session.editor.getState();
+    if (!r.ok) return ed.setInvalid(nodeId, spec.name, { text, error: r.error });
+    ed.setInvalid(nodeId, spec.name, null);
+    if (JSON.stringify(r.value) !== JSON.stringify(value)) ed.setParam(nodeId, spec.name, r.value);
   };
   const id = `param-${nodeId}-${spec.name}`;
   const placeholder = spec.default !== undefined ? `default ${JSON.stringify(spec.default)}` : spec.required ? 'required' : '';
@@ -44,7 +48,7 @@ function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: Para
         name={spec.name}
         value={draft}
         placeholder={placeholder}
-        aria-invalid={error ? true : undefined}
+        aria-invalid={error || serverError ? true : undefined}
         onChange={(e) => setDraft(e.target.value)}
         onBlur={() => commit(draft)}
         onKeyDown={(e) => e.key === 'Enter' && commit(draft)}
@@ -52,16 +56,16 @@ function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: Para
     );
   }
   return (
-    <div className={`gf-field${error ? ' invalid' : ''}`}>
+    <div className={`gf-field${error || serverError ? ' invalid' : ''}`}>
       <label htmlFor={id}>
         {spec.name}
         {spec.required ? ' *' : ''} <em>{spec.kind}</em>
       </label>
       {input}
       {spec.doc && <small className="gf-muted">{spec.doc}</small>}
-      {error && (
+      {(error ?? serverError) && (
         <small className="gf-field-error" role="alert" data-testid={`param-error-${spec.name}`}>
-          {error}
+          {error ?? serverError}
         </small>
       )}
     </div>

@@ -1,7 +1,9 @@
 /** The run's outputs: scalars, array summaries with a histogram and corner, JSON; and a replay's digest check. */
 import type { ArraySummary, ResultValue } from '../../common/results';
 import { readSearchResult } from '../logic/leaderboard';
-import { useEditor, useRun } from './hooks';
+import { useMemo } from 'react';
+import { useEditor, useRun, useSession, useVersion } from './hooks';
+import { LiveSearch } from './LiveSearch';
 import { LeftOutWorkers } from './LeftOutWorkers';
 import { SearchResultView } from './SearchResultView';
 import { TableView } from './TableView';
@@ -63,11 +65,28 @@ function Value({ node, v }: { node: string; v: ResultValue }) {
   );
 }
 
+/** Before the result: live search leaderboards while a search runs, else a hint. */
+function LiveResults() {
+  const session = useSession();
+  const running = useRun((s) => s.status === 'running');
+  const sub = useMemo(() => session.curves.subscribe.bind(session.curves), [session]);
+  useVersion(sub);
+  const nodes = running ? session.curves.nodes() : [];
+  if (!nodes.length) return <div className="gf-results gf-muted">Run the workflow to see its results here.</div>;
+  return (
+    <div className="gf-results" data-testid="results-live">
+      {nodes.map((n) => (
+        <LiveSearch key={n} node={n} />
+      ))}
+    </div>
+  );
+}
+
 export function ResultsPanel() {
   const result = useRun((s) => s.result);
   const replayOf = useRun((s) => s.replayOf);
   const selected = useEditor((s) => (s.selectedNodes.length === 1 ? s.selectedNodes[0] : null));
-  if (!result) return <div className="gf-results gf-muted">Run the workflow to see its results here.</div>;
+  if (!result) return <LiveResults />;
   const entries = Object.entries(result.results);
   const shown = selected && result.results[selected] ? entries.filter(([k]) => k === selected) : entries;
   return (

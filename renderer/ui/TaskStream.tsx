@@ -1,13 +1,32 @@
 /**
- * The live task stream on a <canvas>: redraws at most once per frame when the TaskLog changes.
- * Wheel zooms around the cursor, shift+wheel or drag scrolls; "Fit" (or a new run) follows the
- * whole run again. Hover shows a task; clicking one selects its graph node, and selecting a node
- * highlights its tasks. The canvas carries what was really drawn (data-lane-counts) for tests.
+ * The live task stream on a <canvas> that fills its panel: redraws at most once per frame when the
+ * TaskLog changes or the panel resizes. Wheel zooms around the cursor, shift+wheel or drag scrolls;
+ * "Fit" (or a new run) follows the whole run again. A legend names each op's colour with its task
+ * count. Hover shows op, node, worker, start, duration and bytes; clicking a task selects every
+ * node it came from (a fused task carries several), and selecting a node highlights its tasks,
+ * fused ones included. The canvas carries what was really drawn (data-lane-counts, data-ops) for tests.
  */
-import { useEffect, useRef, useState } from 'react';
-import { AXIS_H, LABEL_W, LANE_H, drawStream, fitView, formatBytes, formatMs, hitTest, type StreamView } from '../logic/stream-draw';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { fusedOrigins } from '../logic/fusion';
+import { AXIS_H, LABEL_W, LIGHT_STREAM, drawStream, fitView, formatBytes, formatMs, hitTest, opColor, type StreamColors, type StreamView } from '../logic/stream-draw';
+import { cssToken } from '../logic/theme';
 import { KIND_ERROR, KIND_TRANSFER } from '../state/task-log';
-import { useData, useEditor, useSession } from './hooks';
+import { useData, useEditor, useRun, useSession } from './hooks';
+import { useThemeContext } from './theme-hook';
+
+function themeColors(): StreamColors {
+  const t = (name: string, fb: string) => cssToken(name, fb);
+  return {
+    bg: t('--surface', LIGHT_STREAM.bg),
+    laneA: t('--lane-a', LIGHT_STREAM.laneA),
+    laneB: t('--lane-b', LIGHT_STREAM.laneB),
+    text: t('--text', LIGHT_STREAM.text),
+    muted: t('--text-muted', LIGHT_STREAM.muted),
+    virtual: t('--virtual', LIGHT_STREAM.virtual),
+    dimmed: t('--dimmed', LIGHT_STREAM.dimmed),
+    grid: t('--border-subtle', LIGHT_STREAM.grid),
+  };
+}
 
 export function TaskStream() {
   const session = useSession();
@@ -15,26 +34,47 @@ export function TaskStream() {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const wrapRef = useRef<HTMLDivElement>(null);
   const view = useRef<StreamView>({ startMs: 0, msPerPx: 1 });
+  const laneH = useRef(26);
   const follow = useRef(true);
   const [hover, setHover] = useState<{ x: number; y: number; i: number } | null>(null);
-  const highlight = useEditor((s) => (s.selectedNodes.length === 1 ? s.selectedNodes[0] : null));
+  const [legend, setLegend] = useState<Array<[string, number]>>([]);
+  const selected = useEditor((s) => s.selectedNodes);
+  const nodes = useEditor((s) => s.graph.nodes);
+  const edges = useEditor((s) => s.graph.edges);
+  const progress = useRun((s) => s.progress);
   const opened = useData((s) => s.openedRun);
+  const { theme } = useThemeContext();
+  // Which task nodes cover which graph nodes: from the run's progress, or the stored run's tasks.
+  const origins = useMemo(() => {
+    const withTasks = new Set(Object.keys(progress).filter((k) => progress[k][1] > 0));
+    if (!withTasks.size) for (let i = 0; i < log.n; i++) withTasks.add(log.nodes[i]);
+    return fusedOrigins(nodes, edges, (id) => withTasks.has(id));
+  }, [nodes, edges, progress, log, opened]);
+  const highlight = useMemo(() => {
+    if (selected.length !== 1) return null;
+    const out = new Set<string>([selected[0]]);
+    for (const [taskNode, covered] of origins) if (covered.includes(selected[0])) out.add(taskNode);
+    return out;
+  }, [selected, origins]);
   const highlightRef = useRef(highlight);
+  const colorsRef = useRef<StreamColors>(LIGHT_STREAM);
   const redrawRef = useRef<() => void>(() => undefined);
 
   useEffect(() => {
     let frame = 0;
+    let lastLegend = '';
+    let legendAt = 0;
     const draw = () => {
       frame = 0;
       const canvas = canvasRef.current;
       const wrap = wrapRef.current;
       if (!canvas || !wrap) return;
       const width = Math.max(200, wrap.clientWidth);
-      const height = AXIS_H + Math.max(1, log.lanes.length) * LANE_H;
+      const height = Math.max(AXIS_H + 20, wrap.clientHeight);
       const dpr = globalThis.devicePixelRatio || 1;
-      if (canvas.width !== width * dpr || canvas.height !== height * dpr) {
-        canvas.width = width * dpr;
-        canvas.height = height * dpr;
+      if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+        canvas.width = Math.round(width * dpr);
+        canvas.height = Math.round(height * dpr);
         canvas.style.width = `${width}px`;
         canvas.style.height = `${height}px`;
       }
@@ -42,12 +82,22 @@ export function TaskStream() {
       const ctx = canvas.getContext('2d');
       if (!ctx) return;
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      const stats = drawStream(ctx, log, view.current, width, highlightRef.current);
+      const stats = drawStream(ctx, log, view.current, width, height, highlightRef.current, colorsRef.current);
+      laneH.current = stats.laneH;
       canvas.dataset.laneCounts = JSON.stringify(stats.tasksByLane);
+      canvas.dataset.ops = JSON.stringify(stats.byOp);
       canvas.dataset.lanes = String(log.lanes.length);
       canvas.dataset.rects = String(stats.rects);
       canvas.dataset.aggregated = String(stats.aggregated);
       canvas.dataset.items = String(log.n);
+      const key = JSON.stringify(Object.keys(stats.byOp).sort());
+      // The legend re-renders when its ops change, and its counts at most twice a second.
+      const now = performance.now();
+      if (key !== lastLegend || now - legendAt > 500) {
+        lastLegend = key;
+        legendAt = now;
+        setLegend(Object.entries(stats.byOp).sort((a, b) => b[1] - a[1]));
+      }
     };
     const request = () => {
       if (!frame) frame = requestAnimationFrame(draw);
@@ -69,10 +119,19 @@ export function TaskStream() {
     redrawRef.current();
   }, [highlight]);
 
+  useEffect(() => {
+    colorsRef.current = themeColors();
+    redrawRef.current();
+  }, [theme]);
+
   // A new run (log cleared) follows again.
-  useEffect(() => session.run.subscribe((s, p) => {
-    if (s.status === 'starting' && p.status !== 'starting') follow.current = true;
-  }), [session]);
+  useEffect(
+    () =>
+      session.run.subscribe((s, p) => {
+        if (s.status === 'starting' && p.status !== 'starting') follow.current = true;
+      }),
+    [session],
+  );
   useEffect(() => {
     follow.current = true;
     redrawRef.current();
@@ -108,7 +167,7 @@ export function TaskStream() {
       redrawRef.current();
       return;
     }
-    const i = hitTest(log, view.current, e.clientX - rect.left, e.clientY - rect.top);
+    const i = hitTest(log, view.current, e.clientX - rect.left, e.clientY - rect.top, laneH.current);
     setHover(i >= 0 ? { x: e.clientX - rect.left, y: e.clientY - rect.top, i } : null);
   };
   const onMouseUp = (e: React.MouseEvent) => {
@@ -116,51 +175,74 @@ export function TaskStream() {
     drag.current = null;
     if (d?.moved) return;
     const rect = canvasRef.current!.getBoundingClientRect();
-    const i = hitTest(log, view.current, e.clientX - rect.left, e.clientY - rect.top);
+    const i = hitTest(log, view.current, e.clientX - rect.left, e.clientY - rect.top, laneH.current);
     const node = i >= 0 ? log.nodes[i] : '';
-    if (node) session.editor.getState().select([node], []);
+    if (node) session.editor.getState().select(origins.get(node) ?? [node], []);
   };
 
   const h = hover && hover.i < log.n ? hover.i : -1;
+  const wrapW = wrapRef.current?.clientWidth ?? 400;
+  const wrapH = wrapRef.current?.clientHeight ?? 200;
+  const opName = (i: number) => (log.kind[i] === KIND_TRANSFER ? 'transfer' : log.kind[i] === KIND_ERROR ? 'error' : log.ops[log.op[i]]);
   return (
-    <div className="gf-stream" ref={wrapRef}>
-      <div className="gf-stream-bar">
+    <section className="gf-stream gf-panel">
+      <header className="gf-panel-head">
         <strong>Task stream</strong>
-        {opened && <span className="gf-muted"> — stored run #{opened.id} ({opened.workflowName})</span>}
+        {opened && (
+          <span className="gf-muted gf-ellipsis">
+            stored run #{opened.id} ({opened.workflowName})
+          </span>
+        )}
         <button
+          className="gf-small"
           onClick={() => {
             follow.current = true;
             redrawRef.current();
           }}
+          title="wheel: zoom · shift+wheel or drag: scroll · click a task: select its nodes"
         >
           Fit
         </button>
-        <span className="gf-muted">wheel: zoom · shift+wheel / drag: scroll · click: select node</span>
+        <ul className="gf-legend" data-testid="stream-legend" aria-label="task colours">
+          {legend.map(([op, n]) => (
+            <li key={op} data-op={op} title={`${n} task${n === 1 ? '' : 's'}`}>
+              <i style={{ background: opColor(op, log.ops.indexOf(op)) }} />
+              {op}
+            </li>
+          ))}
+        </ul>
+      </header>
+      <div className="gf-stream-canvas" ref={wrapRef}>
+        <canvas
+          ref={canvasRef}
+          data-testid="task-stream"
+          onWheel={onWheel}
+          onMouseDown={onMouseDown}
+          onMouseMove={onMouseMove}
+          onMouseUp={onMouseUp}
+          onMouseLeave={() => {
+            drag.current = null;
+            setHover(null);
+          }}
+        />
+        {h >= 0 && (
+          <div className="gf-tooltip" style={{ left: Math.max(0, Math.min(hover!.x + 12, wrapW - 270)), top: Math.max(0, Math.min(hover!.y + 14, wrapH - 110)) }} data-testid="task-tooltip">
+            <div>
+              <i className="gf-swatch" style={{ background: opColor(opName(h), log.op[h]) }} /> <strong>{opName(h)}</strong>
+            </div>
+            <div className="gf-ellipsis">key {log.keys[h]}</div>
+            {log.nodes[h] && <div>node {(origins.get(log.nodes[h]) ?? [log.nodes[h]]).join(', ')}</div>}
+            <div>worker {log.lanes[log.lane[h]]?.label}</div>
+            <div>
+              start +{formatMs(log.start[h] - log.t0)} · {formatMs(log.end[h] - log.start[h])}
+            </div>
+            <div>
+              {formatBytes(log.bytes[h])}
+              {log.backends[h] ? ` · ${log.backends[h]}` : ''}
+            </div>
+          </div>
+        )}
       </div>
-      <canvas
-        ref={canvasRef}
-        data-testid="task-stream"
-        onWheel={onWheel}
-        onMouseDown={onMouseDown}
-        onMouseMove={onMouseMove}
-        onMouseUp={onMouseUp}
-        onMouseLeave={() => {
-          drag.current = null;
-          setHover(null);
-        }}
-      />
-      {h >= 0 && (
-        <div className="gf-tooltip" style={{ left: Math.min(hover!.x + 12, (wrapRef.current?.clientWidth ?? 400) - 260), top: hover!.y + 40 }} data-testid="task-tooltip">
-          <div>
-            <strong>{log.kind[h] === KIND_TRANSFER ? 'transfer' : log.kind[h] === KIND_ERROR ? 'error' : log.ops[log.op[h]]}</strong> {log.keys[h]}
-          </div>
-          <div>worker {log.lanes[log.lane[h]]?.label}</div>
-          <div>
-            {formatMs(log.end[h] - log.start[h])} · {formatBytes(log.bytes[h])}
-            {log.backends[h] ? ` · ${log.backends[h]}` : ''}
-          </div>
-        </div>
-      )}
-    </div>
+    </section>
   );
 }

@@ -1,14 +1,24 @@
 /** File, edit, run and view commands; the run's status line. */
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { errorMessages } from '../api/api-error';
 import { hasPreload, type PreloadApi } from '../api/ipc-client';
 import { toDoc } from '../logic/graph-model';
 import { fileAccess } from './files';
 import { useData, useEditor, useRun, useSession } from './hooks';
 import { createShortcuts } from './shortcuts';
+import { usePanelToggles, type PanelName } from './layout';
 import { RunQueue } from './RunQueue';
+import { useThemeContext } from './theme-hook';
+import { nextThemeChoice } from '../logic/theme';
 
 const LOSE = 'You have unsaved changes. Discard them?';
+const VIEW_LABEL = { editor: 'Editor', history: 'History', benchmarks: 'Benchmarks' } as const;
+const PANELS: Array<[PanelName, string]> = [
+  ['palette', 'node palette'],
+  ['side', 'inspector'],
+  ['bottom', 'task stream and workers'],
+];
+const PANEL_ICON: Record<PanelName, string> = { palette: '◧', side: '◨', bottom: '⬓' };
 
 export function useCommands() {
   const session = useSession();
@@ -52,6 +62,42 @@ export function useCommands() {
   }, [session, files]);
 }
 
+/** New / Open / Save / Save as in one menu (a <details> disclosure: keyboard and screen reader friendly, no library). */
+function FileMenu({ cmd }: { cmd: ReturnType<typeof useCommands> }) {
+  const ref = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    const close = (e: MouseEvent) => {
+      if (ref.current?.open && !ref.current.contains(e.target as Node)) ref.current.open = false;
+    };
+    document.addEventListener('mousedown', close);
+    return () => document.removeEventListener('mousedown', close);
+  }, []);
+  const item = (label: string, fn: () => void, testid?: string, keys?: string) => (
+    <button
+      role="menuitem"
+      data-testid={testid}
+      onClick={() => {
+        if (ref.current) ref.current.open = false;
+        fn();
+      }}
+    >
+      <span>{label}</span>
+      {keys && <kbd>{keys}</kbd>}
+    </button>
+  );
+  return (
+    <details className="gf-menu" ref={ref} data-testid="file-menu">
+      <summary>File</summary>
+      <div className="gf-menu-list" role="menu">
+        {item('New', cmd.newDoc, 'new')}
+        {item('Open…', () => void cmd.open(), 'open', 'Ctrl+O')}
+        {item('Save', () => void cmd.save(), 'save', 'Ctrl+S')}
+        {item('Save as…', () => void cmd.saveAs(), 'save-as')}
+      </div>
+    </details>
+  );
+}
+
 export function Toolbar() {
   const session = useSession();
   const cmd = useCommands();
@@ -67,7 +113,9 @@ export function Toolbar() {
   const status = useRun((s) => s.status);
   const done = useRun((s) => s.done);
   const total = useRun((s) => s.total);
-  const general = useRun((s) => s.generalErrors);
+  const blocked = useEditor((s) => Object.keys(s.invalid).length > 0);
+  const theme = useThemeContext();
+  const panels = usePanelToggles();
   const running = status === 'running' || status === 'starting';
   const oneSelected = useEditor((s) => s.selectedNodes.length === 1);
   const reusedTasks = useRun((s) => s.reusedTasks);
@@ -107,36 +155,42 @@ export function Toolbar() {
   return (
     <header className="gf-toolbar">
       <strong className="gf-brand">gpuflow</strong>
-      <button onClick={cmd.newDoc}>New</button>
-      <button onClick={() => void cmd.open()}>Open…</button>
-      <button onClick={() => void cmd.save()} data-testid="save">
-        Save
-      </button>
-      <button onClick={() => void cmd.saveAs()}>Save as…</button>
-      <select aria-label="examples" value="" onChange={(e) => cmd.openExample(e.target.value)} data-testid="examples">
-        <option value="">Examples…</option>
-        {examples.map((x) => (
-          <option key={x.name} value={x.name}>
-            {x.doc.name ?? x.name}
-          </option>
-        ))}
-      </select>
+      <div className="gf-tool-group">
+        <FileMenu cmd={cmd} />
+        <select aria-label="examples" className="gf-examples" value="" onChange={(e) => cmd.openExample(e.target.value)} data-testid="examples">
+          <option value="">Examples…</option>
+          {examples.map((x) => (
+            <option key={x.file} value={x.name}>
+              {x.doc.name ?? x.name}
+            </option>
+          ))}
+        </select>
+      </div>
       <span className="gf-sep" />
-      <button disabled={!canUndo} onClick={() => ed().undo()} title="Ctrl+Z">
-        Undo
+      <div className="gf-tool-group">
+      <button className="gf-icon-btn" disabled={!canUndo} onClick={() => ed().undo()} title="Undo (Ctrl+Z)" aria-label="Undo">
+        ↶
       </button>
-      <button disabled={!canRedo} onClick={() => ed().redo()} title="Ctrl+Shift+Z">
-        Redo
+      <button className="gf-icon-btn" disabled={!canRedo} onClick={() => ed().redo()} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">
+        ↷
       </button>
-      <button onClick={() => ed().autoLayout()} title="Ctrl+L">
+      <button onClick={() => ed().autoLayout()} title="Arrange the nodes left to right (Ctrl+L)">
         Layout
       </button>
+      </div>
       <span className="gf-sep" />
-      <button className="gf-primary" onClick={cmd.run} data-testid="run" title={running ? 'Queue a run of the workflow (Ctrl+Enter)' : 'Run the workflow (Ctrl+Enter)'}>
+      <div className="gf-tool-group">
+      <button
+        className="gf-primary"
+        onClick={cmd.run}
+        disabled={blocked}
+        data-testid="run"
+        title={blocked ? 'Fix the invalid fields first' : running ? 'Queue a run of the workflow (Ctrl+Enter)' : 'Run the workflow (Ctrl+Enter)'}
+      >
         Run
       </button>
-      <button disabled={!oneSelected} onClick={cmd.runSelected} data-testid="run-selected" title="Run the selected node and what it needs upstream, reusing unchanged results (Ctrl+Shift+Enter)">
-        Run selected
+      <button disabled={!oneSelected || blocked} onClick={cmd.runSelected} data-testid="run-selected" title="Run the selected node and what it needs upstream, reusing unchanged results (Ctrl+Shift+Enter)">
+        Run node
       </button>
       <button disabled={!running} onClick={cmd.cancel} data-testid="cancel">
         Cancel
@@ -151,25 +205,42 @@ export function Toolbar() {
           </span>
         )}
       </span>
+      </div>
       <RunQueue />
       <span className="gf-sep" />
-      {(['editor', 'history', 'benchmarks'] as const).map((v) => (
-        <button key={v} className={view === v ? 'gf-tab active' : 'gf-tab'} onClick={() => session.data.getState().set({ view: v })} data-testid={`view-${v}`}>
-          {v}
-        </button>
-      ))}
+      <nav className="gf-tabs" aria-label="views">
+        {(['editor', 'history', 'benchmarks'] as const).map((v) => (
+          <button key={v} className={view === v ? 'gf-tab active' : 'gf-tab'} onClick={() => session.data.getState().set({ view: v })} data-testid={`view-${v}`}>
+            {VIEW_LABEL[v]}
+          </button>
+        ))}
+      </nav>
       <span className="gf-file" title={filePath ?? ''}>
         {filePath ?? 'unsaved'}
         {dirty ? ' •' : ''}
       </span>
-      {connection === 'error' && <span className="gf-bad">server: {loadError}</span>}
-      {general.length > 0 && (
-        <div className="gf-general-errors" role="alert" data-testid="general-errors">
-          {general.map((g, i) => (
-            <div key={i}>{g}</div>
-          ))}
-        </div>
+      {connection === 'error' && (
+        <span className="gf-bad gf-ellipsis" title={loadError ?? ''}>
+          server: {loadError}
+        </span>
       )}
+      <div className="gf-tool-group gf-right">
+        {PANELS.map(([p, label]) => (
+          <button
+            key={p}
+            className={`gf-icon-btn${panels.collapsed(p) ? '' : ' on'}`}
+            onClick={() => panels.toggle(p)}
+            title={`${panels.collapsed(p) ? 'Show' : 'Hide'} the ${label}`}
+            aria-pressed={!panels.collapsed(p)}
+            data-testid={`toggle-${p}`}
+          >
+            {PANEL_ICON[p]}
+          </button>
+        ))}
+        <button className="gf-icon-btn" onClick={() => theme.setChoice(nextThemeChoice(theme.choice))} title={`Theme: ${theme.choice} (click to change)`} data-testid="theme" data-theme={theme.theme}>
+          {theme.choice === 'system' ? '◐' : theme.choice === 'light' ? '☀' : '☾'}
+        </button>
+      </div>
     </header>
   );
 }

@@ -10,7 +10,7 @@ import { usageChart } from '../logic/usage-chart';
 import { formatBytes } from '../logic/stream-draw';
 import { useData, useSession } from './hooks';
 
-const CHART = { width: 150, height: 36, windowMs: 120_000 };
+const CHART = { width: 120, height: 30, windowMs: 120_000 };
 
 function UsageCharts({ w }: { w: WorkerInfo }) {
   const memLimit = w.deviceMemory ?? w.memoryLimit;
@@ -51,24 +51,45 @@ export function WorkersPanel() {
     return () => clearInterval(t);
   }, [session]);
   return (
-    <div className="gf-workers" data-testid="workers">
-      {workers.map((w) => (
-        <div key={w.id} className={`gf-worker${w.alive ? '' : ' down'}`} data-worker={w.id}>
-          <div>
-            <strong>{w.label}</strong> <span className="gf-muted">{w.id}</span> {w.kind === 'virtual-gpu' && <span className="gf-tag">virtual</span>}
-            {!w.alive && <span className="gf-tag bad" title={w.gone}>{w.gone ? 'gone' : 'down'}</span>}
-          </div>
-          <div className="gf-muted">
-            {w.kind === 'cpu' ? `${w.threads} cores` : `${w.threads} host thread${w.threads === 1 ? '' : 's'}`} · held {formatBytes(w.heldBytes)} / {formatBytes(w.memoryLimit)} · rss{' '}
-            {formatBytes(w.rss)} · restarts {w.restarts}
-          </div>
-          <UsageCharts w={w} />
-          <button data-testid={`restart-${w.id}`} onClick={() => void session.api.restartWorker(w.id).then(() => session.refreshWorkers())}>
-            Restart
-          </button>
-        </div>
-      ))}
-      {!workers.length && <p className="gf-muted">No workers reported yet.</p>}
-    </div>
+    <section className="gf-workers gf-panel" data-testid="workers">
+      <header className="gf-panel-head">
+        <strong>Workers</strong>
+        <span className="gf-muted">{workers.filter((w) => w.alive).length} up</span>
+      </header>
+      <div className="gf-panel-body">
+        {workers.map((w) => {
+          const share = w.memoryLimit > 0 ? Math.min(1, w.heldBytes / w.memoryLimit) : 0;
+          return (
+            <div key={w.id} className={`gf-worker${w.alive ? '' : ' down'}`} data-worker={w.id}>
+              <div className="gf-worker-head">
+                <strong>{w.label}</strong> {w.kind === 'virtual-gpu' && <span className="gf-tag">virtual</span>}
+                {!w.alive && (
+                  <span className="gf-tag bad" title={w.gone}>
+                    {w.gone ? 'gone' : 'down'}
+                  </span>
+                )}
+                <span className="gf-muted gf-ellipsis">{w.kind === 'cpu' ? `${w.threads} cores` : `${w.threads} host thread${w.threads === 1 ? '' : 's'}`}</span>
+                <button className="gf-small" data-testid={`restart-${w.id}`} onClick={() => void session.api.restartWorker(w.id).then(() => session.refreshWorkers())} title={`Restart ${w.label} (restarted ${w.restarts}×)`}>
+                  Restart
+                </button>
+              </div>
+              <div
+                className={`gf-membar${share > 0.85 ? ' high' : ''}`}
+                data-testid={`membar-${w.id}`}
+                data-share={share.toFixed(4)}
+                title={`held ${formatBytes(w.heldBytes)} of ${formatBytes(w.memoryLimit)} · rss ${formatBytes(w.rss)}`}
+              >
+                <div style={{ width: `${share * 100}%` }} />
+                <span>
+                  {formatBytes(w.heldBytes)} / {formatBytes(w.memoryLimit)}
+                </span>
+              </div>
+              <UsageCharts w={w} />
+            </div>
+          );
+        })}
+        {!workers.length && <p className="gf-muted">No workers reported yet.</p>}
+      </div>
+    </section>
   );
 }

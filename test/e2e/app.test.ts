@@ -3,17 +3,17 @@
  * workflow with the mouse (palette drags, port-to-port connections, inspector fields), run it on
  * 1 CPU + 3 virtual workers and check the drawn task stream and the result against the CLI, refuse
  * a wrong connection with its reason, save / reload / open, replay with an equal digest, cancel a
- * long run, and benchmark. Screenshots go to docs/screenshots/.
+ * long run, and benchmark. Screenshots of every view are
+ * written by layout.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, browserMissing, cliRun, openApp, ROOT, type Server } from './harness';
-import { dropFromPalette, setParam, deselect } from './ui-actions';
+import { dropFromPalette, fileCommand, setParam, deselect } from './ui-actions';
 
 const skip = browserMissing();
-const SHOTS = path.join(ROOT, 'docs/screenshots');
 
 async function connect(page: Page, from: string, out: string, to: string, inp: string) {
   const a = await page.locator(`.react-flow__node[data-id="${from}"] .react-flow__handle.source[data-handleid="${out}"]`).boundingBox();
@@ -68,7 +68,6 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
     await setParam(page, 'slice', 'slices', '::2, ::2');
     for (const id of ['random_normal', 'scalar_op', 'slice', 'reduce'])
       await expect.poll(() => page.getByTestId(`node-state-${id}`).textContent()).toContain('ready');
-    await page.screenshot({ path: path.join(SHOTS, 'editor.png') });
   });
 
   it('runs on 1 CPU + 3 virtual workers, draws 4 lanes and matches the CLI', async () => {
@@ -90,7 +89,7 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
   });
 
   it('saves, reloads, opens the file again and replays with an equal digest', async () => {
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save').click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), fileCommand(page, 'save')]);
     const file = path.join(path.dirname(server.db), 'saved.json');
     await download.saveAs(file);
     const doc = JSON.parse(readFileSync(file, 'utf8')) as { format: string; nodes: Array<{ id: string; params: Record<string, unknown> }>; edges: unknown[] };
@@ -102,7 +101,7 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
     await page.reload();
     await page.locator('[data-op="random_normal"]').waitFor();
     expect(await page.locator('.react-flow__node').count()).toBe(0);
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Open…' }).click()]);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), fileCommand(page, 'open')]);
     await chooser.setFiles(file);
     await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);
     await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(3);
@@ -122,7 +121,6 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
     await deselect(page);
     await page.getByTestId('run').click();
     await expect.poll(async () => Number(await page.getByTestId('task-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(8);
-    await page.screenshot({ path: path.join(SHOTS, 'task-stream-running.png') });
     await page.getByTestId('cancel').click();
     await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 75_000 }).toBe('cancelled');
     // Stopped early: fewer tasks drew than the 14,400 chunks (plus reduction tree) the run had.
@@ -143,6 +141,5 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
     const text = (await rec.textContent()) ?? '';
     for (const c of ['1 CPU core', 'all CPU cores', '1 GPU', 'all GPUs']) expect(text).toContain(c);
     expect(text).toContain('virtual');
-    await page.screenshot({ path: path.join(SHOTS, 'benchmarks.png') });
   });
 });

@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDoc } from '../../common/workflow';
 import { type App, browserMissing, openApp, ROOT, type Server } from './harness';
-import { dropFromPalette, setParam } from './ui-actions';
+import { dropFromPalette, fileCommand, setParam } from './ui-actions';
 
 const skip = browserMissing();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
@@ -23,7 +23,7 @@ async function box(page: Page, selector: string) {
 }
 
 async function saveDoc(page: Page, file: string): Promise<WorkflowDoc> {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save').click()]);
+  const [download] = await Promise.all([page.waitForEvent('download'), fileCommand(page, 'save')]);
   await download.saveAs(file);
   return JSON.parse(readFileSync(file, 'utf8')) as WorkflowDoc;
 }
@@ -118,7 +118,7 @@ describe.skipIf(skip)('editor extras in the browser', () => {
     await page.reload();
     await page.locator('[data-op="random_normal"]').waitFor();
     expect(await frame.count()).toBe(0);
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Open…' }).click()]);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), fileCommand(page, 'open')]);
     await chooser.setFiles(path.join(dir, 'after.json'));
     await expect.poll(() => frame.count()).toBe(1);
     // Members inside the frame on screen (polled: validation may add an error line to a node,

@@ -15,3 +15,9 @@ export async function setParam(page: Page, node: string, name: string, value: st
 
 /** Clicks empty canvas so no node is selected (a selected node dims other nodes' tasks). */
 export const deselect = (page: Page) => page.locator('.react-flow__pane').click({ position: { x: 600, y: 20 } });
+
+/** A command of the toolbar's File menu (new, open, save, save-as): opens the menu, clicks the item. */
+export async function fileCommand(page: Page, item: 'new' | 'open' | 'save' | 'save-as') {
+  await page.locator('[data-testid="file-menu"] > summary').click();
+  await page.getByTestId(item).click();
+}
