@@ -37,6 +37,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=500000)
     ap.add_argument("--chunk", type=int, default=10000)
     ap.add_argument("--cluster", default="local-cuda")
+    ap.add_argument("--threads", type=int, default=1, help="threads per worker of a local:N cluster (a GPU worker overlaps its kernels with several)")
     ap.add_argument("--graph", help="a protocol graph JSON ({tasks, outputs}) instead of seed_graph's")
     a = ap.parse_args()
     os.environ.setdefault("DASK_DISTRIBUTED__DIAGNOSTICS__NVML", "False")
@@ -56,7 +57,7 @@ def main() -> None:
 
             cluster = LocalCUDACluster(threads_per_worker=4, dashboard_address=":0")
         else:
-            cluster = LocalCluster(n_workers=int(a.cluster.split(":")[1]), threads_per_worker=1, dashboard_address=":0")
+            cluster = LocalCluster(n_workers=int(a.cluster.split(":")[1]), threads_per_worker=a.threads, dashboard_address=":0")
         client = Client(cluster)
 
         def get(gr: Dict[str, Any]) -> Any:
@@ -72,7 +73,7 @@ def main() -> None:
     s = time.perf_counter() - t
     import numpy as np
 
-    print(json.dumps({"impl": "gpuflow-dask", "batch": os.environ.get("GPUFLOW_DASK_BATCH") != "0", "cluster": a.cluster, "n": a.n, "chunk": a.chunk, "tasks": len(g["tasks"]), "seconds": s,
+    print(json.dumps({"impl": "gpuflow-dask", "batch": os.environ.get("GPUFLOW_DASK_BATCH") != "0", "cluster": a.cluster, "threads": a.threads, "n": a.n, "chunk": a.chunk, "tasks": len(g["tasks"]), "seconds": s,
                       "value": float(np.asarray(value[0]).ravel()[0]), "dask": dask.__version__, "cuda_lib": capi.cuda_why(), "cpu_lib": capi.why()}), flush=True)
     if client is not None:
         client.close()
