@@ -58,7 +58,7 @@ export function sqliteBinding(unpackedRoot: string, env: NodeJS.ProcessEnv = pro
   } catch (e) {
     const abi = abiMismatch(e);
     const why = abi
-      ? `it was built for NODE_MODULE_VERSION ${abi.built} and this runtime (Electron ${electronVersion ?? '?'}) needs ${abi.needed}`
+      ? `it was built for NODE_MODULE_VERSION ${abi.built} and this runtime${electronVersion ? ` (Electron ${electronVersion})` : ''} needs ${abi.needed}`
       : `it failed to load: ${e instanceof Error ? e.message : String(e)}`;
     throw new NativeModuleError('better-sqlite3', file, `gpuflow's database module (better-sqlite3) cannot be loaded from ${file}: ${why}. ${FIX}`, { cause: e });
   }
