@@ -50,7 +50,7 @@ async function finished(app: AppProcess, storeId: number): Promise<RunRec> {
   return r;
 }
 
-describe('the main process (out/main/app.js with a fake electron)', () => {
+describe('the main process (out/main/app.js with a fake electron)', { timeout: 180_000 }, () => {
   let app: AppProcess;
   let opened: string;
   let other: string;
@@ -64,7 +64,7 @@ describe('the main process (out/main/app.js with a fake electron)', () => {
     writeFileSync(other, JSON.stringify({ ...(seedDoc() as object), name: 'from a second launch' }));
     app = new AppProcess({ env: { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(dir, GPUS) }, argv: ['--some-chromium-switch', opened] });
     await app.waitFor('loaded');
-  }, 180_000);
+  }, 600_000);
 
   afterAll(() => app?.kill());
 
@@ -177,7 +177,7 @@ describe('the main process (out/main/app.js with a fake electron)', () => {
   });
 });
 
-describe('a better-sqlite3 build for another runtime', () => {
+describe('a better-sqlite3 build for another runtime', { timeout: 300_000 }, () => {
   it('is named in a dialog, starts no worker, and exits with the code on which npm start serves instead', async () => {
     buildApp();
     const app = new AppProcess({ env: { GPUFLOW_SQLITE_BINDING: path.join(ROOT, 'test/electron/fixtures/wrong-abi.cjs') } });
