@@ -23,8 +23,8 @@ export function browserMissing(): boolean {
 }
 
 /** Builds out/renderer when a renderer or common source is newer (test/helpers/build-once.ts). */
-export function ensureRendererBuilt(): void {
-  ensureBuilt(['renderer', 'common'], ['out/renderer/index.html']);
+export function ensureRendererBuilt(): Promise<void> {
+  return ensureBuilt(['renderer', 'common'], ['out/renderer/index.html']);
 }
 
 export interface Server {
@@ -96,7 +96,7 @@ export interface App {
 
 /** The renderer built, a `serve` child with `serveArgs`, Chromium on its page with the palette drawn; dialogs accepted. */
 export async function openApp(serveArgs: string[] = ['--virtual-gpus', '3']): Promise<App> {
-  ensureRendererBuilt();
+  await ensureRendererBuilt();
   const [server, browser] = await Promise.all([startServer(serveArgs), launchBrowser()]);
   const page = await browser.newPage({ viewport: { width: 1500, height: 950 }, acceptDownloads: true });
   page.on('dialog', (d) => void d.accept());

@@ -56,7 +56,7 @@ describe('the main process (out/main/app.js with a fake electron)', { timeout: 1
   let other: string;
 
   beforeAll(async () => {
-    buildApp();
+    await buildApp();
     const dir = tempDir('gpuflow-electron-files-');
     opened = path.join(dir, 'opened.json');
     other = path.join(dir, 'other.json');
@@ -179,7 +179,7 @@ describe('the main process (out/main/app.js with a fake electron)', { timeout: 1
 
 describe('a better-sqlite3 build for another runtime', { timeout: 300_000 }, () => {
   it('is named in a dialog, starts no worker, and exits with the code on which npm start serves instead', async () => {
-    buildApp();
+    await buildApp();
     const app = new AppProcess({ env: { GPUFLOW_SQLITE_BINDING: path.join(ROOT, 'test/electron/fixtures/wrong-abi.cjs') } });
     try {
       const { code } = await app.exited;

@@ -14,8 +14,8 @@ import type { FromApp, ToApp } from './fake-electron/protocol';
 
 export { ROOT };
 
-export function buildApp(): void {
-  ensureBuilt(['main', 'worker', 'common', 'renderer'], ['out/main/app.js', 'out/main/worker.js', 'out/preload/preload.cjs', 'out/renderer/index.html']);
+export function buildApp(): Promise<void> {
+  return ensureBuilt(['main', 'worker', 'common', 'renderer'], ['out/main/app.js', 'out/main/worker.js', 'out/preload/preload.cjs', 'out/renderer/index.html']);
 }
 
 /** A fake nvidia-smi listing these GPUs (name, UUID); the pool starts one worker per GPU. */
