@@ -66,7 +66,7 @@ function run(cmd, argv, onExit) {
 const args = process.argv.slice(2);
 function serve(why) {
   console.log(`gpuflow: ${why}.\ngpuflow: serving the same UI in your browser instead (gpuflow serve).`);
-  run(process.execPath, [path.join(root, 'bin/gpuflow.mjs'), 'serve', '--host', '127.0.0.1', ...args.filter((a) => a.startsWith('--'))], (code) => process.exit(code ?? 0));
+  run(process.execPath, [path.join(root, 'bin/gpuflow.mjs'), 'serve', '--host', '127.0.0.1', ...args], (code) => process.exit(code ?? 0));
 }
 
 buildIfNeeded();
