@@ -151,7 +151,7 @@ async function main(electron: ElectronMain): Promise<void> {
 
   const devUrl = process.env.ELECTRON_RENDERER_URL;
   const url = devUrl ?? `file://${path.join(here, '../renderer/index.html')}`;
-  lockDown(window.webContents, electron.session.defaultSession, url);
+  lockDown(win.webContents, electron.session.defaultSession, url);
   app.on('window-all-closed', () => {
     unregister();
     ipcMain.removeListener(CHANNEL.subscribe, onSubscribe);
