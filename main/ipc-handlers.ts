@@ -4,7 +4,7 @@
  * pushed to the window. Errors travel as JSON `{status, errors}` so the renderer shows the same
  * messages as over HTTP. Electron is passed in (types only), like the utility launcher.
  */
-import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
+import type { IpcEventSender as WebContents, IpcMainInvokeEvent, IpcMainLike as IpcMain } from './electron-api';
 import { z } from 'zod';
 import type { GpuflowService } from './api/service';
 import { ApiError } from './api/service';

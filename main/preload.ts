@@ -5,8 +5,12 @@
  * Sandboxed preloads cannot import local modules at run time, so the channel names are spelled
  * out here and match main/ipc-handlers.ts's CHANNEL.
  */
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import type { GpuflowApi, StreamMessage } from '../common/api';
+import type { ElectronPreload } from './electron-api';
+
+// Electron is an optional dependency (main/electron-api.ts says why), so its module is typed by
+// us; the bundle is CommonJS and a sandboxed preload's own `require` serves 'electron'.
+const { contextBridge, ipcRenderer } = require('electron') as ElectronPreload;
 
 const call =
   <K extends keyof GpuflowApi>(method: K) =>
@@ -14,8 +18,8 @@ const call =
     ipcRenderer.invoke(`gpuflow:${method}`, ...args);
 
 const listeners = new Set<(m: StreamMessage) => void>();
-ipcRenderer.on('gpuflow:message', (_e: IpcRendererEvent, m: StreamMessage) => {
-  for (const fn of listeners) fn(m);
+ipcRenderer.on('gpuflow:message', (_e, m) => {
+  for (const fn of listeners) fn(m as StreamMessage);
 });
 
 const api = {
@@ -45,8 +49,8 @@ const api = {
       if (listeners.size === 0) ipcRenderer.send('gpuflow:unsubscribe');
     };
   },
-  openWorkflow: (): Promise<{ path: string; text: string } | null> => ipcRenderer.invoke('gpuflow-file:open'),
-  saveWorkflow: (text: string, path: string | null): Promise<string | null> => ipcRenderer.invoke('gpuflow-file:save', text, path),
+  openWorkflow: () => ipcRenderer.invoke('gpuflow-file:open') as Promise<{ path: string; text: string } | null>,
+  saveWorkflow: (text: string, path: string | null) => ipcRenderer.invoke('gpuflow-file:save', text, path) as Promise<string | null>,
 } satisfies GpuflowApi & Record<string, unknown>;
 
 export type PreloadApi = typeof api;

@@ -1,13 +1,13 @@
 /**
  * The Electron window's security settings, kept apart from main/app.ts so they can be imported
- * (and tested) without starting Electron: this module only imports Electron's types.
+ * (and tested) without starting Electron: it only names Electron's types (main/electron-api.ts).
  */
-import type { BrowserWindowConstructorOptions, Session, WebContents } from 'electron';
+import type { BrowserWindowOptions, SessionLike, WebContentsLike } from './electron-api';
 
 export const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
 
 /** The one window's options: contextIsolation, sandbox, no nodeIntegration, webSecurity on. */
-export function windowOptions(preload: string): BrowserWindowConstructorOptions {
+export function windowOptions(preload: string): BrowserWindowOptions {
   return {
     width: 1500,
     height: 950,
@@ -16,8 +16,8 @@ export function windowOptions(preload: string): BrowserWindowConstructorOptions 
   };
 }
 
-type LockableContents = Pick<WebContents, 'setWindowOpenHandler' | 'on'>;
-type LockableSession = { webRequest: Pick<Session['webRequest'], 'onHeadersReceived'> } & Pick<Session, 'setPermissionRequestHandler'>;
+type LockableContents = Pick<WebContentsLike, 'setWindowOpenHandler' | 'on'>;
+type LockableSession = SessionLike;
 
 /** Refuses new windows, navigation away from `rendererUrl`, webviews and permission requests; sets the CSP header. */
 export function lockDown(wc: LockableContents, ses: LockableSession, rendererUrl: string): void {

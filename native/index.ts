@@ -3,10 +3,14 @@
  * exports. Nothing here throws when the addon is missing: `loadNative()` says why, and
  * `nativeInfo()` is what `gpuflow devices` prints. GPUFLOW_NATIVE_DIR points at another build
  * folder (tests build a CPU-only variant into a temp dir); GPUFLOW_NO_NATIVE=1 disables it.
+ *
+ * Where native/build is: beside this file in the source tree; from a bundle (out/main/app.js,
+ * out/main/chunks/*.js, bench bundles) the nearest ancestor folder holding native/build, and in
+ * a packaged app the same path under app.asar.unpacked (electron-builder unpacks every .node).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type FloatArray = Float64Array | Float32Array;
@@ -62,8 +66,22 @@ export interface NativeInfo {
 const here = dirname(fileURLToPath(import.meta.url));
 let cached: { addon: NativeAddon } | { unavailable: string } | undefined;
 
+/** A path inside app.asar, moved to the folder electron-builder unpacks it to. */
+const unpacked = (p: string) => p.replace(/([\\/])app\.asar(?=[\\/]|$)/, '$1app.asar.unpacked');
+
+/** The native/build folder for code living in `from` (this file's folder, or a bundle's). */
+export function findBuildDir(from: string): string {
+  if (basename(from) === 'native' && existsSync(join(from, 'build.mjs'))) return join(from, 'build');
+  for (let d = from; ; d = dirname(d)) {
+    for (const c of [unpacked(join(d, 'native', 'build')), join(d, 'native', 'build')]) {
+      if (existsSync(join(c, 'gpuflow.node')) || existsSync(join(c, 'info.json'))) return c;
+    }
+    if (dirname(d) === d) return join(from, 'build'); // nothing found: loadNative names this path
+  }
+}
+
 function buildDir(): string {
-  return process.env.GPUFLOW_NATIVE_DIR ?? join(here, 'build');
+  return process.env.GPUFLOW_NATIVE_DIR ?? findBuildDir(here);
 }
 
 function isRawInfo(x: unknown): x is RawInfo {

@@ -5,7 +5,12 @@
 import type { Batch } from '../../common/batch';
 import type { ToWorker } from '../../common/messages';
 
-export type ExitInfo = { code: number | null; signal: string | null };
+export type ExitInfo = {
+  code: number | null;
+  signal: string | null;
+  /** Why, where the launcher knows more than the code (Electron: child-process-gone's reason, e.g. 'oom'). */
+  detail?: string;
+};
 
 export interface LaunchedProcess {
   readonly pid: number | undefined;

@@ -13,6 +13,11 @@
  * doubling pause between tries; a worker that never gets as far as `ready` is then left out, as
  * Dask carries on with the workers it has: marked gone with why (`leftOut` names it too), and the
  * pool runs without it. Only when no worker at all starts does `start` fail.
+ *
+ * Restarts of a worker that died after it was ready back off: the n-th within `restartWindowMs`
+ * waits restartBackoffMs * 2^(n-1) (capped at 10 s), and after `maxRestarts` in that window the
+ * worker is given up (marked gone with the count and its last end; `restart(id)`, the workers
+ * panel's button, tries again), so a worker that keeps dying (out of memory) does not loop forever.
  */
 import { randomBytes } from 'node:crypto';
 import type { FromWorker, WorkerConfig } from '../../common/messages';
@@ -57,6 +62,11 @@ export interface PoolOptions {
   startAttempts?: number;
   /** Pause before the second try, doubled before each later one (default 250 ms). */
   startBackoffMs?: number;
+  /** First restart delay, doubled per restart within the window (default 250 ms). */
+  restartBackoffMs?: number;
+  /** Restarts within `restartWindowMs` before the worker is given up (default 5 in 60 s). */
+  maxRestarts?: number;
+  restartWindowMs?: number;
 }
 
 export interface PoolListener {
@@ -138,6 +148,10 @@ export class WorkerPool {
   readonly gone = new Map<string, string>();
   /** Workers that did not start after every try, with the last failure (also in `gone`). */
   readonly leftOut = new Map<string, string>();
+  /** Recent automatic restarts per worker id (ms timestamps), for the backoff and the limit. */
+  private readonly recentRestarts = new Map<string, number[]>();
+  /** Workers given up after too many restarts: `restart(id)` starts them again. */
+  private readonly givenUp = new Set<string>();
 
   constructor(private readonly opts: PoolOptions) {
     this.plan = planWorkers(opts, this.token);
@@ -273,8 +287,23 @@ export class WorkerPool {
         return;
       }
     }
+    const how = `${end.reason}${end.detail ? `: ${end.detail}` : ''}, code ${end.code}, signal ${end.signal}`;
+    const now = Date.now();
+    const window = this.opts.restartWindowMs ?? 60_000;
+    const recent = (this.recentRestarts.get(w.id) ?? []).filter((t) => now - t < window);
+    const max = this.opts.maxRestarts ?? 5;
+    if (recent.length >= max) {
+      this.givenUp.add(w.id);
+      this.markGone(w, `ended ${recent.length + 1} times within ${Math.round(window / 1000)} s (last: ${how}); not restarted again automatically`);
+      return;
+    }
+    recent.push(now);
+    this.recentRestarts.set(w.id, recent);
+    const delay = Math.min(10_000, (this.opts.restartBackoffMs ?? 250) * 2 ** (recent.length - 1));
     this.restarts.set(w.id, (this.restarts.get(w.id) ?? 0) + 1);
-    w.log(`ended (${end.reason}, code ${end.code}, signal ${end.signal}); restarting`);
+    w.log(`ended (${how}); restarting in ${delay} ms`);
+    await new Promise((r) => setTimeout(r, delay));
+    if (this.closing) return;
     await this.startWithRetries(p, 60_000);
   }
 
@@ -292,7 +321,16 @@ export class WorkerPool {
 
   /** Restarts one worker (the workers panel's button). */
   restart(id: string): void {
-    this.workers.get(id)?.kill('crashed', 'SIGKILL');
+    const w = this.workers.get(id);
+    if (w && !w.alive && this.givenUp.delete(id)) {
+      // Given up after too many restarts: a person asked, so start afresh with a clean count.
+      this.gone.delete(id);
+      this.recentRestarts.delete(id);
+      const p = this.plan.find((x) => x.config.id === id);
+      if (p) void this.startWithRetries(p, 60_000);
+      return;
+    }
+    w?.kill('crashed', 'SIGKILL');
   }
 
   get ready(): WorkerHandle[] {

@@ -13,6 +13,8 @@ export interface WorkerEnd {
   reason: EndReason;
   code: number | null;
   signal: string | null;
+  /** What the launcher knows beyond the code (Electron's child-process-gone reason, e.g. 'oom'). */
+  detail?: string;
 }
 
 export interface BackendState {
@@ -52,9 +54,9 @@ export class WorkerHandle {
     this.proc = launcher.launch({ env, name: `gpuflow-${config.id}` });
     this.out = batcher<ToWorker>((m) => this.proc.send(m));
     this.proc.onMessage((raw) => unbatch(raw, (one) => this.receive(one)));
-    this.proc.onExit(({ code, signal }) => {
+    this.proc.onExit(({ code, signal, detail }) => {
       const reason: EndReason = this.intended ?? (signal ? 'killed' : code === 0 ? 'shutdown' : 'crashed');
-      this.finish({ reason, code, signal });
+      this.finish(detail ? { reason, code, signal, detail } : { reason, code, signal });
     });
     this.send({ type: 'init', config });
   }

@@ -42,7 +42,7 @@ export class Engine {
     this.cache = new ResultCache(this.pool, cacheOptions);
     this.pool.listen({
       up: (w) => this.bus.emit({ type: 'worker', worker: w.id, kind: w.config.kind, label: w.config.label, state: 'up', pid: w.pid }),
-      down: (w, end) => this.bus.emit({ type: 'worker', worker: w.id, kind: w.config.kind, label: w.config.label, state: 'down', reason: end.reason, pid: w.pid }),
+      down: (w, end) => this.bus.emit({ type: 'worker', worker: w.id, kind: w.config.kind, label: w.config.label, state: 'down', reason: end.detail ? `${end.reason} (${end.detail})` : end.reason, pid: w.pid }),
       gone: (w, reason) => this.bus.emit({ type: 'worker', worker: w.id, kind: w.config.kind, label: w.config.label, state: 'gone', reason, pid: w.pid }),
     });
   }

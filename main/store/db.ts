@@ -50,11 +50,14 @@ function checkWritable(path: string): void {
   if (exists) guarded(path, () => accessSync(path, constants.R_OK | constants.W_OK));
 }
 
-/** Opens (creating if absent) the SQLite file at `path` with the store's pragmas. No schema yet. */
-export function openDatabase(path: string): Db {
+/**
+ * Opens (creating if absent) the SQLite file at `path` with the store's pragmas. No schema yet.
+ * `nativeBinding`: better-sqlite3's addon file when not its default (Node) build.
+ */
+export function openDatabase(path: string, nativeBinding?: string): Db {
   const full = resolve(path);
   checkWritable(full);
-  const db = guarded(full, () => new Database(full, { timeout: BUSY_TIMEOUT_MS }));
+  const db = guarded(full, () => new Database(full, nativeBinding ? { timeout: BUSY_TIMEOUT_MS, nativeBinding } : { timeout: BUSY_TIMEOUT_MS }));
   // Switching a brand-new file to WAL while another process creates it too can answer
   // SQLITE_BUSY at once (the busy timeout does not cover it): wait a little and try again.
   for (let attempt = 0; ; attempt++) {

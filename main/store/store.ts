@@ -21,6 +21,8 @@ import { WorkflowRepo } from './workflows';
 export interface StoreOptions {
   /** Stored event rows per run; beyond it only aggregates grow. */
   eventCap?: number;
+  /** better-sqlite3's addon file for this runtime (the Electron build in the app; main/desktop/native-modules.ts). */
+  nativeBinding?: string;
 }
 
 export type ImportedRun = Omit<RunRecord, 'id' | 'workflowName' | 'replayOf' | 'eventsTotal' | 'eventsDropped'>;
@@ -173,7 +175,7 @@ export class Store implements EventSink {
  * newer than this build, or the disk is full; the file is left as it was.
  */
 export function openStore(path: string, options: StoreOptions = {}): Store {
-  const db = openDatabase(path);
+  const db = openDatabase(path, options.nativeBinding);
   try {
     const version = migrate(db, db.name);
     return new Store(db, db.name, version, options);

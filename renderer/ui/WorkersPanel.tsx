@@ -6,11 +6,23 @@
  */
 import { useEffect } from 'react';
 import type { WorkerInfo } from '../../common/api';
+import { gpuFallback } from '../logic/gpu-fallback';
 import { usageChart } from '../logic/usage-chart';
 import { formatBytes } from '../logic/stream-draw';
 import { useData, useSession } from './hooks';
 
 const CHART = { width: 120, height: 30, windowMs: 120_000 };
+
+/** A GPU worker running without CUDA says on what, and why (logic/gpu-fallback.ts). */
+function FallbackTag({ w }: { w: WorkerInfo }) {
+  const f = gpuFallback(w);
+  if (!f) return null;
+  return (
+    <span className="gf-tag bad" data-testid={`fallback-${w.id}`} title={`cuda unavailable: ${f.reason}`}>
+      no CUDA · runs on {f.backend}
+    </span>
+  );
+}
 
 function UsageCharts({ w }: { w: WorkerInfo }) {
   const memLimit = w.deviceMemory ?? w.memoryLimit;
@@ -68,6 +80,7 @@ export function WorkersPanel() {
                     {w.gone ? 'gone' : 'down'}
                   </span>
                 )}
+                <FallbackTag w={w} />
                 <span className="gf-muted gf-ellipsis">{w.kind === 'cpu' ? `${w.threads} cores` : `${w.threads} host thread${w.threads === 1 ? '' : 's'}`}</span>
                 <button className="gf-small" data-testid={`restart-${w.id}`} onClick={() => void session.api.restartWorker(w.id).then(() => session.refreshWorkers())} title={`Restart ${w.label} (restarted ${w.restarts}×)`}>
                   Restart

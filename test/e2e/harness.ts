@@ -5,11 +5,12 @@
  * Chromium is a failure, not a skip.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { ensureBuilt } from '../helpers/build-once';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CHROMIUM = process.env.GPUFLOW_CHROMIUM ?? '/usr/bin/chromium';
@@ -21,48 +22,9 @@ export function browserMissing(): boolean {
   return true;
 }
 
-function newestMtime(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
-/**
- * Builds out/renderer when a renderer or common source is newer. Several e2e files start at once
- * (vitest runs files in parallel): one builds while the others wait on a lock directory, since a
- * second build empties out/ while the first one's server is loading pages from it.
- */
-export function ensureRendererBuilt(): void {
-  const index = path.join(ROOT, 'out/renderer/index.html');
-  const fresh = () => {
-    const sources = Math.max(newestMtime(path.join(ROOT, 'renderer')), newestMtime(path.join(ROOT, 'common')));
-    return existsSync(index) && statSync(index).mtimeMs >= sources;
-  };
-  if (fresh()) return;
-  // Outside out/, which the build may empty; one lock per checkout.
-  const lock = path.join(tmpdir(), `gpuflow-renderer-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      // A lock older than 10 minutes was left by a killed run.
-      if (Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
-      else sleepSync(250);
-    }
-  }
-  try {
-    if (fresh()) return;
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: ROOT, stdio: 'pipe', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' } });
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+/** Builds out/renderer when a renderer or common source is newer (test/helpers/build-once.ts). */
+export function ensureRendererBuilt(): Promise<void> {
+  return ensureBuilt(['renderer', 'common'], ['out/renderer/index.html']);
 }
 
 export interface Server {
@@ -134,7 +96,7 @@ export interface App {
 
 /** The renderer built, a `serve` child with `serveArgs`, Chromium on its page with the palette drawn; dialogs accepted. */
 export async function openApp(serveArgs: string[] = ['--virtual-gpus', '3']): Promise<App> {
-  ensureRendererBuilt();
+  await ensureRendererBuilt();
   const [server, browser] = await Promise.all([startServer(serveArgs), launchBrowser()]);
   const page = await browser.newPage({ viewport: { width: 1500, height: 950 }, acceptDownloads: true });
   page.on('dialog', (d) => void d.accept());
