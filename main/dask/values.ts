@@ -7,9 +7,9 @@
 import { Table, type Vector } from 'apache-arrow';
 import type { ChunkValue, NDArray, NumericArray } from '../../common/arrays';
 import type { WireArray, WireColumn, WireValue } from '../../common/dask-messages';
-import { boolVector, floatVector, int32Vector, stringVector, timestampVector } from '../../worker/kernels/df/build';
+import { boolVector, floatVector, int32Vector, timestampVector, utf8Vector } from '../../worker/kernels/df/build';
 import { toIPC } from '../../worker/kernels/df/ipc';
-import { Int64, makeData, makeVector, Float32 } from 'apache-arrow';
+import { Dictionary, Float32, Int32, Int64, makeData, makeVector, Utf8 } from 'apache-arrow';
 import { packValid } from '../../worker/kernels/df/bitmap';
 
 function bytesOf(b64: string): Uint8Array {
@@ -46,7 +46,12 @@ function validOf(c: WireColumn, rows: number, where: string): Uint8Array | null 
   return v;
 }
 
-function column(c: WireColumn, rows: number, where: string): Vector {
+/**
+ * `dictId`: the Arrow dictionary id of a string column. Ids are written into the IPC bytes the
+ * digest covers; the local engine's tables carry 0, 1, ... in column order (read back from IPC
+ * in a worker), so these do too, rather than apache-arrow's process-wide counter.
+ */
+function column(c: WireColumn, rows: number, where: string, dictId: number): Vector {
   const at = `${where}: column '${c.name}'`;
   const valid = validOf(c, rows, where);
   if (c.type === 'utf8') {
@@ -62,7 +67,9 @@ function column(c: WireColumn, rows: number, where: string): Vector {
       if (k === undefined) index.set(s, (k = dict.push(s) - 1));
       codes[i] = k;
     });
-    return stringVector(codes, dict, c.values.some((s) => s === null) || valid ? present : null);
+    const nulls = c.values.some((s) => s === null) || valid ? packValid(present, rows) : null;
+    const type = new Dictionary(new Utf8(), new Int32(), dictId);
+    return makeVector(makeData({ type, length: rows, data: codes, dictionary: utf8Vector(dict), ...(nulls && nulls.nullCount ? { nullBitmap: nulls.bitmap, nullCount: nulls.nullCount } : { nullCount: 0 }) }));
   }
   if (c.data === undefined) throw new Error(`${at} has no data`);
   const bytes = bytesOf(c.data);
@@ -119,7 +126,8 @@ export function chunkValueOf(v: WireValue, where: string): ChunkValue {
       return { kind: 'json', value: v.value };
     case 'table': {
       const cols: Record<string, Vector> = {};
-      for (const c of v.columns) cols[c.name] = column(c, v.rows, where);
+      let dictId = 0;
+      for (const c of v.columns) cols[c.name] = column(c, v.rows, where, c.type === 'utf8' ? dictId++ : -1);
       const table = v.columns.length ? new Table(cols) : new Table();
       return { kind: 'table', ipc: toIPC(table), rows: v.rows };
     }
