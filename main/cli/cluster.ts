@@ -8,6 +8,8 @@ import { GpuflowService } from '../api/service';
 import { Engine } from '../engine/engine';
 import type { Store } from '../store/store';
 import { intOption, UsageError, type Parsed } from './args';
+import { DaskSetupError } from '../dask/interpreter';
+import { parseTarget } from '../dask/target';
 
 export async function startService(opts: Parsed['values'], withStore = true): Promise<GpuflowService> {
   const discovery = await discover();
@@ -16,11 +18,18 @@ export async function startService(opts: Parsed['values'], withStore = true): Pr
   const launcher = forkLauncher();
   const virtualGpus = intOption(opts['virtual-gpus'], 'virtual-gpus') ?? 0;
   const backends = backend ? [backend as 'js' | 'native-cpu' | 'cuda'] : undefined;
+  let dask: string | undefined;
+  try {
+    dask = opts.dask === undefined ? undefined : parseTarget(opts.dask);
+  } catch (e) {
+    throw new UsageError(`--dask: ${(e as Error).message}`);
+  }
+  // With --dask the runs go to the cluster: no local workers are started.
   const engine = new Engine(discovery, {
     launcher,
-    useGpus: !opts['no-gpus'],
-    virtualGpus,
-    cpuWorkers: intOption(opts['cpu-workers'], 'cpu-workers') ?? 1,
+    useGpus: dask ? false : !opts['no-gpus'],
+    virtualGpus: dask ? 0 : virtualGpus,
+    cpuWorkers: dask ? 0 : (intOption(opts['cpu-workers'], 'cpu-workers') ?? 1),
     threadsPerCpuWorker: intOption(opts.threads, 'threads', 1),
     backends,
   });
@@ -40,5 +49,19 @@ export async function startService(opts: Parsed['values'], withStore = true): Pr
     store?.close();
     throw e;
   }
-  return new GpuflowService(engine, store, { launcher, virtualGpus, backends });
+  const svc = new GpuflowService(engine, store, { launcher, virtualGpus, backends });
+  if (dask) {
+    try {
+      const info = await svc.setDaskTarget(dask);
+      if (info) process.stderr.write(`Dask cluster ${info.scheduler}${info.target !== info.scheduler ? ` (${info.target})` : ''}: ${info.workers.length} workers, distributed ${info.versions.distributed ?? '?'}\n`);
+    } catch (e) {
+      await svc.close().catch(() => undefined);
+      if (e instanceof DaskSetupError) throw new DaskCliError(e.message);
+      throw e;
+    }
+  }
+  return svc;
 }
+
+/** A Dask target that cannot be used: exit 1 with its message (not a usage error). */
+export class DaskCliError extends Error {}
