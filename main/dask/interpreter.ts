@@ -30,9 +30,10 @@ export function repoRoot(): string {
   return resolve(here, '..', '..');
 }
 
-function importsDistributed(python: string): boolean {
-  const r = spawnSync(python, ['-c', 'import distributed'], { stdio: 'ignore', timeout: 20_000 });
-  return r.status === 0;
+/** 'yes', 'no' (runs, lacks distributed) or 'absent' (does not run); finds the module without importing it (fast). */
+function hasDistributed(python: string): 'yes' | 'no' | 'absent' {
+  const r = spawnSync(python, ['-c', "import importlib.util as u, sys; sys.exit(0 if u.find_spec('distributed') else 3)"], { stdio: 'ignore', timeout: 20_000 });
+  return r.status === 0 ? 'yes' : r.status === 3 ? 'no' : 'absent';
 }
 
 /** The interpreter to run the bridge with, or a DaskSetupError saying what is missing. */
@@ -40,13 +41,9 @@ export function findPython(env: NodeJS.ProcessEnv = process.env): string {
   if (env.GPUFLOW_PYTHON) return env.GPUFLOW_PYTHON;
   const tried: string[] = [];
   for (const p of ['python3', '/usr/bin/python3']) {
-    const probe = spawnSync(p, ['--version'], { stdio: 'ignore', timeout: 10_000 });
-    if (probe.error || probe.status !== 0) {
-      tried.push(`${p} (not found)`);
-      continue;
-    }
-    if (importsDistributed(p)) return p;
-    tried.push(`${p} (no 'distributed' module)`);
+    const has = hasDistributed(p);
+    if (has === 'yes') return p;
+    tried.push(has === 'absent' ? `${p} (not found)` : `${p} (no 'distributed' module)`);
   }
   if (tried.every((t) => t.endsWith('(not found)'))) throw new DaskSetupError('no-python', `no Python found for the Dask bridge (tried ${tried.join(', ')}); install Python 3 with dask and distributed, or set GPUFLOW_PYTHON`);
   throw new DaskSetupError('no-distributed', `no Python with Dask's 'distributed' package (tried ${tried.join(', ')}); install it (pip install "dask[distributed]", or apt install python3-distributed) or set GPUFLOW_PYTHON`);

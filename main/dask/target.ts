@@ -10,6 +10,7 @@ import type { TaskGraph } from '../../common/tasks';
 import type { EventBus } from '../engine/event-bus';
 import { Bridge, type BridgeOptions, type Ready } from './bridge';
 import { DaskSetupError } from './interpreter';
+import { probeScheduler } from './reachable';
 import { DaskRun, laneOf } from './run';
 
 /** How long a remote scheduler may take to answer (the CLI must exit within 10 s when it does not). */
@@ -45,6 +46,7 @@ export class DaskTarget {
   private workers = new Map<string, DaskWorker>();
   private memory: Extract<FromBridge, { type: 'memory' }>['workers'] = {};
   private running: DaskRun | null = null;
+  private closing = false;
 
   private constructor(
     readonly target: string,
@@ -55,13 +57,17 @@ export class DaskTarget {
   ) {
     for (const w of connected.workers) this.workers.set(w.name, w);
     bridge.onMessage((m) => this.onMessage(m));
-    bridge.onExit((why) => bus?.emit({ type: 'log', level: 'error', message: `Dask cluster ${target}: ${why}` }));
+    bridge.onExit((why) => {
+      if (!this.closing) bus?.emit({ type: 'log', level: 'error', message: `Dask cluster ${target}: ${why}` });
+    });
     for (const w of connected.workers) this.emitWorker(w, 'up');
   }
 
   /** Starts a bridge and connects it; every failure is a DaskSetupError whose message names the cause (and the address). */
   static async connect(target: string, bus: EventBus | null, opts: BridgeOptions & { timeoutS?: number } = {}): Promise<DaskTarget> {
     const t = parseTarget(target);
+    const why = await probeScheduler(t);
+    if (why !== null) throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${why}`);
     const { bridge, ready } = await Bridge.start(opts);
     const timeoutS = opts.timeoutS ?? (t.startsWith('local') ? LOCAL_CONNECT_S : REMOTE_CONNECT_S);
     let reply: FromBridge;
@@ -72,7 +78,8 @@ export class DaskTarget {
       throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (reply.type === 'error') {
-      await bridge.close(2000);
+      if (t.startsWith('local')) await bridge.close(5000);
+      else bridge.kill();
       const code = reply.code === 'unreachable' || reply.code === 'version' || reply.code === 'local-cuda-missing' || reply.code === 'no-distributed' ? reply.code : 'bridge';
       const msg = reply.code === 'unreachable' && !reply.message.includes(t) ? `cannot reach the Dask scheduler at ${t}: ${reply.message}` : reply.message;
       throw new DaskSetupError(code, msg);
@@ -149,6 +156,7 @@ export class DaskTarget {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     for (const w of this.workers.values()) this.emitWorker(w, 'down');
     await this.bridge.close();
   }
