@@ -10,8 +10,20 @@ import type { Store } from '../store/store';
 import { intOption, UsageError, type Parsed } from './args';
 import { DaskSetupError } from '../dask/interpreter';
 import { parseTarget } from '../dask/target';
+import { probeScheduler } from '../dask/reachable';
 
 export async function startService(opts: Parsed['values'], withStore = true): Promise<GpuflowService> {
+  // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
+  if (opts.dask !== undefined) {
+    let t: string;
+    try {
+      t = parseTarget(opts.dask);
+    } catch (e) {
+      throw new UsageError(`--dask: ${(e as Error).message}`);
+    }
+    const why = await probeScheduler(t);
+    if (why !== null) throw new DaskCliError(`cannot reach the Dask scheduler at ${t}: ${why}`);
+  }
   const discovery = await discover();
   const backend = opts.backend;
   if (backend !== undefined && !['js', 'native-cpu', 'cuda'].includes(backend)) throw new UsageError(`--backend must be js, native-cpu or cuda, got '${backend}'`);
