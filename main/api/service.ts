@@ -392,6 +392,7 @@ export class GpuflowService {
       repeat: opts.repeat,
       warmup: opts.warmup,
       onProgress: (message) => this.engine.bus.emit({ type: 'log', level: 'info', message: `benchmark: ${message}` }),
+      dask: this.dask,
     });
     done.then(
       (result) => {
