@@ -34,6 +34,7 @@ import { shortReason } from '../store/errors';
 import { compileWorkflowAsync } from '../engine/compile/compile';
 import { DaskTarget, type ClusterInfo } from '../dask/target';
 import type { BridgeOptions } from '../dask/bridge';
+import { getSetting, setSetting } from '../store/settings';
 
 export interface StartedRun {
   runId: string;
@@ -180,6 +181,41 @@ export class GpuflowService {
   /** The Dask cluster runs go to (null: this workstation), with its workers as last reported. */
   daskTarget(): DaskTarget | null {
     return this.dask;
+  }
+
+  /** The cluster selector's state: the target runs go to, and the one remembered in the store. */
+  cluster(): { target: string | null; remembered: string | null; info: ClusterInfo | null } {
+    const remembered = this.store ? getSetting(this.store.db, 'dask.target') : undefined;
+    return { target: this.dask?.target ?? null, remembered: typeof remembered === 'string' ? remembered : null, info: this.dask?.info() ?? null };
+  }
+
+  /** Selects the target for the app's runs and remembers it (null: this workstation). */
+  async selectCluster(address: string | null): Promise<ClusterInfo | null> {
+    const info = await this.setDaskTarget(address);
+    if (this.store) setSetting(this.store.db, 'dask.target', address);
+    return info;
+  }
+
+  /** The connection test: connects to `address` on its own bridge, lists its workers, disconnects. */
+  async testCluster(address: string): Promise<ClusterInfo> {
+    const t = await DaskTarget.connect(address, null);
+    try {
+      await t.refreshWorkers();
+      return t.info();
+    } finally {
+      await t.close();
+    }
+  }
+
+  /** Reconnects to the remembered cluster (serve and the app at start); a failure is logged, runs stay local. */
+  async restoreCluster(): Promise<void> {
+    const { remembered } = this.cluster();
+    if (!remembered) return;
+    try {
+      await this.setDaskTarget(remembered);
+    } catch (e) {
+      this.engine.bus.emit({ type: 'log', level: 'warn', message: `the remembered Dask cluster ${remembered} is not available (${e instanceof Error ? e.message : String(e)}); runs go to this workstation` });
+    }
   }
 
   private runWorkflow(doc: unknown, opts: RunOptions): ValidWorkflow {

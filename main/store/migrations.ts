@@ -10,7 +10,8 @@
  * v2: per-(op, worker) event aggregates (backfilled from v1's events), run event counters,
  *     benchmarks and their configurations.
  * v3: a run's target (NULL: this workstation; JSON of its Dask cluster: address, versions,
- *     workers), and the benchmark configuration 'Dask cluster' (the CHECK is rebuilt).
+ *     workers), the benchmark configuration 'Dask cluster' (the CHECK is rebuilt), and app
+ *     settings (key -> JSON; 'dask.target': the cluster runs go to, remembered between sessions).
  */
 import type { Db } from './db';
 import { guarded, StoreError } from './errors';
@@ -148,6 +149,11 @@ CREATE TABLE benchmark_configs_v3 (
 INSERT INTO benchmark_configs_v3 SELECT benchmark_id, position, name, available, unavailable_reason, virtual, workers, times, median, spread, digest, backends FROM benchmark_configs;
 DROP TABLE benchmark_configs;
 ALTER TABLE benchmark_configs_v3 RENAME TO benchmark_configs;
+
+CREATE TABLE settings (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL                  -- JSON
+) WITHOUT ROWID;
 `;
 
 export const MIGRATIONS: readonly Migration[] = [
