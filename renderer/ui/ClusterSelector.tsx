@@ -14,8 +14,11 @@ import { useSession } from './hooks';
 const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
 
 function Workers({ info }: { info: ClusterInfo }) {
+  // Collapsed by default: the toolbar stays one line and nothing covers the canvas.
   return (
-    <ul className="gf-cluster-workers" data-testid="cluster-workers">
+    <details className="gf-cluster-details">
+      <summary data-testid="cluster-summary">{info.workers.length} Dask workers</summary>
+      <ul className="gf-cluster-workers" data-testid="cluster-workers">
       {info.workers.map((w) => (
         <li key={w.name}>
           dask-{w.name}: {w.host}, {w.nthreads} threads, {gib(w.memory_limit)}
@@ -23,7 +26,8 @@ function Workers({ info }: { info: ClusterInfo }) {
           {w.gpuflow ? '' : ' (gpuflow_dask missing)'}
         </li>
       ))}
-    </ul>
+      </ul>
+    </details>
   );
 }
 

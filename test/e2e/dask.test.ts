@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASK_PYTHON, skipDask, startLocalCluster, type SharedCluster } from '../helpers/dask-cluster';
 import { type App, browserMissing, openApp } from './harness';
-import { deselect, setParam } from './ui-actions';
+import { setParam } from './ui-actions';
 
 const skip = browserMissing() || skipDask;
 const laneCounts = async (page: Page): Promise<Record<string, number>> => JSON.parse((await page.getByTestId('task-stream').getAttribute('data-lane-counts')) ?? '{}');
@@ -29,6 +29,7 @@ describe.skipIf(skip)('the app on a Dask cluster', () => {
     await page.getByTestId('cluster-address').fill(cluster.address);
     await page.getByTestId('cluster-test').click();
     await expect.poll(() => page.getByTestId('cluster-workers').locator('li').count(), { timeout: 60_000 }).toBe(2);
+    expect(await page.getByTestId('cluster-summary').textContent()).toBe('2 Dask workers');
     expect(await page.getByTestId('cluster-workers').textContent()).toContain('dask-0');
     await page.getByTestId('cluster-use').click();
     await expect.poll(() => page.getByTestId('cluster-target').textContent(), { timeout: 60_000 }).toBe(`Dask: ${cluster.address}`);
@@ -36,7 +37,6 @@ describe.skipIf(skip)('the app on a Dask cluster', () => {
     await page.getByTestId('examples').selectOption({ label: 'seed benchmark' });
     await setParam(page, 'x', 'shape', '400, 400');
     await setParam(page, 'x', 'chunks', '100, 100');
-    await deselect(page);
     await page.getByTestId('run').click();
     await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('finished');
     await expect.poll(async () => Object.keys(await laneCounts(page)).filter((k) => k.startsWith('dask-')).sort()).toEqual(['dask-0', 'dask-1']);
