@@ -99,6 +99,23 @@ export interface BenchResultMessage {
 
 export type StreamMessage = EngineEvent | RunResultMessage | BenchResultMessage;
 
+/** A Dask cluster as the cluster selector shows it (main/dask/target.ts ClusterInfo). */
+export interface ClusterInfo {
+  target: string;
+  scheduler: string;
+  dashboard: string | null;
+  python: string;
+  versions: Record<string, string | null>;
+  workers: { name: string; address: string; host: string; pid: number | null; nthreads: number; memory_limit: number; gpus: { name: string; memory: number }[]; gpuflow: boolean }[];
+}
+
+/** Where the app's runs go: `target` null is this workstation; `remembered` is kept between sessions. */
+export interface ClusterState {
+  target: string | null;
+  remembered: string | null;
+  info: ClusterInfo | null;
+}
+
 export interface GpuflowApi {
   catalog(): Promise<NodeKindSpec[]>;
   devices(): Promise<DeviceInfo>;
@@ -121,6 +138,12 @@ export interface GpuflowApi {
   compare(a: number, b: number): Promise<RunComparison>;
   startBench(doc: WorkflowDoc, opts?: { params?: Params; repeat?: number; warmup?: number }): Promise<{ benchId: string }>;
   benchmarks(workflowHash?: string): Promise<BenchmarkRecord[]>;
+  /** The cluster selector (serve only for now; absent where the front end has no Dask support). */
+  cluster?(): Promise<ClusterState>;
+  /** Sends the app's runs to a Dask cluster (tcp://host:8786, local:N, local-cuda) or back here (null); remembered. */
+  selectCluster?(address: string | null): Promise<ClusterInfo | null>;
+  /** Connects to `address` on a separate connection and lists its workers. */
+  testCluster?(address: string): Promise<ClusterInfo>;
   /** Live events after `since` (resumes after a reconnect without losing events). Returns an unsubscribe. */
   subscribe(onMessage: (m: StreamMessage) => void, since?: number): () => void;
 }

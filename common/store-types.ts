@@ -47,6 +47,8 @@ export interface RunRecord {
   eventsDropped: number;
   /** The workflow version it ran, when asked for one run through the API (GET /api/runs/:id). */
   workflow?: WorkflowDoc;
+  /** Where it ran: null for this workstation, else its Dask cluster {kind: 'dask', target, scheduler, versions, workers}. */
+  target?: JsonValue | null;
 }
 
 /** A row of the history list. */
@@ -99,7 +101,7 @@ export interface EventAggregate {
   bytesTotal: number;
 }
 
-export const BENCHMARK_CONFIG_NAMES = ['1 CPU core', 'all CPU cores', '1 GPU', 'all GPUs'] as const;
+export const BENCHMARK_CONFIG_NAMES = ['1 CPU core', 'all CPU cores', '1 GPU', 'all GPUs', 'Dask cluster'] as const;
 export type BenchmarkConfigName = (typeof BENCHMARK_CONFIG_NAMES)[number];
 
 export interface BenchmarkConfigRecord {

@@ -15,6 +15,10 @@ import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
 import type { Store } from '../store/store';
 import type { BenchmarkConfigInput } from '../store/benchmarks';
 import { digestOf } from './run-record';
+import { randomUUID } from 'node:crypto';
+import type { RunResult } from '../../common/results';
+import { compileWorkflow } from '../engine/compile/compile';
+import type { DaskTarget } from '../dask/target';
 
 export interface BenchConfig {
   name: BenchmarkConfigName;
@@ -61,6 +65,35 @@ export interface BenchOptions {
   onProgress?: (msg: string) => void;
   /** Stops the benchmark: the current run is cancelled, its pool shut down, and `runBenchmark` rejects. */
   signal?: AbortSignal;
+  /** The Dask cluster set as the target: adds the 'Dask cluster' configuration. */
+  dask?: DaskTarget | null;
+}
+
+const stopped = () => new Error('benchmark stopped');
+
+/** Warm-up and timed runs of one configuration; every repetition must give the same digest. */
+async function timedRuns(name: string, warmup: number, repeat: number, start: () => { result: Promise<RunResult>; cancel(why?: string): void }, opts: Pick<BenchOptions, 'signal' | 'onProgress'>) {
+  const times: number[] = [];
+  let digest: string | null = null;
+  const backends: Record<string, JsonValue> = {};
+  for (let i = 0; i < warmup + repeat; i++) {
+    if (opts.signal?.aborted) throw stopped();
+    const t0 = performance.now();
+    const handle = start();
+    const cancel = () => handle.cancel('benchmark stopped');
+    opts.signal?.addEventListener('abort', cancel);
+    const r = await handle.result.finally(() => opts.signal?.removeEventListener('abort', cancel));
+    const ms = performance.now() - t0;
+    if (opts.signal?.aborted) throw stopped();
+    if (r.status !== 'finished') throw new Error(`${name}: run ${r.status}: ${r.error ?? ''}`);
+    const d = digestOf(r);
+    if (digest !== null && d !== digest) throw new Error(`${name}: repetitions disagree (digest ${digest.slice(0, 12)} then ${d.slice(0, 12)})`);
+    digest = d;
+    for (const w of r.stats.workers) for (const [b, n] of Object.entries(w.backends)) backends[b] = ((backends[b] as number | undefined) ?? 0) + n;
+    if (i >= warmup) times.push(ms);
+    opts.onProgress?.(`${name}: ${i < warmup ? 'warm-up' : `repetition ${i - warmup + 1}/${repeat}`} ${ms.toFixed(0)} ms`);
+  }
+  return { times, digest, backends };
 }
 
 export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<BenchmarkRecord> {
@@ -68,7 +101,6 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
   const repeat = opts.repeat ?? 3;
   const warmup = opts.warmup ?? 1;
   const configs: BenchmarkConfigInput[] = [];
-  const stopped = () => new Error('benchmark stopped');
   for (const c of benchConfigs(opts.discovery, opts.virtualGpus, opts.nativeCpu)) {
     if (opts.signal?.aborted) throw stopped();
     if (!c.available || !c.pool) {
@@ -79,30 +111,18 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
     const engine = new Engine(opts.discovery, { ...c.pool, launcher: opts.launcher, backends: opts.backends });
     try {
       await engine.start();
-      const times: number[] = [];
-      let digest: string | null = null;
-      const backends: Record<string, JsonValue> = {};
-      for (let i = 0; i < warmup + repeat; i++) {
-        if (opts.signal?.aborted) throw stopped();
-        const t0 = performance.now();
-        const handle = engine.run(wf);
-        const cancel = () => handle.cancel('benchmark stopped');
-        opts.signal?.addEventListener('abort', cancel);
-        const r = await handle.result.finally(() => opts.signal?.removeEventListener('abort', cancel));
-        const ms = performance.now() - t0;
-        if (opts.signal?.aborted) throw stopped();
-        if (r.status !== 'finished') throw new Error(`${c.name}: run ${r.status}: ${r.error ?? ''}`);
-        const d = digestOf(r);
-        if (digest !== null && d !== digest) throw new Error(`${c.name}: repetitions disagree (digest ${digest.slice(0, 12)} then ${d.slice(0, 12)})`);
-        digest = d;
-        for (const w of r.stats.workers) for (const [b, n] of Object.entries(w.backends)) backends[b] = ((backends[b] as number | undefined) ?? 0) + n;
-        if (i >= warmup) times.push(ms);
-        opts.onProgress?.(`${c.name}: ${i < warmup ? 'warm-up' : `repetition ${i - warmup + 1}/${repeat}`} ${ms.toFixed(0)} ms`);
-      }
+      const { times, digest, backends } = await timedRuns(c.name, warmup, repeat, () => engine.run(wf), opts);
       configs.push({ name: c.name, available: true, virtual: c.virtual, workers: engine.pool.ready.length, times, digest, backends });
     } finally {
       await engine.shutdown();
     }
+  }
+  const dask = opts.dask;
+  if (dask) {
+    // Compiled for the cluster's workers; each repetition is a whole Dask run (graph submitted, results back).
+    const graph = compileWorkflow(wf, { maxTaskBytes: dask.maxTaskBytes });
+    const { times, digest, backends } = await timedRuns('Dask cluster', warmup, repeat, () => dask.run(graph, randomUUID()), opts);
+    configs.push({ name: 'Dask cluster', available: true, virtual: false, workers: dask.currentWorkers.length, times, digest, backends });
   }
   const version = opts.store.saveWorkflowVersion(wf.doc as WorkflowDoc);
   const machine = machineFingerprint(localMachineInfo(opts.discovery.gpus.map((g) => ({ name: g.name, memoryMiB: g.memoryTotalMiB }))));

@@ -14,7 +14,8 @@ import { WorkflowError, WorkflowErrors } from '../engine/errors';
 import { authorized, contentSecurityPolicy, cookieName } from './auth';
 import { streamEvents } from './event-stream';
 import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
-import { benchRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
+import { benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
+import { DaskSetupError } from '../dask/interpreter';
 import { ApiError, type GpuflowService } from './service';
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -96,6 +97,16 @@ export interface Served {
   close(): Promise<void>;
 }
 
+/** A Dask connection that fails is the caller's problem to fix (address, install): 400 with the cause. */
+async function daskCall<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof DaskSetupError) throw new ApiError(400, e.message, [e.code]);
+    throw e;
+  }
+}
+
 export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> {
   const staticDir = rendererDir();
   const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -161,6 +172,16 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
         const started = svc.startBench(b.doc, { params: b.params, repeat: b.repeat, warmup: b.warmup });
         started.done.catch(() => undefined);
         return [200, { benchId: started.benchId }];
+      }
+      case 'GET /cluster':
+        return [200, svc.cluster()];
+      case 'PUT /cluster': {
+        const b = parse(clusterRequest, await readBody(req));
+        return [200, await daskCall(() => svc.selectCluster(b.address))];
+      }
+      case 'POST /cluster/test': {
+        const b = parse(clusterTestRequest, await readBody(req));
+        return [200, await daskCall(() => svc.testCluster(b.address))];
       }
       case 'GET /benchmarks':
         return [200, svc.benchmarks(url.searchParams.get('workflow') ?? undefined)];

@@ -12,3 +12,6 @@ export const historyQuery = z.object({
   workflow: z.string().max(500).optional(),
   limit: z.coerce.number().int().min(1).max(10_000).optional(),
 });
+/** The cluster selector: a Dask address (tcp://host:port, local:N, local-cuda) or null for this workstation. */
+export const clusterRequest = z.object({ address: z.string().min(1).max(500).nullable() });
+export const clusterTestRequest = z.object({ address: z.string().min(1).max(500) });

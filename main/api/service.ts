@@ -31,6 +31,10 @@ import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
 import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
+import { compileWorkflowAsync } from '../engine/compile/compile';
+import { DaskTarget, type ClusterInfo } from '../dask/target';
+import type { BridgeOptions } from '../dask/bridge';
+import { getSetting, setSetting } from '../store/settings';
 
 export interface StartedRun {
   runId: string;
@@ -99,6 +103,8 @@ export class GpuflowService {
   private readonly benches = new Set<{ stop: AbortController; done: Promise<unknown> }>();
   /** Utilisation and memory over time per worker, for the workers panel. */
   private readonly sampler: WorkerSampler;
+  /** Where runs go: null for this workstation's engine, else a Dask cluster (main/dask). */
+  private dask: DaskTarget | null = null;
 
   constructor(
     readonly engine: Engine,
@@ -155,7 +161,61 @@ export class GpuflowService {
    */
   async runAsync(doc: unknown, opts: RunOptions = {}): Promise<StartedRun> {
     const wf = this.runWorkflow(doc, opts);
-    return this.launch(wf, await this.engine.compileAsync(wf), opts);
+    const compiled = this.dask ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes }) : await this.engine.compileAsync(wf);
+    return this.launch(wf, compiled, opts);
+  }
+
+  /**
+   * Sends later runs to the Dask cluster at `address` (tcp://host:port, local:N, local-cuda), or
+   * back to this workstation (null). Connects first: a cluster that cannot be reached leaves the
+   * target as it was and throws a DaskSetupError naming the cause.
+   */
+  async setDaskTarget(address: string | null, opts: BridgeOptions = {}): Promise<ClusterInfo | null> {
+    const next = address === null ? null : await DaskTarget.connect(address, this.engine.bus, { log: (l) => this.engine.bus.emit({ type: 'log', level: 'info', message: `dask: ${l}` }), ...opts });
+    const old = this.dask;
+    this.dask = next;
+    await old?.close();
+    return next?.info() ?? null;
+  }
+
+  /** The Dask cluster runs go to (null: this workstation), with its workers as last reported. */
+  daskTarget(): DaskTarget | null {
+    return this.dask;
+  }
+
+  /** The cluster selector's state: the target runs go to, and the one remembered in the store. */
+  cluster(): { target: string | null; remembered: string | null; info: ClusterInfo | null } {
+    const remembered = this.store ? getSetting(this.store.db, 'dask.target') : undefined;
+    return { target: this.dask?.target ?? null, remembered: typeof remembered === 'string' ? remembered : null, info: this.dask?.info() ?? null };
+  }
+
+  /** Selects the target for the app's runs and remembers it (null: this workstation). */
+  async selectCluster(address: string | null): Promise<ClusterInfo | null> {
+    const info = await this.setDaskTarget(address);
+    if (this.store) setSetting(this.store.db, 'dask.target', address);
+    return info;
+  }
+
+  /** The connection test: connects to `address` on its own bridge, lists its workers, disconnects. */
+  async testCluster(address: string): Promise<ClusterInfo> {
+    const t = await DaskTarget.connect(address, null);
+    try {
+      await t.refreshWorkers();
+      return t.info();
+    } finally {
+      await t.close();
+    }
+  }
+
+  /** Reconnects to the remembered cluster (serve and the app at start); a failure is logged, runs stay local. */
+  async restoreCluster(): Promise<void> {
+    const { remembered } = this.cluster();
+    if (!remembered) return;
+    try {
+      await this.setDaskTarget(remembered);
+    } catch (e) {
+      this.engine.bus.emit({ type: 'log', level: 'warn', message: `the remembered Dask cluster ${remembered} is not available (${e instanceof Error ? e.message : String(e)}); runs go to this workstation` });
+    }
   }
 
   private runWorkflow(doc: unknown, opts: RunOptions): ValidWorkflow {
@@ -166,12 +226,16 @@ export class GpuflowService {
   private launch(wf: ValidWorkflow, compiled: Compiled, opts: RunOptions): StartedRun {
     let storeId: number | null = null;
     let uuid: string | undefined;
-    const workers: Record<string, JsonValue>[] = this.engine.pool.ready.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name) }));
+    const dask = this.dask;
+    const workers: Record<string, JsonValue>[] = dask
+      ? dask.currentWorkers.map((w) => ({ id: `dask-${w.name}`, kind: w.gpus.length ? 'gpu' : 'cpu', label: `Dask ${w.name}`, host: w.host, threads: w.nthreads, memoryLimit: w.memory_limit, gpus: w.gpus.map((g) => g.name) }))
+      : this.engine.pool.ready.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name) }));
     // Workers the run goes without (failed to start, device gone) are part of its record, with why.
-    for (const [id, reason] of this.engine.pool.gone) {
-      const w = this.engine.pool.workers.get(id);
-      workers.push({ id, kind: w?.config.kind ?? null, label: w?.config.label ?? id, backends: [], leftOut: reason });
-    }
+    if (!dask)
+      for (const [id, reason] of this.engine.pool.gone) {
+        const w = this.engine.pool.workers.get(id);
+        workers.push({ id, kind: w?.config.kind ?? null, label: w?.config.label ?? id, backends: [], leftOut: reason });
+      }
     if (this.store) {
       const version = this.store.saveWorkflowVersion(wf.doc);
       const rec = this.store.startRun({
@@ -181,11 +245,12 @@ export class GpuflowService {
         devices: workers as unknown as JsonValue,
         machine: this.machine,
         replayOf: opts.replayOf,
+        target: dask ? dask.record() : null,
       });
       storeId = rec.id;
       uuid = rec.uuid;
     }
-    const handle = this.engine.run(wf, uuid, { compiled, reuse: opts.reuse, retain: opts.reuse });
+    const handle: RunHandle = dask ? this.daskHandle(dask, compiled, uuid) : this.engine.run(wf, uuid, { compiled, reuse: opts.reuse, retain: opts.reuse });
     const t0 = Date.now();
     const unsubscribe = this.writer && storeId !== null ? this.recordEvents(handle.runId, storeId, t0) : () => undefined;
     const done = handle.result.then((r) => {
@@ -215,6 +280,16 @@ export class GpuflowService {
     });
     return { runId: handle.runId, storeId, handle, done };
   }
+
+  /** A Dask run as the engine's RunHandle, so recording, results and cancel work as for local runs. */
+  private daskHandle(dask: DaskTarget, compiled: Compiled, uuid: string = randomUUID()): RunHandle {
+    const r = dask.run(compiled, uuid);
+    this.daskRuns.set(uuid, r);
+    void r.result.finally(() => this.daskRuns.delete(uuid));
+    return { runId: uuid, compiled, result: r.result, cancel: (why) => r.cancel(why), story: () => [] };
+  }
+
+  private readonly daskRuns = new Map<string, ReturnType<DaskTarget['run']>>();
 
   /**
    * Queues a run (the app's Run / Run selected): it starts when the queue's previous run ends,
@@ -353,6 +428,7 @@ export class GpuflowService {
       repeat: opts.repeat,
       warmup: opts.warmup,
       onProgress: (message) => this.engine.bus.emit({ type: 'log', level: 'info', message: `benchmark: ${message}` }),
+      dask: this.dask,
     });
     done.then(
       (result) => {
@@ -379,6 +455,11 @@ export class GpuflowService {
   }
 
   cancel(runId: string): boolean {
+    const d = this.daskRuns.get(runId);
+    if (d) {
+      d.cancel();
+      return true;
+    }
     return this.engine.cancel(runId);
   }
 
@@ -391,6 +472,9 @@ export class GpuflowService {
     // A benchmark runs its own pools: stop it and wait for them to shut down, or it runs on headless.
     for (const b of this.benches) b.stop.abort();
     await Promise.all([...this.benches].map((b) => b.done));
+    for (const r of this.daskRuns.values()) r.cancel('gpuflow shutting down');
+    await this.dask?.close();
+    this.dask = null;
     await this.engine.shutdown();
     this.writer?.close();
     this.writer = null;

@@ -8,19 +8,40 @@ import { GpuflowService } from '../api/service';
 import { Engine } from '../engine/engine';
 import type { Store } from '../store/store';
 import { intOption, UsageError, type Parsed } from './args';
+import { DaskSetupError } from '../dask/interpreter';
+import { parseTarget } from '../dask/target';
+import { probeScheduler } from '../dask/reachable';
 
 export async function startService(opts: Parsed['values'], withStore = true): Promise<GpuflowService> {
+  // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
+  if (opts.dask !== undefined) {
+    let t: string;
+    try {
+      t = parseTarget(opts.dask);
+    } catch (e) {
+      throw new UsageError(`--dask: ${(e as Error).message}`);
+    }
+    const why = await probeScheduler(t);
+    if (why !== null) throw new DaskCliError(`cannot reach the Dask scheduler at ${t}: ${why}`);
+  }
   const discovery = await discover();
   const backend = opts.backend;
   if (backend !== undefined && !['js', 'native-cpu', 'cuda'].includes(backend)) throw new UsageError(`--backend must be js, native-cpu or cuda, got '${backend}'`);
   const launcher = forkLauncher();
   const virtualGpus = intOption(opts['virtual-gpus'], 'virtual-gpus') ?? 0;
   const backends = backend ? [backend as 'js' | 'native-cpu' | 'cuda'] : undefined;
+  let dask: string | undefined;
+  try {
+    dask = opts.dask === undefined ? undefined : parseTarget(opts.dask);
+  } catch (e) {
+    throw new UsageError(`--dask: ${(e as Error).message}`);
+  }
+  // With --dask the runs go to the cluster: no local workers are started.
   const engine = new Engine(discovery, {
     launcher,
-    useGpus: !opts['no-gpus'],
-    virtualGpus,
-    cpuWorkers: intOption(opts['cpu-workers'], 'cpu-workers') ?? 1,
+    useGpus: dask ? false : !opts['no-gpus'],
+    virtualGpus: dask ? 0 : virtualGpus,
+    cpuWorkers: dask ? 0 : (intOption(opts['cpu-workers'], 'cpu-workers') ?? 1),
     threadsPerCpuWorker: intOption(opts.threads, 'threads', 1),
     backends,
   });
@@ -40,5 +61,19 @@ export async function startService(opts: Parsed['values'], withStore = true): Pr
     store?.close();
     throw e;
   }
-  return new GpuflowService(engine, store, { launcher, virtualGpus, backends });
+  const svc = new GpuflowService(engine, store, { launcher, virtualGpus, backends });
+  if (dask) {
+    try {
+      const info = await svc.setDaskTarget(dask);
+      if (info) process.stderr.write(`Dask cluster ${info.scheduler}${info.target !== info.scheduler ? ` (${info.target})` : ''}: ${info.workers.length} workers, distributed ${info.versions.distributed ?? '?'}\n`);
+    } catch (e) {
+      await svc.close().catch(() => undefined);
+      if (e instanceof DaskSetupError) throw new DaskCliError(e.message);
+      throw e;
+    }
+  }
+  return svc;
 }
+
+/** A Dask target that cannot be used: exit 1 with its message (not a usage error). */
+export class DaskCliError extends Error {}

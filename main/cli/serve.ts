@@ -36,7 +36,11 @@ export async function serveCommand(_positionals: string[], opts: Parsed['values'
   };
   for (const s of STOP_SIGNALS) process.on(s, onSignal);
   try {
-    const svc = await startService(opts);
+    // Local workers always start (the app may switch back to this workstation); the cluster is
+    // --dask's, else the one remembered in the store, connected in the background.
+    const svc = await startService({ ...opts, dask: undefined });
+    if (opts.dask !== undefined) await svc.selectCluster(opts.dask);
+    else void svc.restoreCluster();
     let served: Awaited<ReturnType<typeof serve>> | null = null;
     try {
       if (!signalled) {

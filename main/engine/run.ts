@@ -12,13 +12,11 @@
 import type { ChunkValue } from '../../common/arrays';
 import type { FromWorker } from '../../common/messages';
 import type { ResultValue, RunResult, WorkerStat } from '../../common/results';
-import type { NodeOutput, TaskGraph } from '../../common/tasks';
+import type { TaskGraph } from '../../common/tasks';
 import type { WorkerPool } from '../cluster/pool';
 import type { WorkerHandle } from '../cluster/worker-handle';
 import type { EventBus } from './event-bus';
-import { summaryFromBundle } from './compile/summary-lower';
-import { assembleArray } from './results';
-import { tableResult } from './table-result';
+import { outputValue } from './outputs';
 import { Scheduler, type Instruction, type Stimulus } from './scheduler/scheduler';
 import { runInSlices, type Steps } from './slices';
 import type { ResultCache } from './cache/result-cache';
@@ -339,27 +337,6 @@ export class RunController {
     });
   }
 
-  private async outputValue(out: NodeOutput): Promise<ResultValue> {
-    if (out.kind === 'scalar') {
-      const v = await this.fetch(out.key);
-      if (v.kind !== 'array') throw new Error(`output ${out.key} is a ${v.kind}, expected a value`);
-      const x = v.array.data[0];
-      return { kind: 'scalar', dtype: out.dtype, value: typeof x === 'bigint' ? Number(x) : x };
-    }
-    if (out.kind === 'array') {
-      const blocks = await Promise.all(out.keys.map((k) => this.fetch(k)));
-      return assembleArray(out, blocks);
-    }
-    if (out.kind === 'table') return tableResult(out, await Promise.all(out.keys.map((k) => this.fetch(k))));
-    if (out.kind === 'values') return { kind: 'json', value: (await Promise.all(out.keys.map((k) => this.fetch(k)))).map((v) => (v.kind === 'json' ? v.value : { kind: v.kind })) };
-    const v = await this.fetch(out.key);
-    if (out.kind === 'array-summary') {
-      if (v.kind !== 'arrays') throw new Error(`output ${out.key} is a ${v.kind}, expected a summary bundle`);
-      return { kind: 'array', dtype: out.dtype, shape: out.shape, summary: summaryFromBundle(v.arrays) };
-    }
-    return v.kind === 'json' ? { kind: 'json', value: v.value } : { kind: 'json', value: { kind: v.kind } };
-  }
-
   /** A result fetch from a worker that went down is answered now (it never will be otherwise). */
   private failFetches(worker: string, reason: string): void {
     for (const [id, f] of [...this.pendingFetch]) {
@@ -380,7 +357,7 @@ export class RunController {
     this.progress(true);
     const results: Record<string, ResultValue> = {};
     try {
-      for (const [name, out] of Object.entries(this.graph.outputs)) results[name] = await this.outputValue(out);
+      for (const [name, out] of Object.entries(this.graph.outputs)) results[name] = await outputValue(out, (k) => this.fetch(k));
     } catch (e) {
       this.lostCachedOutput = this.cachedWire.size > 0;
       return this.end('failed', results, `collecting results: ${e instanceof Error ? e.message : String(e)}`);

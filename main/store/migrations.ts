@@ -9,6 +9,9 @@
  * v1: workflows (content-hashed versions), runs, task events.
  * v2: per-(op, worker) event aggregates (backfilled from v1's events), run event counters,
  *     benchmarks and their configurations.
+ * v3: a run's target (NULL: this workstation; JSON of its Dask cluster: address, versions,
+ *     workers), the benchmark configuration 'Dask cluster' (the CHECK is rebuilt), and app
+ *     settings (key -> JSON; 'dask.target': the cluster runs go to, remembered between sessions).
  */
 import type { Db } from './db';
 import { guarded, StoreError } from './errors';
@@ -125,9 +128,38 @@ CREATE TABLE benchmark_configs (
 ) WITHOUT ROWID;
 `;
 
+const V3 = `
+ALTER TABLE runs ADD COLUMN target TEXT;
+
+CREATE TABLE benchmark_configs_v3 (
+  benchmark_id       INTEGER NOT NULL REFERENCES benchmarks(id) ON DELETE CASCADE,
+  position           INTEGER NOT NULL,
+  name               TEXT NOT NULL CHECK (name IN ('1 CPU core','all CPU cores','1 GPU','all GPUs','Dask cluster')),
+  available          INTEGER NOT NULL,
+  unavailable_reason TEXT,
+  virtual            INTEGER NOT NULL,
+  workers            INTEGER NOT NULL,
+  times              TEXT NOT NULL,      -- JSON array of ms
+  median             REAL,
+  spread             REAL,
+  digest             TEXT,
+  backends           TEXT NOT NULL DEFAULT 'null',
+  PRIMARY KEY (benchmark_id, name)
+) WITHOUT ROWID;
+INSERT INTO benchmark_configs_v3 SELECT benchmark_id, position, name, available, unavailable_reason, virtual, workers, times, median, spread, digest, backends FROM benchmark_configs;
+DROP TABLE benchmark_configs;
+ALTER TABLE benchmark_configs_v3 RENAME TO benchmark_configs;
+
+CREATE TABLE settings (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL                  -- JSON
+) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'workflows, runs, events', sql: V1 },
   { version: 2, name: 'event aggregates, benchmarks', sql: V2 },
+  { version: 3, name: 'run targets (Dask), Dask benchmark configuration', sql: V3 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -31,6 +31,8 @@ export interface RunStart {
   machine: string;
   replayOf?: number;
   started?: number;
+  /** Where it ran: absent/null for this workstation, else its Dask cluster (main/dask/target.ts record()). */
+  target?: JsonValue | null;
 }
 
 export interface RunOutcome {
@@ -68,6 +70,7 @@ export interface RunRow {
   replay_of: number | null;
   events_total: number;
   events_stored: number;
+  target: string | null;
 }
 
 const SELECT_RUN = `SELECT r.*, w.name AS workflow_name FROM runs r JOIN workflows w ON w.hash = r.workflow_hash`;
@@ -92,9 +95,9 @@ export class RunRepo {
 
   constructor(private readonly db: Db, private readonly path: string) {
     this.insert = db.prepare(`INSERT INTO runs (uuid, workflow_hash, params, seeds, devices, backends, machine, host, pid, owner,
-      started, ended, status, result_digest, results, error, replay_of)
+      started, ended, status, result_digest, results, error, replay_of, target)
       VALUES (@uuid, @workflowHash, @params, @seeds, @devices, @backends, @machine, @host, @pid, @owner,
-      @started, @ended, @status, @resultDigest, @results, @error, @replayOf) ON CONFLICT(uuid) DO NOTHING`);
+      @started, @ended, @status, @resultDigest, @results, @error, @replayOf, @target) ON CONFLICT(uuid) DO NOTHING`);
     this.update = db.prepare(`UPDATE runs SET status = ?, ended = ?, result_digest = ?, results = ?, error = ?, events_total = events_total + ? WHERE id = ?`);
     this.byId = db.prepare(`${SELECT_RUN} WHERE r.id = ?`);
     this.byUuid = db.prepare('SELECT id FROM runs WHERE uuid = ?');
@@ -126,6 +129,7 @@ export class RunRepo {
       results: null,
       error: null,
       replayOf: input.replayOf ?? null,
+      target: input.target == null ? null : toJsonText(input.target),
     });
     return { id: Number(info.lastInsertRowid), uuid };
   }
@@ -167,6 +171,7 @@ export class RunRepo {
       results: run.results === null ? null : toJsonText(run.results),
       owner: run.owner ?? `imported:${run.host}:${run.pid}`,
       replayOf: null,
+      target: run.target == null ? null : toJsonText(run.target),
     });
     return info.changes === 1 ? Number(info.lastInsertRowid) : undefined;
   }
@@ -229,6 +234,7 @@ function toSummary(row: RunRow): RunSummary {
     eventsTotal: row.events_total,
     eventsDropped: row.events_total - row.events_stored,
     durationMs: row.ended === null ? null : row.ended - row.started,
+    target: row.target === null ? null : fromJsonText(row.target),
   };
 }
 

@@ -66,6 +66,7 @@ export const exportedRunSchema = z.object({
   results: json.nullable(),
   error: z.string().nullable(),
   aggregates: z.array(aggregate).default([]),
+  target: json.nullable().default(null),
 });
 
 export const exportedWorkflowSchema = z.object({

@@ -28,7 +28,7 @@ export function exportRuns(store: Store, ids: readonly number[]): ExportDoc {
     if (!run) throw new StoreError('not-found', store.path, `No run ${id} in ${store.path}.`);
     if (!workflows.has(run.workflowHash)) workflows.set(run.workflowHash, exportWorkflow(store, run.workflowHash).workflows[0]);
     const { id: _id, workflowName: _name, replayOf: _replay, eventsTotal: _total, eventsDropped: _dropped, ...rest } = run;
-    return { ...rest, aggregates: store.eventAggregates(id) };
+    return { ...rest, target: rest.target ?? null, aggregates: store.eventAggregates(id) };
   });
   return { format: EXPORT_FORMAT, exported: Date.now(), workflows: [...workflows.values()], runs };
 }

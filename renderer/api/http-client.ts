@@ -26,7 +26,7 @@ export function createHttpClient(opts: HttpClientOptions = {}): GpuflowApi {
   const doFetch = opts.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const WS = opts.WebSocketImpl ?? globalThis.WebSocket;
 
-  async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {};
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -87,6 +87,9 @@ export function createHttpClient(opts: HttpClientOptions = {}): GpuflowApi {
     compare: (a, b) => call('GET', `/api/compare${q({ a, b })}`),
     startBench: (doc, o) => call('POST', '/api/bench', { doc, params: o?.params ?? {}, repeat: o?.repeat, warmup: o?.warmup }),
     benchmarks: (h) => call('GET', `/api/benchmarks${q({ workflow: h })}`),
+    cluster: () => call('GET', '/api/cluster'),
+    selectCluster: (address) => call('PUT', '/api/cluster', { address }),
+    testCluster: (address) => call('POST', '/api/cluster/test', { address }),
     subscribe(onMessage: (m: StreamMessage) => void, since?: number) {
       let lastSeq = since;
       let closed = false;

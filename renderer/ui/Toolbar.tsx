@@ -10,6 +10,7 @@ import { usePanelToggles, type PanelName } from './layout';
 import { RunQueue } from './RunQueue';
 import { useThemeContext } from './theme-hook';
 import { nextThemeChoice } from '../logic/theme';
+import { ClusterSelector } from './ClusterSelector';
 
 const LOSE = 'You have unsaved changes. Discard them?';
 const VIEW_LABEL = { editor: 'Editor', history: 'History', benchmarks: 'Benchmarks' } as const;
@@ -207,6 +208,7 @@ export function Toolbar() {
       </span>
       </div>
       <RunQueue />
+      <ClusterSelector />
       <span className="gf-sep" />
       <nav className="gf-tabs" aria-label="views">
         {(['editor', 'history', 'benchmarks'] as const).map((v) => (

@@ -24,17 +24,17 @@ describe('migrations', () => {
     const path = join(dir, 'sub', 'folder', 'gpuflow.db');
     const store = openStore(path);
     expect(store.schemaVersion).toBe(LATEST_VERSION);
-    expect(LATEST_VERSION).toBe(2);
+    expect(LATEST_VERSION).toBe(3);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
     const versions = store.db.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all();
-    expect(versions).toEqual([1, 2]);
+    expect(versions).toEqual([1, 2, 3]);
     store.close();
-    expect(tables(path)).toEqual(['benchmark_configs', 'benchmarks', 'event_aggregates', 'events', 'runs', 'schema_version', 'sqlite_sequence', 'workflows']);
+    expect(tables(path)).toEqual(['benchmark_configs', 'benchmarks', 'event_aggregates', 'events', 'runs', 'schema_version', 'settings', 'sqlite_sequence', 'workflows']);
     // Reopening applies nothing twice.
     const again = openStore(path);
-    expect(again.db.prepare('SELECT COUNT(*) FROM schema_version').pluck().get()).toBe(2);
+    expect(again.db.prepare('SELECT COUNT(*) FROM schema_version').pluck().get()).toBe(3);
     again.close();
   });
 
@@ -55,8 +55,9 @@ describe('migrations', () => {
     db.close();
 
     const store = openStore(path);
-    expect(store.schemaVersion).toBe(2);
+    expect(store.schemaVersion).toBe(3);
     const run = store.getRun(1)!;
+    expect(run.target).toBeNull();
     expect(run).toMatchObject({ uuid: 'u1', workflowHash: hash, workflowName: doc.name, status: 'done', resultDigest: 'abc', eventsTotal: 4, eventsDropped: 0 });
     expect(store.getWorkflowVersion(hash)!.doc).toEqual(doc);
     expect(store.eventAggregates(1)).toEqual([
@@ -66,6 +67,29 @@ describe('migrations', () => {
     // New events continue the sequence after the migrated ones.
     store.appendEvents([[1, [{ t: 10, type: 'task-done', op: 'sum', worker: 'cpu0', ms: 1 }]]]);
     expect(store.listEvents(1).map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    store.close();
+  });
+
+  it('migrates v2 to v3: benchmark configurations kept, runs without a target, the Dask configuration allowed', () => {
+    const path = join(dir, 'v2.db');
+    const db = openDatabase(path);
+    expect(migrate(db, path, 2)).toBe(2);
+    const doc = sampleDoc();
+    const hash = contentHash(doc);
+    db.prepare('INSERT INTO workflows (hash, name, doc, created) VALUES (?, ?, ?, ?)').run(hash, doc.name, canonicalJson(doc), 1000);
+    db.prepare(`INSERT INTO benchmarks (id, uuid, workflow_hash, machine, host, created, warmup, repetitions, digests_agree, tolerance_digits)
+      VALUES (1, 'b1', ?, 'm', 'h', 1000, 1, 3, 1, 10)`).run(hash);
+    db.prepare(`INSERT INTO benchmark_configs (benchmark_id, position, name, available, virtual, workers, times, median)
+      VALUES (1, 0, '1 CPU core', 1, 0, 1, '[5,6,7]', 6)`).run();
+    expect(() => db.prepare(`INSERT INTO benchmark_configs (benchmark_id, position, name, available, virtual, workers, times) VALUES (1, 4, 'Dask cluster', 1, 0, 2, '[]')`).run()).toThrow(/CHECK/);
+    db.close();
+
+    const store = openStore(path);
+    expect(store.schemaVersion).toBe(3);
+    expect(store.db.prepare('SELECT name, times, median FROM benchmark_configs').all()).toEqual([{ name: '1 CPU core', times: '[5,6,7]', median: 6 }]);
+    store.db.prepare(`INSERT INTO benchmark_configs (benchmark_id, position, name, available, virtual, workers, times) VALUES (1, 4, 'Dask cluster', 1, 0, 2, '[]')`).run();
+    const run = store.startRun({ workflowHash: hash, machine: 'm', target: { kind: 'dask', target: 'tcp://s:8786' } });
+    expect(store.getRun(run.id)!.target).toEqual({ kind: 'dask', target: 'tcp://s:8786' });
     store.close();
   });
 

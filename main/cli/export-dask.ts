@@ -1,0 +1,57 @@
+/**
+ * `gpuflow export-dask <workflow.json> > wf.py`: a standalone Python script that runs the
+ * workflow's compiled task graph on a Dask cluster with gpuflow_dask, for notebooks and
+ * pipelines. The graph is the one `--dask` submits (main/dask/graph.ts), embedded as JSON; the
+ * script calls `gpuflow_dask.export.run_graph(graph, address)` (docs/dask.md) and prints each
+ * node's output.
+ */
+import { compileWorkflow } from '../engine/compile/compile';
+import { validateWorkflow } from '../engine/validate';
+import { wireGraph } from '../dask/graph';
+import { paramOverrides, type Parsed } from './args';
+import { readWorkflowFile } from './run';
+
+/** A JSON string literal is a valid Python string literal (same escapes); embedded as such. */
+const pyString = (text: string) => JSON.stringify(text);
+
+export function daskScript(doc: unknown, params: Record<string, number | string | boolean>, source: string): string {
+  const wf = validateWorkflow(doc, params);
+  const compiled = compileWorkflow(wf);
+  const graph = wireGraph(compiled);
+  const outputs = Object.fromEntries(Object.entries(compiled.outputs));
+  return `#!/usr/bin/env python3
+"""${(wf.doc.name ?? 'workflow').replace(/"""/g, "'''").replace(/\\/g, '/')}: exported by \`gpuflow export-dask ${source.replace(/\\/g, '/')}\`.
+
+Runs gpuflow's compiled task graph (${graph.tasks.length} tasks) on a Dask cluster:
+    python3 this.py [tcp://scheduler:8786 | local:N | local-cuda]     (default local:2)
+Needs dask, distributed, numpy (pandas for dataframes) and gpuflow's python/ folder on
+PYTHONPATH, here and on every worker; input files must be readable by the workers.
+"""
+import json
+import sys
+
+from gpuflow_dask.export import run_graph
+
+GRAPH = json.loads(${pyString(JSON.stringify(graph))})
+# Node -> how its result is assembled from task outputs (common/tasks.ts NodeOutput).
+OUTPUTS = json.loads(${pyString(JSON.stringify(outputs))})
+
+
+def main(address: str) -> None:
+    values = run_graph(GRAPH, address)
+    for node, out in OUTPUTS.items():
+        keys = out["keys"] if "keys" in out else [out["key"]]
+        parts = [values[k] for k in keys]
+        print(node, out["kind"], parts[0] if len(parts) == 1 else f"{len(parts)} parts")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "local:2")
+`;
+}
+
+export async function exportDaskCommand(positionals: string[], opts: Parsed['values']): Promise<number> {
+  const doc = await readWorkflowFile(positionals[0]);
+  process.stdout.write(daskScript(doc, paramOverrides(opts.param), positionals[0]!));
+  return 0;
+}

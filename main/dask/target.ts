@@ -1,0 +1,163 @@
+/**
+ * A Dask cluster as a run target: one bridge process, connected to a scheduler address, a
+ * `local:N` LocalCluster or `local-cuda`. Workers joining and leaving become the bus's `worker`
+ * events (lanes `dask-<name>`); runs go through DaskRun. What a stored run records of its cluster
+ * comes from `info()`.
+ */
+import type { DaskWorker, FromBridge } from '../../common/dask-messages';
+import type { JsonValue } from '../../common/store-types';
+import type { TaskGraph } from '../../common/tasks';
+import type { EventBus } from '../engine/event-bus';
+import { Bridge, type BridgeOptions, type Ready } from './bridge';
+import { DaskSetupError } from './interpreter';
+import { probeScheduler } from './reachable';
+import { DaskRun, laneOf } from './run';
+
+/** How long a remote scheduler may take to answer (the CLI must exit within 10 s when it does not). */
+export const REMOTE_CONNECT_S = 5;
+/** Starting a LocalCluster's worker processes takes longer. */
+export const LOCAL_CONNECT_S = 60;
+
+/** `tcp://host:port`, `tls://host:port`, `host:port` (tcp), `local:N` or `local-cuda`; a UsageError-like DaskSetupError otherwise. */
+export function parseTarget(text: string): string {
+  const t = text.trim();
+  if (/^local:\d+$/.test(t)) {
+    const n = Number(t.slice(6));
+    if (n < 1 || n > 256) throw new DaskSetupError('bad-target', `--dask local:N needs 1 <= N <= 256, got '${t}'`);
+    return t;
+  }
+  if (t === 'local-cuda') return t;
+  if (/^(tcp|tls|ucx|inproc):\/\/[^\s/]+(:\d+)?$/.test(t)) return t;
+  if (/^[A-Za-z0-9.-]+:\d+$/.test(t)) return `tcp://${t}`;
+  throw new DaskSetupError('bad-target', `not a Dask cluster: '${text}' (use tcp://host:8786, local:N or local-cuda)`);
+}
+
+export interface ClusterInfo {
+  target: string;
+  scheduler: string;
+  dashboard: string | null;
+  python: string;
+  versions: Record<string, string | null>;
+  capi: Ready['capi'];
+  workers: DaskWorker[];
+}
+
+export class DaskTarget {
+  private workers = new Map<string, DaskWorker>();
+  private memory: Extract<FromBridge, { type: 'memory' }>['workers'] = {};
+  private running: DaskRun | null = null;
+  private closing = false;
+
+  private constructor(
+    readonly target: string,
+    private readonly bridge: Bridge,
+    private readonly ready: Ready,
+    private readonly connected: Extract<FromBridge, { type: 'connected' }>,
+    private readonly bus: EventBus | null,
+  ) {
+    for (const w of connected.workers) this.workers.set(w.name, w);
+    bridge.onMessage((m) => this.onMessage(m));
+    bridge.onExit((why) => {
+      if (!this.closing) bus?.emit({ type: 'log', level: 'error', message: `Dask cluster ${target}: ${why}` });
+    });
+    for (const w of connected.workers) this.emitWorker(w, 'up');
+  }
+
+  /** Starts a bridge and connects it; every failure is a DaskSetupError whose message names the cause (and the address). */
+  static async connect(target: string, bus: EventBus | null, opts: BridgeOptions & { timeoutS?: number } = {}): Promise<DaskTarget> {
+    const t = parseTarget(target);
+    const why = await probeScheduler(t);
+    if (why !== null) throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${why}`);
+    const { bridge, ready } = await Bridge.start(opts);
+    const timeoutS = opts.timeoutS ?? (t.startsWith('local') ? LOCAL_CONNECT_S : REMOTE_CONNECT_S);
+    let reply: FromBridge;
+    try {
+      reply = await bridge.request({ type: 'connect', id: bridge.newId('c'), target: t, timeout_s: timeoutS }, ['connected'], (timeoutS + 5) * 1000);
+    } catch (e) {
+      bridge.kill();
+      throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (reply.type === 'error') {
+      if (t.startsWith('local')) await bridge.close(5000);
+      else bridge.kill();
+      const code = reply.code === 'unreachable' || reply.code === 'version' || reply.code === 'local-cuda-missing' || reply.code === 'no-distributed' ? reply.code : 'bridge';
+      const msg = reply.code === 'unreachable' && !reply.message.includes(t) ? `cannot reach the Dask scheduler at ${t}: ${reply.message}` : reply.message;
+      throw new DaskSetupError(code, msg);
+    }
+    if (reply.type !== 'connected') throw new DaskSetupError('bridge', `unexpected reply '${reply.type}' to connect`);
+    return new DaskTarget(t, bridge, ready, reply, bus);
+  }
+
+  private emitWorker(w: DaskWorker, state: 'up' | 'down'): void {
+    this.bus?.emit({ type: 'worker', worker: laneOf(w.name), kind: w.gpus.length ? 'gpu' : 'cpu', label: `Dask ${w.name} (${w.host}, ${w.nthreads} threads${w.gpus.length ? `, ${w.gpus.map((g) => g.name).join(', ')}` : ''})`, state, ...(w.pid !== null ? { pid: w.pid } : {}) });
+  }
+
+  private onMessage(m: FromBridge): void {
+    if (m.type === 'worker') {
+      if (m.event === 'added') this.workers.set(m.worker.name, m.worker);
+      else this.workers.delete(m.worker.name);
+      this.emitWorker(m.worker, m.event === 'added' ? 'up' : 'down');
+    } else if (m.type === 'memory') this.memory = m.workers;
+  }
+
+  get alive(): boolean {
+    return this.bridge.alive;
+  }
+
+  /** The workers as last reported (joins and leaves applied). */
+  get currentWorkers(): DaskWorker[] {
+    return [...this.workers.values()];
+  }
+
+  /** Asks the scheduler for its workers now (the connection test). */
+  async refreshWorkers(): Promise<DaskWorker[]> {
+    const r = await this.bridge.request({ type: 'workers', id: this.bridge.newId('q') }, ['workers'], 15_000);
+    if (r.type === 'error') throw new DaskSetupError('bridge', r.message);
+    if (r.type !== 'workers') throw new DaskSetupError('bridge', `unexpected reply '${r.type}'`);
+    this.workers = new Map(r.workers.map((w) => [w.name, w]));
+    return r.workers;
+  }
+
+  memoryOf(name: string) {
+    return this.memory[name];
+  }
+
+  info(): ClusterInfo {
+    return { target: this.target, scheduler: this.connected.scheduler, dashboard: this.connected.dashboard, python: this.ready.python, versions: this.ready.versions, capi: this.ready.capi, workers: this.currentWorkers };
+  }
+
+  /** What a stored run records of the cluster it ran on. */
+  record(): JsonValue {
+    const i = this.info();
+    return { kind: 'dask', target: i.target, scheduler: i.scheduler, python: i.python, versions: i.versions, workers: i.workers.map((w) => ({ name: w.name, host: w.host, nthreads: w.nthreads, memory_limit: w.memory_limit, gpus: w.gpus.length })) } as unknown as JsonValue;
+  }
+
+  /** The smallest worker memory limit: no task may need more (the compiler's maxTaskBytes). */
+  get maxTaskBytes(): number | undefined {
+    const limits = this.currentWorkers.map((w) => w.memory_limit).filter((x) => x > 0);
+    return limits.length ? Math.min(...limits) : undefined;
+  }
+
+  /** Starts a run of `graph` (one at a time per bridge: a second waits for the first). */
+  run(graph: TaskGraph, runId: string): DaskRun {
+    if (!this.bus) throw new Error('a Dask target without an event bus cannot run');
+    const bus = this.bus;
+    const gpus = () => new Set(this.currentWorkers.filter((w) => w.gpus.length).map((w) => laneOf(w.name)));
+    const r = new DaskRun(runId, graph, this.bridge, bus, gpus);
+    const previous = this.running;
+    this.running = r;
+    const go = () => r.start();
+    if (previous) void previous.result.then(go, go);
+    else go();
+    void r.result.finally(() => {
+      if (this.running === r) this.running = null;
+    });
+    return r;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const w of this.workers.values()) this.emitWorker(w, 'down');
+    await this.bridge.close();
+  }
+}

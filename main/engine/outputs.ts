@@ -1,0 +1,37 @@
+/**
+ * A node's result from its output tasks' values: the one place that turns fetched ChunkValues
+ * into what a run reports, for local runs (run.ts fetches from the workers) and Dask runs
+ * (main/dask/run.ts takes them from the bridge's result), so both get the same values and digest.
+ */
+import type { ChunkValue } from '../../common/arrays';
+import type { ResultValue } from '../../common/results';
+import type { NodeOutput } from '../../common/tasks';
+import { summaryFromBundle } from './compile/summary-lower';
+import { assembleArray } from './results';
+import { tableResult } from './table-result';
+
+/** The keys whose values `outputValue` reads for `out`. */
+export function outputKeys(out: NodeOutput): string[] {
+  return out.kind === 'array' || out.kind === 'table' || out.kind === 'values' ? out.keys : [out.key];
+}
+
+export async function outputValue(out: NodeOutput, fetch: (key: string) => Promise<ChunkValue>): Promise<ResultValue> {
+  if (out.kind === 'scalar') {
+    const v = await fetch(out.key);
+    if (v.kind !== 'array') throw new Error(`output ${out.key} is a ${v.kind}, expected a value`);
+    const x = v.array.data[0];
+    return { kind: 'scalar', dtype: out.dtype, value: typeof x === 'bigint' ? Number(x) : x };
+  }
+  if (out.kind === 'array') {
+    const blocks = await Promise.all(out.keys.map((k) => fetch(k)));
+    return assembleArray(out, blocks);
+  }
+  if (out.kind === 'table') return tableResult(out, await Promise.all(out.keys.map((k) => fetch(k))));
+  if (out.kind === 'values') return { kind: 'json', value: (await Promise.all(out.keys.map((k) => fetch(k)))).map((v) => (v.kind === 'json' ? v.value : { kind: v.kind })) };
+  const v = await fetch(out.key);
+  if (out.kind === 'array-summary') {
+    if (v.kind !== 'arrays') throw new Error(`output ${out.key} is a ${v.kind}, expected a summary bundle`);
+    return { kind: 'array', dtype: out.dtype, shape: out.shape, summary: summaryFromBundle(v.arrays) };
+  }
+  return v.kind === 'json' ? { kind: 'json', value: v.value } : { kind: 'json', value: { kind: v.kind } };
+}

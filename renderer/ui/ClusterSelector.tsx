@@ -1,0 +1,84 @@
+/**
+ * Where the app's runs go: "This workstation" or a Dask cluster (tcp://host:8786, local:N,
+ * local-cuda). Test connects on its own and lists the workers (threads, memory, GPUs); Use sends
+ * later runs there and the server remembers it. Hidden where the API has no cluster support.
+ * Self-contained (its own store, renderer/state/cluster-store.ts) and mounted in the toolbar.
+ */
+import { useEffect } from 'react';
+import { useStore } from 'zustand';
+import { errorMessages } from '../api/api-error';
+import type { ClusterInfo } from '../../common/api';
+import { clusterStore } from '../state/cluster-store';
+import { useSession } from './hooks';
+
+const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
+
+function Workers({ info }: { info: ClusterInfo }) {
+  // Collapsed by default: the toolbar stays one line and nothing covers the canvas.
+  return (
+    <details className="gf-cluster-details">
+      <summary data-testid="cluster-summary">{info.workers.length} Dask workers</summary>
+      <ul className="gf-cluster-workers" data-testid="cluster-workers">
+      {info.workers.map((w) => (
+        <li key={w.name}>
+          dask-{w.name}: {w.host}, {w.nthreads} threads, {gib(w.memory_limit)}
+          {w.gpus.length ? `, ${w.gpus.map((g) => g.name).join(', ')}` : ''}
+          {w.gpuflow ? '' : ' (gpuflow_dask missing)'}
+        </li>
+      ))}
+      </ul>
+    </details>
+  );
+}
+
+export function ClusterSelector() {
+  const { api } = useSession();
+  const s = useStore(clusterStore);
+  const supported = Boolean(api.cluster && api.selectCluster && api.testCluster);
+
+  useEffect(() => {
+    if (!api.cluster) return;
+    void api.cluster().then(
+      (c) => clusterStore.getState().set({ target: c.target, info: c.info, address: c.target ?? c.remembered ?? '' }),
+      () => undefined,
+    );
+  }, [api]);
+
+  if (!supported) return null;
+  const run = async (f: () => Promise<void>) => {
+    s.set({ busy: true, error: null });
+    try {
+      await f();
+    } catch (e) {
+      s.set({ error: errorMessages(e).join('\n') });
+    } finally {
+      s.set({ busy: false });
+    }
+  };
+  const test = () => run(async () => s.set({ tested: await api.testCluster!(s.address.trim()) }));
+  const use = (address: string | null) => run(async () => s.set({ info: await api.selectCluster!(address), target: address === null ? null : address.trim() }));
+
+  return (
+    <span className="gf-cluster" data-testid="cluster-selector">
+      <span title="where runs go" data-testid="cluster-target">
+        {s.target ? `Dask: ${s.target}` : 'This workstation'}
+      </span>
+      <input aria-label="Dask cluster address" placeholder="tcp://host:8786 or local:2" value={s.address} onChange={(e) => s.set({ address: e.target.value })} data-testid="cluster-address" />
+      <button disabled={s.busy || !s.address.trim()} onClick={() => void test()} data-testid="cluster-test">
+        Test
+      </button>
+      <button disabled={s.busy || !s.address.trim()} onClick={() => void use(s.address)} data-testid="cluster-use">
+        Use
+      </button>
+      <button disabled={s.busy || s.target === null} onClick={() => void use(null)} data-testid="cluster-local">
+        Local
+      </button>
+      {s.error && (
+        <span role="alert" className="gf-cluster-error" data-testid="cluster-error">
+          {s.error}
+        </span>
+      )}
+      {(s.tested ?? s.info) && <Workers info={(s.tested ?? s.info)!} />}
+    </span>
+  );
+}

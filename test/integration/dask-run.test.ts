@@ -1,0 +1,126 @@
+/**
+ * gpuflow on a real Dask cluster (distributed 2022.12 from /usr/bin/python3, the repository's
+ * python/gpuflow_dask behind the bridge): the examples through `gpuflow run --dask`, each with
+ * the digest of the same workflow run by the local kernels (test/helpers/local-run.ts, the js
+ * reference); the stored events on both Dask workers; a Dask worker killed mid-run; an
+ * unreachable scheduler. One LocalCluster is shared by the tests that do not start their own.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestOf } from '../../main/api/run-record';
+import { DaskTarget } from '../../main/dask/target';
+import { compileWorkflow } from '../../main/engine/compile/compile';
+import { EventBus } from '../../main/engine/event-bus';
+import { validateWorkflow } from '../../main/engine/validate';
+import { openStore } from '../../main/store';
+import type { ResultValue, RunResult } from '../../common/results';
+import { DASK_PYTHON, skipDask, startLocalCluster, type SharedCluster } from '../helpers/dask-cluster';
+import { runLocal } from '../helpers/local-run';
+import { runCli, tempDb } from './cli-helpers';
+
+const example = (f: string) => JSON.parse(readFileSync(`examples/${f}`, 'utf8')) as unknown;
+const env = { GPUFLOW_PYTHON: DASK_PYTHON };
+const localDigest = async (doc: unknown, params: Record<string, number>) => digestOf({ results: await runLocal(doc, params) } as RunResult);
+const paramArgs = (p: Record<string, number>) => Object.entries(p).flatMap(([k, v]) => ['--param', `${k}=${v}`]);
+
+interface RunJson {
+  status: string;
+  error?: string;
+  digest: string;
+  storeId: number;
+  results: Record<string, ResultValue>;
+  tasksPerWorker: Record<string, number>;
+}
+
+async function daskRun(file: string, params: Record<string, number>, target: string, db = tempDb()): Promise<RunJson & { db: string }> {
+  const r = await runCli(['run', `examples/${file}`, '--dask', target, '--json', '--db', db, ...paramArgs(params)], env, 240_000);
+  if (r.code !== 0) throw new Error(`gpuflow run --dask ${target} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+  return { ...(JSON.parse(r.stdout) as RunJson), db };
+}
+
+describe.skipIf(skipDask)('gpuflow run --dask', () => {
+  let cluster: SharedCluster;
+  beforeAll(async () => {
+    cluster = await startLocalCluster(2);
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  it('runs the seed example on local:2 with the local digest, tasks of both Dask workers stored', async () => {
+    const params = { N: 400, chunks: 100 };
+    const r = await daskRun('seed-benchmark.json', params, 'local:2');
+    expect(r.status).toBe('finished');
+    expect(r.digest).toBe(await localDigest(example('seed-benchmark.json'), params));
+    const store = openStore(r.db);
+    try {
+      const events = store.listEvents(r.storeId, { limit: 10_000 });
+      const lanes = new Set(events.filter((e) => e.type === 'task').map((e) => e.worker));
+      expect(lanes).toEqual(new Set(['dask-0', 'dask-1']));
+      const run = store.getRun(r.storeId)!;
+      expect(run.target).toMatchObject({ kind: 'dask', target: 'local:2' });
+      expect((run.target as { versions: Record<string, string> }).versions.distributed).toMatch(/^\d{4}\./);
+    } finally {
+      store.close();
+    }
+  }, 240_000);
+
+  it('runs the dataframe groupby example with the local digest', async () => {
+    const params = { partitions: 4, rows_per_partition: 2000 };
+    const r = await daskRun('dataframe-groupby.json', params, cluster.address);
+    expect(r.status).toBe('finished');
+    expect(r.digest).toBe(await localDigest(example('dataframe-groupby.json'), params));
+  }, 240_000);
+
+  it('runs the linear algebra example (matmul + tall-skinny svd) with the local digest', async () => {
+    const params = { rows: 2000, cols: 40, rank: 8, block_rows: 500 };
+    const r = await daskRun('linalg-svd.json', params, cluster.address);
+    expect(r.status).toBe('finished');
+    expect(r.digest).toBe(await localDigest(example('linalg-svd.json'), params));
+  }, 240_000);
+
+  it('an unreachable scheduler exits 1 naming the address, within 10 s of starting', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const address = `tcp://127.0.0.1:${port}`;
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--no-store'], env, 120_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`cannot reach the Dask scheduler at ${address}`);
+    // The bound is on gpuflow's own work, measured in-process: a loaded CI machine can take
+    // longer than 10 s just to start node and tsx.
+    const t0 = Date.now();
+    const err = await DaskTarget.connect(address, null, { python: DASK_PYTHON }).catch((e: unknown) => e);
+    expect((err as Error).message).toContain(address);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
+  // Last: it kills one of the shared cluster's workers.
+  it('finishes with the same digest when a Dask worker is killed mid-run', async () => {
+    const params = { N: 1200, chunks: 200 };
+    const bus = new EventBus();
+    const target = await DaskTarget.connect(cluster.address, bus, { python: DASK_PYTHON, log: () => undefined });
+    try {
+      const victim = target.currentWorkers.find((w) => w.name === '1')!;
+      expect(victim.pid).toBe(cluster.workers['1']);
+      const run = target.run(compileWorkflow(validateWorkflow(example('seed-benchmark.json'), params)), 'kill-run');
+      let killed = false;
+      bus.subscribe((e) => {
+        if (!killed && e.type === 'task' && e.runId === 'kill-run') {
+          killed = true;
+          process.kill(victim.pid!, 'SIGKILL');
+        }
+      });
+      const r = await run.result;
+      expect(killed).toBe(true);
+      expect(r.status).toBe('finished');
+      expect(digestOf(r)).toBe(await localDigest(example('seed-benchmark.json'), params));
+    } finally {
+      await target.close();
+    }
+  }, 240_000);
+});
