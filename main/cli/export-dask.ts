@@ -37,12 +37,25 @@ GRAPH = json.loads(${pyString(JSON.stringify(graph))})
 OUTPUTS = json.loads(${pyString(JSON.stringify(outputs))})
 
 
+def shown(v):
+    """A small value as JSON numbers; anything else by its repr."""
+    try:
+        import numpy as np
+        a = np.asarray(v)
+        if a.dtype.kind in "fiub" and a.size <= 64:
+            return a.tolist()
+    except Exception:
+        pass
+    return repr(v)
+
+
 def main(address: str) -> None:
     values = run_graph(GRAPH, address)
+    # One JSON line per output node: {"node", "kind", "value"} (a list of parts for chunked outputs).
     for node, out in OUTPUTS.items():
         keys = out["keys"] if "keys" in out else [out["key"]]
-        parts = [values[k] for k in keys]
-        print(node, out["kind"], parts[0] if len(parts) == 1 else f"{len(parts)} parts")
+        parts = [shown(values[k]) for k in keys]
+        print(json.dumps({"node": node, "kind": out["kind"], "value": parts[0] if len(parts) == 1 else parts}))
 
 
 if __name__ == "__main__":

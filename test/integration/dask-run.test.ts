@@ -5,7 +5,10 @@
  * reference); the stored events on both Dask workers; a Dask worker killed mid-run; an
  * unreachable scheduler. One LocalCluster is shared by the tests that do not start their own.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestOf } from '../../main/api/run-record';
@@ -98,6 +101,26 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     expect((err as Error).message).toContain(address);
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
+
+  it('export-dask writes a script that computes the local answer on the cluster', async () => {
+    const params = { N: 400, chunks: 100 };
+    const script = await runCli(['export-dask', 'examples/seed-benchmark.json', ...paramArgs(params)], env);
+    expect(script.code).toBe(0);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'gpuflow-export-')), 'seed.py');
+    writeFileSync(file, script.stdout);
+    const py = spawnSync(DASK_PYTHON, [file, cluster.address], {
+      encoding: 'utf8',
+      timeout: 180_000,
+      env: { ...process.env, PYTHONPATH: path.resolve('python'), GPUFLOW_CAPI_DIR: path.resolve('native/build') },
+    });
+    expect(py.status, py.stderr).toBe(0);
+    const lines = py.stdout.trim().split('\n').map((l) => JSON.parse(l) as { node: string; kind: string; value: number });
+    const total = lines.find((l) => l.node === 'total')!;
+    const local = (await runLocal(example('seed-benchmark.json'), params)).total as { value: number };
+    expect(total.kind).toBe('scalar');
+    // The contract of docs/random.md: equal within 1e-12 relative (compensated sums on both sides).
+    expect(Math.abs(total.value - local.value)).toBeLessThanOrEqual(1e-12 * Math.abs(local.value));
+  }, 240_000);
 
   // Last: it kills one of the shared cluster's workers.
   it('finishes with the same digest when a Dask worker is killed mid-run', async () => {

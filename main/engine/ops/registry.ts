@@ -18,6 +18,13 @@ import type { OpDef } from './types';
 const ALL: OpDef[] = [...CORE_ARRAY_OPS, ...CREATE_ARRAY_OPS, ...ELEMENTWISE_ARRAY_OPS, ...SELECT_ARRAY_OPS, ...SHAPE_ARRAY_OPS, ...JOIN_ARRAY_OPS, ...SCAN_ARRAY_OPS, ...STATS_ARRAY_OPS, ...LINALG_ARRAY_OPS, ...FILE_ARRAY_OPS, ...RANDOMIZED_ARRAY_OPS, ...TUNING_OPS, ...DF_OPS];
 
 export const OPS: ReadonlyMap<string, OpDef> = new Map(ALL.map((o) => [o.spec.op, o]));
+// Two areas naming the same op would silently shadow one another (the array and dataframe
+// 'quantile' once did): refuse at load.
+if (OPS.size !== ALL.length) {
+  const seen = new Set<string>();
+  const twice = ALL.map((o) => o.spec.op).filter((op) => seen.has(op) || !seen.add(op));
+  throw new Error(`ops defined twice in the catalog: ${twice.join(', ')}`);
+}
 
 export function catalog(): NodeKindSpec[] {
   return ALL.map((o) => o.spec);

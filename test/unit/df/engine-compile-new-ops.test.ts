@@ -29,7 +29,7 @@ describe('compile-time checks of the new dataframe nodes', () => {
 
   it('describe percentiles and quantile q must lie in [0, 1]; nunique and isna name known columns', () => {
     expect(() => compile(wf([ts, ['d', 'describe', { percentiles: [0.5, 1.5] }]]))).toThrow(/node 'd'/);
-    expect(() => compile(wf([ts, ['q', 'quantile', { q: [-0.1] }]]))).toThrow(/node 'q'/);
+    expect(() => compile(wf([ts, ['q', 'df_quantile', { q: [-0.1] }]]))).toThrow(/node 'q'/);
     expect(() => compile(wf([ts, ['u', 'nunique', { columns: ['nmae'] }]]))).toThrow(/params\.columns \(node 'u'\): unknown column 'nmae'/);
     expect(() => compile(wf([ts, ['i', 'isna', { columns: ['z'] }]]))).toThrow(/params\.columns \(node 'i'\): unknown column 'z'/);
   });

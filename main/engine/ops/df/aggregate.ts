@@ -189,7 +189,7 @@ const describe: OpDef = {
 
 const quantile: OpDef = {
   spec: {
-    op: 'quantile', label: 'Quantiles', category: 'dataframes',
+    op: 'df_quantile', label: 'Quantiles (dataframe)', category: 'dataframes',
     doc: "Quantiles of each numeric column, as pandas' df.quantile(q) (linear interpolation, exact: the numeric columns are gathered into one task). Output: column q, then one column per numeric column.",
     inputs: IN, outputs: OUT,
     params: [{ name: 'q', kind: 'numbers', min: 0, default: [0.5], doc: 'fractions in [0, 1]' }],
