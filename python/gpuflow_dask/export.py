@@ -5,16 +5,17 @@ from a notebook or pipeline, without the bridge process.
 "outputs": [...]}, program specs with their `code`) and a connect target (tcp://..., local:N,
 local-cuda), builds the same Dask graph the bridge submits (runs.dask_graph, batched as
 batch.plan decides), computes the outputs and returns each output key's value: NumPy arrays,
-Partial / Table / Json / Arrays records (values.py), as the executor made them. A cluster it
+Partial / Table / Json / Arrays records (values.py), as the executor made them. The package is uploaded to workers that lack it. A cluster it
 started (local:N, local-cuda) is closed again; a scheduler it connected to is left as it was.
 """
 from __future__ import annotations
 
 import json
+import tempfile
 from typing import Any, Dict
 
 from .batch import plan
-from .cluster import ConnectError, start
+from .cluster import ConnectError, check_versions, probe_all, ship, start
 from .messages import parse
 from .runs import dask_graph
 
@@ -26,6 +27,13 @@ def run_graph(graph: Dict[str, Any], address: str, timeout_s: float = 30.0) -> D
     dsk = dask_graph(sub, "", plan(sub.tasks, sub.outputs))
     client, cluster = start(address, timeout_s)
     try:
+        # As the bridge does: the same distributed on both sides, and gpuflow_dask uploaded to
+        # workers that cannot import it.
+        check_versions(client)
+        with tempfile.TemporaryDirectory() as workdir:
+            missing = [a for a, p in ship(client, probe_all(client), workdir).items() if not p.get("gpuflow")]
+        if missing:
+            raise ConnectError("worker-missing-package", f"gpuflow_dask is not importable on {', '.join(missing)} and could not be uploaded")
         values = client.get(dsk, list(sub.outputs))
         return dict(zip(sub.outputs, values))
     finally:
