@@ -14,14 +14,6 @@ const SMALL: Record<string, Record<string, number>> = {
   'tuning-random-search.json': { trials: 4, epochs: 2, rows: 200 },
   'csv-stations.json': { blocksize: 2048 },
 };
-/**
- * Known to differ today, with the reason; the coordinator tracks these (issue 18). The tuning
- * search's digest changes with the worker pool even with the worker names left out of the
- * leaderboard (tried), so trial scores themselves depend on placement.
- */
-const KNOWN_DIFFERENT: Record<string, string> = {
-  'tuning-random-search.json': 'trial scores differ between 1 CPU and 1 CPU + 3 virtual GPUs (issue 18)',
-};
 const NO_GPU = { GPUFLOW_NVIDIA_SMI: '/nonexistent/nvidia-smi' };
 
 async function digestOf(file: string, extra: string[]): Promise<string> {
@@ -42,7 +34,7 @@ describe('examples/', () => {
   });
 
   for (const file of files) {
-    it.skipIf(file in KNOWN_DIFFERENT)(`${file}: the same digest on 1 CPU core and on 1 CPU + 3 virtual GPUs`, async () => {
+    it(`${file}: the same digest on 1 CPU core and on 1 CPU + 3 virtual GPUs`, async () => {
       const [one, many] = await Promise.all([digestOf(file, ['--cpu-workers', '1', '--threads', '1']), digestOf(file, ['--cpu-workers', '1', '--virtual-gpus', '3'])]);
       expect(one).toMatch(/^[0-9a-f]{64}$/);
       expect(many).toBe(one);
