@@ -12,20 +12,14 @@
 #include "cpu_program.h"
 #include "linalg_cpu.h"
 #include "pool.h"
+#include "capi_error.h"
 #include "program.h"
 
 #define GF_EXPORT __attribute__((visibility("default")))
 
 namespace {
 
-int fail(char* err, size_t err_len, const std::string& msg) {
-  if (err && err_len > 0) {
-    const size_t n = std::min(err_len - 1, msg.size());
-    std::memcpy(err, msg.data(), n);
-    err[n] = '\0';
-  }
-  return 1;
-}
+using gf_capi::fail;
 
 std::vector<gf::InputView> views(const void* const* inputs, const int64_t* lengths, const int32_t* types, int32_t n) {
   if (n < 0) throw std::invalid_argument("negative input count");

@@ -11,20 +11,14 @@
 #include <vector>
 
 #include "cuda_api.h"
+#include "capi_error.h"
 #include "program.h"
 
 #define GF_EXPORT __attribute__((visibility("default")))
 
 namespace {
 
-int fail(char* err, size_t err_len, const std::string& msg) {
-  if (err && err_len > 0) {
-    const size_t n = std::min(err_len - 1, msg.size());
-    std::memcpy(err, msg.data(), n);
-    err[n] = '\0';
-  }
-  return 1;
-}
+using gf_capi::fail;
 
 }  // namespace
 
