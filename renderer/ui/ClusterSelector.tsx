@@ -4,7 +4,7 @@
  * later runs there and the server remembers it. Hidden where the API has no cluster support.
  * Self-contained (its own store, renderer/state/cluster-store.ts) and mounted in the toolbar.
  */
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useStore } from 'zustand';
 import { errorMessages } from '../api/api-error';
 import type { ClusterInfo } from '../../common/api';
@@ -35,6 +35,7 @@ export function ClusterSelector() {
   const { api } = useSession();
   const s = useStore(clusterStore);
   const supported = Boolean(api.cluster && api.selectCluster && api.testCluster);
+  const popover = useRef<HTMLDetailsElement>(null);
 
   useEffect(() => {
     if (!api.cluster) return;
@@ -56,29 +57,41 @@ export function ClusterSelector() {
     }
   };
   const test = () => run(async () => s.set({ tested: await api.testCluster!(s.address.trim()) }));
-  const use = (address: string | null) => run(async () => s.set({ info: await api.selectCluster!(address), target: address === null ? null : address.trim() }));
+  const use = (address: string | null) =>
+    run(async () => {
+      s.set({ info: await api.selectCluster!(address), target: address === null ? null : address.trim() });
+      // Chosen: the popover closes, and the summary says where runs go now.
+      if (popover.current) popover.current.open = false;
+    });
 
+  // A popover like the File menu (gf-menu): the toolbar keeps one line at 1280 px, and the summary
+  // always says where runs go.
   return (
-    <span className="gf-cluster" data-testid="cluster-selector">
-      <span title="where runs go" data-testid="cluster-target">
+    <details ref={popover} className="gf-menu gf-cluster" data-testid="cluster-selector">
+      <summary title="where runs go: this workstation or a Dask cluster" data-testid="cluster-target">
         {s.target ? `Dask: ${s.target}` : 'This workstation'}
-      </span>
-      <input aria-label="Dask cluster address" placeholder="tcp://host:8786 or local:2" value={s.address} onChange={(e) => s.set({ address: e.target.value })} data-testid="cluster-address" />
-      <button disabled={s.busy || !s.address.trim()} onClick={() => void test()} data-testid="cluster-test">
-        Test
-      </button>
-      <button disabled={s.busy || !s.address.trim()} onClick={() => void use(s.address)} data-testid="cluster-use">
-        Use
-      </button>
-      <button disabled={s.busy || s.target === null} onClick={() => void use(null)} data-testid="cluster-local">
-        Local
-      </button>
-      {s.error && (
-        <span role="alert" className="gf-cluster-error" data-testid="cluster-error">
-          {s.error}
-        </span>
-      )}
-      {(s.tested ?? s.info) && <Workers info={(s.tested ?? s.info)!} />}
-    </span>
+      </summary>
+      <div className="gf-menu-list gf-cluster-panel">
+        <label className="gf-cluster-label" htmlFor="gf-cluster-address">Dask scheduler</label>
+        <input id="gf-cluster-address" aria-label="Dask cluster address" placeholder="tcp://host:8786 or local:2" value={s.address} onChange={(e) => s.set({ address: e.target.value })} data-testid="cluster-address" />
+        <div className="gf-cluster-buttons">
+          <button disabled={s.busy || !s.address.trim()} onClick={() => void test()} data-testid="cluster-test">
+            Test
+          </button>
+          <button disabled={s.busy || !s.address.trim()} onClick={() => void use(s.address)} data-testid="cluster-use">
+            Use
+          </button>
+          <button disabled={s.busy || s.target === null} onClick={() => void use(null)} data-testid="cluster-local">
+            This workstation
+          </button>
+        </div>
+        {s.error && (
+          <span role="alert" className="gf-cluster-error" data-testid="cluster-error">
+            {s.error}
+          </span>
+        )}
+        {(s.tested ?? s.info) && <Workers info={(s.tested ?? s.info)!} />}
+      </div>
+    </details>
   );
 }

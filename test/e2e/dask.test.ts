@@ -26,6 +26,7 @@ describe.skipIf(skip)('the app on a Dask cluster', () => {
 
   it('tests and selects the cluster, runs the seed example there, lanes named after the Dask workers', async () => {
     const { page } = app;
+    await page.getByTestId('cluster-target').click(); // opens the popover
     await page.getByTestId('cluster-address').fill(cluster.address);
     await page.getByTestId('cluster-test').click();
     await expect.poll(() => page.getByTestId('cluster-workers').locator('li').count(), { timeout: 60_000 }).toBe(2);
