@@ -86,7 +86,7 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
         await page.setViewportSize({ width: w, height: h });
         await page.waitForTimeout(120);
         const problems = await audit(page);
-        expect(problems, `${view} at ${w}×${h}, ${theme}`).toEqual([]);
+        expect(problems, `${view} at ${w}×${h}, ${theme}: ${problems.join("; ")}`).toEqual([]);
         if (extra) await extra(w, h);
         if (w === 1600) await page.screenshot({ path: path.join(SHOTS, `${shot}-${theme}.png`) });
       }
@@ -120,8 +120,13 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     const ops = JSON.parse((await page.getByTestId('task-stream').getAttribute('data-ops')) ?? '{}') as Record<string, number>;
     expect(Object.keys(ops).length).toBeGreaterThanOrEqual(2);
     // The legend names every op drawn, with the colour the canvas used (distinct ones).
-    const legend = await page.getByTestId('stream-legend').locator('li').evaluateAll((els) => els.map((e) => [e.getAttribute('data-op'), getComputedStyle(e.querySelector('i')!).backgroundColor]));
-    expect(legend.map(([op]) => op).sort()).toEqual(Object.keys(ops).sort());
+    const legendOf = () => page.getByTestId('stream-legend').locator('li').evaluateAll((els) => els.map((e) => [e.getAttribute('data-op'), getComputedStyle(e.querySelector('i')!).backgroundColor]));
+    const drawnOps = async () => Object.keys(JSON.parse((await page.getByTestId('task-stream').getAttribute('data-ops')) ?? '{}') as Record<string, number>).sort();
+    // The legend and the canvas's op list update from the same events in separate renders: wait
+    // until they have both caught up with the last ones.
+    await expect.poll(async () => JSON.stringify([(await legendOf()).map(([op]) => op).sort(), await drawnOps()])).toMatch(/^\[(\[.*\]),\1\]$/);
+    const legend = await legendOf();
+    expect(legend.map(([op]) => op).sort()).toEqual(await drawnOps());
     expect(new Set(legend.map(([, c]) => c)).size).toBe(legend.length);
     // Every node reads done, and the sink shows its value on the canvas.
     for (const id of ['x', 'plus1', 'every_other', 'total']) expect(await page.getByTestId(`node-state-${id}`).textContent()).toContain('done');
