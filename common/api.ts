@@ -28,6 +28,7 @@
  *                                     also {type:'run-result', result} and {type:'bench-result', result}
  */
 import type { NodeKindSpec } from './catalog';
+import type { DaskWorker } from './dask-messages';
 import type { EngineEvent, QueueEntry } from './events';
 
 export type { QueueEntry };
@@ -106,7 +107,7 @@ export interface ClusterInfo {
   dashboard: string | null;
   python: string;
   versions: Record<string, string | null>;
-  workers: { name: string; address: string; host: string; pid: number | null; nthreads: number; memory_limit: number; gpus: { name: string; memory: number }[]; gpuflow: boolean }[];
+  workers: DaskWorker[];
 }
 
 /** Where the app's runs go: `target` null is this workstation; `remembered` is kept between sessions. */

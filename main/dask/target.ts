@@ -4,6 +4,7 @@
  * events (lanes `dask-<name>`); runs go through DaskRun. What a stored run records of its cluster
  * comes from `info()`.
  */
+import type { ClusterInfo as ApiClusterInfo } from '../../common/api';
 import type { DaskWorker, FromBridge } from '../../common/dask-messages';
 import type { JsonValue } from '../../common/store-types';
 import type { TaskGraph } from '../../common/tasks';
@@ -32,14 +33,9 @@ export function parseTarget(text: string): string {
   throw new DaskSetupError('bad-target', `not a Dask cluster: '${text}' (use tcp://host:8786, local:N or local-cuda)`);
 }
 
-export interface ClusterInfo {
-  target: string;
-  scheduler: string;
-  dashboard: string | null;
-  python: string;
-  versions: Record<string, string | null>;
+/** What the API shows of a cluster (common/api.ts), plus the bridge's C-ABI library status. */
+export interface ClusterInfo extends ApiClusterInfo {
   capi: Ready['capi'];
-  workers: DaskWorker[];
 }
 
 export class DaskTarget {
