@@ -8,7 +8,7 @@ from __future__ import annotations
 import ctypes
 import os
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -41,6 +41,40 @@ def _bind(lib: ctypes.CDLL) -> None:
     lib.gf_svd_f64.argtypes = [d, d, d, d, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, cp, sz]
 
 
+def _first_loadable(paths: Iterable[Path], check: Callable[[ctypes.CDLL], Optional[str]]) -> Tuple[Optional[ctypes.CDLL], str]:
+    """The first of `paths` that loads and passes `check` (None = usable, else why not), with
+    "loaded <path>"; or None and what went wrong with each path, for why() / cuda_why()."""
+    errors = []
+    for p in paths:
+        if not p.exists():
+            errors.append(f"{p}: not found")
+            continue
+        try:
+            lib = ctypes.CDLL(str(p))
+            problem = check(lib)
+        except (OSError, AttributeError) as e:
+            errors.append(f"{p}: {e}")
+            continue
+        if problem is None:
+            return lib, f"loaded {p}"
+        errors.append(f"{p}: {problem}")
+    return None, "; ".join(errors)
+
+
+def _check_cpu(lib: ctypes.CDLL) -> Optional[str]:
+    _bind(lib)
+    v = lib.gf_capi_version()
+    return None if v == 1 else f"C-ABI version {v}, expected 1"
+
+
+def _check_cuda(lib: ctypes.CDLL) -> Optional[str]:
+    d, i64, i32, sz, vp, cp = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
+    lib.gf_cuda_available.argtypes = [cp, sz]
+    lib.gf_cuda_run_program.argtypes = [d, sz, ctypes.POINTER(vp), i64, i32, ctypes.c_int32, vp, ctypes.c_int64, cp, sz]
+    err = ctypes.create_string_buffer(ERR_LEN)
+    return err.value.decode("utf-8", "replace") if lib.gf_cuda_available(err, ERR_LEN) else None
+
+
 def load() -> Optional[ctypes.CDLL]:
     """The library, or None (then `why()` says what was tried)."""
     global _lib, _why, _tried
@@ -50,24 +84,8 @@ def load() -> Optional[ctypes.CDLL]:
     if os.environ.get("GPUFLOW_NO_CAPI") == "1":
         _why = "disabled by GPUFLOW_NO_CAPI=1"
         return None
-    errors = []
-    for p in candidates():
-        if not p.exists():
-            errors.append(f"{p}: not found")
-            continue
-        try:
-            lib = ctypes.CDLL(str(p))
-            _bind(lib)
-            if lib.gf_capi_version() != 1:
-                errors.append(f"{p}: C-ABI version {lib.gf_capi_version()}, expected 1")
-                continue
-            _lib = lib
-            _why = f"loaded {p}"
-            return lib
-        except (OSError, AttributeError) as e:
-            errors.append(f"{p}: {e}")
-    _why = "; ".join(errors)
-    return None
+    _lib, _why = _first_loadable(candidates(), _check_cpu)
+    return _lib
 
 
 def why() -> str:
@@ -166,27 +184,8 @@ def load_cuda() -> Optional[ctypes.CDLL]:
     if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
         _cuda_why = "disabled by GPUFLOW_DASK_DEVICE=cpu"
         return None
-    errors = []
-    for p in [c.parent / CUDA_LIB_NAME for c in candidates()]:
-        if not p.exists():
-            errors.append(f"{p}: not found")
-            continue
-        try:
-            lib = ctypes.CDLL(str(p))
-            d, i64, i32, sz, vp, cp = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
-            lib.gf_cuda_available.argtypes = [cp, sz]
-            lib.gf_cuda_run_program.argtypes = [d, sz, ctypes.POINTER(vp), i64, i32, ctypes.c_int32, vp, ctypes.c_int64, cp, sz]
-            err = ctypes.create_string_buffer(ERR_LEN)
-            if lib.gf_cuda_available(err, ERR_LEN):
-                errors.append(f"{p}: {err.value.decode('utf-8', 'replace')}")
-                continue
-            _cuda = lib
-            _cuda_why = f"loaded {p}"
-            return lib
-        except (OSError, AttributeError) as e:
-            errors.append(f"{p}: {e}")
-    _cuda_why = "; ".join(errors)
-    return None
+    _cuda, _cuda_why = _first_loadable([c.parent / CUDA_LIB_NAME for c in candidates()], _check_cuda)
+    return _cuda
 
 
 def cuda_why() -> str:
