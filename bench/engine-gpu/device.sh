@@ -2,7 +2,7 @@
 # One call on the GPU machine (after bench/engine-gpu/build.sh here; carry .device, .devbuild, .whl):
 # builds the addon, runs the GPU checks and the bare kernel loops + CuPy (bench/native/device-run.ts
 # --seed-only), then the whole engine (`gpuflow run`, one GPU worker, backend cuda) on the seed
-# workload, then Dask + CuPy. Everything lands in $OUT.
+# workload, then the fused limit (bench/native/fused_limit.py) and Dask + CuPy. Everything lands in $OUT.
 source .device/prelude
 export GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-unknown}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee $OUT/machine.txt
@@ -29,5 +29,7 @@ for wf in examples/seed-benchmark.json bench/engine-gpu/seed-full.json; do
     done
   done
 done
+# The fused limit (issue 4's 1.41 s / 0.61 s), rebuilt over our Philox in the same call.
+timeout 120 python3 bench/native/fused_limit.py --reps 3 2>&1 | tee $OUT/fused-limit.jsonl | cut -c1-300
 [ -z "$NO_DASK" ] && PYTHONUNBUFFERED=1 timeout 150 python3 bench/engine-gpu/dask_cupy.py '[{"n":100000,"dtype":"float64","mode":"sliced"},{"n":100000,"dtype":"float32","mode":"sliced"},{"n":100000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float64","mode":"sliced"}]' | tee $OUT/dask.jsonl
 grep -h "^|" $OUT/native-gpu-seed.md | grep -v "cupy" | head -40

@@ -123,7 +123,7 @@ async function main() {
         for (const mode of ['sliced', 'full', 'xsum'] as const) {
           const run = (code: Float64Array, out: Float64Array) => addon.cudaRunProgram(code, [], out);
           await seedLoop(run, dtype, 2 * CHUNK, CHUNK, mode, 1);  // warm-up: module load, pool
-          for (const inFlight of [1, 4]) {
+          for (const inFlight of [1, 4, 16]) {
             const r = await seedLoop(run, dtype, n, CHUNK, mode, inFlight);
             log({ kind: 'seed', impl: `gpuflow cuda (${inFlight} in flight)`, dtype, n, mode, seconds: r.seconds, value: r.value, elementsPerSecond: (n * n) / r.seconds });
           }
