@@ -37,6 +37,12 @@ export interface NativeAddon {
   cudaResidentRunProgram(code: Float64Array, inputs: (FloatArray | Int32Array | number)[], out: Float64Array | null): Promise<number>;
   cudaResidentMatmul(a: number, b: number, c0: number | null, m: number, k: number, n: number): Promise<number>;
   cudaResidentStats(): { blocks: number; bytes: number; pinnedBytes: number };
+  /** Row blocks (float64, n columns, m rows in all) stacked, then [q, r] or [u, s, vt] as new blocks (native/src/linalg_resident_napi.cc). */
+  cudaResidentFactor(ids: number[], m: number, n: number, svd: boolean): Promise<number[]>;
+  /** Rows [start, start + count) of a row-major block with `cols` columns, copied into a new block. */
+  cudaResidentRows(id: number, start: number, count: number, cols: number): Promise<number>;
+  /** The same block under a second id; its memory goes with the last id freed. */
+  cudaResidentShare(id: number): number;
 }
 
 export interface RawInfo {

@@ -116,7 +116,7 @@ async function runTask(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
   const { leases, transfers } = await deps;
   const startedAt = Date.now();
   channel.send({ type: 'started', key: msg.key, t: startedAt });
-  const plan = device ? planResident(msg.spec, backends, leases.map((l) => store.arrayInfo(l.key))) : null;
+  const plan = device ? planResident(msg.spec, backends, leases.map((l) => store.inputInfo(l.key)), device.factor !== undefined) : null;
   if (plan && device) {
     // Inputs already on the device are read in place; an array output stays there.
     const r = await runResident(plan, leases, store, device);

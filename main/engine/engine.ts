@@ -12,6 +12,7 @@ import { EventBus } from './event-bus';
 import { RunController } from './run';
 import { ResultCache, type CacheOptions } from './cache/result-cache';
 import type { ValidWorkflow } from './validate';
+import type { DeviceTarget } from './ops/types';
 
 export interface RunHandle {
   runId: string;
@@ -56,13 +57,24 @@ export class Engine {
     return Math.max(...[...this.pool.workers.values()].map((w) => w.config.memoryLimit));
   }
 
+  /**
+   * The GPU workers whose cuda backend loaded, for the compiler's one-device lowerings (svd / qr
+   * in one task, matmul of generated inputs in one block: docs/linalg.md);
+   * GPUFLOW_ONE_DEVICE_LINALG=0 turns those off.
+   */
+  get deviceTarget(): DeviceTarget | undefined {
+    if (process.env.GPUFLOW_ONE_DEVICE_LINALG === '0') return undefined;
+    const gpus = [...this.pool.workers.values()].filter((w) => w.config.kind === 'gpu' && w.backends.some((b) => b.name === 'cuda' && b.available));
+    return gpus.length ? { gpus: gpus.length, bytes: Math.min(...gpus.map((w) => w.config.memoryLimit)) } : undefined;
+  }
+
   compile(wf: ValidWorkflow): Compiled {
-    return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes });
+    return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget });
   }
 
   /** `compile` in slices of a few ms (main/engine/slices.ts): main's loop keeps serving meanwhile. */
   compileAsync(wf: ValidWorkflow): Promise<Compiled> {
-    return compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes });
+    return compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget });
   }
 
   run(wf: ValidWorkflow, runId: string = randomUUID(), opts: EngineRunOptions = {}): RunHandle {

@@ -16,6 +16,7 @@
 #include "linalg_cpu.h"
 #include "pool.h"
 #include "program.h"
+#include "linalg_resident_napi.h"
 #include "resident_napi.h"
 
 namespace gf {
@@ -303,6 +304,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaQr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, true); }));
   exports.Set("cudaSvd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, true); }));
   gf::registerResident(env, exports);
+  gf::registerLinalgResident(env, exports);
   gf::registerDfExports(env, exports);
   return exports;
 }

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "cuda_api.h"
+#include "cuda_linalg_resident.h"
 #include "cuda_resident.h"
 
 #ifndef GF_NO_CUDA_REASON
@@ -29,6 +30,12 @@ void residentDownload(const DeviceBlock&, void*) { absent(); }
 bool residentFree(int64_t) { return false; }
 int64_t residentRunProgram(const Program&, const std::vector<InputView>&, const std::vector<char>&, void*) { absent(); }
 int64_t residentMatmul(int, const DeviceBlock&, const DeviceBlock&, const DeviceBlock*, int64_t, int64_t, int64_t) { absent(); }
+BlockRef residentAllocate(size_t, int32_t) { absent(); }
+int64_t residentEnter(BlockRef) { absent(); }
+void qrOnDevice(const double*, double*, double*, int64_t, int64_t) { absent(); }
+void svdOnDevice(const double*, double*, double*, double*, int64_t, int64_t) { absent(); }
+std::vector<int64_t> residentFactor(const std::vector<BlockRef>&, int64_t, int64_t, bool) { absent(); }
+int64_t residentRows(const DeviceBlock&, int64_t, int64_t, int64_t) { absent(); }
 void residentStats(int64_t& blocks, int64_t& bytes, int64_t& pinned) { blocks = bytes = pinned = 0; }
 
 }  // namespace cuda

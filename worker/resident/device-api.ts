@@ -1,6 +1,7 @@
 /**
  * What the residency manager (store.ts) asks of a device: buffers named by ids, copies both ways,
- * and the two kernels whose outputs stay on the device (fused programs, matmul). The addon
+ * and the kernels whose outputs stay on the device (fused programs, matmul, and the QR / SVD of
+ * row blocks that TSQR and the one-task qr / svd use: linalg.ts). The addon
  * implements it (addonDeviceApi, native/src/resident_napi.cc); unit tests implement it in JS, so
  * the manager's logic is tested without a GPU.
  */
@@ -20,6 +21,14 @@ export interface DeviceArrayRef {
   bytes: number;
 }
 
+/** Several device arrays held as one value (a QR's or SVD's factors), each part its own buffer. */
+export interface DeviceBundleRef {
+  parts: Record<string, DeviceArrayRef>;
+  bytes: number;
+}
+
+export type DeviceValue = DeviceArrayRef | DeviceBundleRef;
+
 export interface DeviceApi {
   /** Copies a host array to a new device buffer; resolves with its id. */
   upload(a: NDArray & { dtype: DeviceDType }): Promise<number>;
@@ -34,10 +43,29 @@ export interface DeviceApi {
   runProgram(program: ChunkProgram, inputs: (ChunkValue | DeviceArrayRef)[]): Promise<{ id: number } | { value: ChunkValue }>;
   /** C = A B (+ C0), all on the device; resolves with C's id. */
   matmul(a: DeviceArrayRef, b: DeviceArrayRef, c0: DeviceArrayRef | null): Promise<number>;
+  /**
+   * Float64 row blocks (n columns, m rows in all) stacked, then QR -> [q, r] or SVD -> [u, s, vt]
+   * ids, row-major, with the js conventions (diag(R) >= 0, the js sign rule). Absent: the device
+   * has no resident linear algebra, and those tasks run on host values.
+   */
+  factor?(blocks: DeviceArrayRef[], m: number, n: number, svd: boolean): Promise<number[]>;
+  /** Rows [start, start + count) of a 2-D buffer, copied into a new one. */
+  rows?(a: DeviceArrayRef, start: number, count: number): Promise<number>;
+  /** A second id for the same buffer (freed when both are). */
+  share?(id: number): number;
 }
 
-export function isDeviceRef(v: ChunkValue | DeviceArrayRef): v is DeviceArrayRef {
-  return !('kind' in v);
+export function isDeviceRef(v: ChunkValue | DeviceValue): v is DeviceArrayRef {
+  return 'id' in v;
+}
+
+export function isDeviceBundle(v: ChunkValue | DeviceValue): v is DeviceBundleRef {
+  return 'parts' in v;
+}
+
+/** The ids of a device value's buffers. */
+export function deviceIds(v: DeviceValue): number[] {
+  return isDeviceRef(v) ? [v.id] : Object.values(v.parts).map((p) => p.id);
 }
 
 function hostArrayFor(dtype: DeviceDType, n: number): Float64Array | Float32Array | Int32Array {
@@ -65,5 +93,8 @@ export function addonDeviceApi(addon: NativeAddon): DeviceApi {
       return { value: resultOf(program, out) };
     },
     matmul: (a, b, c0) => addon.cudaResidentMatmul(a.id, b.id, c0 ? c0.id : null, a.shape[0], a.shape[1], b.shape[1]),
+    factor: (blocks, m, n, svd) => addon.cudaResidentFactor(blocks.map((b) => b.id), m, n, svd),
+    rows: (a, start, count) => addon.cudaResidentRows(a.id, start, count, a.shape[1]),
+    share: (id) => addon.cudaResidentShare(id),
   };
 }

@@ -1,29 +1,36 @@
 /**
  * Runs the tasks whose inputs and output can stay on the device: fused programs that the cuda
- * backend runs (it is the first backend supporting them, as worker/execute.ts picks) and matmul
- * blocks when cuda is the worker's matmul backend. Everything else runs as before, on host values.
+ * backend runs (it is the first backend supporting them, as worker/execute.ts picks), matmul
+ * blocks when cuda is the worker's matmul backend, and TSQR's / the one-task qr and svd's tasks
+ * when it is the worker's QR / SVD backend (linalg.ts). Everything else runs as before, on host values.
  */
 import type { ChunkProgram, ChunkValue } from '../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../common/arrays';
 import type { TaskSpec } from '../../common/tasks';
 import type { ArrayBackend } from '../kernels/backend';
-import type { DeviceApi, DeviceArrayRef } from './device-api';
-import { isDeviceRef } from './device-api';
-import type { DeviceInput, DeviceTraffic, Lease, ResidentStore } from './store';
+import type { DeviceApi, DeviceArrayRef, DeviceValue } from './device-api';
+import { isDeviceBundle, isDeviceRef } from './device-api';
+import { planLinalg, runLinalg, type LinalgPlan } from './linalg';
+import type { DeviceInput, DeviceTraffic, InputInfo, Lease, ResidentStore } from './store';
 
-export type ResidentPlan = { kind: 'program'; program: ChunkProgram } | { kind: 'matmul'; k: number };
+export type ResidentPlan = { kind: 'program'; program: ChunkProgram } | { kind: 'matmul'; k: number } | { kind: 'linalg'; plan: LinalgPlan };
 
 export interface ResidentResult {
   /** The output: on the device (owned by the caller now) or a host value (a partial). */
-  output: { device: DeviceArrayRef } | { value: ChunkValue };
+  output: { device: DeviceValue } | { value: ChunkValue };
   traffic: DeviceTraffic;
 }
 
 /**
  * Whether a task runs with device-resident data, given its spec, the worker's backends (in
- * preference order) and the dtype / shape of each input (null: not an array).
+ * preference order), the dtype / shape of each input (null: not an array; store.inputInfo) and
+ * whether the device has resident linear algebra (DeviceApi.factor).
  */
-export function planResident(spec: TaskSpec, backends: ArrayBackend[], inputs: ({ dtype: string; shape: number[] } | null)[]): ResidentPlan | null {
+export function planResident(spec: TaskSpec, backends: ArrayBackend[], inputs: (InputInfo | null)[], linalg = false): ResidentPlan | null {
+  if (linalg) {
+    const plan = planLinalg(spec, backends, inputs);
+    if (plan) return { kind: 'linalg', plan };
+  }
   if (spec.kind === 'program') {
     const be = backends.find((b) => b.supportsProgram(spec.program));
     return be?.name === 'cuda' ? { kind: 'program', program: spec.program } : null;
@@ -32,9 +39,10 @@ export function planResident(spec: TaskSpec, backends: ArrayBackend[], inputs: (
     const be = backends.find((b) => b.matmul);
     const k = spec.params.k;
     if (be?.name !== 'cuda' || typeof k !== 'number' || !Number.isInteger(k) || k < 1 || inputs.length !== 2 * k) return null;
-    const dtype = inputs[0]?.dtype;
+    const first = inputs[0];
+    const dtype = first && 'dtype' in first ? first.dtype : undefined;
     // The same operands the host path sends to cuBLAS (linalg-handlers.ts mm): 2-D, one float dtype.
-    const ok = (dtype === 'float64' || dtype === 'float32') && inputs.every((x) => x !== null && x.dtype === dtype && x.shape.length === 2);
+    const ok = (dtype === 'float64' || dtype === 'float32') && inputs.every((x) => x !== null && 'dtype' in x && x.dtype === dtype && x.shape.length === 2);
     return ok ? { kind: 'matmul', k } : null;
   }
   return null;
@@ -58,10 +66,21 @@ export async function runResident(plan: ResidentPlan, leases: Lease[], store: Re
       traffic.uploadedBytes += d.uploaded;
     }
     const values = inputs.map((d) => d.value);
+    if (plan.kind === 'linalg') {
+      const out = await runLinalg(plan.plan, values, store, api);
+      traffic.keptBytes = out.bytes;
+      return { output: { device: out }, traffic };
+    }
     if (plan.kind === 'program') {
       const p = plan.program;
       if (!p.reduce) await store.makeRoom(sizeOf(p.shape) * bytesPerElement(p.dtype));
-      const r = await api.runProgram(p, values);
+      const r = await api.runProgram(
+        p,
+        values.map((v, i) => {
+          if (!isDeviceRef(v) && isDeviceBundle(v)) throw new TypeError(`program: input ${i} is a bundle of arrays`);
+          return v;
+        }),
+      );
       if ('value' in r) return { output: { value: r.value }, traffic };
       const ref: DeviceArrayRef = { id: r.id, dtype: p.dtype as 'float64' | 'float32', shape: p.shape, bytes: sizeOf(p.shape) * bytesPerElement(p.dtype) };
       traffic.keptBytes = ref.bytes;

@@ -9,10 +9,15 @@
  * then freed). `heldBytes` counts each value once, wherever it lives, so the worker's memory
  * limit means what it meant before. Tasks hold their inputs through leases: an input released
  * (or chosen for a spill) while a task reads it is freed when the task lets go.
+ *
+ * A device value is one buffer (an array) or a bundle of them (a QR's or SVD's factors, which
+ * TSQR's tasks and the one-task qr / svd keep on the device: linalg.ts); a bundle comes back to
+ * the host as a value of kind 'arrays', part by part.
  */
 import type { ChunkValue, NDArray } from '../../common/arrays';
 import { valueBytes } from '../../common/arrays';
-import type { DeviceApi, DeviceArrayRef, DeviceDType } from './device-api';
+import type { DeviceApi, DeviceArrayRef, DeviceDType, DeviceValue } from './device-api';
+import { deviceIds, isDeviceRef } from './device-api';
 
 /** Host <-> device traffic of one task, reported with it (main/engine/run.ts puts it on the task event). */
 export type { DeviceTraffic } from '../../common/messages';
@@ -20,7 +25,7 @@ export type { DeviceTraffic } from '../../common/messages';
 interface Entry {
   key: string;
   host?: ChunkValue;
-  device?: DeviceArrayRef;
+  device?: DeviceValue;
   bytes: number;
   pins: number;
   lastUse: number;
@@ -32,11 +37,14 @@ interface Entry {
 
 /** An input as a device kernel gets it; `temp`: a copy for this task alone, to `freeTemp` after it. */
 export interface DeviceInput {
-  value: DeviceArrayRef | ChunkValue;
+  value: DeviceValue | ChunkValue;
   reused: boolean;
   uploaded: number;
   temp?: boolean;
 }
+
+/** An input as the planner sees it (store.inputInfo). */
+export type InputInfo = { dtype: string; shape: number[]; device?: boolean } | { parts: string[]; device: boolean };
 
 /** A task's hold on a value: it stays readable (and on the device) until `release()`. */
 export interface Lease {
@@ -106,8 +114,17 @@ export class ResidentStore {
   arrayInfo(key: string): { dtype: string; shape: number[] } | null {
     const e = this.entries.get(key);
     if (!e) return null;
-    if (e.device) return { dtype: e.device.dtype, shape: e.device.shape };
+    if (e.device) return isDeviceRef(e.device) ? { dtype: e.device.dtype, shape: e.device.shape } : null;
     return e.host?.kind === 'array' ? { dtype: e.host.array.dtype, shape: e.host.array.shape } : null;
+  }
+
+  /** What the planner (runner.ts) needs of an input: an array's dtype and shape, or a bundle's part names, and whether it is on the device. */
+  inputInfo(key: string): InputInfo | null {
+    const e = this.entries.get(key);
+    if (!e) return null;
+    if (e.device && !isDeviceRef(e.device)) return { parts: Object.keys(e.device.parts), device: true };
+    const a = this.arrayInfo(key);
+    return a && { ...a, device: e.device !== undefined };
   }
 
   putHost(key: string, value: ChunkValue): void {
@@ -116,8 +133,8 @@ export class ResidentStore {
     this.heldBytes += valueBytes(value);
   }
 
-  /** Takes ownership of a device buffer as the value of `key`. */
-  putDevice(key: string, ref: DeviceArrayRef): void {
+  /** Takes ownership of a device buffer (or bundle of them) as the value of `key`. */
+  putDevice(key: string, ref: DeviceValue): void {
     this.release(key);
     this.entries.set(key, { key, device: ref, bytes: ref.bytes, pins: 0, lastUse: ++this.clock, released: false });
     this.heldBytes += ref.bytes;
@@ -169,10 +186,7 @@ export class ResidentStore {
       const ref = e.device;
       if (!ref || !this.api) throw new Error(`'${e.key}' has no host or device copy`);
       const api = this.api;
-      e.downloading = api.download(ref).then((array) => {
-        this.stats.downloads++;
-        this.stats.downloadBytes += ref.bytes;
-        const v: ChunkValue = { kind: 'array', array };
+      e.downloading = this.download(api, ref).then((v) => {
         if (!e.released) e.host = v;
         return v;
       });
@@ -233,16 +247,13 @@ export class ResidentStore {
     e.spilling = (async () => {
       try {
         if (!e.host && !e.released && this.api) {
-          const array = await this.api.download(ref);
-          this.stats.downloads++;
-          this.stats.downloadBytes += ref.bytes;
-          if (!e.released) e.host = { kind: 'array', array };
+          const v = await this.download(this.api, ref);
+          if (!e.released) e.host = v;
         }
       } finally {
         e.device = undefined;
         e.spilling = undefined;
-        this.api?.free(ref.id);
-        this.stats.frees++;
+        this.freeIds(ref);
       }
     })();
     return e.spilling;
@@ -250,15 +261,32 @@ export class ResidentStore {
 
   private freeDevice(e: Entry): void {
     if (!e.device || !this.api) return;
-    this.api.free(e.device.id);
+    this.freeIds(e.device);
     this.deviceBytes -= e.device.bytes;
-    this.stats.frees++;
     e.device = undefined;
   }
 
-  /** Frees a device buffer that no entry owns (a task's temporary). */
-  freeTemp(ref: DeviceArrayRef): void {
-    this.api?.free(ref.id);
+  /** A device value's host copy: an array, or a bundle downloaded part by part. */
+  private async download(api: DeviceApi, ref: DeviceValue): Promise<ChunkValue> {
+    let v: ChunkValue;
+    if (isDeviceRef(ref)) v = { kind: 'array', array: await api.download(ref) };
+    else {
+      const names = Object.keys(ref.parts);
+      const got = await Promise.all(names.map((n) => api.download(ref.parts[n])));
+      v = { kind: 'arrays', arrays: Object.fromEntries(names.map((n, i) => [n, got[i]])) };
+    }
+    this.stats.downloads++;
+    this.stats.downloadBytes += ref.bytes;
+    return v;
+  }
+
+  private freeIds(ref: DeviceValue): void {
+    for (const id of deviceIds(ref)) this.api?.free(id);
     this.stats.frees++;
+  }
+
+  /** Frees a device buffer (or bundle) that no entry owns (a task's temporary). */
+  freeTemp(ref: DeviceValue): void {
+    this.freeIds(ref);
   }
 }

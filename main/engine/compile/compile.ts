@@ -9,7 +9,7 @@ import type { NodeOutput, Resource, TaskDef, TaskGraph } from '../../../common/t
 import { MAX_TASKS } from './limits';
 import { WorkflowError } from '../errors';
 import { OPS } from '../ops/registry';
-import type { BuildContext, LazyValue } from '../ops/types';
+import type { BuildContext, DeviceTarget, LazyValue } from '../ops/types';
 import type { ValidWorkflow } from '../validate';
 import { sizeOf } from '../../../common/arrays';
 import { WHOLE_ARRAY_LIMIT } from '../results';
@@ -23,6 +23,8 @@ export interface CompileOptions {
   /** Largest bytes a single task may touch (the biggest worker's memory limit). */
   maxTaskBytes?: number;
   arrayResource?: Resource;
+  /** The run's cuda GPU workers (absent: none): linalg ops take one-task paths when their data fits one (docs/linalg.md). */
+  device?: DeviceTarget;
   /** Output arrays with more elements are reported as summaries computed on the workers. */
   wholeArrayLimit?: number;
   /** Fuse dataframe sources into their first reader (df-fuse.ts); default true. */
@@ -69,6 +71,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       params: wf.params.get(id) ?? {},
       inputs,
       arrayResource: opts.arrayResource ?? 'any',
+      device: opts.device,
       key: (name, idx) => `${id}/${name}${idx ? `(${idx.join(',')})` : ''}`,
       fail: (field, detail) => {
         throw new WorkflowError(`nodes[${i}].${field}`, detail, id);

@@ -3,14 +3,31 @@
  * - matmul: blockwise contraction, C[i,j] = sum_l A[i,l] B[l,j], one task per output block;
  * - qr / svd of tall-skinny arrays: TSQR as dask.array.linalg.tsqr does it: a QR per row block,
  *   one QR of the stacked R factors (and the SVD of R), then one recombination per row block.
+ * One-device lowerings, when the run has a cuda GPU worker (ctx.device) and the data fits it with
+ * room to spare: a float64 qr / svd is one task over the row blocks (the worker gathers them on
+ * the device and calls cuSOLVER once) instead of the TSQR tree; a matmul of generated inputs
+ * (blocks that read no task output) generates A and B as single blocks, so the product is one
+ * gemm where they are made. CPU-only runs, and data too big for one device, keep the block graphs.
  */
 import type { DType } from '../../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { axisChunks, blockShape } from '../compile/chunks';
 import { rechunk, sameChunks } from '../compile/rechunk';
+import { reblockLazy } from '../compile/reblock';
 import { arrayInput } from './arrays-core';
 import type { BuildContext, LazyArray, OpDef } from './types';
+
+/**
+ * Share of a GPU worker's memory limit that a one-device lowering may plan to use: the rest is
+ * left for whatever else the run keeps there.
+ */
+export const ONE_DEVICE_SHARE = 0.5;
+
+/** Whether a one-device lowering whose device working set is `bytes` may be taken. */
+function fitsOneDevice(ctx: BuildContext, bytes: number): boolean {
+  return ctx.device !== undefined && ctx.device.gpus === 1 && bytes <= ctx.device.bytes * ONE_DEVICE_SHARE;
+}
 
 const floatOf = (...d: DType[]): DType => (d.every((x) => x === 'float32') ? 'float32' : 'float64');
 
@@ -37,10 +54,14 @@ const matmul: OpDef = {
     need2d(ctx, a0, 'a');
     need2d(ctx, b0, 'b');
     if (a0.shape[1] !== b0.shape[0]) ctx.fail('inputs.b', `shapes (${a0.shape.join(', ')}) and (${b0.shape.join(', ')}) do not align: ${a0.shape[1]} != ${b0.shape[0]}`);
-    const a = materialize(a0, ctx, 'a');
+    const one = oneBlockOperands(ctx, a0, b0);
+    // One block of each: the GPU generates them and multiplies (a CPU worker would need them all).
+    const bctx: BuildContext = one ? { ...ctx, arrayResource: 'gpu' } : ctx;
+    const [a1, b1] = one ?? [a0, b0];
+    const a = materialize(a1, bctx, 'a');
     // The contraction axis must be split the same way on both sides.
-    const bc = [a.chunks[1], b0.chunks[1]];
-    const b = materialize(sameChunks(b0.chunks, bc) ? b0 : rechunk(b0, bc, ctx, 'align-b'), ctx, 'b');
+    const bc = [a.chunks[1], b1.chunks[1]];
+    const b = materialize(sameChunks(b1.chunks, bc) ? b1 : rechunk(b1, bc, ctx, 'align-b'), bctx, 'b');
     const L = a.chunks[1].length;
     const dtype = floatOf(a.dtype, b.dtype);
     const chunks = [a.chunks[0], b.chunks[1]];
@@ -53,13 +74,31 @@ const matmul: OpDef = {
         const outBytes = sizeOf(blockShape(chunks, [i, j])) * bytesPerElement(dtype);
         const inBytes = deps.length * Math.max(sizeOf(blockShape(a.chunks, [i, 0])), sizeOf(blockShape(b.chunks, [0, j]))) * bytesPerElement(dtype);
         const key = ctx.key('matmul', [i, j]);
-        ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'matmul', params: { k: L } }, resource: 'any', op: 'matmul', outBytes, workBytes: outBytes + inBytes });
+        ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'matmul', params: { k: L } }, resource: one ? 'gpu' : 'any', op: 'matmul', outBytes, workBytes: outBytes + inBytes });
         keys.push(key);
       }
     }
     return { out: fromKeys([a.shape[0], b.shape[1]], chunks, dtype, keys, ctx.nodeId, [ctx.nodeId]) };
   },
 };
+
+/**
+ * Generated operands as one block each when A, B and C fit one GPU: the product is then one gemm
+ * on the device where A and B were generated, instead of a k-deep sum of block products per
+ * output block (16384^2 in 4096^2 chunks: 64 gemms, 48 accumulator copies, 80 tasks -> 4).
+ */
+function oneBlockOperands(ctx: BuildContext, a: LazyArray, b: LazyArray): [LazyArray, LazyArray] | null {
+  const [m, k] = a.shape;
+  const n = b.shape[1];
+  const elem = bytesPerElement(floatOf(a.dtype, b.dtype));
+  const one = (x: LazyArray) => x.chunks.every((c) => c.length === 1);
+  if (one(a) && one(b)) return null;
+  // The device kernels index a block with 32-bit integers.
+  if (!fitsOneDevice(ctx, (m * k + k * n + m * n) * elem) || m * k >= 2 ** 31 || k * n >= 2 ** 31 || m * n >= 2 ** 31) return null;
+  const a1 = one(a) ? a : reblockLazy(a, [[m], [k]]);
+  const b1 = one(b) ? b : reblockLazy(b, [[k], [n]]);
+  return a1 && b1 ? [a1, b1] : null;
+}
 
 /** Row chunks for TSQR: every block needs at least n rows, so a short last block joins the one before. */
 export function tsqrRowChunks(rows: number[], n: number): number[] {
@@ -79,10 +118,14 @@ interface Tsqr {
 }
 
 /** Emits the TSQR factor and top tasks; the caller emits the per-block recombinations. */
-function tsqr(ctx: BuildContext, x: LazyArray, svd: boolean): Tsqr {
+function tallSkinny(ctx: BuildContext, x: LazyArray): void {
   need2d(ctx, x, 'x');
   const [m, n] = x.shape;
   if (m < n) ctx.fail('inputs.x', `needs a tall-skinny array (rows >= columns), got (${m}, ${n})`);
+}
+
+function tsqr(ctx: BuildContext, x: LazyArray, svd: boolean): Tsqr {
+  const [m, n] = x.shape;
   const rowChunks = tsqrRowChunks(x.chunks[0].every((r) => r >= n) ? x.chunks[0] : axisChunks(m, Math.max(n, x.chunks[0][0])), n);
   const want = [rowChunks, [n]];
   const a = materialize(sameChunks(x.chunks, want) ? x : rechunk(x, want, ctx, 'rows'), ctx, 'a');
@@ -117,6 +160,36 @@ function pick(ctx: BuildContext, t: Tsqr, name: string, shape: number[], dtype: 
   return fromKeys(shape, shape.map((s) => [s]), dtype, [key], ctx.nodeId, [ctx.nodeId]);
 }
 
+/**
+ * The one-task path of qr / svd: a float64 array that fits one GPU with room to spare goes to one
+ * task that reads its row blocks (any row split, whole columns) and factors the whole array at
+ * once: on a cuda worker the blocks are gathered on the device and cuSOLVER runs once
+ * (worker/resident/linalg.ts); elsewhere the handler stacks them on the host.
+ * Returns its key, or null when TSQR is the way.
+ */
+function oneTask(ctx: BuildContext, x: LazyArray, svd: boolean): { key: string; m: number; n: number } | null {
+  const [m, n] = x.shape;
+  if (floatOf(x.dtype) !== 'float64' || m * n >= 2 ** 31 || n === 0) return null;
+  // The blocks, their stacked copy, the factor (and U) and the solver's copies of the array.
+  if (!fitsOneDevice(ctx, 5 * m * n * 8 + 4 * n * n * 8)) return null;
+  const want = [x.chunks[0], [n]];
+  const gctx: BuildContext = { ...ctx, arrayResource: 'gpu' };
+  const a = materialize(sameChunks(x.chunks, want) ? x : rechunk(x, want, ctx, 'rows'), gctx, 'a');
+  const deps = x.chunks[0].map((_, i) => a.block([i, 0]).deps[0]);
+  const key = ctx.key(svd ? 'svd' : 'qr');
+  const bytes = (m * n + 2 * n * n + n) * 8;
+  ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'factor-whole', params: { svd } }, resource: 'gpu', op: svd ? 'svd' : 'qr', outBytes: bytes, workBytes: 2 * bytes + m * n * 8 });
+  return { key, m, n };
+}
+
+/** One output of the one-task path, as one block. */
+function pickWhole(ctx: BuildContext, from: string, name: string, shape: number[]): LazyArray {
+  const key = ctx.key(`pick-${name}`);
+  const bytes = sizeOf(shape) * 8;
+  ctx.emit({ key, deps: [from], spec: { kind: 'array-op', op: 'pick', params: { name } }, resource: 'gpu', op: name, outBytes: bytes, workBytes: bytes });
+  return fromKeys(shape, shape.map((s) => [s]), 'float64', [key], ctx.nodeId, [ctx.nodeId]);
+}
+
 const qr: OpDef = {
   spec: {
     op: 'qr',
@@ -132,6 +205,9 @@ const qr: OpDef = {
   },
   build(ctx) {
     const x = arrayInput(ctx, 'x');
+    tallSkinny(ctx, x);
+    const one = oneTask(ctx, x, false);
+    if (one) return { q: pickWhole(ctx, one.key, 'q', [one.m, one.n]), r: pickWhole(ctx, one.key, 'r', [one.n, one.n]) };
     const t = tsqr(ctx, x, false);
     const dtype = floatOf(x.dtype);
     return { q: recombine(ctx, t, false, dtype), r: pick(ctx, t, 'r', [t.n, t.n], dtype) };
@@ -154,6 +230,9 @@ const svd: OpDef = {
   },
   build(ctx) {
     const x = arrayInput(ctx, 'x');
+    tallSkinny(ctx, x);
+    const one = oneTask(ctx, x, true);
+    if (one) return { u: pickWhole(ctx, one.key, 'u', [one.m, one.n]), s: pickWhole(ctx, one.key, 's', [one.n]), vt: pickWhole(ctx, one.key, 'vt', [one.n, one.n]) };
     const t = tsqr(ctx, x, true);
     const dtype = floatOf(x.dtype);
     return { u: recombine(ctx, t, true, dtype), s: pick(ctx, t, 's', [t.n], dtype), vt: pick(ctx, t, 'vt', [t.n, t.n], dtype) };

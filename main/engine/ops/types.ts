@@ -60,6 +60,16 @@ export interface BuildContext {
   fail(field: string, detail: string): never;
   /** Default resource for array tasks. */
   arrayResource: Resource;
+  /** The run's GPU workers with the cuda backend (absent: none), for ops that lower differently when their data fits one device. */
+  device?: DeviceTarget;
+}
+
+/** What the compiler knows of the run's cuda GPU workers. */
+export interface DeviceTarget {
+  /** How many there are. */
+  gpus: number;
+  /** The smallest one's memory limit, in bytes. */
+  bytes: number;
 }
 
 export interface OpDef {

@@ -47,6 +47,9 @@ int64_t enter(BlockRef block) {
 
 }  // namespace
 
+BlockRef residentAllocate(size_t bytes, int32_t type) { return allocate(bytes, type); }
+int64_t residentEnter(BlockRef block) { return enter(std::move(block)); }
+
 BlockRef residentFind(int64_t id) {
   std::lock_guard<std::mutex> lock(registryMutex);
   auto it = registry.find(id);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../cuda_api.h"
+#include "../cuda_linalg_resident.h"
 #include "common.h"
 #include "gemm_device.h"
 #include "staging.h"
@@ -358,6 +359,31 @@ void solveSvd(Handle h, Solver solver, T* X, int64_t rows, int64_t cols, T* S, T
   }
 }
 
+// The SVD of X (column-major rows x cols, rows >= cols, overwritten) by `method` into U (rows x
+// cols), S and V (cols x cols), all column-major on the device; info[0] and info[1] get devInfo.
+template <typename T>
+void factorSvd(Handle h, SvdMethod method, T* x, int64_t rows, int64_t cols, T* S, T* U, T* V, int* info) {
+  const Cusolver* lib = cusolverLib();
+  if (method.qrFirst && rows * 5 >= cols * 8) {
+    const int r = int(rows), c = int(cols);
+    DeviceBuffer tau(sizeof(T) * cols), R(sizeof(T) * cols * cols), UR(sizeof(T) * cols * cols);
+    int lw1 = 0, lw2 = 0;
+    status(pick<T>(lib->dgeqrfBuf, lib->sgeqrfBuf)(h, r, c, x, r, &lw1), "geqrf_bufferSize");
+    status(pick<T>(lib->dormqrBuf, lib->sormqrBuf)(h, 0, 0, r, c, c, x, r, tau.as<T>(), U, r, &lw2), "ormqr_bufferSize");
+    DeviceBuffer work(sizeof(T) * std::max(1, std::max(lw1, lw2)));
+    status(pick<T>(lib->dgeqrf, lib->sgeqrf)(h, r, c, x, r, tau.as<T>(), work.as<T>(), lw1, info + 1), "geqrf");
+    upperKernel<T><<<dim3(unsigned((cols + 255) / 256), unsigned(std::min<int64_t>(cols, 65535))), 256, 0, stream()>>>(x, rows, R.as<T>(), cols);
+    launched("upper kernel");
+    solveSvd(h, method.solver, R.as<T>(), cols, cols, S, UR.as<T>(), V, info);
+    // U = Q [U_R; 0]: U_R into the top of U, zeros below, then Q applied from the left.
+    check(cudaMemsetAsync(U, 0, sizeof(T) * rows * cols, stream()), "memset U");
+    check(cudaMemcpy2DAsync(U, sizeof(T) * rows, UR.as<T>(), sizeof(T) * cols, sizeof(T) * cols, cols, cudaMemcpyDeviceToDevice, stream()), "copy U_R");
+    status(pick<T>(lib->dormqr, lib->sormqr)(h, 0, 0, r, c, c, x, r, tau.as<T>(), U, r, work.as<T>(), lw2, info + 1), "ormqr");
+  } else {
+    solveSvd(h, method.solver, x, rows, cols, S, U, V, info);
+  }
+}
+
 template <typename T>
 void svdT(const T* a, T* u, T* s, T* vt, int64_t m, int64_t n, SvdMethod method) {
   if (m > INT32_MAX || n > INT32_MAX) throw std::runtime_error("cuda svd: dimension beyond 2^31");
@@ -378,24 +404,7 @@ void svdT(const T* a, T* u, T* s, T* vt, int64_t m, int64_t n, SvdMethod method)
   uploadBig(in, a);
   if (tall) transpose(in.as<T>(), X.as<T>(), m, n);
   T* x = tall ? X.as<T>() : in.as<T>();
-  if (method.qrFirst && rows * 5 >= cols * 8) {
-    const int r = int(rows), c = int(cols);
-    DeviceBuffer tau(sizeof(T) * cols), R(sizeof(T) * cols * cols), UR(sizeof(T) * cols * cols);
-    int lw1 = 0, lw2 = 0;
-    status(pick<T>(lib->dgeqrfBuf, lib->sgeqrfBuf)(h, r, c, x, r, &lw1), "geqrf_bufferSize");
-    status(pick<T>(lib->dormqrBuf, lib->sormqrBuf)(h, 0, 0, r, c, c, x, r, tau.as<T>(), U.as<T>(), r, &lw2), "ormqr_bufferSize");
-    DeviceBuffer work(sizeof(T) * std::max(1, std::max(lw1, lw2)));
-    status(pick<T>(lib->dgeqrf, lib->sgeqrf)(h, r, c, x, r, tau.as<T>(), work.as<T>(), lw1, info.as<int>() + 1), "geqrf");
-    upperKernel<T><<<dim3(unsigned((cols + 255) / 256), unsigned(std::min<int64_t>(cols, 65535))), 256, 0, stream()>>>(x, rows, R.as<T>(), cols);
-    launched("upper kernel");
-    solveSvd(h, method.solver, R.as<T>(), cols, cols, S.as<T>(), UR.as<T>(), V.as<T>(), info.as<int>());
-    // U = Q [U_R; 0]: U_R into the top of U, zeros below, then Q applied from the left.
-    check(cudaMemsetAsync(U.as<T>(), 0, U.bytes(), stream()), "memset U");
-    check(cudaMemcpy2DAsync(U.as<T>(), sizeof(T) * rows, UR.as<T>(), sizeof(T) * cols, sizeof(T) * cols, cols, cudaMemcpyDeviceToDevice, stream()), "copy U_R");
-    status(pick<T>(lib->dormqr, lib->sormqr)(h, 0, 0, r, c, c, x, r, tau.as<T>(), U.as<T>(), r, work.as<T>(), lw2, info.as<int>() + 1), "ormqr");
-  } else {
-    solveSvd(h, method.solver, x, rows, cols, S.as<T>(), U.as<T>(), V.as<T>(), info.as<int>());
-  }
+  factorSvd(h, method, x, rows, cols, S.as<T>(), U.as<T>(), V.as<T>(), info.as<int>());
   download(s, S, S.bytes());
   // The polar decomposition gesvdp starts from is not unique when A is (numerically) rank
   // deficient, and NVIDIA's documentation says U may then not be orthonormal: such a matrix is
@@ -475,6 +484,128 @@ void qr(int dtype, const void* a, void* q, void* r, int64_t m, int64_t n) {
 void svd(int dtype, const void* a, void* u, void* s, void* vt, int64_t m, int64_t n) {
   if (dtype == 0) svdT(static_cast<const double*>(a), static_cast<double*>(u), static_cast<double*>(s), static_cast<double*>(vt), m, n, svdMethod());
   else svdT(static_cast<const float*>(a), static_cast<float*>(u), static_cast<float*>(s), static_cast<float*>(vt), m, n, svdMethod());
+}
+
+
+// ---- QR / SVD of device-resident matrices (cuda_linalg_resident.h) ----
+namespace {
+
+// r (row-major n x n) = diag(d) triu(Rc), Rc column-major, d_i = -1 where Rc_ii < 0, else 1.
+__global__ void signedRKernel(const double* rc, double* r, int64_t n) {
+  const int64_t i = blockIdx.y, j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= n || j >= n) return;
+  const double d = rc[i * n + i] < 0 ? -1.0 : 1.0;
+  r[i * n + j] = j < i ? 0.0 : d * rc[j * n + i];
+}
+
+// Column i of Qc (column-major m x n) negated where Rc_ii < 0 (Q R unchanged).
+__global__ void flipQKernel(double* qc, const double* rc, int64_t m, int64_t n) {
+  const int64_t row = blockIdx.x * int64_t(blockDim.x) + threadIdx.x, i = blockIdx.y;
+  if (row < m && i < n && rc[i * n + i] < 0) qc[i * m + row] = -qc[i * m + row];
+}
+
+// d[k] = -1 when the largest-magnitude entry of row k of vt (n x n, row-major; the first of
+// equal ones, as js fixSigns) is negative, else 1. One block of 256 threads per row.
+__global__ void svdSignKernel(const double* vt, int64_t n, double* d) {
+  __shared__ double best[256];
+  __shared__ int64_t arg[256];
+  const int64_t k = blockIdx.x;
+  double b = 0;
+  int64_t a = 0;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const double x = fabs(vt[k * n + j]);
+    if (x > b) {  // strided: a thread's j rise, so its first maximum is kept
+      b = x;
+      a = j;
+    }
+  }
+  best[threadIdx.x] = b;
+  arg[threadIdx.x] = a;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) {
+      const double ob = best[threadIdx.x + s];
+      const int64_t oa = arg[threadIdx.x + s];
+      if (ob > best[threadIdx.x] || (ob == best[threadIdx.x] && ob > 0 && oa < arg[threadIdx.x])) {
+        best[threadIdx.x] = ob;
+        arg[threadIdx.x] = oa;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) d[k] = vt[k * n + arg[0]] < 0 ? -1.0 : 1.0;
+}
+
+// Row-major x (rows x cols): column c times d[c] (colsScale) or row r times d[r] (rows).
+__global__ void scaleColumnsKernel(double* x, int64_t rows, int64_t cols, const double* d) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < rows * cols) x[i] *= d[i % cols];
+}
+__global__ void scaleRowsKernel(double* x, int64_t rows, int64_t cols, const double* d) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < rows * cols) x[i] *= d[i / cols];
+}
+
+unsigned blocksFor(int64_t count) { return unsigned((count + 255) / 256); }
+
+}  // namespace
+
+void qrOnDevice(const double* a, double* q, double* r, int64_t m, int64_t n) {
+  if (m > INT32_MAX || n > INT32_MAX || m < n) throw std::runtime_error("cuda qr: needs rows >= columns below 2^31");
+  ensureDevice();
+  if (n == 0) return;
+  HandleLease h = cusolverHandle();
+  const Cusolver* lib = cusolverLib();
+  DeviceBuffer colMajor(sizeof(double) * m * n), tau(sizeof(double) * n), rc(sizeof(double) * n * n), info(sizeof(int));
+  check(cudaMemsetAsync(info.as<int>(), 0, info.bytes(), stream()), "memset info");
+  double* A = colMajor.as<double>();
+  transpose(a, A, m, n);
+  int lw1 = 0, lw2 = 0;
+  status(lib->dgeqrfBuf(h, int(m), int(n), A, int(m), &lw1), "geqrf_bufferSize");
+  status(lib->dorgqrBuf(h, int(m), int(n), int(n), A, int(m), tau.as<double>(), &lw2), "orgqr_bufferSize");
+  DeviceBuffer work(sizeof(double) * std::max(1, std::max(lw1, lw2)));
+  status(lib->dgeqrf(h, int(m), int(n), A, int(m), tau.as<double>(), work.as<double>(), lw1, info.as<int>()), "geqrf");
+  upperKernel<double><<<dim3(blocksFor(n), unsigned(std::min<int64_t>(n, 65535))), 256, 0, stream()>>>(A, m, rc.as<double>(), n);
+  launched("upper kernel");
+  signedRKernel<<<dim3(blocksFor(n), unsigned(n)), 256, 0, stream()>>>(rc.as<double>(), r, n);
+  launched("signed R kernel");
+  status(lib->dorgqr(h, int(m), int(n), int(n), A, int(m), tau.as<double>(), work.as<double>(), lw2, info.as<int>()), "orgqr");
+  flipQKernel<<<dim3(blocksFor(m), unsigned(n)), 256, 0, stream()>>>(A, rc.as<double>(), m, n);
+  launched("flip Q kernel");
+  transpose(A, q, n, m);  // column-major m x n is row-major n x m
+  checkInfo(info, "cuSOLVER qr");
+}
+
+void svdOnDevice(const double* a, double* u, double* s, double* vt, int64_t m, int64_t n) {
+  if (m > INT32_MAX || n > INT32_MAX || m < n) throw std::runtime_error("cuda svd: needs rows >= columns below 2^31");
+  ensureDevice();
+  if (n == 0) return;
+  SvdMethod method = svdMethod();
+  HandleLease h = cusolverHandle();
+  DeviceBuffer X(sizeof(double) * m * n), U(sizeof(double) * m * n), d(sizeof(double) * n), info(2 * sizeof(int));
+  for (;;) {
+    check(cudaMemsetAsync(info.as<int>(), 0, info.bytes(), stream()), "memset info");
+    transpose(a, X.as<double>(), m, n);
+    // V column-major is V^T row-major: the solver writes it straight into vt.
+    factorSvd(h, method, X.as<double>(), m, n, s, U.as<double>(), vt, info.as<int>());
+    if (method.solver != Solver::Gesvdp) break;
+    // As svdT: a numerically rank-deficient matrix is done again by Jacobi.
+    double ends[2];
+    check(cudaMemcpyAsync(&ends[0], s, sizeof(double), cudaMemcpyDeviceToHost, stream()), "copy s[0]");
+    check(cudaMemcpyAsync(&ends[1], s + n - 1, sizeof(double), cudaMemcpyDeviceToHost, stream()), "copy s[n-1]");
+    sync();
+    if (!(ends[1] <= ends[0] * std::sqrt(std::numeric_limits<double>::epsilon()))) break;
+    checkInfo(info, "cuSOLVER svd did not converge or failed");
+    method.solver = Solver::Gesvdj;
+  }
+  transpose(U.as<double>(), u, n, m);
+  // The js sign rule, on the device.
+  svdSignKernel<<<unsigned(n), 256, 0, stream()>>>(vt, n, d.as<double>());
+  launched("svd sign kernel");
+  scaleRowsKernel<<<blocksFor(n * n), 256, 0, stream()>>>(vt, n, n, d.as<double>());
+  scaleColumnsKernel<<<blocksFor(m * n), 256, 0, stream()>>>(u, m, n, d.as<double>());
+  launched("svd sign scale kernels");
+  checkInfo(info, "cuSOLVER svd did not converge or failed");
 }
 
 }  // namespace cuda

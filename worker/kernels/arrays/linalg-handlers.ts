@@ -10,7 +10,7 @@
 import type { ChunkValue, NDArray } from '../../../common/arrays';
 import { registerHandler, type HandlerResult } from '../../handlers';
 import { backendMatmul } from './backend-matmul';
-import { combineFactor, qrBlock, qrBlockFactor, splitRows, stackR, svdOfR } from '../js/linalg';
+import { combineFactor, qr as jsQr, qrBlock, qrBlockFactor, splitRows, stackR, svd as jsSvd, svdOfR } from '../js/linalg';
 import type { Mat } from '../js/linalg/dense';
 import { fixSigns } from '../js/linalg/svd';
 
@@ -90,6 +90,36 @@ registerHandler('array-op', 'qr-combine', async (params, inputs, ctx) => {
   if (!block.factor) throw new Error('qr-combine: the block bundle has neither q nor factor');
   const out = combineFactor(block.factor, q2, right);
   return { value: { kind: 'array', array: out }, backend: 'js' };
+});
+
+/** Row blocks (whole columns) stacked into one float64 array. */
+export function stackRows(blocks: NDArray[], what: string): NDArray {
+  const n = blocks[0]?.shape[1];
+  if (n === undefined || blocks.some((b) => b.shape.length !== 2 || b.shape[1] !== n)) throw new Error(`${what}: expects row blocks of one width, got ${blocks.map((b) => `[${b.shape.join(', ')}]`).join(' ')}`);
+  const m = blocks.reduce((s, b) => s + b.shape[0], 0);
+  const data = new Float64Array(m * n);
+  let at = 0;
+  for (const b of blocks) {
+    if (b.data instanceof Float64Array) data.set(b.data, at);
+    else for (let i = 0; i < b.data.length; i++) data[at + i] = Number(b.data[i]);
+    at += b.data.length;
+  }
+  return { dtype: 'float64', shape: [m, n], data };
+}
+
+// The one-task qr / svd (main/engine/ops/arrays-linalg.ts oneTask) on host values: the blocks
+// stacked, then the backend's QR / SVD (with the js sign rule) or js. On a cuda worker with
+// device residency it runs on the device instead (worker/resident/linalg.ts).
+registerHandler('array-op', 'factor-whole', async (params, inputs, ctx): Promise<HandlerResult> => {
+  const a = stackRows(inputs.map((_, i) => arrayAt(inputs, i, 'factor-whole')), 'factor-whole');
+  const be = ctx.backends.find((x) => x.qr && x.svd);
+  if (params.svd === true) {
+    const s = be?.svd ? await be.svd(a) : jsSvd(a);
+    if (be) fixSigns(matOf(s.u), matOf(s.vt));
+    return { value: { kind: 'arrays', arrays: { u: s.u, s: s.s, vt: s.vt } }, backend: be?.name ?? 'js' };
+  }
+  const { q, r } = be?.qr ? await be.qr(a) : jsQr(a);
+  return { value: { kind: 'arrays', arrays: { q, r } }, backend: be?.name ?? 'js' };
 });
 
 registerHandler('array-op', 'pick', async (params, inputs) => {

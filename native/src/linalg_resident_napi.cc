@@ -1,0 +1,146 @@
+// The N-API boundary of linear algebra on device-resident blocks (cuda_linalg_resident.h), beside
+// resident_napi.cc's buffer calls; ids are the ones those calls return. Arguments are checked
+// here (TypeError / RangeError) before any work is queued.
+//
+//   cudaResidentFactor(ids: number[], m, n, svd: boolean) -> Promise<number[]>
+//       the row blocks stacked (float64, n columns, m rows in all), then [q, r] or [u, s, vt]:
+//       new blocks, row-major, diag(R) >= 0 / the js sign rule applied
+//   cudaResidentRows(id, start, count, cols) -> Promise<id>   rows of a row-major block, copied
+//   cudaResidentShare(id) -> id   the same block under a second id (freed with the last id)
+#include "linalg_resident_napi.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda_api.h"
+#include "cuda_linalg_resident.h"
+#include "cuda_resident.h"
+#include "device_lost_napi.h"
+
+namespace gf {
+namespace {
+
+using cuda::BlockRef;
+
+constexpr int64_t kMaxId = int64_t(1) << 52;
+constexpr int64_t kMaxDim = int64_t(1) << 31;
+
+int64_t intOf(Napi::Env env, const Napi::Value& v, const std::string& name, int64_t lo, int64_t hi) {
+  if (!v.IsNumber()) throw Napi::TypeError::New(env, name + " must be a number");
+  const double d = v.As<Napi::Number>().DoubleValue();
+  if (!(d >= lo && d <= hi) || static_cast<double>(static_cast<int64_t>(d)) != d)
+    throw Napi::RangeError::New(env, name + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<int64_t>(d);
+}
+
+int64_t intArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t lo, int64_t hi) {
+  if (i >= info.Length()) throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a number");
+  return intOf(info.Env(), info[i], name, lo, hi);
+}
+
+BlockRef blockOf(Napi::Env env, int64_t id, const std::string& name) {
+  BlockRef b = cuda::residentFind(id);
+  if (!b) throw Napi::RangeError::New(env, name + ": no device buffer with id " + std::to_string(id) + " (freed, or never made)");
+  return b;
+}
+
+// Runs `work` off the JS thread, holding the blocks it reads; resolves with the ids it returns
+// (a number when `single`, else an array).
+class Job : public Napi::AsyncWorker {
+ public:
+  Job(Napi::Env env, std::function<std::vector<int64_t>()> work, std::vector<BlockRef> blocks, bool single)
+      : Napi::AsyncWorker(env, "gpuflow-resident-linalg"), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)), blocks_(std::move(blocks)), single_(single) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+  void Execute() override {
+    try {
+      ids_ = work_();
+    } catch (const cuda::DeviceLostError& e) {
+      lostDevice_ = e.cudaName();
+      SetError(e.what());
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+    blocks_.clear();
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    if (single_) return deferred_.Resolve(Napi::Number::New(env, static_cast<double>(ids_.at(0))));
+    Napi::Array out = Napi::Array::New(env, ids_.size());
+    for (size_t i = 0; i < ids_.size(); i++) out.Set(static_cast<uint32_t>(i), Napi::Number::New(env, static_cast<double>(ids_[i])));
+    deferred_.Resolve(out);
+  }
+  void OnError(const Napi::Error& e) override {
+    Napi::Object err = e.Value();
+    tagDeviceLost(Env(), err, lostDevice_);
+    deferred_.Reject(err);
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::function<std::vector<int64_t>()> work_;
+  std::vector<BlockRef> blocks_;
+  bool single_;
+  std::vector<int64_t> ids_;
+  std::string lostDevice_;
+};
+
+Napi::Value queue(Napi::Env env, std::function<std::vector<int64_t>()> work, std::vector<BlockRef> blocks, bool single) {
+  auto* job = new Job(env, std::move(work), std::move(blocks), single);
+  Napi::Promise p = job->promise();
+  job->Queue();
+  return p;
+}
+
+Napi::Value Factor(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray()) throw Napi::TypeError::New(env, "ids must be an array of device buffer ids");
+  Napi::Array arr = info[0].As<Napi::Array>();
+  if (arr.Length() == 0) throw Napi::RangeError::New(env, "ids must name at least one block");
+  std::vector<BlockRef> blocks;
+  for (uint32_t i = 0; i < arr.Length(); i++) {
+    const std::string name = "ids[" + std::to_string(i) + "]";
+    BlockRef b = blockOf(env, intOf(env, arr.Get(i), name, 1, kMaxId), name);
+    if (b->type != tF64) throw Napi::TypeError::New(env, name + " must hold float64");
+    blocks.push_back(std::move(b));
+  }
+  const int64_t m = intArg(info, 1, "m", 1, kMaxDim), n = intArg(info, 2, "n", 1, kMaxDim);
+  if (m < n) throw Napi::RangeError::New(env, "m must be >= n (a tall-skinny matrix)");
+  if (info.Length() < 4 || !info[3].IsBoolean()) throw Napi::TypeError::New(env, "svd must be a boolean");
+  const bool svd = info[3].As<Napi::Boolean>().Value();
+  size_t total = 0;
+  for (const BlockRef& b : blocks) {
+    if (b->bytes % (sizeof(double) * static_cast<size_t>(n)) != 0) throw Napi::RangeError::New(env, "every block must hold whole rows of n float64 values");
+    total += b->bytes;
+  }
+  if (total != sizeof(double) * static_cast<size_t>(m) * static_cast<size_t>(n))
+    throw Napi::RangeError::New(env, "the blocks hold " + std::to_string(total / 8) + " values, an m x n matrix " + std::to_string(m * n));
+  std::vector<BlockRef> held = blocks;
+  return queue(env, [blocks, m, n, svd] { return cuda::residentFactor(blocks, m, n, svd); }, std::move(held), false);
+}
+
+Napi::Value Rows(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  BlockRef b = blockOf(env, intArg(info, 0, "id", 1, kMaxId), "cudaResidentRows");
+  const int64_t start = intArg(info, 1, "start", 0, kMaxDim), count = intArg(info, 2, "count", 0, kMaxDim), cols = intArg(info, 3, "cols", 0, kMaxDim);
+  const size_t elem = b->type == tF64 ? 8 : 4;
+  if (elem * static_cast<size_t>(start + count) * static_cast<size_t>(cols) > b->bytes) throw Napi::RangeError::New(env, "rows [start, start + count) are beyond the block");
+  const cuda::DeviceBlock* raw = b.get();
+  return queue(env, [raw, start, count, cols] { return std::vector<int64_t>{cuda::residentRows(*raw, start, count, cols)}; }, {b}, true);
+}
+
+Napi::Value Share(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  BlockRef b = blockOf(env, intArg(info, 0, "id", 1, kMaxId), "cudaResidentShare");
+  return Napi::Number::New(env, static_cast<double>(cuda::residentEnter(std::move(b))));
+}
+
+}  // namespace
+
+void registerLinalgResident(Napi::Env env, Napi::Object exports) {
+  exports.Set("cudaResidentFactor", Napi::Function::New(env, Factor));
+  exports.Set("cudaResidentRows", Napi::Function::New(env, Rows));
+  exports.Set("cudaResidentShare", Napi::Function::New(env, Share));
+}
+
+}  // namespace gf
