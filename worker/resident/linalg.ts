@@ -78,9 +78,11 @@ function bundleOf(names: string[], ids: number[], shapes: number[][]): DeviceBun
   return { parts, bytes };
 }
 
-function need<T>(v: T | undefined, what: string): T {
-  if (v === undefined) throw new Error(`resident linear algebra: the device has no ${what}`);
-  return v;
+/** The device's optional linear-algebra calls, bound to it, or an error naming the one missing. */
+function linalgOf(api: DeviceApi): Required<Pick<DeviceApi, 'factor' | 'rows' | 'share'>> {
+  const { factor, rows, share } = api;
+  if (!factor || !rows || !share) throw new Error('resident linear algebra: the device has no factor / rows / share calls');
+  return { factor: factor.bind(api), rows: rows.bind(api), share: share.bind(api) };
 }
 
 function asRef(v: DeviceValue | unknown, what: string): DeviceArrayRef {
@@ -98,7 +100,7 @@ async function factor(api: DeviceApi, store: ResidentStore, blocks: DeviceArrayR
   const n = blocks[0].shape[1];
   const m = blocks.reduce((s, b) => s + b.shape[0], 0);
   await store.makeRoom((m * n + 2 * n * n + n) * 8);
-  const ids = await need(api.factor, 'factor')(blocks, m, n, svd);
+  const ids = await linalgOf(api).factor(blocks, m, n, svd);
   return svd ? bundleOf(['u', 's', 'vt'], ids, [[m, n], [n], [n, n]]) : bundleOf(['q', 'r'], ids, [[m, n], [n, n]]);
 }
 
@@ -115,7 +117,7 @@ export async function runLinalg(plan: LinalgPlan, values: (DeviceValue | unknown
     case 'pick': {
       const part = asBundle(values[0], 'pick: input 0').parts[plan.name];
       if (!part) throw new Error(`pick: no array '${plan.name}' in the input`);
-      return { ...part, id: need(api.share, 'share')(part.id) };
+      return { ...part, id: linalgOf(api).share(part.id) };
     }
     case 'qr-top': {
       const rs = values.map((v, i) => asBundle(v, `qr-top: input ${i}`).parts.r);
@@ -143,7 +145,7 @@ export async function runLinalg(plan: LinalgPlan, values: (DeviceValue | unknown
       try {
         // Q_i = Q1_i (Q2_i U_r): the small product first, as the host handler does.
         await store.makeRoom(2 * n * n * 8 + q1.shape[0] * n * 8);
-        let inner = ref(await need(api.rows, 'rows')(top.q2, plan.index * n, n), [n, n]);
+        let inner = ref(await linalgOf(api).rows(top.q2, plan.index * n, n), [n, n]);
         temps.push(inner);
         if (plan.svd) {
           inner = ref(await api.matmul(inner, top.u, null), [n, n]);

@@ -8,6 +8,8 @@ import type { NDArray } from '../../../common/arrays';
 import { isDeviceRef, type DeviceApi, type DeviceArrayRef } from '../../../worker/resident/device-api';
 import { runProgram } from '../../../worker/kernels/js/program';
 import { matmul } from '../../../worker/kernels/js/linalg/matmul';
+import { qr, svd } from '../../../worker/kernels/js/linalg';
+import { stackRows } from '../../../worker/kernels/arrays/linalg-handlers';
 
 function copy(a: NDArray): NDArray {
   return { dtype: a.dtype, shape: [...a.shape], data: a.data.slice() };
@@ -70,6 +72,36 @@ export class FakeDevice implements DeviceApi {
     const out = runProgram(program, values);
     if (out.kind === 'array') return { id: this.put(out.array) };
     return { value: out };
+  }
+
+  /** QR / SVD of the stacked row blocks by the js kernels (which apply the js conventions). */
+  async factor(blocks: DeviceArrayRef[], m: number, n: number, wantSvd: boolean): Promise<number[]> {
+    const a = stackRows(blocks.map((b) => ({ ...this.get(b.id, 'factor'), shape: b.shape })), 'factor');
+    if (a.shape[0] !== m || a.shape[1] !== n) throw new Error(`factor: the blocks make [${a.shape.join(', ')}], not [${m}, ${n}]`);
+    if (this.gate) await this.gate;
+    this.kernels++;
+    if (wantSvd) {
+      const f = svd(a);
+      return [this.put(f.u), this.put(f.s), this.put(f.vt)];
+    }
+    const f = qr(a);
+    return [this.put(f.q), this.put(f.r)];
+  }
+
+  async rows(a: DeviceArrayRef, start: number, count: number): Promise<number> {
+    const A = this.get(a.id, 'rows');
+    const cols = a.shape[1];
+    if (start + count > a.shape[0]) throw new Error(`rows: [${start}, ${start + count}) beyond ${a.shape[0]} rows`);
+    if (this.gate) await this.gate;
+    return this.put({ dtype: A.dtype, shape: [count, cols], data: A.data.slice(start * cols, (start + count) * cols) });
+  }
+
+  /** Shared ids hold the same array object: freeing one leaves the other readable. */
+  share(id: number): number {
+    const a = this.get(id, 'share');
+    const twin = this.next++;
+    this.buffers.set(twin, a);
+    return twin;
   }
 
   async matmul(a: DeviceArrayRef, b: DeviceArrayRef, c0: DeviceArrayRef | null): Promise<number> {
