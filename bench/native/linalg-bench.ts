@@ -7,7 +7,8 @@
  * In this order, in a fresh process, so that "cold" means what a worker's first call pays:
  *  1. loading the addon (its info() makes the CUDA context), then the first SVD 10000 x 1000 float64 (dlopen of cuSOLVER and
  *     cuBLAS, handle, workspace, lazy module loading);
- *  2. the linalg GPU checks against js (test/gpu/linalg-checks.ts), every SVD method;
+ *  2. the linalg GPU checks against js (test/gpu/linalg-checks.ts), every SVD method, host in / out
+ *     and on device-resident blocks (TSQR's tasks, the one-task qr / svd);
  *  3. SVD 10000 x 1000 float64 by every method (GPUFLOW_CUDA_SVD): first call, then best of 3,
  *     host in / out (A up, U down: 160 MB through the pinned staging pool, timed alone beside it);
  *  4. matmul 16384 x 16384 float32 and float64: device-resident (operands uploaded once, each call
@@ -65,7 +66,7 @@ async function main() {
   const a = uniformMatrix(SM, SN, 'float64', 5, 1 << 20);
   log({ kind: 'svd', impl: 'gpuflow cuda default method (cold: first call in the process, host in/out)', dtype: 'float64', m: SM, n: SN, seconds: await seconds(() => cuda.svd!(a)) });
 
-  const results = await runLinalgChecks(cuda);
+  const results = await runLinalgChecks(cuda, addon);
   const checks = { passed: results.filter((r) => !r.error).length, failed: results.filter((r) => r.error) };
   console.log(`linalg GPU checks: ${checks.passed} passed, ${checks.failed.length} failed`);
   for (const f of checks.failed) console.log(`  FAIL ${f.name}: ${f.error}`);

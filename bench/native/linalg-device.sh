@@ -1,11 +1,18 @@
 #!/bin/sh
-# Issue #4's linear algebra on the GPU machine: build the addon, the linalg GPU checks against js,
-# then gpuflow vs CuPy (matmul 16384 float32 / float64, SVD 10000 x 1000 float64 cold and warm,
-# every GPUFLOW_CUDA_SVD method), into $OUT/linalg.{json,md}. About 3-4 minutes on an H100.
+# Issue #4's linear algebra on the GPU machine: build the addon, the linalg GPU checks against js
+# (host in / out and device-resident), then gpuflow vs CuPy (matmul 16384 float32 / float64, SVD
+# 10000 x 1000 float64 cold and warm, every GPUFLOW_CUDA_SVD method), into $OUT/linalg.{json,md};
+# then (issue #20) the whole engine on the same machine in the same call: `gpuflow run` of
+# bench/native/svd-engine.json and matmul-engine.json, one GPU worker, backend cuda, a fresh
+# process each, ENGINE_REPS (3) times with the one-device lowerings (docs/linalg.md) and twice
+# with them off (GPUFLOW_ONE_DEVICE_LINALG=0: resident TSQR, blockwise matmul), into
+# $OUT/linalg-engine.jsonl and, beside the bare figures of linalg.json, $OUT/linalg-engine.json.
+# About 5 minutes on an H100.
 #
 # Here (node_modules present), once after a change:   sh bench/native/linalg-device.sh bundle
-#   bundles bench/native/linalg-bench.ts into .devbuild/linalg-bench.mjs (the GPU machine has no
-#   node_modules) and notes the commit in .devbuild/linalg-commit.
+#   bundles bench/native/linalg-bench.ts into .devbuild/linalg-bench.mjs and the CLI and worker
+#   into .devbuild/gpuflow/ (bench/engine-gpu/build.sh; the GPU machine has no node_modules), and
+#   notes the commit in .devbuild/linalg-commit.
 # There (carry .device and .devbuild):  source .device/prelude; sh bench/native/linalg-device.sh
 set -e
 cd "$(dirname "$0")/../.."
@@ -16,12 +23,30 @@ if [ "$1" = bundle ]; then
     --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
   # the GPU machine has no node_modules: native/build.mjs finds napi.h in .devbuild/node-addon-api
   mkdir -p .devbuild/node-addon-api && cp node_modules/node-addon-api/*.h .devbuild/node-addon-api/
+  sh bench/engine-gpu/build.sh > /dev/null
   git rev-parse --short HEAD > .devbuild/linalg-commit
-  ls -la .devbuild/linalg-bench.mjs
+  ls -la .devbuild/linalg-bench.mjs .devbuild/gpuflow/main.mjs .devbuild/gpuflow/worker.js
   exit 0
 fi
 t=$(date +%s)
 node native/build.mjs
 echo "addon build: $(( $(date +%s) - t )) s"; cat native/build/info.json; echo
-GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-$(cat .devbuild/linalg-commit 2>/dev/null || echo unknown)} GPUFLOW_NATIVE_DIR="$PWD/native/build" \
-  node .devbuild/linalg-bench.mjs --out "${OUT:-bench/results}" "$@"
+export GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-$(cat .devbuild/linalg-commit 2>/dev/null || echo unknown)} GPUFLOW_NATIVE_DIR="$PWD/native/build"
+O=${OUT:-bench/results}
+mkdir -p "$O"
+node .devbuild/linalg-bench.mjs --out "$O" "$@" || echo "linalg-bench failed: rc $?"
+[ -n "$NO_ENGINE" ] && exit 0
+export GPUFLOW_WORKER_ENTRY=$PWD/.devbuild/gpuflow/worker.js
+engine() { # workflow mode rep (mode: one-device | blocks)
+  one=1; [ "$2" = blocks ] && one=0
+  s=$(date +%s.%N)
+  rc=0
+  GPUFLOW_ONE_DEVICE_LINALG=$one timeout ${ENGINE_TIMEOUT:-120} node .devbuild/gpuflow/main.mjs run "bench/native/$1.json" --no-store --json --backend cuda --cpu-workers 0 > /tmp/linalg-r.json 2> /tmp/linalg-r.err || rc=$?
+  e=$(date +%s.%N)
+  node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/linalg-r.json','utf8'))}catch(x){r={error:f.readFileSync('/tmp/linalg-r.err','utf8').slice(-800)}};const v=r.results||{};const s=v.s&&v.s.data;console.log(JSON.stringify({kind:'engine',workflow:'$1',mode:'$2',rep:$3,rc:$rc,processSeconds:$e-$s,status:r.status,durationMs:r.stats&&r.stats.durationMs,tasks:r.stats&&r.stats.tasks,workers:r.stats&&r.stats.workers&&r.stats.workers.map(w=>[w.id,w.tasks,w.busyMs,w.backends]),values:{total:v.total&&v.total.value,u_sq:v.u_sq&&v.u_sq.value,vt_sq:v.vt_sq&&v.vt_sq.value,s0:s&&s[0],sLast:s&&s[s.length-1]},error:r.error}))" | tee -a "$O/linalg-engine.jsonl" | cut -c1-400
+}
+for wf in svd-engine matmul-engine; do
+  for rep in $(seq 1 ${ENGINE_REPS:-3}); do engine $wf one-device $rep; done
+  for rep in 1 2; do engine $wf blocks $rep; done
+done
+node bench/native/linalg-engine-summary.mjs "$O"
