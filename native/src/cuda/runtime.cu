@@ -492,16 +492,19 @@ namespace {
 
 // r (row-major n x n) = diag(d) triu(Rc), Rc column-major, d_i = -1 where Rc_ii < 0, else 1.
 __global__ void signedRKernel(const double* rc, double* r, int64_t n) {
-  const int64_t i = blockIdx.y, j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (i >= n || j >= n) return;
+  const int64_t at = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (at >= n * n) return;
+  const int64_t i = at / n, j = at % n;
   const double d = rc[i * n + i] < 0 ? -1.0 : 1.0;
-  r[i * n + j] = j < i ? 0.0 : d * rc[j * n + i];
+  r[at] = j < i ? 0.0 : d * rc[j * n + i];
 }
 
 // Column i of Qc (column-major m x n) negated where Rc_ii < 0 (Q R unchanged).
 __global__ void flipQKernel(double* qc, const double* rc, int64_t m, int64_t n) {
-  const int64_t row = blockIdx.x * int64_t(blockDim.x) + threadIdx.x, i = blockIdx.y;
-  if (row < m && i < n && rc[i * n + i] < 0) qc[i * m + row] = -qc[i * m + row];
+  const int64_t at = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (at >= m * n) return;
+  const int64_t i = at / m;
+  if (rc[i * n + i] < 0) qc[at] = -qc[at];
 }
 
 // d[k] = -1 when the largest-magnitude entry of row k of vt (n x n, row-major; the first of
@@ -567,10 +570,10 @@ void qrOnDevice(const double* a, double* q, double* r, int64_t m, int64_t n) {
   status(lib->dgeqrf(h, int(m), int(n), A, int(m), tau.as<double>(), work.as<double>(), lw1, info.as<int>()), "geqrf");
   upperKernel<double><<<dim3(blocksFor(n), unsigned(std::min<int64_t>(n, 65535))), 256, 0, stream()>>>(A, m, rc.as<double>(), n);
   launched("upper kernel");
-  signedRKernel<<<dim3(blocksFor(n), unsigned(n)), 256, 0, stream()>>>(rc.as<double>(), r, n);
+  signedRKernel<<<blocksFor(n * n), 256, 0, stream()>>>(rc.as<double>(), r, n);
   launched("signed R kernel");
   status(lib->dorgqr(h, int(m), int(n), int(n), A, int(m), tau.as<double>(), work.as<double>(), lw2, info.as<int>()), "orgqr");
-  flipQKernel<<<dim3(blocksFor(m), unsigned(n)), 256, 0, stream()>>>(A, rc.as<double>(), m, n);
+  flipQKernel<<<blocksFor(m * n), 256, 0, stream()>>>(A, rc.as<double>(), m, n);
   launched("flip Q kernel");
   transpose(A, q, n, m);  // column-major m x n is row-major n x m
   checkInfo(info, "cuSOLVER qr");
