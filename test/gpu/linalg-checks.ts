@@ -7,9 +7,19 @@
  * singular values descending) and by its singular values against js, on random and on
  * rank-deficient matrices; vectors are only unique up to sign, so they are not compared entry by
  * entry. Bundled by bench/native/linalg-device.sh.
+ *
+ * With the addon, the resident path too (worker/resident/linalg.ts: TSQR's tasks and the one-task
+ * qr / svd on device blocks, signs fixed on the device) against the host handlers with the js
+ * backend, entry by entry (the sign rule makes the factors unique for these full-rank inputs),
+ * for every SVD method; that nothing comes to the host between tasks; that no block is left
+ * behind; and a rank-deficient one-task svd by its identities.
  */
 import type { NDArray } from '../../common/arrays';
+import type { NativeAddon } from '../../native/index';
 import type { ArrayBackend } from '../../worker/kernels/backend';
+import { createJsBackend } from '../../worker/kernels/js';
+import { addonDeviceApi } from '../../worker/resident/device-api';
+import { maxAbsDiff, runBothWays, tsqrSteps, wholeSteps } from '../unit/resident/linalg-chain';
 import { matmul as jsMatmul, qr as jsQr, svd as jsSvd } from '../../worker/kernels/js/linalg';
 import { lcgMatrix } from '../unit/native/programs';
 import { checkList, maxRelDiff, type CheckResult } from './cuda-checks';
@@ -31,8 +41,9 @@ function orthoError(x: NDArray): number {
   return e;
 }
 
-export async function runLinalgChecks(cuda: ArrayBackend): Promise<CheckResult[]> {
+export async function runLinalgChecks(cuda: ArrayBackend, addon?: NativeAddon): Promise<CheckResult[]> {
   const { results, check } = checkList();
+  if (addon) await residentChecks(addon, cuda, check);
   for (const dtype of ['float64', 'float32'] as const) {
     const tol = dtype === 'float32' ? 2e-5 : 1e-12;
     for (const [m, k, n, acc] of [[300, 200, 250, true], [1, 1, 1, false], [257, 129, 65, false], [64, 1000, 3, true]] as const) {
@@ -88,4 +99,56 @@ export async function runLinalgChecks(cuda: ArrayBackend): Promise<CheckResult[]
         });
   }
   return results;
+}
+
+type Check = ReturnType<typeof checkList>['check'];
+
+async function residentChecks(addon: NativeAddon, cuda: ArrayBackend, check: Check): Promise<void> {
+  const api = addonDeviceApi(addon);
+  const js = createJsBackend();
+  const blocksOf = (rows: number[], n: number, seed: number): NDArray[] => rows.map((r, i) => lcgMatrix(r, n, seed + i, 'float64'));
+  const prior = process.env.GPUFLOW_CUDA_SVD;
+  const cases: [string, ReturnType<typeof tsqrSteps>, NDArray[]][] = [
+    ['TSQR svd 3 blocks of 850 x 40', tsqrSteps(3, true), blocksOf([300, 300, 250], 40, 21)],
+    ['TSQR qr 3 blocks of 850 x 40', tsqrSteps(3, false), blocksOf([300, 300, 250], 40, 21)],
+    ['one-task svd 1200 x 60 in 3 blocks', wholeSteps(3, true), blocksOf([500, 500, 200], 60, 31)],
+    ['one-task svd 1200 x 60 in 1 block', wholeSteps(1, true), blocksOf([1200], 60, 41)],
+    ['one-task qr 1200 x 60 in 3 blocks', wholeSteps(3, false), blocksOf([500, 500, 200], 60, 31)],
+    ['one-task svd 90 x 60 (under the QR-first ratio)', wholeSteps(2, true), blocksOf([45, 45], 60, 51)],
+  ];
+  for (const method of ['default', ...SVD_METHODS])
+    for (const [label, which, blocks] of cases) {
+      if (method !== 'default' && !label.includes('svd')) continue;
+      await check(`resident ${label} (${method}) vs js`, async () => {
+        if (method === 'default') delete process.env.GPUFLOW_CUDA_SVD;
+        else process.env.GPUFLOW_CUDA_SVD = method;
+        const live = addon.cudaResidentStats().blocks;
+        try {
+          const r = await runBothWays(api, [cuda, js], [js], blocks, which);
+          const host = Object.entries(r.plans).filter(([, p]) => p === null);
+          if (host.length) return `ran on the host: ${host.map(([k]) => k).join(', ')}`;
+          if (r.before.downloads !== 0) return `${r.before.downloads} downloads between tasks`;
+          const worst = which.outputs.map((k) => [k, maxAbsDiff(r.resident[k], r.host[k])] as const).sort((a, b) => b[1] - a[1])[0];
+          for (const k of [...which.steps.map((s) => s.key), ...blocks.map((_, i) => `a${i}`)]) r.store.release(k);
+          const left = addon.cudaResidentStats().blocks - live;
+          if (left !== 0) return `${left} device blocks left after releasing everything`;
+          return worst[1] <= 1e-9 ? null : `${worst[0]} differs from js by ${worst[1]}`;
+        } finally {
+          if (prior === undefined) delete process.env.GPUFLOW_CUDA_SVD;
+          else process.env.GPUFLOW_CUDA_SVD = prior;
+        }
+      });
+    }
+  // Rank-deficient: the default method's rank test sends it to Jacobi; checked by its identities.
+  await check('resident one-task svd 400 x 30 rank 10: U S Vt = A, U orthonormal', async () => {
+    const a = jsMatmul(lcgMatrix(400, 10, 61, 'float64'), lcgMatrix(10, 30, 62, 'float64'));
+    const r = await runBothWays(api, [cuda, js], [js], [a], wholeSteps(1, true));
+    const [u, s, vt] = [r.resident['pick-u'], r.resident['pick-s'], r.resident['pick-vt']];
+    const us = new Float64Array(400 * 30);
+    for (let i = 0; i < 400; i++) for (let j = 0; j < 30; j++) us[i * 30 + j] = (u.data[i * 30 + j] as number) * (s.data[j] as number);
+    const rec = maxRelDiff(jsMatmul({ dtype: 'float64', shape: [400, 30], data: us }, vt).data as Float64Array, a.data as Float64Array);
+    const eu = orthoError(u);
+    for (const k of ['f', 'pick-u', 'pick-s', 'pick-vt', 'a0']) r.store.release(k);
+    return rec <= 1e-11 && eu <= 1e-10 ? null : `U S Vt differs from A by ${rec}, U^T U - I up to ${eu}`;
+  });
 }
