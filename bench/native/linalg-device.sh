@@ -6,14 +6,15 @@
 # bench/native/svd-engine.json and matmul-engine.json, one GPU worker, backend cuda, a fresh
 # process each, ENGINE_REPS (3) times with the one-device lowerings (docs/linalg.md) and twice
 # with them off (GPUFLOW_ONE_DEVICE_LINALG=0: resident TSQR, blockwise matmul), into
-# $OUT/linalg-engine.jsonl and, beside the bare figures of linalg.json, $OUT/linalg-engine.json.
+# $OUT/linalg-engine.jsonl, then Dask + CuPy (linalg_dask_cupy.py, NO_DASK=1 skips it) into
+# $OUT/linalg-dask.jsonl, and all of it beside the bare figures of linalg.json in $OUT/linalg-engine.json.
 # About 5 minutes on an H100.
 #
 # Here (node_modules present), once after a change:   sh bench/native/linalg-device.sh bundle
 #   bundles bench/native/linalg-bench.ts into .devbuild/linalg-bench.mjs and the CLI and worker
 #   into .devbuild/gpuflow/ (bench/engine-gpu/build.sh; the GPU machine has no node_modules), and
 #   notes the commit in .devbuild/linalg-commit.
-# There (carry .device and .devbuild):  source .device/prelude; sh bench/native/linalg-device.sh
+# There (carry .device, .devbuild and .whl):  source .device/prelude; sh bench/native/linalg-device.sh
 set -e
 cd "$(dirname "$0")/../.."
 if [ "$1" = bundle ]; then
@@ -49,4 +50,10 @@ for wf in svd-engine matmul-engine; do
   for rep in $(seq 1 ${ENGINE_REPS:-3}); do engine $wf one-device $rep; done
   for rep in 1 2; do engine $wf blocks $rep; done
 done
+# Dask + CuPy on the same workloads (bench/native/linalg_dask_cupy.py), with the wheels carried in
+# .whl when the machine's Python has no dask.
+if [ -z "$NO_DASK" ]; then
+  ls .whl/*.whl > /dev/null 2>&1 && python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+  PYTHONUNBUFFERED=1 timeout ${DASK_TIMEOUT:-300} python3 bench/native/linalg_dask_cupy.py --reps 2 | tee "$O/linalg-dask.jsonl"
+fi
 node bench/native/linalg-engine-summary.mjs "$O"
