@@ -105,6 +105,27 @@ describe('one-device linear algebra', () => {
     expect(Math.abs(ta.value - tb.value)).toBeLessThan(1e-9 * Math.abs(tb.value) + 1e-9);
   });
 
+  it('re-blocks sliced and combined generators for free: the same numbers as their own chunking', async () => {
+    // A: a reversed, strided slice of a generator, through exp; B: the sum of two generators.
+    const mmDoc = doc(
+      [
+        { id: 'g', op: 'random_normal', params: { shape: [70, 50], chunks: [9, 11], seed: 4 } },
+        { id: 'a', op: 'slice', params: { slices: '2:-3:2, ::-2' } },
+        { id: 'ea', op: 'unary', params: { op: 'exp' } },
+        { id: 'b1', op: 'random_uniform', params: { shape: [25, 13], chunks: [6, 5], seed: 8 } },
+        { id: 'b2', op: 'random_normal', params: { shape: [25, 13], chunks: [6, 5], seed: 9 } },
+        { id: 'b', op: 'binary', params: { op: 'add' } },
+        { id: 'c', op: 'matmul', params: {} },
+      ],
+      [e('g', 'out', 'a', 'x'), e('a', 'out', 'ea', 'x'), e('b1', 'out', 'b', 'a'), e('b2', 'out', 'b', 'b'), e('ea', 'out', 'c', 'a'), e('b', 'out', 'c', 'b')],
+    );
+    const one = await localTasks(mmDoc, {}, gpu);
+    expect(count(one.compiled.tasks, 'matmul')).toBe(1);
+    const [a, b] = [await one.results(), await (await localTasks(mmDoc)).results()];
+    expect((a.c as Arr).shape).toEqual([33, 13]);
+    expect(maxDiff(a.c as Arr, b.c as Arr)).toBeLessThan(1e-11);
+  });
+
   it('a matmul whose input reads task outputs in several blocks keeps its blocks', async () => {
     const mmDoc = doc(
       [
