@@ -169,7 +169,8 @@ function pick(ctx: BuildContext, t: Tsqr, name: string, shape: number[], dtype: 
  */
 function oneTask(ctx: BuildContext, x: LazyArray, svd: boolean): { key: string; m: number; n: number } | null {
   const [m, n] = x.shape;
-  if (floatOf(x.dtype) !== 'float64' || m * n >= 2 ** 31 || n === 0) return null;
+  // runtime.cu's transpose kernel puts the rows on the grid's y axis (at most 65535 blocks of 32).
+  if (floatOf(x.dtype) !== 'float64' || m * n >= 2 ** 31 || m > 65535 * 32 || n === 0) return null;
   // The blocks, their stacked copy, the factor (and U) and the solver's copies of the array.
   if (!fitsOneDevice(ctx, 5 * m * n * 8 + 4 * n * n * 8)) return null;
   const want = [x.chunks[0], [n]];
