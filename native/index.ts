@@ -37,6 +37,11 @@ export interface NativeAddon {
   cudaResidentRunProgram(code: Float64Array, inputs: (FloatArray | Int32Array | number)[], out: Float64Array | null): Promise<number>;
   cudaResidentMatmul(a: number, b: number, c0: number | null, m: number, k: number, n: number): Promise<number>;
   cudaResidentStats(): { blocks: number; bytes: number; pinnedBytes: number };
+  /** CUDA IPC transfers of resident buffers (native/src/ipc_napi.cc; worker/resident/ipc.ts uses them). */
+  cudaIpcExport(id: number): Promise<{ exportId: number; handle: Uint8Array }>;
+  cudaIpcRelease(exportId: number, reuse: boolean): Promise<boolean>;
+  cudaIpcImport(handle: Uint8Array, bytes: number, dtype: 'float64' | 'float32' | 'int32'): Promise<number>;
+  cudaIpcStats(): { exports: number; exportBytes: number; cachedBytes: number };
 }
 
 export interface RawInfo {

@@ -39,6 +39,8 @@ bool residentFree(int64_t id);
 int64_t residentRunProgram(const Program& p, const std::vector<InputView>& inputs, const std::vector<char>& onDevice, void* hostOut);
 // C = A B (+ C0), row-major, all on the device; dtype 0 float64, 1 float32. Returns C's id.
 int64_t residentMatmul(int dtype, const DeviceBlock& a, const DeviceBlock& b, const DeviceBlock* c0, int64_t m, int64_t k, int64_t n);
+// Registers a block made elsewhere (an IPC import, cuda_ipc.h); returns its new id.
+int64_t residentAdopt(BlockRef block);
 // Live blocks, their bytes, and the pinned staging memory the pool holds.
 void residentStats(int64_t& blocks, int64_t& bytes, int64_t& pinnedBytes);
 
