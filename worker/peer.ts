@@ -77,6 +77,11 @@ class FrameReader {
     socket.on('close', () => fail(new Error('peer connection closed')));
   }
 
+  /** Whether the connection is gone (closed or failed). */
+  get closed(): boolean {
+    return this.failed !== null;
+  }
+
   read(n: number): Promise<Buffer> {
     if (this.failed && this.have < n) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
@@ -240,6 +245,11 @@ export async function fetchChunks(
       if (h.found && h.ipc !== undefined && importer) {
         offered = true;
         if (!isOffer(h.ipc)) throw new Error(`peer ${host}:${port} sent a malformed IPC offer for '${h.key}'`);
+        if (reader.closed) {
+          // The holder may already reuse or free its export buffer: do not read it.
+          again.set(h.key, 'the holder closed the connection before the device copy');
+          continue;
+        }
         try {
           out.set(h.key, { via: 'ipc', ref: await importer.import(opts.peer ?? `${host}:${port}`, h.ipc) });
         } catch (e) {

@@ -37,7 +37,7 @@ export function addonIpcApi(addon: NativeAddon): IpcApi {
 const IPC_HANDLE_BYTES = 64;
 
 /** Serves IPC offers of the device copies a store holds. */
-export function residentExporter(store: ResidentStore, api: IpcApi, onError: (message: string) => void = () => undefined): PeerExporter {
+export function residentExporter(store: ResidentStore, api: IpcApi, onError: (message: string) => void = () => undefined, graceMs = 60_000): PeerExporter {
   return {
     async offer(key) {
       const lease = store.lease(key);
@@ -56,7 +56,11 @@ export function residentExporter(store: ResidentStore, api: IpcApi, onError: (me
       }
     },
     release(exportIds, clean) {
-      for (const id of exportIds) api.releaseExport(id, clean).catch((e: unknown) => onError(`releasing IPC export ${id}: ${e instanceof Error ? e.message : String(e)}`));
+      const give = (id: number) => api.releaseExport(id, clean).catch((e: unknown) => onError(`releasing IPC export ${id}: ${e instanceof Error ? e.message : String(e)}`));
+      // A requester that went away without saying done may, if it lives, still have the buffer
+      // open, and freeing it under an open mapping is undefined: it is freed after a grace period.
+      if (clean) exportIds.forEach(give);
+      else setTimeout(() => exportIds.forEach(give), graceMs).unref();
     },
   };
 }

@@ -18,12 +18,12 @@ function matrix(r: number, c: number, f: (i: number) => number): NDArray {
 }
 
 /** A worker as far as transfers go: a device, a store, its IPC, its peer server. */
-async function worker(driver: FakeIpcDriver, opts: { exporter?: boolean; noExportReason?: string } = {}) {
+async function worker(driver: FakeIpcDriver, opts: { exporter?: boolean; noExportReason?: string; graceMs?: number } = {}) {
   const dev = new FakeDevice();
   const store = new ResidentStore(dev, 1e9);
   const ipc = new FakeIpc(dev, driver);
   const server: PeerServer = await startPeerServer(TOKEN, (k) => store.hostValue(k), {
-    exporter: opts.exporter === false ? undefined : residentExporter(store, ipc),
+    exporter: opts.exporter === false ? undefined : residentExporter(store, ipc, undefined, opts.graceMs ?? 0),
     noExportReason: opts.noExportReason,
   });
   return { dev, store, ipc, server, importer: new ResidentImporter(store, ipc) };
@@ -138,9 +138,9 @@ describe('chunk transfer by CUDA IPC between workers', () => {
     }
   });
 
-  it('frees, not reuses, an export whose requester went away without saying done', async () => {
+  it('frees, not reuses, an export whose requester went away without saying done, after a grace period', async () => {
     const driver = new FakeIpcDriver();
-    const a = await worker(driver);
+    const a = await worker(driver, { graceMs: 100 });
     try {
       await onDevice(a, 'x', matrix(2, 2, (i) => i));
       const s = net.connect({ host: '127.0.0.1', port: a.server.port });
@@ -151,6 +151,8 @@ describe('chunk transfer by CUDA IPC between workers', () => {
       s.write(Buffer.concat([head, body]));
       await until(() => a.ipc.exports > 0);
       s.destroy();
+      await new Promise((r) => setTimeout(r, 30));
+      expect(a.ipc.released).toEqual([]);
       await until(() => a.ipc.released.length > 0);
       expect(a.ipc.released).toEqual([{ exportId: 1, reuse: false }]);
     } finally {
