@@ -1,10 +1,14 @@
 /**
  * Linear algebra nodes as task graphs (docs/linalg.md):
  * - matmul: blockwise contraction, C[i,j] = sum_l A[i,l] B[l,j], one task per output block;
+ *   operand and output blocks carry grid coordinates so the scheduler places them SUMMA-like
+ *   (main/engine/scheduler/placement.ts): A[i,l] at (i, l), B[l,j] at (l, j), C[i,j] at (i, j);
  * - qr / svd of tall-skinny arrays: TSQR as dask.array.linalg.tsqr does it: a QR per row block,
- *   one QR of the stacked R factors (and the SVD of R), then one recombination per row block.
+ *   one QR of the stacked R factors (and the SVD of R), then one recombination per row block;
+ *   row block i, its QR and its recombination carry the 1-D place i, so they share a worker.
  */
 import type { DType } from '../../../common/arrays';
+import type { TaskPlace } from '../../../common/tasks';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { axisChunks, blockShape } from '../compile/chunks';
@@ -37,10 +41,11 @@ const matmul: OpDef = {
     need2d(ctx, a0, 'a');
     need2d(ctx, b0, 'b');
     if (a0.shape[1] !== b0.shape[0]) ctx.fail('inputs.b', `shapes (${a0.shape.join(', ')}) and (${b0.shape.join(', ')}) do not align: ${a0.shape[1]} != ${b0.shape[0]}`);
-    const a = materialize(a0, ctx, 'a');
+    const grid = (idx: number[]): TaskPlace => ({ grid: [idx[0], idx[1]] });
+    const a = materialize(a0, ctx, 'a', grid);
     // The contraction axis must be split the same way on both sides.
     const bc = [a.chunks[1], b0.chunks[1]];
-    const b = materialize(sameChunks(b0.chunks, bc) ? b0 : rechunk(b0, bc, ctx, 'align-b'), ctx, 'b');
+    const b = materialize(sameChunks(b0.chunks, bc) ? b0 : rechunk(b0, bc, ctx, 'align-b'), ctx, 'b', grid);
     const L = a.chunks[1].length;
     const dtype = floatOf(a.dtype, b.dtype);
     const chunks = [a.chunks[0], b.chunks[1]];
@@ -53,7 +58,7 @@ const matmul: OpDef = {
         const outBytes = sizeOf(blockShape(chunks, [i, j])) * bytesPerElement(dtype);
         const inBytes = deps.length * Math.max(sizeOf(blockShape(a.chunks, [i, 0])), sizeOf(blockShape(b.chunks, [0, j]))) * bytesPerElement(dtype);
         const key = ctx.key('matmul', [i, j]);
-        ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'matmul', params: { k: L } }, resource: 'any', op: 'matmul', outBytes, workBytes: outBytes + inBytes });
+        ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'matmul', params: { k: L } }, resource: 'any', op: 'matmul', outBytes, workBytes: outBytes + inBytes, place: { grid: [i, j] } });
         keys.push(key);
       }
     }
@@ -85,12 +90,12 @@ function tsqr(ctx: BuildContext, x: LazyArray, svd: boolean): Tsqr {
   if (m < n) ctx.fail('inputs.x', `needs a tall-skinny array (rows >= columns), got (${m}, ${n})`);
   const rowChunks = tsqrRowChunks(x.chunks[0].every((r) => r >= n) ? x.chunks[0] : axisChunks(m, Math.max(n, x.chunks[0][0])), n);
   const want = [rowChunks, [n]];
-  const a = materialize(sameChunks(x.chunks, want) ? x : rechunk(x, want, ctx, 'rows'), ctx, 'a');
+  const a = materialize(sameChunks(x.chunks, want) ? x : rechunk(x, want, ctx, 'rows'), ctx, 'a', (idx) => ({ index: idx[0] }));
   const factors: string[] = [];
   rowChunks.forEach((r, i) => {
     const key = ctx.key('qr-block', [i]);
     const bytes = (r + 2) * n * 8 + n * n * 8;
-    ctx.emit({ key, deps: a.block([i, 0]).deps, spec: { kind: 'array-op', op: 'qr-block', params: {} }, resource: 'any', op: 'qr-block', outBytes: bytes, workBytes: 2 * bytes });
+    ctx.emit({ key, deps: a.block([i, 0]).deps, spec: { kind: 'array-op', op: 'qr-block', params: {} }, resource: 'any', op: 'qr-block', outBytes: bytes, workBytes: 2 * bytes, place: { index: i } });
     factors.push(key);
   });
   const top = ctx.key(svd ? 'svd-top' : 'qr-top');
@@ -104,7 +109,7 @@ function recombine(ctx: BuildContext, t: Tsqr, svd: boolean, dtype: DType): Lazy
   const keys = t.blocks.map((f, i) => {
     const key = ctx.key(svd ? 'u' : 'q', [i, 0]);
     const bytes = t.rowChunks[i] * t.n * 8;
-    ctx.emit({ key, deps: [f, t.top], spec: { kind: 'array-op', op: 'qr-combine', params: { index: i, svd } }, resource: 'any', op: svd ? 'svd-u' : 'qr-q', outBytes: bytes, workBytes: 3 * bytes });
+    ctx.emit({ key, deps: [f, t.top], spec: { kind: 'array-op', op: 'qr-combine', params: { index: i, svd } }, resource: 'any', op: svd ? 'svd-u' : 'qr-q', outBytes: bytes, workBytes: 3 * bytes, place: { index: i } });
     return key;
   });
   return fromKeys([t.rowChunks.reduce((s, r) => s + r, 0), t.n], [t.rowChunks, [t.n]], dtype, keys, ctx.nodeId, [ctx.nodeId]);
