@@ -11,8 +11,9 @@
  *
  * Tasks with a place (TaskDef.place: matmul's operand and output blocks, TSQR's row blocks) go to the
  * worker owning them (placement.ts, SUMMA-like owner computes). When the owner has no free slot
- * they wait for it (parked on it, still ready) unless a grid worker stands idle, which then takes
- * them, as it takes parked work of others: every GPU gets work and none waits while work waits.
+ * they wait for it (parked on it, still ready), unless more than a round of its slots waits there
+ * and a grid worker stands idle: that one takes them. So every GPU gets work, and a transient
+ * wait for the owner does not turn into moving a block.
  *
  * Example: sum over 4 blocks, split_every 2, two workers A and B. b0..b3 become ready; A takes
  * b0, B takes b1 (two slots each: A also b2, B b3). When b0 and b1 are in memory, combine(0)
@@ -463,7 +464,8 @@ export class Scheduler {
     } satisfies Record<Resource, typeof workers>;
     const free = (r: Resource) => candidates[r].some((w) => w.running.size < w.slots);
     const grids = { any: gridWorkers(candidates.any), gpu: gridWorkers(candidates.gpu), cpu: gridWorkers(candidates.cpu) } satisfies Record<Resource, typeof workers>;
-    const idle = (r: Resource) => grids[r].some((w) => w.running.size === 0 && w.slots > 0);
+    // A grid worker with nothing to do, not even work parked for it: it may take another's.
+    const idle = (r: Resource) => grids[r].find((w) => w.running.size === 0 && w.slots > 0 && !(this.parked.get(w.id) && this.topReady(this.parked.get(w.id)!) !== undefined));
     for (;;) {
       let chosen: Resource | null = null;
       let chosenPrio = Infinity;
@@ -508,10 +510,15 @@ export class Scheduler {
         this.assign(key, owner);
         continue;
       }
-      if (owner && !idle(chosen)) {
-        let h = this.parked.get(owner.id);
-        if (!h) this.parked.set(owner.id, (h = new KeyHeap(this.prioOf)));
-        h.push(key);
+      if (owner) {
+        // Taken by an idle worker only when the owner has more waiting than one round of its slots.
+        const thief = (this.parked.get(owner.id)?.size ?? 0) >= owner.slots ? idle(chosen) : undefined;
+        if (thief) this.assign(key, thief);
+        else {
+          let h = this.parked.get(owner.id);
+          if (!h) this.parked.set(owner.id, (h = new KeyHeap(this.prioOf)));
+          h.push(key);
+        }
         continue;
       }
       let best: (typeof workers)[number] | null = null;
@@ -539,14 +546,15 @@ export class Scheduler {
     return local;
   }
 
-  /** An idle worker takes the most urgent task parked on another that it may run; false if none. */
+  /** An idle worker takes the most urgent task parked on another (with more than a round of its slots waiting) that it may run; false if none. */
   private steal(workers: Array<WorkerSlot & { running: Set<string> }>): boolean {
     for (const w of workers) {
       if (w.running.size > 0 || w.slots === 0) continue;
       let from: KeyHeap | null = null;
       let prio = Infinity;
       for (const [owner, h] of this.parked) {
-        const k = owner === w.id ? undefined : this.topReady(h);
+        const ow = this.workers.get(owner);
+        const k = owner === w.id || h.size <= (ow?.slots ?? 0) ? undefined : this.topReady(h);
         if (k === undefined) continue;
         const t = this.tasks.get(k)!;
         if (accepts(w.kind, t.def.resource) && t.priority < prio) {

@@ -51,7 +51,7 @@ describe('owner-computes placement', () => {
     const c = compileWorkflow(validateWorkflow(matmulDoc, { N: 1024, chunks: 256 }));
     const placed = [...c.tasks.values()].filter((t) => t.place);
     expect(placed.length).toBe(48); // 16 A, 16 B and 16 C blocks
-    const { ranOn, fetched } = simulate(c.tasks, c.outputs, [{ id: 'gpu0', slots: 3 }, { id: 'gpu1', slots: 3 }]);
+    const { ranOn, fetched } = simulate(c.tasks, c.outputs, [{ id: 'gpu0', slots: 16 }, { id: 'gpu1', slots: 16 }]);
     // 1 x 2 grid: block (i, j) belongs to gpu(j mod 2).
     for (const t of placed) expect([t.key, ranOn.get(t.key)]).toEqual([t.key, `gpu${'grid' in t.place! ? t.place.grid[1] % 2 : -1}`]);
     // Operand blocks moved (the output's summary tasks move their own small partials).
@@ -82,7 +82,7 @@ describe('owner-computes placement', () => {
     }
   });
 
-  it('parks work for a busy owner, and lets an idle worker take it', () => {
+  it('parks work for a busy owner; an idle worker takes it once more than a round of slots waits', () => {
     const t = (key: string): TaskDef => ({ key, deps: [], spec: { kind: 'combine', finalize: false }, resource: 'any', node: 'n', op: 'x', outBytes: 8, workBytes: 8, place: { grid: [0, 0] } });
     const tasks = new Map(['t0', 't1', 't2', 't3'].map((k) => [k, t(k)] as const));
     const outputs: Record<string, NodeOutput> = { n: { kind: 'values', keys: ['t0', 't1', 't2', 't3'] } };
@@ -90,12 +90,16 @@ describe('owner-computes placement', () => {
     s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 1 }, 1);
     s.handle({ type: 'worker-added', id: 'gpu1', kind: 'gpu', slots: 1 }, 2);
     const first = executes(s.start(3)).map((e) => [e.key, e.worker]);
-    // t0 to its owner gpu0; t1 to gpu1, idle; t2 and t3 wait for gpu0 (gpu1 is busy now).
-    expect(first).toEqual([['t0', 'gpu0'], ['t1', 'gpu1']]);
-    expect([s.stateOf('t2'), s.stateOf('t3')]).toEqual(['ready', 'ready']);
-    // gpu1 finishes and stands idle: it takes parked work rather than wait.
-    expect(executes(s.handle({ type: 'task-finished', key: 't1', worker: 'gpu1', bytes: 8 }, 4)).map((e) => [e.key, e.worker])).toEqual([['t2', 'gpu1']]);
-    expect(executes(s.handle({ type: 'task-finished', key: 't0', worker: 'gpu0', bytes: 8 }, 5)).map((e) => [e.key, e.worker])).toEqual([['t3', 'gpu0']]);
+    // t0 to its owner gpu0; t1 waits for it; with t1 waiting (a round of gpu0's one slot), the
+    // idle gpu1 takes t2; t3 waits (gpu1 is busy now).
+    expect(first).toEqual([['t0', 'gpu0'], ['t2', 'gpu1']]);
+    expect([s.stateOf('t1'), s.stateOf('t3')]).toEqual(['ready', 'ready']);
+    // gpu1 finishes and stands idle while two wait for gpu0: it takes one, gpu0 the other.
+    const stolen = executes(s.handle({ type: 'task-finished', key: 't2', worker: 'gpu1', bytes: 8 }, 4));
+    expect(stolen.map((e) => e.worker)).toEqual(['gpu1']);
+    const own = executes(s.handle({ type: 'task-finished', key: 't0', worker: 'gpu0', bytes: 8 }, 5));
+    expect(own.map((e) => e.worker)).toEqual(['gpu0']);
+    expect([stolen[0].key, own[0].key].sort()).toEqual(['t1', 't3']);
   });
 
   it('puts parked work back in the ready queue when its owner leaves', () => {
@@ -104,13 +108,15 @@ describe('owner-computes placement', () => {
     const s = new Scheduler(tasks, { n: { kind: 'values', keys: ['t0', 't1', 't2'] } }, () => 0);
     s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 1 }, 1);
     s.handle({ type: 'worker-added', id: 'gpu1', kind: 'gpu', slots: 1 }, 2);
-    expect(executes(s.start(3)).map((e) => [e.key, e.worker])).toEqual([['t0', 'gpu1'], ['t1', 'gpu0']]);
-    // t2 is parked on gpu1; gpu1 dies: t0 and t2 run on gpu0, the one worker left.
-    const res = executes(s.handle({ type: 'worker-removed', id: 'gpu1', reason: 'test' }, 4));
-    expect(res).toEqual([]);
-    const next = executes(s.handle({ type: 'task-finished', key: 't1', worker: 'gpu0', bytes: 8 }, 5)).map((e) => [e.key, e.worker]);
-    expect(next).toEqual([['t0', 'gpu0']]);
-    expect(executes(s.handle({ type: 'task-finished', key: 't0', worker: 'gpu0', bytes: 8 }, 6)).map((e) => [e.key, e.worker])).toEqual([['t2', 'gpu0']]);
+    expect(executes(s.start(3)).map((e) => [e.key, e.worker])).toEqual([['t0', 'gpu1'], ['t2', 'gpu0']]);
+    // t1 is parked on gpu1; gpu1 dies: t0 and t1 run on gpu0, the one worker left.
+    expect(executes(s.handle({ type: 'worker-removed', id: 'gpu1', reason: 'test' }, 4))).toEqual([]);
+    expect([s.stateOf('t0'), s.stateOf('t1')]).toEqual(['ready', 'ready']);
+    const next = executes(s.handle({ type: 'task-finished', key: 't2', worker: 'gpu0', bytes: 8 }, 5));
+    expect(next.map((e) => e.worker)).toEqual(['gpu0']);
+    const last = executes(s.handle({ type: 'task-finished', key: next[0].key, worker: 'gpu0', bytes: 8 }, 6));
+    expect(last.map((e) => e.worker)).toEqual(['gpu0']);
+    expect([next[0].key, last[0].key].sort()).toEqual(['t0', 't1']);
   });
 });
 
