@@ -548,8 +548,10 @@ export class Scheduler {
 
   /** An idle worker takes the most urgent task parked on another (with more than a round of its slots waiting) that it may run; false if none. */
   private steal(workers: Array<WorkerSlot & { running: Set<string> }>): boolean {
+    // Only the workers a grid is laid over take placed work (a CPU worker never takes a GPU's).
+    const grid = new Set(gridWorkers(workers).map((w) => w.id));
     for (const w of workers) {
-      if (w.running.size > 0 || w.slots === 0) continue;
+      if (w.running.size > 0 || w.slots === 0 || !grid.has(w.id)) continue;
       let from: KeyHeap | null = null;
       let prio = Infinity;
       for (const [owner, h] of this.parked) {
