@@ -50,7 +50,7 @@ describe('chunk transfer by CUDA IPC between workers', () => {
       expect(f.via).toBe('ipc');
       if (f.via !== 'ipc') return;
       expect(f.ref).toMatchObject({ dtype: 'float64', shape: [3, 4], bytes: 96 });
-      expect(Array.from(b.dev.buffers.get(f.ref.id)!.data)).toEqual(Array.from(x.data));
+      expect(Array.from(b.dev.buffers.get(f.ref.id)!.data as Float64Array)).toEqual(Array.from(x.data as Float64Array));
       // Nothing went through host memory on either side.
       expect([a.dev.downloads, b.dev.uploads, a.store.stats.downloads]).toEqual([0, 0, 0]);
       await until(() => a.ipc.released.length > 0);
