@@ -10,7 +10,10 @@
 // release the buffer: `reuse` true keeps it in a small cache of idle export buffers (bounded by
 // GPUFLOW_IPC_CACHE_BYTES, default 1 GiB, least recently used freed first), since cudaMalloc and
 // cudaFree are slow and cudaFree synchronises the device; `reuse` false (the importer vanished
-// mid-transfer) frees it. In a CPU-only build cuda_stub.cc answers that CUDA is absent.
+// without saying done) frees it: the worker calls that only after a grace period, since freeing
+// memory another process still has open is undefined (worker/resident/ipc.ts). Export buffers
+// are not counted in the worker's device-memory limit: at most the lent ones plus the cache.
+// In a CPU-only build cuda_stub.cc answers that CUDA is absent.
 #pragma once
 #include <cstddef>
 #include <cstdint>
