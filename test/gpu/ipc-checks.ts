@@ -10,7 +10,10 @@
  * vitest (test/gpu/ipc.test.ts, with node_modules) and from a bundle on the GPU machine
  * (test/gpu/ipc-run.ts via bench/scaling/ipc-device.sh).
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ResultValue, RunStats } from '../../common/results';
 import { checkList, maxRelDiff, type CheckResult } from './cuda-checks';
@@ -27,18 +30,32 @@ export interface CliRun {
   seconds: number;
 }
 
-/** Runs `gpuflow run` with `args` and extra environment; parses its --json output. */
+/**
+ * Runs `gpuflow run` with `args` and extra environment; parses its --json output. Its stdout goes
+ * to a file: a large result written to a pipe is cut short when the CLI exits.
+ */
 export function runCli(cli: string[], args: string[], env: Record<string, string>, timeoutMs = 180_000): Promise<CliRun> {
   const t0 = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'gpuflow-ipc-'));
+  const outFile = join(dir, 'run.json');
+  const fd = openSync(outFile, 'w');
   return new Promise((resolve) => {
-    execFile(cli[0], [...cli.slice(1), 'run', ...args, '--json', '--no-store'], { env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
+    const child = spawn(cli[0], [...cli.slice(1), 'run', ...args, '--json', '--no-store'], { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      closeSync(fd);
       const seconds = (performance.now() - t0) / 1000;
-      const rc = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      const rc = code ?? 137;
       try {
-        const r = JSON.parse(stdout) as { status?: string; error?: string; results?: Record<string, ResultValue>; stats?: RunStats };
+        const r = JSON.parse(readFileSync(outFile, 'utf8')) as { status?: string; error?: string; results?: Record<string, ResultValue>; stats?: RunStats };
         resolve({ rc, status: r.status, error: r.error, results: r.results, stats: r.stats, stderr: stderr.slice(-2000), seconds });
       } catch {
         resolve({ rc, error: `no JSON on stdout (rc ${rc})`, stderr: stderr.slice(-2000), seconds });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   });
@@ -79,8 +96,10 @@ export interface IpcCheckOptions {
 
 export async function runIpcChecks(opts: IpcCheckOptions): Promise<CheckResult[]> {
   const { results, check } = checkList();
-  const N = opts.N ?? 1024;
-  const chunks = opts.chunks ?? 256;
+  // 960² in 240² blocks: 4 x 4 blocks, and C (921 600 elements) comes back whole, not summarised
+  // by tasks whose partials would move through the host.
+  const N = opts.N ?? 960;
+  const chunks = opts.chunks ?? 240;
   const log = opts.log ?? (() => undefined);
   const wf = opts.workflow ?? IPC_WORKFLOW;
   const params = (dtype: string) => ['--param', `N=${N}`, '--param', `chunks=${chunks}`, '--param', `dtype=${dtype}`];
