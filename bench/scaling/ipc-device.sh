@@ -1,6 +1,7 @@
 #!/bin/sh
-# CUDA IPC between GPU worker processes on the GPU machine, in one call: builds the addon, runs
-# the IPC checks (test/gpu/ipc-checks.ts: two GPU workers sharing GPU 0, a matmul whose blocks
+# CUDA IPC between GPU worker processes on the GPU machine, in one call: builds the addon, checks
+# the addon alone (export in a child process, import here, 8 MiB and 512 MiB timed), runs the
+# engine checks (test/gpu/ipc-checks.ts: two GPU workers sharing GPU 0, a matmul whose blocks
 # move between them, answer == js, bytes by IPC > 0 and through the host 0; GPUFLOW_IPC=0 goes
 # through the host with the same answer), then times matmul 16384² float32 on those two workers
 # with and without IPC. JSON lines into $OUT/ipc.jsonl. About 2-3 minutes on an H100.
