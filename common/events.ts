@@ -13,7 +13,7 @@ export type EngineEvent =
   | { type: 'task-state'; seq: number; t: number; runId: string; key: string; node: string; from: TaskState; to: TaskState; worker?: string; cause: number }
   /** A task ran: one rectangle of the task stream. */
   | { type: 'task'; seq: number; t: number; runId: string; key: string; node: string; op: string; worker: string; start: number; end: number; bytes: number; backend: string; device?: DeviceTraffic; cause: number }
-  | { type: 'transfer'; seq: number; t: number; runId: string; key: string; from: string; to: string; bytes: number; start: number; end: number; cause: number }
+  | { type: 'transfer'; seq: number; t: number; runId: string; key: string; from: string; to: string; bytes: number; start: number; end: number; cause: number; via?: 'ipc' | 'host' }
   /** Progress reported by a running task, e.g. a tuning trial's epoch {epoch, loss, metric}. */
   | { type: 'task-progress'; seq: number; t: number; runId: string; key: string; node: string; worker: string; payload: Record<string, JsonValue> }
   | { type: 'task-error'; seq: number; t: number; runId: string; key: string; node: string; worker: string; message: string; code?: string; cause: number }

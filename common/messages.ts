@@ -53,7 +53,11 @@ export type ToWorker = z.infer<typeof toWorkerSchema>;
 
 export const backendStatusSchema = z.object({ name: z.string(), available: z.boolean(), reason: z.string().optional() });
 
-export const transferSchema = z.object({ key: z.string(), from: z.string(), bytes: z.number(), ms: z.number() });
+/**
+ * A dependency fetched from a peer. `via`: device to device by CUDA IPC, or through host memory
+ * (absent in older workers: host); `reason`: why a host transfer did not go by IPC.
+ */
+export const transferSchema = z.object({ key: z.string(), from: z.string(), bytes: z.number(), ms: z.number(), via: z.enum(['ipc', 'host']).optional(), reason: z.string().optional() });
 export type Transfer = z.infer<typeof transferSchema>;
 
 /**

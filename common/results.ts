@@ -33,7 +33,12 @@ export interface RunStats {
   tasks: number;
   durationMs: number;
   workers: WorkerStat[];
-  transfers: { count: number; bytes: number };
+  /**
+   * Dependencies fetched from peers. `ipc` / `host`: those moved device to device by CUDA IPC and
+   * those through host memory; `hostReasons`: why host transfers did not go by IPC, with counts
+   * (local engine only; a Dask run reports the totals).
+   */
+  transfers: { count: number; bytes: number; ipc?: { count: number; bytes: number }; host?: { count: number; bytes: number }; hostReasons?: Record<string, number> };
   /** Tasks that ran on device-resident data, and their host <-> device traffic (common/messages.ts DeviceTraffic). */
   device?: { tasks: number; reusedInputs: number; reusedBytes: number; uploadedBytes: number; keptBytes: number };
   restarts: number;

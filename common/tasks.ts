@@ -19,6 +19,9 @@ export type TaskSpec =
   /** One model-tuning trial step (worker/kernels/tfjs). */
   | { kind: 'trial'; op: string; params: Record<string, unknown> };
 
+/** Where a block belongs (TaskDef.place). */
+export type TaskPlace = { grid: [number, number] } | { index: number };
+
 export interface TaskDef {
   key: string;
   deps: string[];
@@ -32,6 +35,13 @@ export interface TaskDef {
   outBytes: number;
   /** Estimated bytes the task touches while running (for memory limits). */
   workBytes: number;
+  /**
+   * Owner-computes placement (main/engine/scheduler/placement.ts): the block's coordinates on a
+   * 2-D block grid (the scheduler lays its GPU workers out as a process grid and sends the task
+   * to the worker owning them, block-cyclically, as SUMMA distributes matrices), or its index in
+   * a 1-D row of blocks (worker index mod P: TSQR's row blocks).
+   */
+  place?: TaskPlace;
 }
 
 /** How a workflow node's result is assembled from task outputs. */

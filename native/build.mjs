@@ -172,7 +172,7 @@ async function linkCapi(cxx, objects) {
 }
 
 // Its CUDA variant: every object but the Node-API ones, with the CUDA runtime linked statically.
-const NAPI_OBJECTS = ['addon.cc', 'df_addon.cc', 'resident_napi.cc', 'linalg_resident_napi.cc', 'cuda_stub.cc', 'capi.cc'].map((f) => `/${f}.o`);
+const NAPI_OBJECTS = ['addon.cc', 'df_addon.cc', 'resident_napi.cc', 'linalg_resident_napi.cc', 'ipc_napi.cc', 'cuda_stub.cc', 'capi.cc'].map((f) => `/${f}.o`);
 
 async function linkCapiCuda(cxx, objects, libs) {
   const mine = objects.filter((o) => !NAPI_OBJECTS.some((n) => o.endsWith(n)));

@@ -43,6 +43,11 @@ export interface NativeAddon {
   cudaResidentRows(id: number, start: number, count: number, cols: number): Promise<number>;
   /** The same block under a second id; its memory goes with the last id freed. */
   cudaResidentShare(id: number): number;
+  /** CUDA IPC transfers of resident buffers (native/src/ipc_napi.cc; worker/resident/ipc.ts uses them). */
+  cudaIpcExport(id: number): Promise<{ exportId: number; handle: Uint8Array }>;
+  cudaIpcRelease(exportId: number, reuse: boolean): Promise<boolean>;
+  cudaIpcImport(handle: Uint8Array, bytes: number, dtype: 'float64' | 'float32' | 'int32'): Promise<number>;
+  cudaIpcStats(): { exports: number; exportBytes: number; cachedBytes: number };
 }
 
 export interface RawInfo {

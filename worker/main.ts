@@ -16,8 +16,9 @@ import { parentChannel } from './channel';
 import { isDeviceLost } from './device-lost';
 import { executeSpec } from './execute';
 import { failsToStart, faultsFor, injectFaults } from './faults';
-import { fetchFromPeer, startPeerServer } from './peer';
+import { fetchChunks, startPeerServer, type PeerImporter } from './peer';
 import type { DeviceApi } from './resident/device-api';
+import { ResidentImporter, residentExporter } from './resident/ipc';
 import { planResident, runResident } from './resident/runner';
 import { residencyFor } from './resident/setup';
 import { ResidentStore, type DeviceTraffic, type Lease } from './resident/store';
@@ -29,6 +30,11 @@ let store = new ResidentStore(null, 0);
 let device: DeviceApi | null = null;
 let config: WorkerConfig | null = null;
 let backends: ArrayBackend[] = [];
+// Device-to-device fetches from other GPU workers (CUDA IPC); null with why when off.
+let importer: ResidentImporter | null = null;
+let ipcOffReason = 'not started';
+// Keys being fetched now, so tasks needing the same chunk share one transfer.
+const inflight = new Map<string, Promise<void>>();
 // Tasks run up to `concurrency` at a time (GPU workers overlap async kernel calls; CPU workers
 // run one, their native kernels being multithreaded); the rest wait in arrival order.
 let running = 0;
@@ -56,30 +62,58 @@ interface Deps {
   transfers: Transfer[];
 }
 
+/** How to fetch from a peer: by IPC (an importer), or through the host with why. */
+function ipcWith(p: { host: string; workerId: string }): { importer?: PeerImporter; peer?: string; noIpcReason?: string } {
+  if (!importer) return { noIpcReason: ipcOffReason };
+  if (p.host !== '127.0.0.1' && p.host !== 'localhost' && p.host !== '::1') return { noIpcReason: `${p.workerId} is on another host` };
+  const off = importer.offFor(p.workerId);
+  return off ? { noIpcReason: off } : { importer, peer: p.workerId };
+}
+
 async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<Deps> {
   const byPeer = new Map<string, { host: string; port: number; workerId: string; keys: string[] }>();
+  const shared: Promise<void>[] = [];
   for (const d of msg.deps) {
     if (store.has(d.key)) continue;
+    const pending = inflight.get(d.key);
+    if (pending) {
+      // Another task is fetching it: one transfer serves both (its record is on that task).
+      shared.push(pending.catch(() => undefined));
+      continue;
+    }
     if (!d.at) throw new FetchError(`dependency '${d.key}' is not held here and no live peer holds it`);
     const id = `${d.at.host}:${d.at.port}`;
     const entry = byPeer.get(id) ?? { host: d.at.host, port: d.at.port, workerId: d.at.workerId, keys: [] };
-    entry.keys.push(d.key);
+    if (!entry.keys.includes(d.key)) entry.keys.push(d.key);
     byPeer.set(id, entry);
   }
   const transfers: Transfer[] = [];
-  await Promise.all(
-    [...byPeer.values()].map(async (p) => {
+  const fetches = [...byPeer.values()].map((p) => {
+    const run = (async () => {
       const t0 = performance.now();
-      const got = await fetchFromPeer(p.host, p.port, cfg.peerToken, p.keys).catch((e: unknown) => {
+      const how = ipcWith(p);
+      const got = await fetchChunks(p.host, p.port, cfg.peerToken, p.keys, { ...how, onOrphan: (ref) => device?.free(ref.id) }).catch((e: unknown) => {
         throw new FetchError(`fetching ${p.keys.join(', ')} from ${p.workerId}: ${e instanceof Error ? e.message : String(e)}`);
       });
       const ms = performance.now() - t0;
-      for (const [key, v] of got) {
-        store.putHost(key, v);
-        transfers.push({ key, from: p.workerId, bytes: valueBytes(v), ms });
+      for (const [key, f] of got) {
+        if (f.via === 'ipc') {
+          store.putDevice(key, f.ref);
+          transfers.push({ key, from: p.workerId, bytes: f.ref.bytes, ms, via: 'ipc' });
+        } else {
+          store.putHost(key, f.value);
+          transfers.push({ key, from: p.workerId, bytes: valueBytes(f.value), ms, via: 'host', ...(f.reason ? { reason: f.reason } : {}) });
+        }
       }
-    }),
-  );
+    })();
+    const mine = run.then(() => undefined);
+    for (const k of p.keys) inflight.set(k, mine);
+    void mine.catch(() => undefined).finally(() => {
+      for (const k of p.keys) if (inflight.get(k) === mine) inflight.delete(k);
+    });
+    return run;
+  });
+  await Promise.all([...fetches, ...shared]);
   const leases: Lease[] = [];
   for (const d of msg.deps) {
     const l = store.lease(d.key);
@@ -167,8 +201,15 @@ async function init(cfg: WorkerConfig): Promise<void> {
   device = residency.api;
   store = new ResidentStore(device, residency.limit);
   if (device) log('info', `device-resident chunks on (up to ${residency.limit} bytes of device memory)`);
-  // A chunk on the device is copied to the host once, when a peer first asks for it.
-  const server = await startPeerServer(cfg.peerToken, (key) => store.hostValue(key));
+  const ipc = residency.ipc;
+  importer = ipc ? new ResidentImporter(store, ipc) : null;
+  ipcOffReason = residency.ipcReason;
+  if (ipc) log('info', 'chunks move to and from other GPU workers by CUDA IPC where they can');
+  // A chunk on the device goes to a GPU peer by IPC; to others it is copied to the host once.
+  const server = await startPeerServer(cfg.peerToken, (key) => store.hostValue(key), {
+    exporter: ipc ? residentExporter(store, ipc, (m) => log('warn', m)) : undefined,
+    noExportReason: residency.ipcReason,
+  });
   channel.send({ type: 'ready', pid: process.pid, address: { workerId: cfg.id, host: '127.0.0.1', port: server.port }, backends: made.status });
   setInterval(() => {
     channel.send({ type: 'heartbeat', t: Date.now(), rss: process.memoryUsage.rss(), heldBytes: store.heldBytes, heldKeys: store.size });

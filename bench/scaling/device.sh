@@ -24,3 +24,11 @@ for devs in 0 $ALL; do
   done
   T=120 run matmul-f32 $devs bench/scaling/matmul.json --param N=16384 --param chunks=4096
 done
+# Blocks between GPUs by CUDA IPC (stats.transfers.ipc / .host / .hostReasons say how they went):
+# the same with IPC off, and with every GPU visible to each worker (for drivers that will not map
+# a hidden GPU's memory; GPUFLOW_SHOW_ALL_GPUS=1).
+if [ "$ALL" != 0 ]; then
+  GPUFLOW_IPC=0 T=120 run matmul-f32-no-ipc $ALL bench/scaling/matmul.json --param N=16384 --param chunks=4096
+  GPUFLOW_SHOW_ALL_GPUS=1 T=120 run matmul-f32-all-visible $ALL bench/scaling/matmul.json --param N=16384 --param chunks=4096
+  for devs in 0 $ALL; do T=180 run matmul-f32-32768 $devs bench/scaling/matmul.json --param N=32768 --param chunks=4096; done
+fi

@@ -35,6 +35,18 @@ export interface PoolOptions {
   cpuWorkers?: number;
   threadsPerCpuWorker?: number;
   virtualGpus?: number;
+  /**
+   * GPU worker processes per GPU (default 1, or GPUFLOW_GPU_WORKERS_PER_DEVICE): 2 lets the
+   * multi-GPU paths (CUDA IPC transfers, placement) run on one GPU. The second worker on GPU 0 is
+   * `gpu0-1`; each gets its share of the GPU's memory.
+   */
+  gpuWorkersPerDevice?: number;
+  /**
+   * Show every GPU in use to each GPU worker, its own first (CUDA_VISIBLE_DEVICES rotated, as
+   * dask-cuda does), instead of its own alone (default false, or GPUFLOW_SHOW_ALL_GPUS=1): for
+   * drivers that will not open a CUDA IPC handle from a GPU the process cannot see.
+   */
+  showAllGpus?: boolean;
   heartbeatMs?: number;
   lostAfterMs?: number;
   /**
@@ -92,22 +104,25 @@ export function planWorkers(opts: PoolOptions, token: string): Array<{ config: W
   // device, and libuv has 4 unless told, which capped these workers at 4 whatever the scheduler
   // gave them (on the H100, with 16: the 2 TB seed workload 1.59 s instead of 1.67 s).
   const gpuConcurrency = 16;
-  for (const g of gpus) {
+  const perDevice = opts.gpuWorkersPerDevice ?? envCount('GPUFLOW_GPU_WORKERS_PER_DEVICE') ?? 1;
+  const showAll = opts.showAllGpus ?? process.env.GPUFLOW_SHOW_ALL_GPUS === '1';
+  for (const [gi, g] of gpus.entries()) for (let w = 0; w < perDevice; w++) {
+    const visible = showAll ? [...gpus.slice(gi), ...gpus.slice(0, gi)].map((x) => x.uuid).join(',') : g.uuid;
     out.push({
       config: {
-        id: `gpu${g.index}`,
+        id: w === 0 ? `gpu${g.index}` : `gpu${g.index}-${w}`,
         kind: 'gpu',
-        label: g.name,
+        label: perDevice > 1 ? `${g.name} (worker ${w + 1} of ${perDevice})` : g.name,
         threads: 2,
         // Many tasks in flight hide the main -> worker -> main round trip behind short kernels.
         concurrency: gpuConcurrency,
         gpuUuid: g.uuid,
-        memoryLimit: Math.max(256 * MiB, g.memoryTotalMiB * MiB * 0.9),
+        memoryLimit: Math.max(256 * MiB, (g.memoryTotalMiB * MiB * 0.9) / perDevice),
         peerToken: token,
         backends: opts.backends ?? ['cuda', 'native-cpu', 'js'],
         heartbeatMs: hb,
       },
-      env: { CUDA_VISIBLE_DEVICES: g.uuid, UV_THREADPOOL_SIZE: String(gpuConcurrency) },
+      env: { CUDA_VISIBLE_DEVICES: visible, UV_THREADPOOL_SIZE: String(gpuConcurrency) },
     });
   }
   for (let i = 0; i < cpuWorkers; i++) {
@@ -132,6 +147,14 @@ export function planWorkers(opts: PoolOptions, token: string): Array<{ config: W
     }
   }
   return out;
+}
+
+/** A positive integer from the environment, or undefined; anything else is an error naming it. */
+function envCount(name: string): number | undefined {
+  const v = process.env[name];
+  if (v === undefined || v === '') return undefined;
+  if (!/^[1-9]\d*$/.test(v)) throw new RangeError(`${name} must be a positive integer, got '${v}'`);
+  return Number(v);
 }
 
 export class WorkerPool {

@@ -47,7 +47,7 @@ export class RunController {
   /** Stimuli that arrive while `start` is still setting up (null once started), applied in order after it. */
   private backlog: Array<{ s: Stimulus; cause?: number }> | null = [];
   private readonly stats = new Map<string, WorkerStat>();
-  private transfers = { count: 0, bytes: 0 };
+  private transfers = { count: 0, bytes: 0, ipc: { count: 0, bytes: 0 }, host: { count: 0, bytes: 0 }, hostReasons: {} as Record<string, number> };
   /** Host <-> device traffic of the tasks that ran on device-resident data (worker/resident/). */
   private device = { tasks: 0, reusedInputs: 0, reusedBytes: 0, uploadedBytes: 0, keptBytes: 0 };
   private readonly t0 = Date.now();
@@ -261,7 +261,11 @@ export class RunController {
       for (const tr of msg.transfers) {
         this.transfers.count++;
         this.transfers.bytes += tr.bytes;
-        this.bus.emit({ type: 'transfer', runId: this.runId, key: this.unwire(tr.key) ?? tr.key, from: tr.from, to: w.id, bytes: tr.bytes, start: msg.startedAt - tr.ms, end: msg.startedAt, cause: ev.seq });
+        const via = this.transfers[tr.via ?? 'host'];
+        via.count++;
+        via.bytes += tr.bytes;
+        if (tr.via !== 'ipc') countReason(this.transfers.hostReasons, tr.reason ?? 'not recorded');
+        this.bus.emit({ type: 'transfer', runId: this.runId, key: this.unwire(tr.key) ?? tr.key, from: tr.from, to: w.id, bytes: tr.bytes, start: msg.startedAt - tr.ms, end: msg.startedAt, cause: ev.seq, ...(tr.via ? { via: tr.via } : {}) });
       }
       this.stimulus({ type: 'task-finished', key, worker: w.id, bytes: msg.bytes }, ev.seq);
     } else {
@@ -409,4 +413,10 @@ export class RunController {
       },
     });
   }
+}
+
+/** Reasons are counted by their text; past 16 distinct ones the rest go under 'other'. */
+function countReason(into: Record<string, number>, reason: string): void {
+  const key = reason in into || Object.keys(into).length < 16 ? reason : 'other';
+  into[key] = (into[key] ?? 0) + 1;
 }

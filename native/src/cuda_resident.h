@@ -43,6 +43,8 @@ int64_t residentMatmul(int dtype, const DeviceBlock& a, const DeviceBlock& b, co
 // (the same block may have several ids: its memory goes with the last; cuda_linalg_resident.h).
 BlockRef residentAllocate(size_t bytes, int32_t type);
 int64_t residentEnter(BlockRef block);
+// Registers a block made elsewhere (an IPC import, cuda_ipc.h); returns its new id.
+int64_t residentAdopt(BlockRef block);
 // Live blocks, their bytes, and the pinned staging memory the pool holds.
 void residentStats(int64_t& blocks, int64_t& bytes, int64_t& pinnedBytes);
 

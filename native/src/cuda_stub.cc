@@ -3,6 +3,7 @@
 
 #include "cuda_api.h"
 #include "cuda_linalg_resident.h"
+#include "cuda_ipc.h"
 #include "cuda_resident.h"
 
 #ifndef GF_NO_CUDA_REASON
@@ -37,6 +38,11 @@ void svdOnDevice(const double*, double*, double*, double*, int64_t, int64_t) { a
 std::vector<int64_t> residentFactor(const std::vector<BlockRef>&, int64_t, int64_t, bool) { absent(); }
 int64_t residentRows(const DeviceBlock&, int64_t, int64_t, int64_t) { absent(); }
 void residentStats(int64_t& blocks, int64_t& bytes, int64_t& pinned) { blocks = bytes = pinned = 0; }
+int64_t residentAdopt(BlockRef) { absent(); }
+IpcExport ipcExport(const DeviceBlock&) { absent(); }
+bool ipcRelease(int64_t, bool) { return false; }
+int64_t ipcImport(const unsigned char*, size_t, int32_t) { absent(); }
+void ipcStats(int64_t& exports, int64_t& exportBytes, int64_t& cachedBytes) { exports = exportBytes = cachedBytes = 0; }
 
 }  // namespace cuda
 }  // namespace gf

@@ -223,6 +223,7 @@ void registerResident(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaResidentRunProgram", Napi::Function::New(env, RunProgram));
   exports.Set("cudaResidentMatmul", Napi::Function::New(env, Matmul));
   exports.Set("cudaResidentStats", Napi::Function::New(env, Stats));
+  registerIpc(env, exports);
 }
 
 }  // namespace gf

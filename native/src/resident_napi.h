@@ -4,4 +4,6 @@
 
 namespace gf {
 void registerResident(Napi::Env env, Napi::Object exports);
+// CUDA IPC transfers of resident blocks (ipc_napi.cc), registered by registerResident.
+void registerIpc(Napi::Env env, Napi::Object exports);
 }

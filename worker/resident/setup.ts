@@ -4,21 +4,28 @@
  * passed on the GPU machine (bench/results/native-gpu-resident-h200-*.md);
  * GPUFLOW_DEVICE_RESIDENT=0 turns it off. Device memory is bounded by the worker's memory limit,
  * or GPUFLOW_DEVICE_RESIDENT_BYTES when smaller.
+ *
+ * With residency on, chunks move between GPU workers by CUDA IPC (worker/resident/ipc.ts) unless
+ * GPUFLOW_IPC=0; `ipcReason` says why IPC is off, for the transfer records.
  */
 import type { WorkerConfig } from '../../common/messages';
 import { loadNative } from '../../native/index';
 import type { ArrayBackend } from '../kernels/backend';
 import { addonDeviceApi, type DeviceApi } from './device-api';
+import { addonIpcApi, type IpcApi } from './ipc';
 
 export interface Residency {
   api: DeviceApi | null;
   limit: number;
   /** Why residency is off ('' when on). */
   reason: string;
+  /** CUDA IPC transfers to and from other GPU workers; null when off, `ipcReason` saying why. */
+  ipc: IpcApi | null;
+  ipcReason: string;
 }
 
 export function residencyFor(cfg: WorkerConfig, backends: ArrayBackend[], env: NodeJS.ProcessEnv = process.env): Residency {
-  const off = (reason: string): Residency => ({ api: null, limit: 0, reason });
+  const off = (reason: string): Residency => ({ api: null, limit: 0, reason, ipc: null, ipcReason: `this worker keeps no device copies (${reason})` });
   if (env.GPUFLOW_DEVICE_RESIDENT === '0') return off('GPUFLOW_DEVICE_RESIDENT=0');
   if (cfg.kind !== 'gpu') return off(`${cfg.kind} worker`);
   if (!backends.some((b) => b.name === 'cuda')) return off('the cuda backend is not loaded');
@@ -26,5 +33,6 @@ export function residencyFor(cfg: WorkerConfig, backends: ArrayBackend[], env: N
   if ('unavailable' in loaded) return off(loaded.unavailable);
   const cap = Number(env.GPUFLOW_DEVICE_RESIDENT_BYTES);
   const limit = Number.isFinite(cap) && cap > 0 ? Math.min(cap, cfg.memoryLimit) : cfg.memoryLimit;
-  return { api: addonDeviceApi(loaded.addon), limit, reason: '' };
+  const ipcOff = env.GPUFLOW_IPC === '0' ? 'GPUFLOW_IPC=0' : typeof loaded.addon.cudaIpcImport !== 'function' ? 'the addon predates CUDA IPC' : '';
+  return { api: addonDeviceApi(loaded.addon), limit, reason: '', ipc: ipcOff ? null : addonIpcApi(loaded.addon), ipcReason: ipcOff };
 }

@@ -196,6 +196,16 @@ export class ResidentStore {
   }
 
   /**
+   * The device copy of a leased entry, if it has one (once a spill in progress is over): IPC exports
+   * read it. A factor bundle (resident TSQR's {q, r}) is not one buffer: it leaves by the host path.
+   */
+  async deviceRefOf(lease: Lease): Promise<DeviceArrayRef | undefined> {
+    const e = (lease as EntryLease).entry;
+    if (e.spilling) await e.spilling;
+    return e.device && isDeviceRef(e.device) ? e.device : undefined;
+  }
+
+  /**
    * The value of a leased entry for a device kernel: its device copy (uploaded now, and kept, if
    * it has none), or its host value when it is not an array that a device buffer holds.
    */

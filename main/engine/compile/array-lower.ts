@@ -6,6 +6,7 @@
  */
 import type { BinaryOp, DType, Expr, ReduceOp } from '../../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
+import type { TaskPlace } from '../../../common/tasks';
 import type { AxisSlice, NormalizedIndex } from '../ops/slice-syntax';
 import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
 import { runToEnd, type Steps } from '../slices';
@@ -38,12 +39,13 @@ function isMaterialized(a: LazyArray): boolean {
 }
 
 /** Emits one task per block; returns the array read back from those tasks. */
-export function materialize(a: LazyArray, ctx: BuildContext, name = 'block'): LazyArray {
-  return runToEnd(materializeSteps(a, ctx, name));
+/** `place`: owner-computes placement of each block's task (TaskDef.place), e.g. matmul's operands. */
+export function materialize(a: LazyArray, ctx: BuildContext, name = 'block', place?: (idx: number[]) => TaskPlace): LazyArray {
+  return runToEnd(materializeSteps(a, ctx, name, place));
 }
 
 /** `materialize`, yielding after each task (main/engine/slices.ts: big grids must not stall the loop). */
-export function* materializeSteps(a: LazyArray, ctx: BuildContext, name = 'block'): Steps<LazyArray> {
+export function* materializeSteps(a: LazyArray, ctx: BuildContext, name = 'block', place?: (idx: number[]) => TaskPlace): Steps<LazyArray> {
   if (isMaterialized(a)) return a;
   const keys: string[] = [];
   for (const idx of eachBlockIndex(a.chunks)) {
@@ -52,7 +54,7 @@ export function* materializeSteps(a: LazyArray, ctx: BuildContext, name = 'block
     const { expr, deps } = a.block(idx);
     const key = ctx.key(name, idx);
     const bytes = sizeOf(shape) * bytesPerElement(a.dtype);
-    ctx.emit({ key, deps, spec: { kind: 'program', program: { dtype: a.dtype, shape, expr } }, resource: ctx.arrayResource, op: a.opName, outBytes: bytes, workBytes: bytes });
+    ctx.emit({ key, deps, spec: { kind: 'program', program: { dtype: a.dtype, shape, expr } }, resource: ctx.arrayResource, op: a.opName, outBytes: bytes, workBytes: bytes, ...(place ? { place: place(idx) } : {}) });
     keys.push(key);
   }
   return fromKeys(a.shape, a.chunks, a.dtype, keys, ctx.nodeId, [ctx.nodeId]);

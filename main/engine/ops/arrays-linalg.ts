@@ -1,8 +1,11 @@
 /**
  * Linear algebra nodes as task graphs (docs/linalg.md):
  * - matmul: blockwise contraction, C[i,j] = sum_l A[i,l] B[l,j], one task per output block;
+ *   operand and output blocks carry grid coordinates so the scheduler places them SUMMA-like
+ *   (main/engine/scheduler/placement.ts): A[i,l] at (i, l), B[l,j] at (l, j), C[i,j] at (i, j);
  * - qr / svd of tall-skinny arrays: TSQR as dask.array.linalg.tsqr does it: a QR per row block,
- *   one QR of the stacked R factors (and the SVD of R), then one recombination per row block.
+ *   one QR of the stacked R factors (and the SVD of R), then one recombination per row block;
+ *   row block i, its QR and its recombination carry the 1-D place i, so they share a worker.
  * One-device lowerings, when the run has a cuda GPU worker (ctx.device) and the data fits it with
  * room to spare: a float64 qr / svd is one task over the row blocks (the worker gathers them on
  * the device and calls cuSOLVER once) instead of the TSQR tree; a matmul of generated inputs
@@ -10,6 +13,7 @@
  * gemm where they are made. CPU-only runs, and data too big for one device, keep the block graphs.
  */
 import type { DType } from '../../../common/arrays';
+import type { TaskPlace } from '../../../common/tasks';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { axisChunks, blockShape } from '../compile/chunks';
@@ -58,10 +62,11 @@ const matmul: OpDef = {
     // One block of each: the GPU generates them and multiplies (a CPU worker would need them all).
     const bctx: BuildContext = one ? { ...ctx, arrayResource: 'gpu' } : ctx;
     const [a1, b1] = one ?? [a0, b0];
-    const a = materialize(a1, bctx, 'a');
+    const grid = (idx: number[]): TaskPlace => ({ grid: [idx[0], idx[1]] });
+    const a = materialize(a1, bctx, 'a', grid);
     // The contraction axis must be split the same way on both sides.
     const bc = [a.chunks[1], b1.chunks[1]];
-    const b = materialize(sameChunks(b1.chunks, bc) ? b1 : rechunk(b1, bc, ctx, 'align-b'), bctx, 'b');
+    const b = materialize(sameChunks(b1.chunks, bc) ? b1 : rechunk(b1, bc, ctx, 'align-b'), bctx, 'b', grid);
     const L = a.chunks[1].length;
     const dtype = floatOf(a.dtype, b.dtype);
     const chunks = [a.chunks[0], b.chunks[1]];
@@ -74,7 +79,7 @@ const matmul: OpDef = {
         const outBytes = sizeOf(blockShape(chunks, [i, j])) * bytesPerElement(dtype);
         const inBytes = deps.length * Math.max(sizeOf(blockShape(a.chunks, [i, 0])), sizeOf(blockShape(b.chunks, [0, j]))) * bytesPerElement(dtype);
         const key = ctx.key('matmul', [i, j]);
-        ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'matmul', params: { k: L } }, resource: one ? 'gpu' : 'any', op: 'matmul', outBytes, workBytes: outBytes + inBytes });
+        ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'matmul', params: { k: L } }, resource: one ? 'gpu' : 'any', op: 'matmul', outBytes, workBytes: outBytes + inBytes, place: { grid: [i, j] } });
         keys.push(key);
       }
     }
@@ -128,12 +133,12 @@ function tsqr(ctx: BuildContext, x: LazyArray, svd: boolean): Tsqr {
   const [m, n] = x.shape;
   const rowChunks = tsqrRowChunks(x.chunks[0].every((r) => r >= n) ? x.chunks[0] : axisChunks(m, Math.max(n, x.chunks[0][0])), n);
   const want = [rowChunks, [n]];
-  const a = materialize(sameChunks(x.chunks, want) ? x : rechunk(x, want, ctx, 'rows'), ctx, 'a');
+  const a = materialize(sameChunks(x.chunks, want) ? x : rechunk(x, want, ctx, 'rows'), ctx, 'a', (idx) => ({ index: idx[0] }));
   const factors: string[] = [];
   rowChunks.forEach((r, i) => {
     const key = ctx.key('qr-block', [i]);
     const bytes = (r + 2) * n * 8 + n * n * 8;
-    ctx.emit({ key, deps: a.block([i, 0]).deps, spec: { kind: 'array-op', op: 'qr-block', params: {} }, resource: 'any', op: 'qr-block', outBytes: bytes, workBytes: 2 * bytes });
+    ctx.emit({ key, deps: a.block([i, 0]).deps, spec: { kind: 'array-op', op: 'qr-block', params: {} }, resource: 'any', op: 'qr-block', outBytes: bytes, workBytes: 2 * bytes, place: { index: i } });
     factors.push(key);
   });
   const top = ctx.key(svd ? 'svd-top' : 'qr-top');
@@ -147,7 +152,7 @@ function recombine(ctx: BuildContext, t: Tsqr, svd: boolean, dtype: DType): Lazy
   const keys = t.blocks.map((f, i) => {
     const key = ctx.key(svd ? 'u' : 'q', [i, 0]);
     const bytes = t.rowChunks[i] * t.n * 8;
-    ctx.emit({ key, deps: [f, t.top], spec: { kind: 'array-op', op: 'qr-combine', params: { index: i, svd } }, resource: 'any', op: svd ? 'svd-u' : 'qr-q', outBytes: bytes, workBytes: 3 * bytes });
+    ctx.emit({ key, deps: [f, t.top], spec: { kind: 'array-op', op: 'qr-combine', params: { index: i, svd } }, resource: 'any', op: svd ? 'svd-u' : 'qr-q', outBytes: bytes, workBytes: 3 * bytes, place: { index: i } });
     return key;
   });
   return fromKeys([t.rowChunks.reduce((s, r) => s + r, 0), t.n], [t.rowChunks, [t.n]], dtype, keys, ctx.nodeId, [ctx.nodeId]);

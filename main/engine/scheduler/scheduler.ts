@@ -6,7 +6,14 @@
  * Placement: a ready task goes, in static priority order (scheduler/order.ts), to a worker that
  * offers its resource and has a free slot, preferring the worker that already holds the most
  * bytes of its inputs (data locality), then the least loaded. Inputs held elsewhere are fetched
- * by the worker from their holder directly.
+ * by the worker from their holder directly; the fetched copy stays there (`copies`) until the
+ * input is released, so it counts as local for the worker's later tasks and is released with it.
+ *
+ * Tasks with a place (TaskDef.place: matmul's operand and output blocks, TSQR's row blocks) go to the
+ * worker owning them (placement.ts, SUMMA-like owner computes). When the owner has no free slot
+ * they wait for it (parked on it, still ready), unless more than a round of its slots waits there
+ * and a grid worker stands idle: that one takes them. So every GPU gets work, and a transient
+ * wait for the owner does not turn into moving a block.
  *
  * Example: sum over 4 blocks, split_every 2, two workers A and B. b0..b3 become ready; A takes
  * b0, B takes b1 (two slots each: A also b2, B b3). When b0 and b1 are in memory, combine(0)
@@ -20,6 +27,7 @@ import { KeyHeap } from './heap';
 import { runToEnd, YIELD_EVERY, type Steps } from '../slices';
 import { staticPrioritiesSteps } from './order';
 import { checkTransition, type HistoryEntry } from './transitions';
+import { gridWorkers, ownerOf } from './placement';
 
 export interface WorkerSlot {
   id: string;
@@ -52,6 +60,8 @@ interface TaskRec {
   dependents: Set<string>;
   /** Workers holding the output. */
   holders: Set<string>;
+  /** Workers holding a copy they fetched as an input (released with the output). */
+  copies: Set<string>;
   runningOn: string | null;
   /** Times a worker died while running it. */
   lost: number;
@@ -76,6 +86,9 @@ export class Scheduler {
   private readonly outputKeys: Set<string>;
   /** Ready tasks by resource, lowest static priority first; stale entries are skipped on pop. */
   private readonly ready: Record<Resource, KeyHeap>;
+  /** Ready tasks with grid coordinates waiting for their owner's free slot, by owner. */
+  private readonly parked = new Map<string, KeyHeap>();
+  private readonly prioOf: (k: string) => number;
   private out: Instruction[] = [];
   private cause = 0;
   private over = false;
@@ -91,6 +104,7 @@ export class Scheduler {
     this.now = now;
     this.outputKeys = new Set(Object.values(outputs).flatMap((o) => ('keys' in o ? o.keys : [o.key])));
     const prioOf = (k: string) => this.tasks.get(k)!.priority;
+    this.prioOf = prioOf;
     this.ready = { any: new KeyHeap(prioOf), gpu: new KeyHeap(prioOf), cpu: new KeyHeap(prioOf) };
     this.remaining = 0;
     // Scheduler.create indexes the graph itself, in slices.
@@ -120,7 +134,7 @@ export class Scheduler {
     const prio = yield* staticPrioritiesSteps(tasks, [...this.outputKeys].sort());
     let n = 0;
     for (const [key, def] of tasks) {
-      this.tasks.set(key, { def, state: 'waiting', priority: prio.get(key) ?? 0, waitingOn: new Set(def.deps), dependents: new Set(), holders: new Set(), runningOn: null, lost: 0, history: [] });
+      this.tasks.set(key, { def, state: 'waiting', priority: prio.get(key) ?? 0, waitingOn: new Set(def.deps), dependents: new Set(), holders: new Set(), copies: new Set(), runningOn: null, lost: 0, history: [] });
       if (++n % YIELD_EVERY === 0) yield;
     }
     for (const [key, t] of this.tasks) {
@@ -297,6 +311,11 @@ export class Scheduler {
     if (w) w.heldBytes += bytes;
     t.runningOn = null;
     t.holders.add(worker);
+    // Inputs it fetched stay on that worker until they are released.
+    for (const d of t.def.deps) {
+      const dt = this.tasks.get(d)!;
+      if (dt.state === 'memory' && !dt.holders.has(worker)) dt.copies.add(worker);
+    }
     this.move(key, 'memory', worker);
     for (const d of t.dependents) {
       const dt = this.tasks.get(d)!;
@@ -310,11 +329,15 @@ export class Scheduler {
   /** Releases a task's output once every dependent is in memory or done, unless it is an output. */
   private maybeRelease(key: string): void {
     const t = this.tasks.get(key);
-    if (!t || t.state !== 'memory' || this.outputKeys.has(key)) return;
+    if (!t || t.state !== 'memory') return;
     for (const d of t.dependents) {
       const s = this.tasks.get(d)!.state;
       if (s !== 'memory' && s !== 'done') return;
     }
+    // Fetched copies go once nothing needs them; an output itself stays where it was made.
+    for (const h of t.copies) this.out.push({ type: 'release', worker: h, keys: [key] });
+    t.copies.clear();
+    if (this.outputKeys.has(key)) return;
     for (const h of t.holders) this.out.push({ type: 'release', worker: h, keys: [key] });
     t.holders.clear();
     this.move(key, 'done');
@@ -332,7 +355,15 @@ export class Scheduler {
     if (this.over) return;
     const lost: string[] = [];
     for (const [key, t] of this.tasks) {
+      t.copies.delete(id);
       if (t.holders.delete(id) && t.holders.size === 0 && t.state === 'memory') lost.push(key);
+    }
+    // Work parked for it goes back to the ready queues.
+    const parked = this.parked.get(id);
+    this.parked.delete(id);
+    for (let k = parked?.pop(); k !== undefined; k = parked?.pop()) {
+      const t = this.tasks.get(k)!;
+      if (t.state === 'ready') this.ready[t.def.resource].push(k);
     }
     // Tasks running there go back; a task that keeps killing its workers is given up.
     for (const key of w.running) {
@@ -432,6 +463,9 @@ export class Scheduler {
       cpu: workers.filter((w) => accepts(w.kind, 'cpu')),
     } satisfies Record<Resource, typeof workers>;
     const free = (r: Resource) => candidates[r].some((w) => w.running.size < w.slots);
+    const grids = { any: gridWorkers(candidates.any), gpu: gridWorkers(candidates.gpu), cpu: gridWorkers(candidates.cpu) } satisfies Record<Resource, typeof workers>;
+    // A grid worker with nothing to do, not even work parked for it: it may take another's.
+    const idle = (r: Resource) => grids[r].find((w) => w.running.size === 0 && w.slots > 0 && !(this.parked.get(w.id) && this.topReady(this.parked.get(w.id)!) !== undefined));
     for (;;) {
       let chosen: Resource | null = null;
       let chosenPrio = Infinity;
@@ -450,36 +484,108 @@ export class Scheduler {
           chosenPrio = p;
         }
       }
-      if (chosen === null) return;
+      // Work parked on a worker with a free slot comes first when it is more urgent.
+      let parkedOn: (typeof workers)[number] | null = null;
+      for (const w of workers) {
+        const h = this.parked.get(w.id);
+        const k = h && w.running.size < w.slots ? this.topReady(h) : undefined;
+        if (k !== undefined && this.tasks.get(k)!.priority < chosenPrio) {
+          chosenPrio = this.tasks.get(k)!.priority;
+          parkedOn = w;
+        }
+      }
+      if (parkedOn) {
+        this.assign(this.parked.get(parkedOn.id)!.pop()!, parkedOn);
+        continue;
+      }
+      if (chosen === null) {
+        // Nothing else to run: an idle worker takes what waits parked for a busy one.
+        if (!this.steal(workers)) return;
+        continue;
+      }
       const key = this.ready[chosen].pop()!;
       const t = this.tasks.get(key)!;
+      const owner = t.def.place ? ownerOf(t.def.place, grids[chosen]) : null;
+      if (owner && owner.running.size < owner.slots) {
+        this.assign(key, owner);
+        continue;
+      }
+      if (owner) {
+        // Taken by an idle worker only when the owner has more waiting than one round of its slots.
+        const thief = (this.parked.get(owner.id)?.size ?? 0) >= owner.slots ? idle(chosen) : undefined;
+        if (thief) this.assign(key, thief);
+        else {
+          let h = this.parked.get(owner.id);
+          if (!h) this.parked.set(owner.id, (h = new KeyHeap(this.prioOf)));
+          h.push(key);
+        }
+        continue;
+      }
       let best: (typeof workers)[number] | null = null;
       let bestScore = -Infinity;
       for (const w of candidates[chosen]) {
         if (w.running.size >= w.slots) continue;
-        let local = 0;
-        for (const d of t.def.deps) if (this.tasks.get(d)!.holders.has(w.id)) local += this.tasks.get(d)!.def.outBytes;
         // Locality first (bytes not moved), then load; GPU workers win ties for 'any' work.
-        const score = local * 4 - w.running.size * (t.def.workBytes + 1) + (w.kind === 'gpu' ? 0.5 : 0);
+        const score = this.localBytes(t, w.id) * 4 - w.running.size * (t.def.workBytes + 1) + (w.kind === 'gpu' ? 0.5 : 0);
         if (score > bestScore) {
           bestScore = score;
           best = w;
         }
       }
-      const w = best!;
-      w.running.add(key);
-      t.runningOn = w.id;
-      this.move(key, 'running', w.id);
-      this.out.push({
-        type: 'execute',
-        worker: w.id,
-        key,
-        deps: t.def.deps.map((d) => {
-          const holders = this.tasks.get(d)!.holders;
-          return { key: d, holder: holders.has(w.id) ? null : ([...holders][0] ?? null) };
-        }),
-      });
+      this.assign(key, best!);
     }
+  }
+
+  /** Bytes of a task's inputs a worker holds (made there, or fetched there for an earlier task). */
+  private localBytes(t: TaskRec, worker: string): number {
+    let local = 0;
+    for (const d of t.def.deps) {
+      const dt = this.tasks.get(d)!;
+      if (dt.holders.has(worker) || dt.copies.has(worker)) local += dt.def.outBytes;
+    }
+    return local;
+  }
+
+  /** An idle worker takes the most urgent task parked on another (with more than a round of its slots waiting) that it may run; false if none. */
+  private steal(workers: Array<WorkerSlot & { running: Set<string> }>): boolean {
+    // Only the workers a grid is laid over take placed work (a CPU worker never takes a GPU's).
+    const grid = new Set(gridWorkers(workers).map((w) => w.id));
+    for (const w of workers) {
+      if (w.running.size > 0 || w.slots === 0 || !grid.has(w.id)) continue;
+      let from: KeyHeap | null = null;
+      let prio = Infinity;
+      for (const [owner, h] of this.parked) {
+        const ow = this.workers.get(owner);
+        const k = owner === w.id || h.size <= (ow?.slots ?? 0) ? undefined : this.topReady(h);
+        if (k === undefined) continue;
+        const t = this.tasks.get(k)!;
+        if (accepts(w.kind, t.def.resource) && t.priority < prio) {
+          prio = t.priority;
+          from = h;
+        }
+      }
+      if (from) {
+        this.assign(from.pop()!, w);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private assign(key: string, w: WorkerSlot & { running: Set<string> }): void {
+    const t = this.tasks.get(key)!;
+    w.running.add(key);
+    t.runningOn = w.id;
+    this.move(key, 'running', w.id);
+    this.out.push({
+      type: 'execute',
+      worker: w.id,
+      key,
+      deps: t.def.deps.map((d) => {
+        const dt = this.tasks.get(d)!;
+        return { key: d, holder: dt.holders.has(w.id) || dt.copies.has(w.id) ? null : ([...dt.holders][0] ?? null) };
+      }),
+    });
   }
 
   /** "gone: vgpu1 (device lost: …), gpu0 (…)" for failure messages. */
@@ -505,7 +611,11 @@ export class Scheduler {
   /** Every (worker, keys) still held, for releasing at the end of a run. */
   heldByWorker(): Map<string, string[]> {
     const m = new Map<string, string[]>();
-    for (const [key, t] of this.tasks) for (const h of t.holders) m.set(h, [...(m.get(h) ?? []), key]);
+    for (const [key, t] of this.tasks) {
+      for (const h of t.holders) m.set(h, [...(m.get(h) ?? []), key]);
+      // Fetched copies of outputs are released as they are needed no more (maybeRelease).
+      if (!this.outputKeys.has(key)) for (const h of t.copies) if (!t.holders.has(h)) m.set(h, [...(m.get(h) ?? []), key]);
+    }
     return m;
   }
 }

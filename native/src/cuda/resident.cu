@@ -97,6 +97,8 @@ int64_t residentMatmul(int dtype, const DeviceBlock& a, const DeviceBlock& b, co
   return enter(std::move(c));
 }
 
+int64_t residentAdopt(BlockRef block) { return enter(std::move(block)); }
+
 void residentStats(int64_t& blocks, int64_t& bytes, int64_t& pinnedBytes) {
   {
     std::lock_guard<std::mutex> lock(registryMutex);

@@ -1,0 +1,145 @@
+// The N-API boundary of CUDA IPC transfers (cuda_ipc.h), registered with the resident calls
+// (resident_napi.cc). Arguments are checked here (TypeError / RangeError) before any work is
+// queued; device work runs in an AsyncWorker whose promise resolves with its result.
+//
+//   cudaIpcExport(id) -> Promise<{ exportId, handle: Uint8Array(64) }>
+//   cudaIpcRelease(exportId, reuse: boolean) -> Promise<boolean> (false: unknown export id)
+//   cudaIpcImport(handle: Uint8Array(64), bytes, dtype: 'float64' | 'float32' | 'int32') -> Promise<id>
+//   cudaIpcStats() -> { exports, exportBytes, cachedBytes }
+#include <napi.h>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+#include <string>
+
+#include "cuda_api.h"
+#include "cuda_ipc.h"
+#include "cuda_resident.h"
+#include "device_lost_napi.h"
+#include "program.h"
+
+namespace gf {
+namespace {
+
+constexpr int64_t kMaxId = int64_t(1) << 52;
+
+int64_t intArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t lo, int64_t hi) {
+  if (i >= info.Length() || !info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a number");
+  const double v = info[i].As<Napi::Number>().DoubleValue();
+  if (!(v >= lo && v <= hi) || static_cast<double>(static_cast<int64_t>(v)) != v)
+    throw Napi::RangeError::New(info.Env(), std::string(name) + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<int64_t>(v);
+}
+
+// Runs `work` off the JS thread; `make` turns its result into a JS value on the JS thread.
+class IpcJob : public Napi::AsyncWorker {
+ public:
+  IpcJob(Napi::Env env, std::function<void()> work, std::function<Napi::Value(Napi::Env)> make, cuda::BlockRef keep = nullptr)
+      : Napi::AsyncWorker(env, "gpuflow-ipc"), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)), make_(std::move(make)), keep_(std::move(keep)) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+  void Execute() override {
+    try {
+      work_();
+    } catch (const cuda::DeviceLostError& e) {
+      lostDevice_ = e.cudaName();
+      SetError(e.what());
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+    keep_.reset();  // on the worker thread, after the work synchronised its stream
+  }
+  void OnOK() override { deferred_.Resolve(make_(Env())); }
+  void OnError(const Napi::Error& e) override {
+    Napi::Object err = e.Value();
+    tagDeviceLost(Env(), err, lostDevice_);
+    deferred_.Reject(err);
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::function<void()> work_;
+  std::function<Napi::Value(Napi::Env)> make_;
+  cuda::BlockRef keep_;
+  std::string lostDevice_;
+};
+
+Napi::Value queue(Napi::Env env, std::function<void()> work, std::function<Napi::Value(Napi::Env)> make, cuda::BlockRef keep = nullptr) {
+  auto* job = new IpcJob(env, std::move(work), std::move(make), std::move(keep));
+  Napi::Promise p = job->promise();
+  job->Queue();
+  return p;
+}
+
+Napi::Value Export(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int64_t id = intArg(info, 0, "id", 1, kMaxId);
+  cuda::BlockRef b = cuda::residentFind(id);
+  if (!b) throw Napi::RangeError::New(env, "cudaIpcExport: no device buffer with id " + std::to_string(id) + " (freed, or never made)");
+  auto out = std::make_shared<cuda::IpcExport>();
+  const cuda::DeviceBlock* raw = b.get();
+  return queue(
+      env, [out, raw] { *out = cuda::ipcExport(*raw); },
+      [out](Napi::Env e) {
+        Napi::Object o = Napi::Object::New(e);
+        o.Set("exportId", Napi::Number::New(e, static_cast<double>(out->exportId)));
+        Napi::Uint8Array h = Napi::Uint8Array::New(e, cuda::kIpcHandleBytes);
+        std::memcpy(h.Data(), out->handle, cuda::kIpcHandleBytes);
+        o.Set("handle", h);
+        return Napi::Value(o);
+      },
+      b);
+}
+
+Napi::Value Release(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int64_t id = intArg(info, 0, "exportId", 1, kMaxId);
+  if (info.Length() < 2 || !info[1].IsBoolean()) throw Napi::TypeError::New(env, "reuse must be a boolean");
+  const bool reuse = info[1].As<Napi::Boolean>().Value();
+  auto known = std::make_shared<bool>(false);
+  return queue(env, [=] { *known = cuda::ipcRelease(id, reuse); }, [known](Napi::Env e) { return Napi::Value(Napi::Boolean::New(e, *known)); });
+}
+
+Napi::Value Import(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    throw Napi::TypeError::New(env, "handle must be a Uint8Array");
+  Napi::Uint8Array h = info[0].As<Napi::Uint8Array>();
+  if (h.ByteLength() != cuda::kIpcHandleBytes)
+    throw Napi::RangeError::New(env, "handle must hold " + std::to_string(cuda::kIpcHandleBytes) + " bytes, has " + std::to_string(h.ByteLength()));
+  const int64_t bytes = intArg(info, 1, "bytes", 1, int64_t(1) << 50);
+  if (info.Length() < 3 || !info[2].IsString()) throw Napi::TypeError::New(env, "dtype must be 'float64', 'float32' or 'int32'");
+  const std::string dt = info[2].As<Napi::String>().Utf8Value();
+  int32_t type;
+  if (dt == "float64") type = tF64;
+  else if (dt == "float32") type = tF32;
+  else if (dt == "int32") type = tI32;
+  else throw Napi::TypeError::New(env, "dtype must be 'float64', 'float32' or 'int32', got '" + dt + "'");
+  auto handle = std::make_shared<std::vector<unsigned char>>(h.Data(), h.Data() + cuda::kIpcHandleBytes);
+  auto id = std::make_shared<int64_t>(0);
+  return queue(
+      env, [=] { *id = cuda::ipcImport(handle->data(), static_cast<size_t>(bytes), type); },
+      [id](Napi::Env e) { return Napi::Value(Napi::Number::New(e, static_cast<double>(*id))); });
+}
+
+Napi::Value Stats(const Napi::CallbackInfo& info) {
+  int64_t exports = 0, exportBytes = 0, cached = 0;
+  cuda::ipcStats(exports, exportBytes, cached);
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("exports", Napi::Number::New(info.Env(), static_cast<double>(exports)));
+  o.Set("exportBytes", Napi::Number::New(info.Env(), static_cast<double>(exportBytes)));
+  o.Set("cachedBytes", Napi::Number::New(info.Env(), static_cast<double>(cached)));
+  return o;
+}
+
+}  // namespace
+
+void registerIpc(Napi::Env env, Napi::Object exports) {
+  exports.Set("cudaIpcExport", Napi::Function::New(env, Export));
+  exports.Set("cudaIpcRelease", Napi::Function::New(env, Release));
+  exports.Set("cudaIpcImport", Napi::Function::New(env, Import));
+  exports.Set("cudaIpcStats", Napi::Function::New(env, Stats));
+}
+
+}  // namespace gf
