@@ -47,6 +47,7 @@ export function planWorkers(opts: PlanOptions, token: string): PlannedWorker[] {
   // device, and libuv has 4 unless told, which capped these workers at 4 whatever the scheduler
   // gave them (on the H100, with 16: the 2 TB seed workload 1.59 s instead of 1.67 s).
   const gpuConcurrency = 16;
+  const backends = opts.backends ?? ['cuda', 'native-cpu', 'js'];
   for (const g of gpus) {
     out.push({
       config: {
@@ -59,10 +60,11 @@ export function planWorkers(opts: PlanOptions, token: string): PlannedWorker[] {
         gpuUuid: g.uuid,
         memoryLimit: Math.max(256 * MiB, g.memoryTotalMiB * MiB * 0.9),
         peerToken: token,
-        backends: opts.backends ?? ['cuda', 'native-cpu', 'js'],
+        backends,
         heartbeatMs: hb,
       },
-      env: { CUDA_VISIBLE_DEVICES: g.uuid, UV_THREADPOOL_SIZE: String(gpuConcurrency) },
+      // GPUFLOW_CUDA_WARMUP: the worker makes its CUDA context as soon as it starts (worker/cuda-warmup.ts).
+      env: { CUDA_VISIBLE_DEVICES: g.uuid, UV_THREADPOOL_SIZE: String(gpuConcurrency), ...(backends.includes('cuda') ? { GPUFLOW_CUDA_WARMUP: '1' } : {}) },
     });
   }
   for (let i = 0; i < cpuWorkers; i++) {

@@ -291,6 +291,10 @@ Napi::Value Info(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// Starts the CUDA context and the cuBLAS / cuSOLVER handles on a libuv thread (gf::cuda::warmup);
+// resolves when they are made or found unavailable. A CPU-only build resolves at once.
+Napi::Value CudaWarmup(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmup(); }, {}); }
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("info", Napi::Function::New(env, Info));
   exports.Set("runProgram", Napi::Function::New(env, RunProgram));
@@ -302,6 +306,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaMatmul", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Matmul(i, true); }));
   exports.Set("cudaQr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, true); }));
   exports.Set("cudaSvd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, true); }));
+  exports.Set("cudaWarmup", Napi::Function::New(env, CudaWarmup));
   gf::registerResident(env, exports);
   gf::registerDfExports(env, exports);
   return exports;

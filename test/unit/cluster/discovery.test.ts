@@ -64,6 +64,15 @@ describe('device discovery', () => {
     expect(plan[2].config.threads).toBe(14);
   });
 
+  it('asks GPU workers to make their CUDA context at once when they may use cuda, and no other worker', () => {
+    const { gpus } = parseNvidiaSmi(TWO);
+    const discovery = { gpus, cpu: { cores: 16, model: 'x', memoryTotalBytes: 2 ** 36, memoryFreeBytes: 2 ** 36 } };
+    const warm = (backends?: Array<'js' | 'native-cpu' | 'cuda'>) => planWorkers({ discovery, virtualGpus: 1, backends }, 'x'.repeat(32)).map((p) => [p.config.id, p.env.GPUFLOW_CUDA_WARMUP ?? null]);
+    expect(warm()).toEqual([['gpu0', '1'], ['gpu1', '1'], ['cpu0', null], ['vgpu0', null]]);
+    expect(warm(['cuda'])).toEqual([['gpu0', '1'], ['gpu1', '1'], ['cpu0', null], ['vgpu0', null]]);
+    expect(warm(['native-cpu'])).toEqual([['gpu0', null], ['gpu1', null], ['cpu0', null], ['vgpu0', null]]);
+  });
+
   it('applies PlanOptions.memoryLimit to every worker, or per worker id, and refuses a non-positive one', () => {
     const { gpus } = parseNvidiaSmi(TWO);
     const base = { discovery: { gpus, cpu: { cores: 16, model: 'x', memoryTotalBytes: 2 ** 36, memoryFreeBytes: 2 ** 36 } }, virtualGpus: 1 };
