@@ -35,6 +35,8 @@ export interface NativeAddon {
    * at once in a CPU-only build. Absent in addons built before it.
    */
   cudaWarmup?(): Promise<void>;
+  /** info()'s CPU part, without initialising CUDA (native-cpu asks it). Absent in addons built before it. */
+  cpuFeatures?(): { negativeStrides: boolean; blas: string; hardwareThreads: number };
   /** Device-resident buffers (native/src/resident_napi.cc; worker/resident/ uses them): ids the addon's pool owns. */
   cudaResidentUpload(src: FloatArray | Int32Array): Promise<number>;
   cudaResidentDownload(id: number, dst: FloatArray | Int32Array): Promise<void>;
