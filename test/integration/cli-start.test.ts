@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { digestOf, loadTableDigests } from '../../main/api/run-record';
+import { runDigest } from '../../main/api/run-record';
 import type { RunResult } from '../../common/results';
 import { runLocal } from '../helpers/local-run';
 import { runCli, tempDb } from './cli-helpers';
@@ -24,8 +24,7 @@ describe('gpuflow run with late-loaded parts', () => {
     expect(run.status).toBe('finished');
     expect(Object.values(run.results).map((v) => v.kind)).toContain('table');
 
-    await loadTableDigests();
-    const reference = digestOf({ results: await runLocal(JSON.parse(readFileSync('examples/csv-stations.json', 'utf8')), { blocksize: 2048 }) } as RunResult);
+    const reference = await runDigest({ results: await runLocal(JSON.parse(readFileSync('examples/csv-stations.json', 'utf8')), { blocksize: 2048 }) } as RunResult);
     expect(run.digest).toBe(reference);
 
     const shown = await runCli(['show', String(run.storeId), '--json'], env);
