@@ -4,7 +4,7 @@
  * schemas (a malformed line is a protocol error naming its path, never acted on); the Python side
  * validates what main writes the same way (python/gpuflow_dask/messages.py).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonValueSchema } from './schemas';
 
 export const DASK_PROTOCOL = 1;

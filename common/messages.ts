@@ -6,7 +6,7 @@
  * Chunk data moves worker-to-worker over the peer protocol (worker/peer.ts); only the values a
  * run reports (final results) come to main, through `value`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { chunkValueSchema, jsonValueSchema, taskSpecSchema } from './schemas';
 
 export const workerKindSchema = z.enum(['gpu', 'cpu', 'virtual-gpu']);

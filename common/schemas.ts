@@ -2,7 +2,7 @@
  * zod schemas of the values and task specs that cross process boundaries. Every message a process
  * receives is parsed with these before it is acted on (common/messages.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChunkProgram, ChunkValue, Expr, JsonValue, Leaf } from './arrays';
 import type { TaskSpec } from './tasks';
 

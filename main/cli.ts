@@ -3,12 +3,15 @@
  * replay, export, import. Exit codes:
  * 0 success, 1 a run failed, 2 bad usage or an invalid workflow (the message names the node and
  * field).
+ *
+ * Start-up: every command's module is imported when that command runs, and `run` forks its
+ * workers (main/cli/workers.ts) before it imports the engine, so the workers load their modules
+ * while this process loads its own (docs/performance.md, "Start-up").
  */
 import { WorkflowError, WorkflowErrors } from './engine/errors';
 import { parseCli, UsageError } from './cli/args';
-import { devicesCommand } from './cli/devices';
-import { explainCommand } from './cli/explain';
-import { runCommand } from './cli/run';
+import type { Prelaunch } from './cluster/prelaunch';
+import { prelaunchFor } from './cli/workers';
 
 const USAGE = `usage: gpuflow <command> [options]
 
@@ -32,16 +35,18 @@ commands:
   import <file>                add an export's workflows and runs to the store
 `;
 
-type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values']) => Promise<number>;
+type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values'], early?: Prelaunch) => Promise<number>;
 
 async function lazy(name: string): Promise<Command> {
   switch (name) {
-    case 'devices':
+    case 'devices': {
+      const { devicesCommand } = await import('./cli/devices');
       return (_p, o) => devicesCommand(o);
+    }
     case 'run':
-      return runCommand;
+      return (await import('./cli/run')).runCommand;
     case 'explain':
-      return explainCommand;
+      return (await import('./cli/explain')).explainCommand;
     case 'serve':
       return (await import('./cli/serve')).serveCommand;
     case 'bench':
@@ -66,6 +71,7 @@ async function lazy(name: string): Promise<Command> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  let early: Prelaunch | undefined;
   try {
     const parsed = parseCli(argv);
     const [cmd, ...rest] = parsed.positionals;
@@ -73,7 +79,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return cmd ? 0 : 2;
     }
-    return await (await lazy(cmd))(rest, parsed.values);
+    if (cmd === 'run') early = await prelaunchFor(parsed.values);
+    return await (await lazy(cmd))(rest, parsed.values, early);
   } catch (e) {
     if (e instanceof WorkflowErrors || e instanceof WorkflowError) {
       process.stderr.write(`invalid workflow:\n${e.message.split('\n').map((l) => `  ${l}`).join('\n')}\n`);
@@ -85,5 +92,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`gpuflow: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
+  } finally {
+    // Workers forked for a run that never started them (a refused workflow, an error).
+    early?.dispose();
   }
 }

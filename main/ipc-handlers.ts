@@ -5,7 +5,7 @@
  * messages as over HTTP. Electron is passed in (types only), like the utility launcher.
  */
 import type { IpcEventSender as WebContents, IpcMainInvokeEvent, IpcMainLike as IpcMain } from './electron-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GpuflowService } from './api/service';
 import { ApiError } from './api/service';
 import { WorkflowError, WorkflowErrors } from './engine/errors';

@@ -29,6 +29,14 @@ export interface NativeAddon {
   cudaMatmul(a: FloatArray, b: FloatArray, c0: FloatArray | null, m: number, k: number, n: number, out: FloatArray): Promise<void>;
   cudaQr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray): Promise<void>;
   cudaSvd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray): Promise<void>;
+  /**
+   * Makes the CUDA context and one cuBLAS and one cuSOLVER handle off the JS thread (a GPU worker
+   * starts it at once: worker/cuda-warmup.ts); resolves when they are made or found unavailable,
+   * at once in a CPU-only build. Absent in addons built before it.
+   */
+  cudaWarmup?(): Promise<void>;
+  /** info()'s CPU part, without initialising CUDA (native-cpu asks it). Absent in addons built before it. */
+  cpuFeatures?(): { negativeStrides: boolean; blas: string; hardwareThreads: number };
   /** Device-resident buffers (native/src/resident_napi.cc; worker/resident/ uses them): ids the addon's pool owns. */
   cudaResidentUpload(src: FloatArray | Int32Array): Promise<number>;
   cudaResidentDownload(id: number, dst: FloatArray | Int32Array): Promise<void>;
@@ -118,7 +126,9 @@ export function loadNative(): { addon: NativeAddon } | { unavailable: string } {
   }
   try {
     const addon = createRequire(import.meta.url)(file) as NativeAddon;
-    if (!isRawInfo(addon.info())) return (cached = { unavailable: `${file} is not a gpuflow addon of this version` });
+    // Not info(): in a GPU worker that creates the CUDA context and loads cuBLAS / cuSOLVER, which
+    // worker/cuda-warmup.ts does off the JS thread; nativeInfo() checks info()'s shape.
+    if (typeof addon.info !== 'function' || typeof addon.runProgram !== 'function') return (cached = { unavailable: `${file} is not a gpuflow addon of this version` });
     return (cached = { addon });
   } catch (e) {
     return (cached = { unavailable: `could not load ${file}: ${e instanceof Error ? e.message : String(e)}` });
@@ -130,6 +140,7 @@ export function nativeInfo(): NativeInfo {
   const n = loadNative();
   if ('unavailable' in n) return { available: false, backends: [], cuda: false, reason: n.unavailable, cudaReason: n.unavailable };
   const raw = n.addon.info();
+  if (!isRawInfo(raw)) return { available: false, backends: [], cuda: false, reason: 'the native addon is not a gpuflow addon of this version', cudaReason: 'the native addon is not a gpuflow addon of this version' };
   const info: NativeInfo = { available: true, backends: raw.cuda ? ['native-cpu', 'cuda'] : ['native-cpu'], cuda: raw.cuda, blas: raw.blas };
   if (raw.cudaReason) info.cudaReason = raw.cudaReason;
   if (raw.device) info.device = raw.device;

@@ -41,7 +41,7 @@ export async function createBackends(config: WorkerConfig): Promise<{ backends: 
   const factories: Record<string, Factory> = {
     cuda: () =>
       config.kind === 'gpu'
-        ? optional(() => import('./kernels/cuda'), 'kernels/cuda', 'createCudaBackend')
+        ? optional(() => import('./kernels/cuda'), 'kernels/cuda', 'createWarmCudaBackend')
         : Promise.resolve({ unavailable: `${config.kind} worker: cuda runs on GPU workers only` }),
     'native-cpu': () => optional(() => import('./kernels/native-cpu'), 'kernels/native-cpu', 'createNativeCpuBackend', config.threads),
     js: async () => createJsBackend(),

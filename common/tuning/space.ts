@@ -11,7 +11,7 @@
  * is a list, and otherwise draws each key in sorted order. Draws come from Philox
  * (common/tuning/random.ts), so values differ from numpy's but are reproducible everywhere.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { indexOf, permutation, Uniforms, deriveSeed, SeedTag } from './random';
 import type { Distribution, ParamScalar, SearchSpace, TrialParams } from './types';
 

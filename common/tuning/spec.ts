@@ -2,7 +2,7 @@
  * Parsing a search node's params into a SearchSpec: user JSON is parsed, never evaluated, and a
  * bad field is reported by its path ("nodes[4].params.maxIter: ...").
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkHalvingConfig } from './halving';
 import { hyperbandBrackets } from './hyperband';
 import { formatIssues, parseSearchSpace } from './space';

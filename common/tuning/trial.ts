@@ -7,7 +7,7 @@
  * params it draws (`learningRate`, `optimizer`, `batchSize`, `dropout`, `activation`, `layers`,
  * `units`, `l2`): modelSpecFromParams merges and checks them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatIssues } from './space';
 import type { TrialParams } from './types';
 

@@ -14,7 +14,7 @@ import { validateWorkflow } from '../engine/validate';
 import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
 import type { Store } from '../store/store';
 import type { BenchmarkConfigInput } from '../store/benchmarks';
-import { digestOf } from './run-record';
+import { runDigest } from './run-record';
 import { randomUUID } from 'node:crypto';
 import type { RunResult } from '../../common/results';
 import { compileWorkflow } from '../engine/compile/compile';
@@ -86,7 +86,7 @@ async function timedRuns(name: string, warmup: number, repeat: number, start: ()
     const ms = performance.now() - t0;
     if (opts.signal?.aborted) throw stopped();
     if (r.status !== 'finished') throw new Error(`${name}: run ${r.status}: ${r.error ?? ''}`);
-    const d = digestOf(r);
+    const d = await runDigest(r);
     if (digest !== null && d !== digest) throw new Error(`${name}: repetitions disagree (digest ${digest.slice(0, 12)} then ${d.slice(0, 12)})`);
     digest = d;
     for (const w of r.stats.workers) for (const [b, n] of Object.entries(w.backends)) backends[b] = ((backends[b] as number | undefined) ?? 0) + n;

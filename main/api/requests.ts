@@ -1,5 +1,5 @@
 /** Request bodies of the HTTP API, validated before use. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const params = z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional();
 

@@ -2,8 +2,25 @@
 import { resultDigest } from '../../common/digest';
 import type { RunResult } from '../../common/results';
 import type { JsonValue } from '../../common/store-types';
-import { fromIPC } from '../../worker/kernels/df/ipc';
-import { tableContent } from '../../worker/kernels/df/content';
+
+/** A table result's logical content (for the digest), once `loadTableDigests` has loaded Apache Arrow. */
+let tableContentOf: ((ipcBase64: string) => unknown) | null = null;
+
+/**
+ * Loads what `digestOf` needs for table results: Apache Arrow, which a run without tables (and so
+ * the CLI's start) does without.
+ */
+export async function loadTableDigests(): Promise<void> {
+  if (tableContentOf) return;
+  const [{ fromIPC }, { tableContent }] = await Promise.all([import('../../worker/kernels/df/ipc'), import('../../worker/kernels/df/content')]);
+  tableContentOf = (b64) => tableContent(fromIPC(Buffer.from(b64, 'base64')));
+}
+
+/** `digestOf`, loading table support first when the run has a table result. */
+export async function runDigest(r: RunResult): Promise<string> {
+  if (Object.values(r.results).some((v) => v.kind === 'table')) await loadTableDigests();
+  return digestOf(r);
+}
 
 /** The part of a result kept in the store: array data is left out, summaries kept. */
 export function storedResults(r: RunResult): JsonValue {
@@ -18,14 +35,18 @@ export function storedResults(r: RunResult): JsonValue {
 /**
  * The values a digest covers: every scalar and every array element returned (or its summary); for
  * a table its row count and the logical content of its preview (schema and values), never its
- * Arrow IPC bytes, whose dictionary ids and chunking vary from process to process.
+ * Arrow IPC bytes, whose dictionary ids and chunking vary from process to process. A run with a
+ * table result needs `loadTableDigests()` first (`runDigest` does it).
  */
 export function digestOf(r: RunResult): string {
   const vals: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(r.results)) {
     if (v.kind === 'scalar') vals[k] = v.value;
     else if (v.kind === 'array') vals[k] = { shape: v.shape, data: v.data ?? null, summary: v.data ? null : v.summary };
-    else if (v.kind === 'table') vals[k] = { rows: v.rows, columns: v.columns, content: tableContent(fromIPC(Buffer.from(v.ipc, 'base64'))) };
+    else if (v.kind === 'table') {
+      if (!tableContentOf) throw new Error(`digestOf: result '${k}' is a table: call loadTableDigests() first`);
+      vals[k] = { rows: v.rows, columns: v.columns, content: tableContentOf(v.ipc) };
+    }
     else vals[k] = v.value;
   }
   return resultDigest(vals);

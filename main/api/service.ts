@@ -16,7 +16,7 @@ import { queryGpus } from '../cluster/discovery';
 import { WorkerSampler } from '../cluster/worker-sampler';
 import { nativeInfo } from '../../native';
 import { runBenchmark } from './bench';
-import { digestOf, storedResults } from './run-record';
+import { runDigest, storedResults } from './run-record';
 import { listExamples } from './examples';
 import { QueueError, RunQueue } from './run-queue';
 import type { QueueEntry } from '../../common/events';
@@ -253,9 +253,9 @@ export class GpuflowService {
     const handle: RunHandle = dask ? this.daskHandle(dask, compiled, uuid) : this.engine.run(wf, uuid, { compiled, reuse: opts.reuse, retain: opts.reuse });
     const t0 = Date.now();
     const unsubscribe = this.writer && storeId !== null ? this.recordEvents(handle.runId, storeId, t0) : () => undefined;
-    const done = handle.result.then((r) => {
+    const done = handle.result.then(async (r) => {
       unsubscribe();
-      const digest = digestOf(r);
+      const digest = await runDigest(r);
       let eventsLost: string | null = null;
       let storeError: string | null = null;
       if (this.store && storeId !== null) {

@@ -1,18 +1,21 @@
 /**
  * Starts the engine (and store) the way the CLI options describe. The store (SQLite) is loaded
- * only when the command uses one, and opened while the workers start.
+ * only when the command uses one, and opened while the workers start. Workers forked before the
+ * engine loaded (`gpuflow run`: main/cli/workers.ts) are taken over through `early`.
  */
 import { discover } from '../cluster/discovery';
 import { forkLauncher } from '../cluster/fork-launcher';
+import type { Prelaunch } from '../cluster/prelaunch';
 import { GpuflowService } from '../api/service';
 import { Engine } from '../engine/engine';
 import type { Store } from '../store/store';
-import { intOption, UsageError, type Parsed } from './args';
+import { UsageError, type Parsed } from './args';
+import { workerOptions } from './workers';
 import { DaskSetupError } from '../dask/interpreter';
 import { parseTarget } from '../dask/target';
 import { probeScheduler } from '../dask/reachable';
 
-export async function startService(opts: Parsed['values'], withStore = true): Promise<GpuflowService> {
+export async function startService(opts: Parsed['values'], withStore = true, early?: Prelaunch): Promise<GpuflowService> {
   // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
   if (opts.dask !== undefined) {
     let t: string;
@@ -24,27 +27,16 @@ export async function startService(opts: Parsed['values'], withStore = true): Pr
     const why = await probeScheduler(t);
     if (why !== null) throw new DaskCliError(`cannot reach the Dask scheduler at ${t}: ${why}`);
   }
-  const discovery = await discover();
-  const backend = opts.backend;
-  if (backend !== undefined && !['js', 'native-cpu', 'cuda'].includes(backend)) throw new UsageError(`--backend must be js, native-cpu or cuda, got '${backend}'`);
-  const launcher = forkLauncher();
-  const virtualGpus = intOption(opts['virtual-gpus'], 'virtual-gpus') ?? 0;
-  const backends = backend ? [backend as 'js' | 'native-cpu' | 'cuda'] : undefined;
+  const w = workerOptions(opts);
+  const discovery = await (early?.discovery ?? discover());
+  const launcher = early?.launcher ?? forkLauncher();
   let dask: string | undefined;
   try {
     dask = opts.dask === undefined ? undefined : parseTarget(opts.dask);
   } catch (e) {
     throw new UsageError(`--dask: ${(e as Error).message}`);
   }
-  // With --dask the runs go to the cluster: no local workers are started.
-  const engine = new Engine(discovery, {
-    launcher,
-    useGpus: dask ? false : !opts['no-gpus'],
-    virtualGpus: dask ? 0 : virtualGpus,
-    cpuWorkers: dask ? 0 : (intOption(opts['cpu-workers'], 'cpu-workers') ?? 1),
-    threadsPerCpuWorker: intOption(opts.threads, 'threads', 1),
-    backends,
-  });
+  const engine = new Engine(discovery, { launcher, ...w });
   // The workers boot (a process each) while this process loads SQLite and opens the store.
   const starting = engine.start();
   let store: Store | null = null;
@@ -61,7 +53,7 @@ export async function startService(opts: Parsed['values'], withStore = true): Pr
     store?.close();
     throw e;
   }
-  const svc = new GpuflowService(engine, store, { launcher, virtualGpus, backends });
+  const svc = new GpuflowService(engine, store, { launcher, virtualGpus: w.virtualGpus, backends: w.backends });
   if (dask) {
     try {
       const info = await svc.setDaskTarget(dask);

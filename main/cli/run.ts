@@ -1,6 +1,7 @@
 /** `gpuflow run <workflow.json>`: runs a workflow and prints its results. */
 import { readFile } from 'node:fs/promises';
 import type { ResultValue } from '../../common/results';
+import type { Prelaunch } from '../cluster/prelaunch';
 import { parseJsonText, validateWorkflow } from '../engine/validate';
 import { paramOverrides, UsageError, type Parsed } from './args';
 import { startService } from './cluster';
@@ -27,12 +28,13 @@ export function formatResult(v: ResultValue): string {
   return JSON.stringify(v.value);
 }
 
-export async function runCommand(positionals: string[], opts: Parsed['values']): Promise<number> {
+/** `early`: the workers main/cli.ts forked before this module loaded, for the engine to take over. */
+export async function runCommand(positionals: string[], opts: Parsed['values'], early?: Prelaunch): Promise<number> {
   const doc = await readWorkflowFile(positionals[0]);
   const params = paramOverrides(opts.param);
-  // A bad document is refused before any worker starts.
+  // A bad document is refused before the engine starts (workers forked early are killed).
   validateWorkflow(doc, params);
-  const svc = await startService(opts);
+  const svc = await startService(opts, true, early);
   try {
     let current: string | null = null;
     const progress = progressPrinter(() => current);

@@ -14,7 +14,6 @@ import type { EventBus } from '../engine/event-bus';
 import { outputValue } from '../engine/outputs';
 import type { Bridge } from './bridge';
 import { wireGraph } from './graph';
-import { chunkValueOf } from './values';
 
 /** The lane of a Dask worker in the task stream and the workers panel. */
 export const laneOf = (daskName: string): string => `dask-${daskName}`;
@@ -31,7 +30,8 @@ export class DaskRun {
   private readonly byNode = new Map<string, [number, number]>();
   private readonly stats = new Map<string, WorkerStat>();
   private readonly transfers = { count: 0, bytes: 0 };
-  private values: Map<string, ChunkValue> | null = null;
+  /** The outputs as the bridge sent them; converted (./values, with Apache Arrow, loaded then) when the run is done. */
+  private sent: Extract<FromBridge, { type: 'result' }>['values'] | null = null;
   private readonly offs: Array<() => void> = [];
   private lastProgress = 0;
 
@@ -129,11 +129,7 @@ export class DaskRun {
         this.bus.emit({ type: 'transfer', runId: this.runId, key: m.key, from: laneOf(m.from), to: laneOf(m.to), bytes: m.bytes, start: m.start * 1000, end: m.stop * 1000, cause: this.bus.lastSeq });
         return;
       case 'result':
-        try {
-          this.values = new Map(Object.entries(m.values).map(([k, v]) => [k, chunkValueOf(v, `output ${k}`)]));
-        } catch (e) {
-          void this.end('failed', {}, `a result from the Dask bridge: ${e instanceof Error ? e.message : String(e)}`);
-        }
+        this.sent = m.values;
         return;
       case 'done':
         void this.complete();
@@ -157,8 +153,15 @@ export class DaskRun {
   }
 
   private async complete(): Promise<void> {
-    const values = this.values;
-    if (!values) return this.end('failed', {}, 'the Dask bridge said done without sending the results');
+    const sent = this.sent;
+    if (!sent) return this.end('failed', {}, 'the Dask bridge said done without sending the results');
+    let values: Map<string, ChunkValue>;
+    try {
+      const { chunkValueOf } = await import('./values');
+      values = new Map(Object.entries(sent).map(([k, v]) => [k, chunkValueOf(v, `output ${k}`)]));
+    } catch (e) {
+      return this.end('failed', {}, `a result from the Dask bridge: ${e instanceof Error ? e.message : String(e)}`);
+    }
     this.progress(true);
     const results: Record<string, ResultValue> = {};
     try {

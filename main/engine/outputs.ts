@@ -8,7 +8,6 @@ import type { ResultValue } from '../../common/results';
 import type { NodeOutput } from '../../common/tasks';
 import { summaryFromBundle } from './compile/summary-lower';
 import { assembleArray } from './results';
-import { tableResult } from './table-result';
 
 /** The keys whose values `outputValue` reads for `out`. */
 export function outputKeys(out: NodeOutput): string[] {
@@ -26,7 +25,11 @@ export async function outputValue(out: NodeOutput, fetch: (key: string) => Promi
     const blocks = await Promise.all(out.keys.map((k) => fetch(k)));
     return assembleArray(out, blocks);
   }
-  if (out.kind === 'table') return tableResult(out, await Promise.all(out.keys.map((k) => fetch(k))));
+  if (out.kind === 'table') {
+    // Apache Arrow loads with the first table result, not with the engine (start-up).
+    const [{ tableResult }, parts] = await Promise.all([import('./table-result'), Promise.all(out.keys.map((k) => fetch(k)))]);
+    return tableResult(out, parts);
+  }
   if (out.kind === 'values') return { kind: 'json', value: (await Promise.all(out.keys.map((k) => fetch(k)))).map((v) => (v.kind === 'json' ? v.value : { kind: v.kind })) };
   const v = await fetch(out.key);
   if (out.kind === 'array-summary') {

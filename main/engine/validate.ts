@@ -5,7 +5,7 @@
  * Compile-time checks that need shapes (main/engine/compile) come after and use the same form.
  */
 import { parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PortSpec } from '../../common/catalog';
 import { WORKFLOW_FORMAT, type ParamValue, type WorkflowDoc } from '../../common/workflow';
 import { parseGroups } from '../../common/workflow-groups';

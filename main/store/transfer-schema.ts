@@ -5,7 +5,7 @@
  * engine's validator's job when they are run. Unknown keys in a document are kept, because the
  * document's hash covers them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { RUN_STATUSES } from '../../common/store-types';
 import { WORKFLOW_FORMAT } from '../../common/workflow';
 

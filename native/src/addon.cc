@@ -292,6 +292,21 @@ Napi::Value Info(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// What the CPU kernels need to know, without info()'s CUDA part: a CPU worker asking info() made
+// the CUDA driver initialise (tens of ms here, more beside a real GPU) for nothing.
+Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("negativeStrides", Napi::Boolean::New(env, true));
+  o.Set("blas", gf::blasName());
+  o.Set("hardwareThreads", Napi::Number::New(env, std::thread::hardware_concurrency()));
+  return o;
+}
+
+// Starts the CUDA context and the cuBLAS / cuSOLVER handles on a libuv thread (gf::cuda::warmup);
+// resolves when they are made or found unavailable. A CPU-only build resolves at once.
+Napi::Value CudaWarmup(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmup(); }, {}); }
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("info", Napi::Function::New(env, Info));
   exports.Set("runProgram", Napi::Function::New(env, RunProgram));
@@ -303,6 +318,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaMatmul", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Matmul(i, true); }));
   exports.Set("cudaQr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, true); }));
   exports.Set("cudaSvd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, true); }));
+  exports.Set("cudaWarmup", Napi::Function::New(env, CudaWarmup));
+  exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures));
   gf::registerResident(env, exports);
   gf::registerLinalgResident(env, exports);
   gf::registerDfExports(env, exports);

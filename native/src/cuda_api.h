@@ -33,6 +33,11 @@ std::string describe();
 // Why cuBLAS / cuSOLVER could not be loaded ("" when they were).
 std::string blasReason();
 std::string solverReason();
+// Makes this process's CUDA context and one cuBLAS and one cuSOLVER handle (their libraries
+// dlopen'ed), so that the first task finds them made. Run off the JS thread as soon as a GPU worker
+// starts (the addon's cudaWarmup). Never throws: what fails here fails again, with its message,
+// where it is used (unavailableReason, the first matmul / qr / svd).
+void warmup();
 
 void runProgram(const Program& p, const std::vector<InputView>& inputs, void* out);
 // Diagnostics for bench/: milliseconds per launch of the fused kernel of a program with no input

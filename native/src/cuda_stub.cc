@@ -17,6 +17,7 @@ std::string unavailableReason() { return GF_NO_CUDA_REASON; }
 std::string describe() { return ""; }
 std::string blasReason() { return GF_NO_CUDA_REASON; }
 std::string solverReason() { return GF_NO_CUDA_REASON; }
+void warmup() {}
 [[noreturn]] static void absent() { throw std::runtime_error(GF_NO_CUDA_REASON); }
 void runProgram(const Program&, const std::vector<InputView>&, void*) { absent(); }
 double benchProgram(const Program&, int) { absent(); }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestOf } from '../../main/api/run-record';
+import { digestOf, runDigest } from '../../main/api/run-record';
 import { DaskTarget } from '../../main/dask/target';
 import { compileWorkflow } from '../../main/engine/compile/compile';
 import { EventBus } from '../../main/engine/event-bus';
@@ -24,7 +24,7 @@ import { runCli, tempDb } from './cli-helpers';
 
 const example = (f: string) => JSON.parse(readFileSync(`examples/${f}`, 'utf8')) as unknown;
 const env = { GPUFLOW_PYTHON: DASK_PYTHON };
-const localDigest = async (doc: unknown, params: Record<string, number>) => digestOf({ results: await runLocal(doc, params) } as RunResult);
+const localDigest = async (doc: unknown, params: Record<string, number>) => runDigest({ results: await runLocal(doc, params) } as RunResult);
 const paramArgs = (p: Record<string, number>) => Object.entries(p).flatMap(([k, v]) => ['--param', `${k}=${v}`]);
 
 interface RunJson {

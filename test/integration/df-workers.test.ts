@@ -12,12 +12,12 @@
  *   CSV blocks of 257 bytes, against pandas.
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { discover } from '../../main/cluster/discovery';
 import { forkLauncher } from '../../main/cluster/fork-launcher';
 import { Engine } from '../../main/engine/engine';
 import { validateWorkflow } from '../../main/engine/validate';
-import { digestOf } from '../../main/api/run-record';
+import { digestOf, loadTableDigests } from '../../main/api/run-record';
 import type { RunResult } from '../../common/results';
 import { rowsOf, type Row } from '../helpers/df-rows';
 import { DASK_CASES, caseOutput, daskCasesWorkflow, expectCase } from '../helpers/dask-df-cases';
@@ -25,6 +25,9 @@ import { DASK_CASES, caseOutput, daskCasesWorkflow, expectCase } from '../helper
 const expected = JSON.parse(readFileSync('test/fixtures/df/expected.json', 'utf8'));
 const example = JSON.parse(readFileSync('examples/dataframe-groupby.json', 'utf8'));
 const PEOPLE = 'test/fixtures/df/people.csv';
+
+// digestOf reads table results through Apache Arrow, loaded on demand (main/api/run-record.ts).
+beforeAll(() => loadTableDigests());
 
 type N = [string, string, Record<string, unknown>];
 function wf(nodes: N[], edges: [string, string, string][]): ReturnType<typeof validateWorkflow> {

@@ -2,13 +2,17 @@
  * The `cuda` backend: the addon's CUDA kernels on the one GPU this worker sees
  * (CUDA_VISIBLE_DEVICES). Programs are fused into one pass (generate + elementwise + slice +
  * reduction partial) that never materialises a chunk a reduction consumes; matmul goes through
- * cuBLAS and qr / svd through cuSOLVER, both dlopen'ed by the addon at first use.
+ * cuBLAS and qr / svd through cuSOLVER, both dlopen'ed by the addon at first use. A worker makes
+ * it with `createWarmCudaBackend`: the context and a handle of each have been made on a libuv
+ * thread since the worker started (worker/cuda-warmup.ts), and info() finds them instead of
+ * making them on the JS thread.
  */
 import type { ChunkProgram, ChunkValue } from '../../common/arrays';
 import { sizeOf } from '../../common/arrays';
 import { linalgMethods, prepareCall, resultOf } from '../../native/chunk-call';
 import { loadNative } from '../../native/index';
 import { unsupportedReason } from '../../native/program-code';
+import { cudaWarmup } from '../cuda-warmup';
 import type { ArrayBackend } from './backend';
 
 // The device kernels index the output with 32-bit integers.
@@ -35,4 +39,10 @@ export function createCudaBackend(): ArrayBackend | { unavailable: string } {
       svd: (a, m, n, u, s, vt) => addon.cudaSvd(a, m, n, u, s, vt),
     }),
   };
+}
+
+/** The backend once the warm-up (worker/cuda-warmup.ts, started here if it was not) is over. */
+export async function createWarmCudaBackend(): Promise<ArrayBackend | { unavailable: string }> {
+  await cudaWarmup();
+  return createCudaBackend();
 }

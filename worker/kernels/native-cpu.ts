@@ -14,7 +14,8 @@ export function createNativeCpuBackend(threads: number): ArrayBackend | { unavai
   const loaded = loadNative();
   if ('unavailable' in loaded) return { unavailable: loaded.unavailable };
   const addon = loaded.addon;
-  const features = { negativeStrides: addon.info().negativeStrides === true };
+  // Not info(): its CUDA part would initialise the driver in every CPU worker.
+  const features = { negativeStrides: (addon.cpuFeatures?.() ?? addon.info()).negativeStrides === true };
   return {
     name: 'native-cpu',
     supportsProgram: (program: ChunkProgram) => unsupportedReason(program, features) === null,

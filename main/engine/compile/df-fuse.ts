@@ -12,7 +12,7 @@
  * 30 'groupby-chunk' + 4 'groupby-combine' + 1 'groupby-aggregate' tasks -> 30 fused + 4 + 1.
  */
 import type { TaskDef } from '../../../common/tasks';
-import { groupbyColumns } from '../../../worker/kernels/df/timeseries-groupby';
+import { groupbyColumns } from '../../../worker/kernels/df/timeseries-columns';
 import type { GroupbySpec } from '../../../worker/kernels/df/groupby';
 import { YIELD_EVERY, type Steps } from '../slices';
 

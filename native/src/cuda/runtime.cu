@@ -459,6 +459,21 @@ std::string describe() {
 std::string blasReason() { return cublasLib() ? "" : cublasWhy; }
 std::string solverReason() { return cusolverLib() ? "" : cusolverWhy; }
 
+void warmup() {
+  if (!unavailableReason().empty()) return;
+  // cudaSetDevice makes the primary context on CUDA 12 and later; cudaFree(0) does on any.
+  cudaFree(nullptr);
+  // A lease made and returned leaves its handle idle in the pool for the first task.
+  try {
+    HandleLease blas = cublasHandle();
+  } catch (const std::exception&) {
+  }
+  try {
+    HandleLease solver = cusolverHandle();
+  } catch (const std::exception&) {
+  }
+}
+
 void matmul(int dtype, const void* a, const void* b, const void* c0, void* c, int64_t m, int64_t k, int64_t n) {
   if (dtype == 0) matmulT(static_cast<const double*>(a), static_cast<const double*>(b), static_cast<const double*>(c0), static_cast<double*>(c), m, k, n);
   else matmulT(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<const float*>(c0), static_cast<float*>(c), m, k, n);

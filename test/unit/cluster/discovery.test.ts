@@ -50,7 +50,7 @@ describe('device discovery', () => {
 
   it('plans one worker per GPU pinned by uuid, CPU workers, and labelled virtual GPUs', () => {
     const { gpus } = parseNvidiaSmi(TWO);
-    const plan = planWorkers({ launcher: { kind: 'fork', launch: () => { throw new Error('unused'); } }, discovery: { gpus, cpu: { cores: 16, model: 'x', memoryTotalBytes: 2 ** 36, memoryFreeBytes: 2 ** 36 } }, virtualGpus: 2 }, 'x'.repeat(32));
+    const plan = planWorkers({ discovery: { gpus, cpu: { cores: 16, model: 'x', memoryTotalBytes: 2 ** 36, memoryFreeBytes: 2 ** 36 } }, virtualGpus: 2 }, 'x'.repeat(32));
     expect(plan.map((p) => [p.config.id, p.config.kind, p.env.CUDA_VISIBLE_DEVICES])).toEqual([
       ['gpu0', 'gpu', 'GPU-11111111-2222-3333-4444-555555555555'],
       ['gpu1', 'gpu', 'GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee'],
@@ -64,9 +64,18 @@ describe('device discovery', () => {
     expect(plan[2].config.threads).toBe(14);
   });
 
-  it('applies PoolOptions.memoryLimit to every worker, or per worker id, and refuses a non-positive one', () => {
+  it('asks GPU workers to make their CUDA context at once when they may use cuda, and no other worker', () => {
     const { gpus } = parseNvidiaSmi(TWO);
-    const base = { launcher: { kind: 'fork' as const, launch: () => { throw new Error('unused'); } }, discovery: { gpus, cpu: { cores: 16, model: 'x', memoryTotalBytes: 2 ** 36, memoryFreeBytes: 2 ** 36 } }, virtualGpus: 1 };
+    const discovery = { gpus, cpu: { cores: 16, model: 'x', memoryTotalBytes: 2 ** 36, memoryFreeBytes: 2 ** 36 } };
+    const warm = (backends?: Array<'js' | 'native-cpu' | 'cuda'>) => planWorkers({ discovery, virtualGpus: 1, backends }, 'x'.repeat(32)).map((p) => [p.config.id, p.env.GPUFLOW_CUDA_WARMUP ?? null]);
+    expect(warm()).toEqual([['gpu0', '1'], ['gpu1', '1'], ['cpu0', null], ['vgpu0', null]]);
+    expect(warm(['cuda'])).toEqual([['gpu0', '1'], ['gpu1', '1'], ['cpu0', null], ['vgpu0', null]]);
+    expect(warm(['native-cpu'])).toEqual([['gpu0', null], ['gpu1', null], ['cpu0', null], ['vgpu0', null]]);
+  });
+
+  it('applies PlanOptions.memoryLimit to every worker, or per worker id, and refuses a non-positive one', () => {
+    const { gpus } = parseNvidiaSmi(TWO);
+    const base = { discovery: { gpus, cpu: { cores: 16, model: 'x', memoryTotalBytes: 2 ** 36, memoryFreeBytes: 2 ** 36 } }, virtualGpus: 1 };
     const limits = (memoryLimit?: number | Record<string, number>) => Object.fromEntries(planWorkers({ ...base, memoryLimit }, 'x'.repeat(32)).map((p) => [p.config.id, p.config.memoryLimit]));
     const defaults = limits();
     expect(Object.values(limits(64 << 20))).toEqual([64 << 20, 64 << 20, 64 << 20, 64 << 20]);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../../common/events';
-import { digestOf } from '../../../main/api/run-record';
+import { digestOf, loadTableDigests } from '../../../main/api/run-record';
 import { DaskSetupError } from '../../../main/dask/interpreter';
 import { DaskTarget, parseTarget } from '../../../main/dask/target';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
@@ -25,6 +25,9 @@ async function viaFake(doc: unknown, params: Record<string, number>, target: Das
   const run = target.run(compiled, `r-${Math.random().toString(36).slice(2)}`);
   return { compiled, run, result: await run.result };
 }
+
+// digestOf reads table results through Apache Arrow, loaded on demand (main/api/run-record.ts).
+beforeAll(() => loadTableDigests());
 
 describe('main/dask against a fake bridge', () => {
   const bus = new EventBus();

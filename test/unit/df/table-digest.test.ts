@@ -8,7 +8,7 @@ import {
   Dictionary, Int32, RecordBatch, Schema, Field, Table, Utf8, makeData, makeVector, type Vector,
 } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { digestOf } from '../../../main/api/run-record';
+import { digestOf, loadTableDigests } from '../../../main/api/run-record';
 import type { RunResult } from '../../../common/results';
 import { floatVector, int32Vector, intVector, stringVector, timestampVector, utf8Vector } from '../../../worker/kernels/df/build';
 import { tableOf } from '../../../worker/kernels/df/gather';
@@ -51,6 +51,10 @@ function chunked(t: Table): Table {
   const b = t.slice(3).batches;
   return new Table(new Schema(t.schema.fields.map((f) => new Field(f.name, f.type, true))), [...a, ...b].map((x) => new RecordBatch(x.schema, makeData({ type: x.data.type, length: x.numRows, nullCount: 0, children: x.data.children }))));
 }
+
+// digestOf reads table results through Apache Arrow, loaded on demand (main/api/run-record.ts);
+// the describe block below digests while it is collected.
+await loadTableDigests();
 
 describe('table digests', () => {
   const base = table(dictColumn(['ann', 'bob', 'eve']), intVector(Float64Array.from(ids)));

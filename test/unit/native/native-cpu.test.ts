@@ -83,3 +83,12 @@ describe.skipIf(skip)('the addon boundary', () => {
     expect(Array.from(out)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });
+
+describe.skipIf(skip)('cpuFeatures', () => {
+  it("answers info()'s CPU fields without its CUDA part (native-cpu asks it, so CPU workers never start the CUDA driver)", () => {
+    const n = loadNative();
+    if ('unavailable' in n) throw new Error(n.unavailable);
+    const info = n.addon.info();
+    expect(n.addon.cpuFeatures?.()).toEqual({ negativeStrides: info.negativeStrides, blas: info.blas, hardwareThreads: info.hardwareThreads });
+  });
+});

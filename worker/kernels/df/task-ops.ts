@@ -8,7 +8,7 @@
  * part's row range in the schema metadata (so one task output carries all k parts); 'gather-part'
  * takes the split outputs of every input partition and concatenates their part p.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Table } from 'apache-arrow';
 import type { JsonValue, NDArray } from '../../../common/arrays';
 import { readCsv } from './csv';

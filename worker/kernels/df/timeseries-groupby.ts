@@ -17,7 +17,10 @@ import { int32Vector, stringVector } from './build';
 import { tableOf } from './gather';
 import { GPU_AGGS, stateFromSlots, type Unsupported } from './gpu';
 import { groupbyChunk, neededStats, stateToTable, validateSpec, type GroupbySpec } from './groupby';
-import { TIMESERIES_COLUMNS, TIMESERIES_NAMES, timeseriesPartition, type TimeseriesColumn } from './timeseries';
+import { TIMESERIES_NAMES, timeseriesPartition } from './timeseries';
+import { groupbyColumns } from './timeseries-columns';
+
+export { groupbyColumns };
 
 /** A timeseries partition, as the 'timeseries' task names it. */
 export interface TimeseriesSource {
@@ -26,12 +29,6 @@ export interface TimeseriesSource {
   rows: number;
   startMs?: number;
   freqMs?: number;
-}
-
-/** The timeseries columns a groupby reads (keys and aggregated columns), in the standard order. */
-export function groupbyColumns(spec: GroupbySpec): TimeseriesColumn[] {
-  const used = new Set<string>([...spec.by, ...spec.aggs.flatMap((a) => (a.column ? [a.column] : []))]);
-  return TIMESERIES_COLUMNS.filter((c) => used.has(c));
 }
 
 /** The chunk step on the host: generate the columns the groupby reads, then group them. */

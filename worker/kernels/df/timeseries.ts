@@ -19,11 +19,9 @@ import { philox4x32, seedKey } from '../js/philox';
 import { floatVector, int32Vector, stringVector } from './build';
 import { tableOf } from './gather';
 import { makeData, makeVector, TimestampMillisecond } from 'apache-arrow';
+import { TIMESERIES_COLUMNS, TIMESERIES_NAMES, type TimeseriesColumn } from './timeseries-columns';
 
-export const TIMESERIES_NAMES = [
-  'Alice', 'Bob', 'Charlie', 'Dan', 'Edith', 'Frank', 'George', 'Hannah', 'Ingrid', 'Jerry', 'Kevin', 'Laura', 'Michael',
-  'Norbert', 'Oliver', 'Patricia', 'Quinn', 'Ray', 'Sarah', 'Tim', 'Ursula', 'Victor', 'Wendy', 'Xavier', 'Yvonne', 'Zelda',
-] as const;
+export { TIMESERIES_COLUMNS, TIMESERIES_NAMES, type TimeseriesColumn };
 
 export interface TimeseriesSpec {
   seed: number;
@@ -37,9 +35,6 @@ export interface TimeseriesSpec {
   /** Columns to generate, in the standard order (default all five). */
   columns?: readonly TimeseriesColumn[];
 }
-
-export const TIMESERIES_COLUMNS = ['timestamp', 'id', 'name', 'x', 'y'] as const;
-export type TimeseriesColumn = (typeof TIMESERIES_COLUMNS)[number];
 
 export const TIMESERIES_START_MS = Date.UTC(2000, 0, 1);
 

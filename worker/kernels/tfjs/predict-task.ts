@@ -5,7 +5,7 @@
  * search's validation rows.
  */
 import type { Table, Vector } from 'apache-arrow';
-import { z } from 'zod';
+import * as z from 'zod';
 import { boolVector, floatVector, intVector, utf8Vector } from '../df/build';
 import { tableOf } from '../df/gather';
 import { fromIPC, toIPC } from '../df/ipc';

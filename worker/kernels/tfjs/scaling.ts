@@ -3,7 +3,7 @@
  * a regression target likewise, so one learning rate suits data of any scale (make_regression's
  * targets are in the hundreds). Saved with the model, applied again at predict time.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Dataset } from './datasets';
 
 export interface Scaler {

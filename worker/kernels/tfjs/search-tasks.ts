@@ -28,7 +28,7 @@ import { trainTrial, type TrialData } from './train';
 import { dataSpecSchema, type DataSpec } from './trial-task';
 import { disposeModel } from './trained-model';
 import { TrialModelStore } from './trial-store';
-import { z } from 'zod';
+import * as z from 'zod';
 
 let selection: Promise<BackendSelection> | null = null;
 

@@ -4,7 +4,7 @@
  * model.json (`userDefinedMetadata.gpuflow`) and is parsed, not trusted, when loaded.
  */
 import type * as tf from '@tensorflow/tfjs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { modelSpecSchema, type ModelSpec, type Task } from '../../../common/tuning/trial';
 import { scalerSchema, type Scaler } from './scaling';
 

@@ -12,7 +12,7 @@
  * sets are cached by their spec, so 24 trials on one worker generate and split the data once.
  */
 import type * as arrow from 'apache-arrow';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatIssues } from '../../../common/tuning/space';
 import { trialSpecSchema, type EpochRecord, type TrialResult } from '../../../common/tuning/trial';
 import { selectTfjsBackend, type BackendSelection, type TfjsEnvironment } from './backend';

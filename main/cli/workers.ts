@@ -1,0 +1,41 @@
+/**
+ * The local workers a command's options ask for (--cpu-workers, --virtual-gpus, --threads,
+ * --backend, --no-gpus; none with --dask), in one place: the engine is started with them
+ * (main/cli/cluster.ts), and `gpuflow run` forks the same workers before the engine's modules load
+ * (`prelaunchFor`). Light imports only: this runs before the fork.
+ */
+import type { Prelaunch } from '../cluster/prelaunch';
+import type { PlanOptions } from '../cluster/plan';
+import { intOption, UsageError, type Parsed } from './args';
+
+export type WorkerOptions = Required<Pick<PlanOptions, 'useGpus' | 'virtualGpus' | 'cpuWorkers'>> & Pick<PlanOptions, 'threadsPerCpuWorker' | 'backends'>;
+
+/** Throws UsageError naming the bad option. */
+export function workerOptions(opts: Parsed['values']): WorkerOptions {
+  const backend = opts.backend;
+  if (backend !== undefined && !['js', 'native-cpu', 'cuda'].includes(backend)) throw new UsageError(`--backend must be js, native-cpu or cuda, got '${backend}'`);
+  const virtualGpus = intOption(opts['virtual-gpus'], 'virtual-gpus') ?? 0;
+  const cpuWorkers = intOption(opts['cpu-workers'], 'cpu-workers') ?? 1;
+  const threadsPerCpuWorker = intOption(opts.threads, 'threads', 1);
+  const backends = backend ? [backend as 'js' | 'native-cpu' | 'cuda'] : undefined;
+  // With --dask the runs go to the cluster: no local workers are started.
+  const dask = opts.dask !== undefined;
+  return { useGpus: dask ? false : !opts['no-gpus'], virtualGpus: dask ? 0 : virtualGpus, cpuWorkers: dask ? 0 : cpuWorkers, threadsPerCpuWorker, backends };
+}
+
+/**
+ * Forks the workers `opts` asks for now (main/cluster/prelaunch.ts), or nothing when the options
+ * are bad (the command reports them), name no local worker, or GPUFLOW_PRELAUNCH=0.
+ */
+export async function prelaunchFor(opts: Parsed['values']): Promise<Prelaunch | undefined> {
+  if (process.env.GPUFLOW_PRELAUNCH === '0' || opts.dask !== undefined) return undefined;
+  let w: WorkerOptions;
+  try {
+    w = workerOptions(opts);
+  } catch (e) {
+    if (e instanceof UsageError) return undefined;
+    throw e;
+  }
+  const [{ prelaunch }, { forkLauncher }] = await Promise.all([import('../cluster/prelaunch'), import('../cluster/fork-launcher')]);
+  return prelaunch(forkLauncher(), w);
+}

@@ -1,0 +1,85 @@
+/**
+ * Workers forked before the engine exists. A worker process spends most of its start loading its
+ * modules, and main as long loading the engine's; `gpuflow run` forks the workers it is about to
+ * ask for first thing (CPU and virtual GPU workers at once, GPU workers as soon as nvidia-smi has
+ * listed the GPUs), so both loads overlap instead of following each other.
+ *
+ * A worker waits for its `init` message (worker/main.ts) before it does anything that depends on
+ * its config, so a process forked early is the same as one forked by the pool. The launcher
+ * returned here hands a pre-forked process to the pool when the pool asks for the same worker
+ * name with the same environment (main/cluster/plan.ts makes both), and forks as usual otherwise
+ * (a restart, a different plan); `dispose` kills the ones nobody claimed (a workflow refused
+ * before the engine started, `--dask`). Only this module and the light ones it imports load
+ * before the fork.
+ */
+import { discover, type Discovery } from './discovery';
+import type { LaunchedProcess, Launcher, LaunchOptions } from './launcher';
+import { launchEnv, planWorkers, type PlanOptions } from './plan';
+
+export interface Prelaunch {
+  /** Hands out the pre-forked workers, then forks through `base`. */
+  launcher: Launcher;
+  /** The discovery the plan used (nvidia-smi runs once). */
+  discovery: Promise<Discovery>;
+  /** Kills the pre-forked workers nobody claimed. */
+  dispose(): void;
+}
+
+interface Early {
+  proc: LaunchedProcess;
+  env: Record<string, string>;
+  exited: boolean;
+}
+
+const sameEnv = (a: Record<string, string>, b: Record<string, string>) => {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => b[k] === a[k]);
+};
+
+/**
+ * Forks the workers `opts` plans, CPU ones now and GPU ones once `discovery` resolves (default:
+ * `discover()`, started here).
+ */
+export function prelaunch(base: Launcher, opts: Omit<PlanOptions, 'discovery'>, discovery: Promise<Discovery> = discover()): Prelaunch {
+  const early = new Map<string, Early>();
+  let disposed = false;
+  const fork = (forGpus: boolean, d: Discovery) => {
+    for (const w of planWorkers({ ...opts, discovery: d }, '')) {
+      if ((w.config.kind === 'gpu') !== forGpus || disposed) continue;
+      const env = launchEnv(w.env, 1);
+      const name = `gpuflow-${w.config.id}`;
+      const proc = base.launch({ name, env });
+      const e: Early = { proc, env, exited: false };
+      // A process that died before the pool claimed it is not handed out (its exit event is gone).
+      proc.onExit(() => (e.exited = true));
+      early.set(name, e);
+    }
+  };
+  // The CPU workers' plan does not depend on the GPUs found, only on how many there are (their
+  // threads); without a GPU count yet, plan as if none, which the CLI's --threads default makes
+  // exact (1 thread) and which only costs a fresh fork when wrong.
+  fork(false, { gpus: [], cpu: { cores: 1, model: '', memoryTotalBytes: 0, memoryFreeBytes: 0 } });
+  const found = discovery.then((d) => {
+    fork(true, d);
+    return d;
+  });
+  return {
+    discovery: found,
+    launcher: {
+      kind: base.kind,
+      launch(o: LaunchOptions): LaunchedProcess {
+        const e = early.get(o.name);
+        if (e && !e.exited && sameEnv(e.env, o.env)) {
+          early.delete(o.name);
+          return e.proc;
+        }
+        return base.launch(o);
+      },
+    },
+    dispose() {
+      disposed = true;
+      for (const e of early.values()) e.proc.kill('SIGTERM');
+      early.clear();
+    },
+  };
+}
