@@ -12,6 +12,7 @@ import { WorkflowError, WorkflowErrors } from './engine/errors';
 import { parseCli, UsageError } from './cli/args';
 import type { Prelaunch } from './cluster/prelaunch';
 import { prelaunchFor } from './cli/workers';
+import { traceStart } from '../common/start-trace';
 
 const USAGE = `usage: gpuflow <command> [options]
 
@@ -71,6 +72,7 @@ async function lazy(name: string): Promise<Command> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  traceStart('cli');
   let early: Prelaunch | undefined;
   try {
     const parsed = parseCli(argv);
@@ -95,5 +97,6 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     // Workers forked for a run that never started them (a refused workflow, an error).
     early?.dispose();
+    traceStart('cli-done');
   }
 }

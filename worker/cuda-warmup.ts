@@ -7,6 +7,7 @@
  * backend (worker/kernels/cuda.ts) waits for it instead of blocking. Any failure is left for
  * info() and the first call to report, with their own messages.
  */
+import { traceStart } from '../common/start-trace';
 import { loadNative } from '../native/index';
 
 let warming: Promise<void> | null = null;
@@ -15,7 +16,8 @@ let warming: Promise<void> | null = null;
 export function cudaWarmup(): Promise<void> {
   if (!warming) {
     const n = loadNative();
-    warming = 'unavailable' in n || !n.addon.cudaWarmup ? Promise.resolve() : n.addon.cudaWarmup().catch(() => undefined);
+    traceStart('worker-warmup-start');
+    warming = ('unavailable' in n || !n.addon.cudaWarmup ? Promise.resolve() : n.addon.cudaWarmup().catch(() => undefined)).then(() => traceStart('worker-warmup-done'));
   }
   return warming;
 }

@@ -9,6 +9,7 @@
  */
 // First, so that a GPU worker's CUDA context is being made while the modules below load.
 import './cuda-warmup';
+import { traceStart } from '../common/start-trace';
 import type { ChunkValue, JsonValue } from '../common/arrays';
 import { valueBytes } from '../common/arrays';
 import { formatIssues, toWorkerSchema, type ToWorker, type Transfer, type WorkerConfig } from '../common/messages';
@@ -128,7 +129,10 @@ async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: Work
   return { leases, transfers };
 }
 
+let executed = 0;
+
 async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<void> {
+  if (executed++ === 0) traceStart('worker-first-task');
   try {
     const deps = gatherDeps(msg, cfg);
     // Fetching runs while earlier tasks compute; its failure is handled where it is awaited.
@@ -212,6 +216,7 @@ async function init(cfg: WorkerConfig): Promise<void> {
     exporter: ipc ? residentExporter(store, ipc, (m) => log('warn', m)) : undefined,
     noExportReason: residency.ipcReason,
   });
+  traceStart('worker-ready');
   channel.send({ type: 'ready', pid: process.pid, address: { workerId: cfg.id, host: '127.0.0.1', port: server.port }, backends: made.status });
   setInterval(() => {
     channel.send({ type: 'heartbeat', t: Date.now(), rss: process.memoryUsage.rss(), heldBytes: store.heldBytes, heldKeys: store.size });

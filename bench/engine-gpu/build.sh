@@ -7,7 +7,10 @@
 set -e
 cd "$(dirname "$0")/../.."
 D=.devbuild/gpuflow
-mkdir -p $D/node_modules/better-sqlite3 $D/node_modules/@tensorflow/tfjs
+# The stubs sit in .devbuild/node_modules, where every bundle in .devbuild/ (and .devbuild/gpuflow/)
+# finds them by Node's walk up the directories.
+M=.devbuild/node_modules
+mkdir -p $M/better-sqlite3 $M/@tensorflow/tfjs
 EXT="--external:better-sqlite3 --external:@duckdb/* --external:@tensorflow/*"
 cat > $D/entry.ts <<'TS'
 import { main } from '../../main/cli';
@@ -21,7 +24,7 @@ echo '{"type":"module"}' > $D/package.json
 npx esbuild bench/native/device-run.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=.devbuild/device-run.mjs \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 for m in better-sqlite3 @tensorflow/tfjs; do
-  printf '{"name":"%s","type":"module","main":"index.js"}\n' "$m" > $D/node_modules/$m/package.json
-  printf 'const no = () => { throw new Error("%s is not on this machine (bench stub)"); };\nexport default no;\n' "$m" > $D/node_modules/$m/index.js
+  printf '{"name":"%s","type":"module","main":"index.js"}\n' "$m" > $M/$m/package.json
+  printf 'const no = () => { throw new Error("%s is not on this machine (bench stub)"); };\nexport default no;\n' "$m" > $M/$m/index.js
 done
 ls -la $D

@@ -19,6 +19,7 @@
  * worker is given up (marked gone with the count and its last end; `restart(id)`, the workers
  * panel's button, tries again), so a worker that keeps dying (out of memory) does not loop forever.
  */
+import { traceStart } from '../../common/start-trace';
 import { randomBytes } from 'node:crypto';
 import type { FromWorker, WorkerConfig } from '../../common/messages';
 import { discover, type Discovery } from './discovery';
@@ -97,6 +98,7 @@ export class WorkerPool {
    */
   async start(timeoutMs = 60_000): Promise<void> {
     const started = await Promise.all(this.plan.map((p) => this.startWithRetries(p, timeoutMs)));
+    traceStart('workers-ready');
     if (this.plan.length > 0 && !started.some(Boolean)) {
       const why = [...this.leftOut].map(([id, e]) => `${id}: ${e}`).join('; ');
       throw new Error(`no worker started (${why})`);

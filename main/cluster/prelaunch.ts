@@ -12,6 +12,7 @@
  * before the engine started, `--dask`). Only this module and the light ones it imports load
  * before the fork.
  */
+import { traceStart } from '../../common/start-trace';
 import { discover, type Discovery } from './discovery';
 import type { LaunchedProcess, Launcher, LaunchOptions } from './launcher';
 import { launchEnv, planWorkers, type PlanOptions } from './plan';
@@ -49,6 +50,7 @@ export function prelaunch(base: Launcher, opts: Omit<PlanOptions, 'discovery'>, 
       const env = launchEnv(w.env, 1);
       const name = `gpuflow-${w.config.id}`;
       const proc = base.launch({ name, env });
+      traceStart(`fork-${name}`);
       const e: Early = { proc, env, exited: false };
       // A process that died before the pool claimed it is not handed out (its exit event is gone).
       proc.onExit(() => (e.exited = true));
@@ -60,6 +62,7 @@ export function prelaunch(base: Launcher, opts: Omit<PlanOptions, 'discovery'>, 
   // exact (1 thread) and which only costs a fresh fork when wrong.
   fork(false, { gpus: [], cpu: { cores: 1, model: '', memoryTotalBytes: 0, memoryFreeBytes: 0 } });
   const found = discovery.then((d) => {
+    traceStart(`discovered-${d.gpus.length}-gpus`);
     fork(true, d);
     return d;
   });

@@ -9,6 +9,7 @@
  * output the run is done with to the cache instead of releasing it. Outputs the cache keeps are
  * never released by the run; cached entries the run reads are pinned until it ends.
  */
+import { traceStart } from '../../common/start-trace';
 import type { ChunkValue } from '../../common/arrays';
 import type { FromWorker } from '../../common/messages';
 import type { ResultValue, RunResult, WorkerStat } from '../../common/results';
@@ -77,7 +78,8 @@ export class RunController {
     private readonly cacheUse: CacheUse | null = null,
   ) {
     this.setup = this.prepare();
-    this.result = new Promise((r) => (this.settle = r));
+    traceStart('run-start');
+    this.result = new Promise((r) => (this.settle = (res) => (traceStart('run-end'), r(res))));
     this.restartsAtStart = [...pool.restarts.values()].reduce((a, b) => a + b, 0);
     this.unlisten = pool.listen({
       message: (w, msg) => this.onWorkerMessage(w, msg),
