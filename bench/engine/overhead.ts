@@ -16,10 +16,16 @@
  *     -> bench/results/engine-overhead-<label>.json
  * Profiles: NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' (main and the worker each write one).
  */
-import { execSync } from 'node:child_process';
+import { execSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 
+// The bare loop gets the GPU worker's 16 libuv threads too (the pool sets UV_THREADPOOL_SIZE for
+// it); libuv reads it once, before its first thread starts, so the bench runs itself again.
+if (process.env.UV_THREADPOOL_SIZE !== '16') {
+  const r = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, UV_THREADPOOL_SIZE: '16' } });
+  process.exit(r.status ?? 1);
+}
 process.env.GPUFLOW_BENCH_FAKE_CUDA = '1';
 process.env.GPUFLOW_NVIDIA_SMI = '/nonexistent/nvidia-smi';
 
@@ -35,6 +41,9 @@ const REPS = Number(opt('reps', '7'));
 const N = Number(opt('n', '500'));
 const CHUNK = Number(opt('chunk', '10'));
 const LABEL = opt('label', 'run');
+// 'h100': each case twice, with CPU kernels alone (0: the engine's CPU cost) and with a fake
+// device taking the H100's time per chunk kernel; or one number of microseconds for every case.
+const KERNEL = opt('kernel-us', 'h100');
 const IN_FLIGHT = 16;
 
 const loaded = loadNative();
@@ -57,35 +66,38 @@ const discovery = {
   gpus: [{ index: 0, uuid: 'GPU-fake-bench', name: 'fake GPU (CPU kernels)', memoryTotalMiB: 4096, memoryUsedMiB: 0, utilizationPct: 0, pciBusId: '', driverVersion: '' }],
   cpu: { cores: cpus().length, model: cpus()[0]?.model ?? '', memoryTotalBytes: 8 << 30, memoryFreeBytes: 4 << 30 },
 };
-const engine = new Engine(discovery, { launcher: forkLauncher(), useGpus: true, maxGpus: 1, cpuWorkers: 0, virtualGpus: 0, backends: ['cuda', 'js'] });
-await engine.start();
-const handle = engine.pool.workers.get('gpu0')!;
-// IPC writes each way: the launcher's process object (one send / one 'message' per batch).
-const proc = Reflect.get(handle, 'proc') as { send(m: unknown): void; onMessage(fn: (raw: unknown) => void): void };
-const ipc = { toWorker: 0, fromWorker: 0 };
-const send = proc.send.bind(proc);
-proc.send = (m) => {
-  ipc.toWorker++;
-  send(m);
-};
-proc.onMessage(() => ipc.fromWorker++);
 
 interface Case {
   dtype: 'float64' | 'float32';
   mode: 'sliced' | 'full';
+  /** The H100's time per chunk kernel in the bare loop (issue 20: 0.44, 0.75, 0.92, 1.72 s / 2 500). */
+  h100KernelUs: number;
 }
 const cases: Case[] = [
-  { dtype: 'float32', mode: 'sliced' },
-  { dtype: 'float64', mode: 'sliced' },
-  { dtype: 'float32', mode: 'full' },
-  { dtype: 'float64', mode: 'full' },
+  { dtype: 'float32', mode: 'sliced', h100KernelUs: 176 },
+  { dtype: 'float64', mode: 'sliced', h100KernelUs: 300 },
+  { dtype: 'float32', mode: 'full', h100KernelUs: 368 },
+  { dtype: 'float64', mode: 'full', h100KernelUs: 688 },
 ];
 const doc = JSON.parse(readFileSync('examples/seed-benchmark.json', 'utf8'));
 const full = JSON.parse(readFileSync('bench/engine-gpu/seed-full.json', 'utf8'));
 
-const rows = [];
-try {
-  for (const c of cases) {
+/** One engine (a fresh worker, which reads the kernel time from its environment) per case. */
+async function measure(c: Case, kernelUs: number) {
+  process.env.GPUFLOW_BENCH_FAKE_KERNEL_US = String(kernelUs);
+  const engine = new Engine(discovery, { launcher: forkLauncher(), useGpus: true, maxGpus: 1, cpuWorkers: 0, virtualGpus: 0, backends: ['cuda', 'js'] });
+  await engine.start();
+  try {
+    const handle = engine.pool.workers.get('gpu0')!;
+    // IPC writes each way: the launcher's process object (one send / one 'message' per batch).
+    const proc = Reflect.get(handle, 'proc') as { send(m: unknown): void; onMessage(fn: (raw: unknown) => void): void };
+    const ipc = { toWorker: 0, fromWorker: 0 };
+    const send = proc.send.bind(proc);
+    proc.send = (m) => {
+      ipc.toWorker++;
+      send(m);
+    };
+    proc.onMessage(() => ipc.fromWorker++);
     const wf = validateWorkflow(c.mode === 'sliced' ? doc : full, { N, chunks: CHUNK, dtype: c.dtype });
     const chunkTasks = (N / CHUNK) ** 2;
     const engineS: number[] = [];
@@ -94,7 +106,7 @@ try {
     const workerCpu: number[] = [];
     const writes: Array<{ toWorker: number; fromWorker: number }> = [];
     let tasks = 0;
-    let digest = '';
+    let value = '';
     for (let r = 0; r <= REPS; r++) {
       const bare = await seedLoop((code, out) => addon.cudaResidentRunProgram(code, [], out).then(() => undefined), c.dtype, N, CHUNK, c.mode, IN_FLIGHT);
       const compiled = await engine.compileAsync(wf);
@@ -108,7 +120,7 @@ try {
       if (res.status !== 'finished') throw new Error(`run ${res.status}: ${res.error}`);
       tasks = res.stats.tasks;
       const v = res.results.total;
-      digest = JSON.stringify('value' in v ? v.value : v);
+      value = JSON.stringify('value' in v ? v.value : v);
       if (r === 0) continue; // the first run warms both up (module loading, JIT)
       engineS.push(s);
       bareS.push(bare.seconds);
@@ -118,25 +130,38 @@ try {
     }
     const e = median(engineS);
     const b = median(bareS);
-    const row = {
+    return {
       ...c,
+      kernelUs,
       tasks,
       chunkTasks,
       engineSeconds: +e.toFixed(4),
       bareLoopSeconds: +b.toFixed(4),
+      engineOverBare: +(e / b).toFixed(3),
       engineRuns: engineS.map((x) => +x.toFixed(4)),
       bareRuns: bareS.map((x) => +x.toFixed(4)),
       usPerChunkTaskOverBare: +(((e - b) * 1e6) / chunkTasks).toFixed(1),
+      // The least disturbed runs (this machine is shared): best engine run against best bare loop.
+      usPerChunkTaskOverBareBest: +(((Math.min(...engineS) - Math.min(...bareS)) * 1e6) / chunkTasks).toFixed(1),
       mainCpuUsPerTask: +((median(mainCpu) * 1000) / tasks).toFixed(1),
       workerCpuUsPerTask: +((median(workerCpu) * 1000) / tasks).toFixed(1),
       ipcWritesPerTask: { toWorker: +(median(writes.map((w) => w.toWorker)) / tasks).toFixed(3), fromWorker: +(median(writes.map((w) => w.fromWorker)) / tasks).toFixed(3) },
-      value: digest,
+      value,
     };
+  } finally {
+    await engine.shutdown();
+  }
+}
+
+const rows = [];
+const only = opt('cases', 'all');
+for (const c of cases) {
+  if (only !== 'all' && !only.split(',').includes(`${c.dtype}-${c.mode}`)) continue;
+  for (const kernelUs of KERNEL === 'h100' ? [0, c.h100KernelUs] : [Number(KERNEL)]) {
+    const row = await measure(c, kernelUs);
     console.log(JSON.stringify(row));
     rows.push(row);
   }
-} finally {
-  await engine.shutdown();
 }
 
 let commit = 'unknown';
@@ -157,6 +182,7 @@ writeFileSync(
       n: N,
       chunk: CHUNK,
       reps: REPS,
+      kernelUs: KERNEL,
       rows,
     },
     null,
