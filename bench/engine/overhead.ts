@@ -190,3 +190,5 @@ writeFileSync(
   ) + '\n',
 );
 console.log(`wrote ${file}`);
+// The fake device's thread and the forks' pipes can outlive the engine by a moment: done is done.
+process.exit(0);
