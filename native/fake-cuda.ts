@@ -68,6 +68,15 @@ function fakeDevice(): (us: number) => Promise<void> {
     });
 }
 
+type Buf = FloatArray | Int32Array;
+
+function outputOf(code: Float64Array): Float64Array | Float32Array {
+  const nd = code[2];
+  let n = 1;
+  for (let d = 0; d < nd; d++) n *= code[3 + d];
+  return code[1] === 1 ? new Float32Array(n) : new Float64Array(n);
+}
+
 export function fakeCudaAddon(real: NativeAddon): NativeAddon {
   const buffers = new Map<number, Buf>();
   let next = 1;

@@ -2,8 +2,9 @@
  * Loads the native addon (native/build/gpuflow.node, built by native/build.mjs) and types its
  * exports. Nothing here throws when the addon is missing: `loadNative()` says why, and
  * `nativeInfo()` is what `gpuflow devices` prints. GPUFLOW_NATIVE_DIR points at another build
- * folder (tests build a CPU-only variant into a temp dir); GPUFLOW_NO_NATIVE=1 disables it; GPUFLOW_BENCH_FAKE_CUDA=1 answers its CUDA
- * calls with the CPU kernels (native/fake-cuda.ts, for bench/engine/overhead.ts only).
+ * folder (tests build a CPU-only variant into a temp dir); GPUFLOW_NO_NATIVE=1 disables it;
+ * GPUFLOW_BENCH_FAKE_CUDA=1 answers its CUDA calls with the CPU kernels (native/fake-cuda.ts,
+ * for bench/engine/overhead.ts only).
  *
  * Where native/build is: beside this file in the source tree; from a bundle (out/main/app.js,
  * out/main/chunks/*.js, bench bundles) the nearest ancestor folder holding native/build, and in
