@@ -1,6 +1,6 @@
 /**
  * A GPU worker's whole JavaScript path without a GPU: one worker of kind gpu (16 kernel calls in
- * flight, 64 tasks placed, device-resident store, batches that linger while kernels are in
+ * flight, 32 tasks placed, device-resident store, batches that linger while kernels are in
  * flight, one message back a task) whose CUDA calls the CPU kernels answer
  * (GPUFLOW_BENCH_FAKE_CUDA, native/fake-cuda.ts). Its answers must be those of a CPU worker
  * running the same native-cpu kernels on one thread (same chunk partials, same combine tree: the
