@@ -36,11 +36,11 @@ export interface CacheUse {
  * one ends, without a round trip through main. With one queued task a GPU worker (16 kernels in
  * flight, 0.3 ms each) went idle whenever 16 `done` messages and the 16 `execute`s they freed
  * crossed main together. Dask does the same (a worker's ready queue beyond its threads).
- * A GPU worker gets three times its concurrency queued (64 tasks placed): its queue then holds
- * about 8 ms of the shortest seed kernels (0.18 ms on an H100), enough to ride out a pause of
- * main's loop (a major garbage collection, a burst of events) without the device going idle.
+ * (Four times on a GPU worker would hold about 8 ms of the shortest seed kernels, against pauses
+ * of main's loop, but also triple the inputs queued tasks fetch ahead; it made no difference
+ * measurable on bench/engine/overhead.ts here, so it waits for a measurement on the GPU.)
  */
-const slotsOf = (w: WorkerHandle) => (w.config.kind === 'gpu' ? 4 : 2) * w.config.concurrency;
+const slotsOf = (w: WorkerHandle) => 2 * w.config.concurrency;
 const FETCH_RETRY_MS = 500;
 
 export class RunController {
