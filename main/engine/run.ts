@@ -1,8 +1,10 @@
 /**
  * The async shell around one run's Scheduler: it turns instructions into worker messages, worker
  * messages and pool changes into stimuli, every change into events on the bus, and, at the end,
- * fetches the outputs from the workers that hold them. Task keys are prefixed with the run id on
- * the wire so concurrent runs share workers safely.
+ * fetches the outputs from the workers that hold them. Task keys are prefixed on the wire with a
+ * short tag of this controller (`r12:`, unique in the process), so concurrent runs share workers
+ * safely; not the run's 36-character id, which every execute, done and release carried, a
+ * seventh of a chunk task's bytes each way.
  *
  * With a result cache (cache/result-cache.ts): `reuse` starts tasks whose digest the cache holds
  * in memory on their holder (read under the key they were made under), `retain` offers each
@@ -59,6 +61,8 @@ export class RunController {
   readonly result: Promise<RunResult>;
   private pendingFetch = new Map<number, { worker: string; answer: (v: { value: ChunkValue | null; error?: string }) => void }>();
   private static nextRequest = 1;
+  private static nextTag = 1;
+  private readonly wirePrefix = `r${RunController.nextTag++}:`;
   private restartsAtStart: number;
   private lastProgress = 0;
   /** Digest per task (only with a cache). */
@@ -180,11 +184,11 @@ export class RunController {
   }
 
   private wire(key: string): string {
-    return this.cachedWire.get(key) ?? `${this.runId}:${key}`;
+    return this.cachedWire.get(key) ?? this.wirePrefix + key;
   }
 
   private unwire(key: string): string | null {
-    const p = `${this.runId}:`;
+    const p = this.wirePrefix;
     return key.startsWith(p) ? key.slice(p.length) : (this.cachedKeyOf.get(key) ?? null);
   }
 
