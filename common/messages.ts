@@ -86,7 +86,6 @@ export type DeviceTraffic = z.infer<typeof deviceTrafficSchema>;
 export const fromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), pid: z.number().int(), address: peerAddressSchema, backends: z.array(backendStatusSchema) }),
   z.object({ type: z.literal('heartbeat'), t: z.number(), rss: z.number(), heldBytes: z.number(), heldKeys: z.number().int() }),
-  z.object({ type: z.literal('started'), key: z.string(), t: z.number() }),
   z.object({
     type: z.literal('done'),
     key: z.string(),

@@ -2,7 +2,9 @@
  * Loads the native addon (native/build/gpuflow.node, built by native/build.mjs) and types its
  * exports. Nothing here throws when the addon is missing: `loadNative()` says why, and
  * `nativeInfo()` is what `gpuflow devices` prints. GPUFLOW_NATIVE_DIR points at another build
- * folder (tests build a CPU-only variant into a temp dir); GPUFLOW_NO_NATIVE=1 disables it.
+ * folder (tests build a CPU-only variant into a temp dir); GPUFLOW_NO_NATIVE=1 disables it;
+ * GPUFLOW_BENCH_FAKE_CUDA=1 answers its CUDA calls with the CPU kernels (native/fake-cuda.ts,
+ * for bench/engine/overhead.ts only).
  *
  * Where native/build is: beside this file in the source tree; from a bundle (out/main/app.js,
  * out/main/chunks/*.js, bench bundles) the nearest ancestor folder holding native/build, and in
@@ -12,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fakeCudaAddon } from './fake-cuda';
 
 export type FloatArray = Float64Array | Float32Array;
 
@@ -129,6 +132,8 @@ export function loadNative(): { addon: NativeAddon } | { unavailable: string } {
     // Not info(): in a GPU worker that creates the CUDA context and loads cuBLAS / cuSOLVER, which
     // worker/cuda-warmup.ts does off the JS thread; nativeInfo() checks info()'s shape.
     if (typeof addon.info !== 'function' || typeof addon.runProgram !== 'function') return (cached = { unavailable: `${file} is not a gpuflow addon of this version` });
+    // Bench only: CUDA entry points answered by the CPU kernels (native/fake-cuda.ts).
+    if (process.env.GPUFLOW_BENCH_FAKE_CUDA === '1') return (cached = { addon: fakeCudaAddon(addon) });
     return (cached = { addon });
   } catch (e) {
     return (cached = { unavailable: `could not load ${file}: ${e instanceof Error ? e.message : String(e)}` });

@@ -35,8 +35,22 @@ export interface NativeFeatures {
   negativeStrides?: boolean;
 }
 
+/**
+ * Verdicts per program object, for each value of `negativeStrides`: a GPU worker asks twice a task
+ * (choosing the backend, then encoding) about the same parsed program, which is never mutated.
+ */
+const verdicts = new WeakMap<ChunkProgram, [string | null | undefined, string | null | undefined]>();
+
 /** Why the addon cannot run this program, or null when it can. */
 export function unsupportedReason(program: ChunkProgram, features: NativeFeatures = {}): string | null {
+  const slot = features.negativeStrides ? 1 : 0;
+  let v = verdicts.get(program);
+  if (v?.[slot] !== undefined) return v[slot];
+  if (!v) verdicts.set(program, (v = [undefined, undefined]));
+  return (v[slot] = checkProgram(program, features));
+}
+
+function checkProgram(program: ChunkProgram, features: NativeFeatures): string | null {
   if (program.dtype !== 'float64' && program.dtype !== 'float32') return `dtype ${program.dtype}`;
   if (program.shape.length > LIMITS.dims) return `more than ${LIMITS.dims} dimensions`;
   if (program.reduce && program.reduce.axis !== null && program.shape.length === 0) return 'axis reduction of a 0-d program';

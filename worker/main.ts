@@ -26,7 +26,9 @@ import { planResident, runResident } from './resident/runner';
 import { residencyFor } from './resident/setup';
 import { ResidentStore, type DeviceTraffic, type Lease } from './resident/store';
 
-const channel = parentChannel();
+// Messages wait up to 1 ms for others while more than one task runs (a GPU worker's kernels end
+// one a turn): one IPC write for several dones (common/batch.ts).
+const channel = parentChannel({ ms: 1, when: () => running > 1 });
 // The chunks this worker holds: host values, and on GPU workers with residency on, device
 // buffers that feed the next cuda task without a trip through host memory (worker/resident/).
 let store = new ResidentStore(null, 0);
@@ -154,8 +156,9 @@ async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
 
 async function runTask(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig, deps: Promise<Deps>): Promise<void> {
   const { leases, transfers } = await deps;
+  // No 'started' message: main counts a task as running from its execute on (worker-handle.ts),
+  // and 'done' carries the start time, so a task costs one message back, not two.
   const startedAt = Date.now();
-  channel.send({ type: 'started', key: msg.key, t: startedAt });
   const plan = device ? planResident(msg.spec, backends, leases.map((l) => store.inputInfo(l.key)), device.factor !== undefined) : null;
   if (plan && device) {
     // Inputs already on the device are read in place; an array output stays there.

@@ -35,7 +35,7 @@ export class WorkerHandle {
   /** When the worker last said anything (every message is a sign of life, not only heartbeats). */
   lastHeartbeat = Date.now();
   /**
-   * Tasks it has started and not yet finished. A worker whose event loop runs a long synchronous
+   * Tasks sent to it and not yet finished (running or queued there). A worker whose event loop runs a long synchronous
    * js kernel sends nothing until it returns, so the pool gives a busy worker longer to answer.
    */
   readonly running = new Set<string>();
@@ -73,7 +73,6 @@ export class WorkerHandle {
       this.backends = msg.backends;
     }
     this.lastHeartbeat = Date.now();
-    if (msg.type === 'started') this.running.add(msg.key);
     if (msg.type === 'done' || msg.type === 'error') this.running.delete(msg.key);
     if (msg.type === 'heartbeat') {
       this.rss = msg.rss;
@@ -101,6 +100,9 @@ export class WorkerHandle {
   /** Queued and written with the others of this event-loop turn (common/batch.ts). */
   send(msg: ToWorker): void {
     if (!this.alive) return;
+    // Running (or queued behind running ones) from here until its done or error: the worker
+    // sends no 'started' (one message a task fewer); what matters is that it is busy.
+    if (msg.type === 'execute') this.running.add(msg.key);
     this.out.send(msg);
     if (msg.type === 'shutdown') this.out.flush();
   }

@@ -16,7 +16,9 @@ export class EventBus {
   constructor(private readonly capacity = 200_000) {}
 
   emit(draft: EventDraft): EngineEvent {
-    const e = { ...draft, seq: ++this.seq, t: draft.t ?? Date.now() } as EngineEvent;
+    // Stamped in place, not copied: every caller passes a fresh literal, and a run emits five
+    // events a task (main's garbage collection was its largest per-task cost; bench/engine/overhead.ts).
+    const e = Object.assign(draft, { seq: ++this.seq, t: draft.t ?? Date.now() }) as EngineEvent;
     this.ring[e.seq % this.capacity] = e;
     for (const l of this.listeners) {
       try {

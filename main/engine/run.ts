@@ -1,8 +1,10 @@
 /**
  * The async shell around one run's Scheduler: it turns instructions into worker messages, worker
  * messages and pool changes into stimuli, every change into events on the bus, and, at the end,
- * fetches the outputs from the workers that hold them. Task keys are prefixed with the run id on
- * the wire so concurrent runs share workers safely.
+ * fetches the outputs from the workers that hold them. Task keys are prefixed on the wire with a
+ * short tag of this controller (`r12:`, unique in the process), so concurrent runs share workers
+ * safely; not the run's 36-character id, which every execute, done and release carried, a
+ * seventh of a chunk task's bytes each way.
  *
  * With a result cache (cache/result-cache.ts): `reuse` starts tasks whose digest the cache holds
  * in memory on their holder (read under the key they were made under), `retain` offers each
@@ -37,6 +39,9 @@ export interface CacheUse {
  * one ends, without a round trip through main. With one queued task a GPU worker (16 kernels in
  * flight, 0.3 ms each) went idle whenever 16 `done` messages and the 16 `execute`s they freed
  * crossed main together. Dask does the same (a worker's ready queue beyond its threads).
+ * (Four times on a GPU worker would hold about 8 ms of the shortest seed kernels, against pauses
+ * of main's loop, but also triple the inputs queued tasks fetch ahead; it made no difference
+ * measurable on bench/engine/overhead.ts here, so it waits for a measurement on the GPU.)
  */
 const slotsOf = (w: WorkerHandle) => 2 * w.config.concurrency;
 const FETCH_RETRY_MS = 500;
@@ -57,6 +62,8 @@ export class RunController {
   readonly result: Promise<RunResult>;
   private pendingFetch = new Map<number, { worker: string; answer: (v: { value: ChunkValue | null; error?: string }) => void }>();
   private static nextRequest = 1;
+  private static nextTag = 1;
+  private readonly wirePrefix = `r${RunController.nextTag++}:`;
   private restartsAtStart: number;
   private lastProgress = 0;
   /** Digest per task (only with a cache). */
@@ -179,11 +186,11 @@ export class RunController {
   }
 
   private wire(key: string): string {
-    return this.cachedWire.get(key) ?? `${this.runId}:${key}`;
+    return this.cachedWire.get(key) ?? this.wirePrefix + key;
   }
 
   private unwire(key: string): string | null {
-    const p = `${this.runId}:`;
+    const p = this.wirePrefix;
     return key.startsWith(p) ? key.slice(p.length) : (this.cachedKeyOf.get(key) ?? null);
   }
 
@@ -251,7 +258,7 @@ export class RunController {
       s.tasks++;
       s.busyMs += msg.endedAt - msg.startedAt;
       s.backends[msg.backend] = (s.backends[msg.backend] ?? 0) + 1;
-      this.made.set(key, { bytes: msg.bytes, pid: w.pid ?? -1 });
+      if (this.cacheUse) this.made.set(key, { bytes: msg.bytes, pid: w.pid ?? -1 });
       const ev = this.bus.emit({ type: 'task', runId: this.runId, key, node: def.node, op: def.op, worker: w.id, start: msg.startedAt, end: msg.endedAt, bytes: msg.bytes, backend: msg.backend, ...(msg.device ? { device: msg.device } : {}), cause: this.bus.lastSeq });
       if (msg.device) {
         this.device.tasks++;

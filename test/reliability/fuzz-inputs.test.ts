@@ -253,7 +253,6 @@ describe('worker messages under fuzzing', () => {
     from: [
       { type: 'ready', pid: 1, address: { workerId: 'w', host: '127.0.0.1', port: 4000 }, backends: [{ name: 'js', available: true }] },
       { type: 'heartbeat', t: 1, rss: 2, heldBytes: 3, heldKeys: 4 },
-      { type: 'started', key: 'k', t: 1 },
       { type: 'done', key: 'k', bytes: 8, backend: 'js', startedAt: 1, endedAt: 2, transfers: [{ key: 'd', from: 'w', bytes: 8, ms: 1 }] },
       { type: 'error', key: 'k', message: 'm', code: 'memory' },
       { type: 'progress', key: 'k', payload: { epoch: 1, loss: 0.5 } },

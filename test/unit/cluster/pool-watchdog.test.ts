@@ -1,6 +1,6 @@
 /**
  * The pool's watchdog over fake worker processes: a silent idle worker is declared lost after
- * lostAfterMs, but a worker that has started a task and not finished it (a long synchronous js
+ * lostAfterMs, but a worker that has been given a task and not finished it (a long synchronous js
  * kernel blocks its heartbeat timer) gets busyLostAfterMs; any message counts as a sign of life.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,8 @@ function fakeLauncher() {
 }
 
 const discovery: Discovery = { gpus: [], cpu: { cores: 2, model: 'test', memoryTotalBytes: 2 ** 33, memoryFreeBytes: 2 ** 32 } };
+/** A task placed on the worker: it counts as busy from then until its done or error. */
+const execute = (key: string): ToWorker => ({ type: 'execute', runId: 'r', key, node: 'n', op: 'combine', spec: { kind: 'combine', finalize: false }, deps: [] });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits for the worker's end (load only ever delays the watchdog, so "not yet" checks are safe). */
 async function lost(ends: WorkerEnd[], withinMs = 8000): Promise<string[]> {
@@ -71,7 +73,7 @@ describe('pool watchdog', () => {
 
   it('gives a worker running a task busyLostAfterMs, then the idle limit again once it is done', async () => {
     const { ends, say } = await start();
-    say({ type: 'started', key: 'a', t: Date.now() });
+    pool!.send('cpu0', execute('a'));
     await sleep(700);
     expect(ends).toEqual([]);
     say({ type: 'done', key: 'a', bytes: 8, backend: 'js', startedAt: 0, endedAt: 1, transfers: [] });
@@ -85,7 +87,7 @@ describe('pool watchdog', () => {
 
   it('still declares a busy worker lost when it stays silent past busyLostAfterMs', async () => {
     const { ends, say } = await start();
-    say({ type: 'started', key: 'a', t: Date.now() });
+    pool!.send('cpu0', execute('a'));
     await sleep(2000);
     expect(ends).toEqual([]);
     expect(await lost(ends)).toEqual(['heartbeat-timeout']);

@@ -1,0 +1,122 @@
+/**
+ * Bench only (bench/engine/overhead.ts): the addon with its CUDA entry points answered by the CPU
+ * kernels, so a GPU worker's whole JavaScript path (cuda backend, device-resident store, 16 calls
+ * in flight on libuv threads) runs on a machine without a GPU. On tiny chunks the kernels take a
+ * few microseconds, and what a run costs is the engine's own per-task cost. Switched on by
+ * GPUFLOW_BENCH_FAKE_CUDA=1 in native/index.ts; nothing else uses it, and a real GPU never sees it.
+ *
+ * "Device" buffers are host arrays in a map under ids, as the addon's pool hands out ids; a
+ * program's output length and dtype are read back from its code (native/program-code.ts layout:
+ * version, dtype, ndim, shape...).
+ *
+ * GPUFLOW_BENCH_FAKE_KERNEL_US=k adds a device: programs also take k microseconds each, one at a
+ * time in submission order, as a GPU runs back-to-back kernels, without using a CPU (a thread that
+ * sleeps). Kernel i ends at max(its submission, kernel i-1's end) + k on that thread's clock; a
+ * late wake-up delays the news of an end, not the next kernel. So a run is device-bound, as on
+ * the GPU, and the engine's cost shows only where it leaves the device idle.
+ */
+import { Worker } from 'node:worker_threads';
+import type { FloatArray, NativeAddon } from './index';
+
+/** The device thread: ids in, ids out when their kernel's time is over. */
+const DEVICE_THREAD = `
+const { parentPort } = require('node:worker_threads');
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const queue = [];
+let free = 0;
+let scheduled = false;
+// One kernel a turn, so ids sent meanwhile are queued (and stamped) between kernels.
+function step() {
+  scheduled = false;
+  const { id, k, at } = queue.shift();
+  const end = Math.max(at, free) + k;
+  free = end;
+  for (let left = end - performance.now(); left > 0; left = end - performance.now()) Atomics.wait(sleeper, 0, 0, left);
+  parentPort.postMessage(id);
+  if (queue.length) schedule();
+}
+function schedule() {
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(step);
+  }
+}
+parentPort.on('message', ({ id, k }) => {
+  queue.push({ id, k, at: performance.now() });
+  schedule();
+});
+`;
+
+/** The fake device: runs one kernel of `us` microseconds, after those submitted before it. */
+function fakeDevice(): (us: number) => Promise<void> {
+  let thread: Worker | null = null;
+  const waiting = new Map<number, () => void>();
+  let next = 0;
+  return (us) =>
+    new Promise<void>((resolve) => {
+      if (!thread) {
+        thread = new Worker(DEVICE_THREAD, { eval: true });
+        thread.unref();
+        thread.on('message', (id: number) => {
+          waiting.get(id)?.();
+          waiting.delete(id);
+        });
+      }
+      const id = next++;
+      waiting.set(id, resolve);
+      thread.postMessage({ id, k: us / 1000 });
+    });
+}
+
+type Buf = FloatArray | Int32Array;
+
+function outputOf(code: Float64Array): Float64Array | Float32Array {
+  const nd = code[2];
+  let n = 1;
+  for (let d = 0; d < nd; d++) n *= code[3 + d];
+  return code[1] === 1 ? new Float32Array(n) : new Float64Array(n);
+}
+
+export function fakeCudaAddon(real: NativeAddon): NativeAddon {
+  const buffers = new Map<number, Buf>();
+  let next = 1;
+  const get = (id: number): Buf => {
+    const b = buffers.get(id);
+    if (!b) throw new RangeError(`fake cuda: no buffer ${id}`);
+    return b;
+  };
+  const device = fakeDevice();
+  const run = async (code: Float64Array, inputs: Buf[], out: FloatArray) => {
+    await real.runProgram(code, inputs, out, 1);
+    // Read each call: the bench changes it between cases in its own process.
+    const us = Number(process.env.GPUFLOW_BENCH_FAKE_KERNEL_US ?? 0);
+    if (us > 0) await device(us);
+  };
+  const put = (b: Buf): number => {
+    buffers.set(next, b);
+    return next++;
+  };
+  return {
+    ...real,
+    info: () => ({ ...real.info(), cuda: true, cudaReason: undefined, device: 'fake cuda (CPU kernels, GPUFLOW_BENCH_FAKE_CUDA)' }),
+    cudaRunProgram: (code, inputs, out) => run(code, inputs, out),
+    cudaResidentUpload: (src) => Promise.resolve(put(src.slice())),
+    async cudaResidentDownload(id, dst) {
+      dst.set(get(id) as never);
+    },
+    cudaResidentFree: (id) => buffers.delete(id),
+    async cudaResidentRunProgram(code, inputs, out) {
+      const args = inputs.map((x) => (typeof x === 'number' ? get(x) : x));
+      if (out) {
+        await run(code, args, out);
+        return -1;
+      }
+      // Reductions write float64 partials; an array output has the program's dtype.
+      const o = outputOf(code);
+      await run(code, args, o);
+      return put(o);
+    },
+    cudaResidentMatmul: () => Promise.reject(new Error('fake cuda: no matmul (bench of fused programs only)')),
+    cudaResidentStats: () => ({ blocks: buffers.size, bytes: [...buffers.values()].reduce((s, b) => s + b.byteLength, 0), pinnedBytes: 0 }),
+  };
+}
