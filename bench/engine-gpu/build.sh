@@ -21,6 +21,15 @@ npx esbuild $D/entry.ts --bundle --platform=node --format=esm --main-fields=modu
 npx esbuild worker/main.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=$D/worker.js \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 echo '{"type":"module"}' > $D/package.json
+# The product's own bundles (out/cli, from bin/build-bundles.mjs; carry `out`) behind one entry, as
+# bin/gpuflow.mjs runs them: what the engine runs of device.sh time, start-up included.
+node bin/build-bundles.mjs --quiet
+cat > .devbuild/cli.mjs <<'JS'
+import { fileURLToPath } from 'node:url';
+process.env.GPUFLOW_WORKER_ENTRY ??= fileURLToPath(new URL('../out/cli/worker.mjs', import.meta.url));
+const { main } = await import('../out/cli/cli.mjs');
+process.exitCode = await main(process.argv.slice(2));
+JS
 npx esbuild bench/native/device-run.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=.devbuild/device-run.mjs \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 for m in better-sqlite3 @tensorflow/tfjs; do

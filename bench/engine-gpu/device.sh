@@ -1,5 +1,5 @@
 #!/bin/bash
-# One call on the GPU machine (after bench/engine-gpu/build.sh here; carry .device, .devbuild, .whl):
+# One call on the GPU machine (after bench/engine-gpu/build.sh here; carry .device, .devbuild, .whl, out):
 # builds the addon, runs the GPU checks and the bare kernel loops + CuPy (bench/native/device-run.ts
 # --seed-only), then the whole engine (`gpuflow run`, one GPU worker, backend cuda) on the seed
 # workload, then the fused limit (bench/native/fused_limit.py) and Dask + CuPy. Everything lands in $OUT.
@@ -14,17 +14,20 @@ echo "addon build: $(( $(date +%s) - t0 )) s"
 export GPUFLOW_NATIVE_DIR=$PWD/native/build
 cuobjdump -res-usage native/build/gpuflow.node 2>/dev/null | grep -A1 "fastKernelILb0ELb1ELi2ELi0\|fastKernelILb0ELb1ELi0ELi0\|fastKernelILb1ELb1ELi1ELi0\|fastKernelILb1ELb1ELi0ELi0" | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste -sd' ' | sed 's/^/res-usage (sm_90+sm_80): /'
 node .devbuild/device-run.mjs --out $OUT --seed-only ${DEVICE_RUN_FLAGS:-} 2>&1 | grep -v '^{' | head -20
-# The engine: one GPU worker (16 tasks in flight), no CPU worker, backend cuda.
-export GPUFLOW_WORKER_ENTRY=$PWD/.devbuild/gpuflow/worker.js
+# The engine: one GPU worker (16 tasks in flight), no CPU worker, backend cuda, from the product's
+# bundles (out/cli through .devbuild/cli.mjs; carry `out`), with the start-up trace on.
+[ -d node_modules ] || cp -r .devbuild/node_modules node_modules
+CLI=${GPUFLOW_CLI:-.devbuild/cli.mjs}
+export GPUFLOW_TRACE_START=1
 for wf in examples/seed-benchmark.json bench/engine-gpu/seed-full.json; do
   for dt in float64 float32; do
     for n in 100000 500000; do
       for rep in $(seq 1 ${ENGINE_REPS:-2}); do
         s=$(date +%s.%N)
-        timeout ${ENGINE_TIMEOUT:-120} node .devbuild/gpuflow/main.mjs run $wf --param N=$n --param chunks=10000 --param dtype=$dt --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
+        timeout ${ENGINE_TIMEOUT:-120} node $CLI run $wf --param N=$n --param chunks=10000 --param dtype=$dt --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
         rc=$?
         e=$(date +%s.%N)
-        node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(e){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-800)}};console.log(JSON.stringify({kind:'engine',workflow:'$wf',dtype:'$dt',n:$n,rep:$rep,rc:$rc,processSeconds:$e-$s,status:r.status,value:r.results&&r.results.total&&r.results.total.value,stats:r.stats,error:r.error}))" | tee -a $OUT/engine.jsonl | cut -c1-400
+        node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(e){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-800)}};const trace=f.readFileSync('/tmp/r.err','utf8').split('\\n').filter(l=>l.startsWith('gpuflow-trace ')).map(l=>{const p=l.split(' ');return [p[1],p[2],Math.round(Number(p[4])-$s*1000)]});console.log(JSON.stringify({kind:'engine',workflow:'$wf',dtype:'$dt',n:$n,rep:$rep,rc:$rc,processSeconds:$e-$s,status:r.status,value:r.results&&r.results.total&&r.results.total.value,stats:r.stats,trace,error:r.error}))" | tee -a $OUT/engine.jsonl | cut -c1-400
       done
     done
   done
