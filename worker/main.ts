@@ -140,9 +140,12 @@ async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
     // Fetching runs while earlier tasks compute; its failure is handled where it is awaited.
     deps.catch(() => undefined);
     const free = await slot(cfg);
+    const n = executed;
     try {
       await runTask(msg, cfg, deps);
     } finally {
+      // The first tasks' ends, for the start-up trace (what a short run's first tasks wait on).
+      if (n <= 24) traceStart(`worker-task-${n}-${msg.spec.kind === 'array-op' ? msg.spec.op : msg.spec.kind}-done`);
       free();
       void deps.then((d) => d.leases.forEach((l) => l.release()), () => undefined);
     }
