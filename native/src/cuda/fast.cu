@@ -262,6 +262,80 @@ __global__ void __launch_bounds__(kFastThreads, 4) fastKernel(const __grid_const
   if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
 }
 
+// The lean variant for the float32 normal sum with float constants, every value (PAIR) or the
+// kept parity of a [::2] slice (HALF): the values exactly as fastKernel makes them, summed per
+// Philox block in float as there, but into one plain double per thread instead of a Neumaier pair
+// over per-item state, and a double tree at the end. A thread sums a few hundred block sums of
+// ~1e1 each, so plain double addition loses nothing the float32 contract could see; what it buys
+// is registers, hence resident warps: the general kernel's accumulators, ops in double and
+// per-value paths hold it at 4 blocks of 256 threads per SM on this issue-bound work.
+// MB: the blocks per SM asked of the compiler (6: 40 registers, no spill; 8: 32, a few spilled).
+// (GPUFLOW_CUDA_LEAN=0 turns it off, =8 asks for 8 blocks; read per call, for A/B.)
+template <int MODE, int MB>
+__global__ void __launch_bounds__(kFastThreads, MB) leanF32NormalSum(const __grid_constant__ FastSpec sp, Acc* partials) {
+  const uint32_t items = sp.rows * sp.ipr;
+  double tot = 0;
+  const uint32_t start = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+  uint32_t row = start / sp.ipr, xg = start % sp.ipr;
+  const uint32_t strideRow = stride / sp.ipr, strideX = stride % sp.ipr;
+  const float fa = static_cast<float>(sp.a), fb = static_cast<float>(sp.b);
+  for (uint32_t g = start; g < items; g += stride) {
+    const int64_t base = sp.off + static_cast<int64_t>(row) * sp.rowStep;
+    const int64_t hi = base + (static_cast<int64_t>(sp.cols) - 1) * (MODE == mPair ? 1 : 2);
+    const uint64_t blk = static_cast<uint64_t>(base) / 4 + xg;
+    const int64_t idx0 = static_cast<int64_t>(blk) * 4;
+    const Words w = philox(blk, sp.k0, sp.k1);
+    if (MODE == mPair) {
+      float v[4];
+      const uint32_t ws[4] = {w.w0, w.w1, w.w2, w.w3};
+#pragma unroll
+      for (int p = 0; p < 2; p++) {
+        const float r = sqrtf(-2.0f * logf(uniform32(ws[2 * p])));
+        float sn, cs;
+        sincosf(__fmul_rn(static_cast<float>(kTwoPi), uniform32(ws[2 * p + 1])), &sn, &cs);
+        v[2 * p] = applyOpsF(sp, __fadd_rn(fa, __fmul_rn(fb, __fmul_rn(r, cs))));
+        v[2 * p + 1] = applyOpsF(sp, __fadd_rn(fa, __fmul_rn(fb, __fmul_rn(r, sn))));
+      }
+      if (idx0 >= base && idx0 + 3 <= hi) {
+        tot += static_cast<double>(__fadd_rn(__fadd_rn(v[0], v[1]), __fadd_rn(v[2], v[3])));
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+          if (idx0 + q >= base && idx0 + q <= hi) tot += static_cast<double>(v[q]);
+      }
+    } else {
+      const int par = static_cast<int>(base & 1);
+      const uint32_t ws[4] = {w.w0, w.w1, w.w2, w.w3};
+#pragma unroll
+      for (int p = 0; p < 2; p++) {
+        const int64_t idx = idx0 + 2 * p + par;
+        const float r = sqrtf(-2.0f * logf(uniform32(ws[2 * p])));
+        const float t = __fmul_rn(static_cast<float>(kTwoPi), uniform32(ws[2 * p + 1]));
+        const float v = applyOpsF(sp, __fadd_rn(fa, __fmul_rn(fb, __fmul_rn(r, par ? sinf(t) : cosf(t)))));
+        if (idx >= base && idx <= hi) tot += static_cast<double>(v);
+      }
+    }
+    xg += strideX;
+    row += strideRow;
+    if (xg >= sp.ipr) {
+      xg -= sp.ipr;
+      row++;
+    }
+  }
+  __shared__ double shared[kFastThreads];
+  shared[threadIdx.x] = tot;
+  __syncthreads();
+  for (int s = kFastThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) shared[threadIdx.x] += shared[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    Acc acc = accInit(rSum);
+    acc.sum = shared[0];
+    partials[blockIdx.x] = acc;
+  }
+}
+
 // The second pass: one block folds n partials (thread t takes t, t + 256, ... in order), then a
 // fixed tree; the result lands in partials[n].
 __global__ void __launch_bounds__(kFastThreads) foldKernel(Acc* partials, int n, int red) {
@@ -386,10 +460,35 @@ int launchM(const Plan& pl, Acc* partials, int maxBlocks) {
   return launchR<F32, NORMAL, mElem>(pl, partials, maxBlocks);
 }
 
+template <int MODE, int MB>
+int launchLean(const FastSpec& s, Acc* partials, int maxBlocks) {
+  static const int resident = [] {
+    int perSm = 0, dev = 0, sms = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, leanF32NormalSum<MODE, MB>, kFastThreads, 0);
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    return std::max(1, perSm) * std::max(1, sms);
+  }();
+  const int64_t items = static_cast<int64_t>(s.rows) * s.ipr;
+  const int n = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({static_cast<int64_t>(resident), static_cast<int64_t>(maxBlocks), (items + kFastThreads - 1) / kFastThreads})));
+  leanF32NormalSum<MODE, MB><<<n, kFastThreads, 0, stream()>>>(s, partials);
+  return n;
+}
+
+// 0: off; 6 or 8: the lean kernel's blocks per SM (default 6).
+int leanSetting() {
+  const char* e = std::getenv("GPUFLOW_CUDA_LEAN");
+  if (!e || !e[0]) return 6;
+  return e[0] == '0' ? 0 : e[0] == '8' ? 8 : 6;
+}
+
 // Launches the kernel and the fold; the folded partial lands in partials[returned index].
 int launchPlan(const Plan& pl, Acc* partials, int maxBlocks) {
   int n;
-  if (pl.f32) n = pl.normal ? launchM<true, true>(pl, partials, maxBlocks) : launchM<true, false>(pl, partials, maxBlocks);
+  const int lean = pl.f32 && pl.normal && pl.rk == fSum && pl.spec.fexact && (pl.mode == mPair || pl.mode == mHalf) ? leanSetting() : 0;
+  if (lean == 6) n = pl.mode == mPair ? launchLean<mPair, 6>(pl.spec, partials, maxBlocks) : launchLean<mHalf, 6>(pl.spec, partials, maxBlocks);
+  else if (lean == 8) n = pl.mode == mPair ? launchLean<mPair, 8>(pl.spec, partials, maxBlocks) : launchLean<mHalf, 8>(pl.spec, partials, maxBlocks);
+  else if (pl.f32) n = pl.normal ? launchM<true, true>(pl, partials, maxBlocks) : launchM<true, false>(pl, partials, maxBlocks);
   else n = pl.normal ? launchM<false, true>(pl, partials, maxBlocks) : launchM<false, false>(pl, partials, maxBlocks);
   launched("fast kernel");
   foldKernel<<<1, kFastThreads, 0, stream()>>>(partials, n, pl.red);
