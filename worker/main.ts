@@ -28,7 +28,9 @@ import { ResidentStore, type DeviceTraffic, type Lease } from './resident/store'
 
 // Messages wait up to 1 ms for others while more than one task runs (a GPU worker's kernels end
 // one a turn): one IPC write for several dones (common/batch.ts).
-const channel = parentChannel({ ms: 1, when: () => running > 1 });
+// GPUFLOW_BATCH_LINGER_MS (default 1, 0: off) for A/B runs on the GPU machine.
+const lingerMs = Number(process.env.GPUFLOW_BATCH_LINGER_MS ?? 1) || 0;
+const channel = parentChannel({ ms: lingerMs, when: () => lingerMs > 0 && running > 1 });
 // The chunks this worker holds: host values, and on GPU workers with residency on, device
 // buffers that feed the next cuda task without a trip through host memory (worker/resident/).
 let store = new ResidentStore(null, 0);
