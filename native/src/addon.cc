@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "napi_job.h"
 #include "cpu_program.h"
 #include "cuda_api.h"
 #include "device_lost_napi.h"
@@ -58,45 +59,10 @@ int floatDtype(Napi::Env env, const Napi::TypedArray& t, const char* name) {
   typeError(env, std::string(name) + " must be a Float64Array or Float32Array");
 }
 
-// Runs `work` on a libuv thread; resolves with undefined or rejects with the exception's text.
-// Holds references to the typed arrays so they outlive the work.
-class Job : public Napi::AsyncWorker {
- public:
-  Job(Napi::Env env, std::function<void()> work, const std::vector<Napi::Value>& keep)
-      : Napi::AsyncWorker(env, "gpuflow"), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)) {
-    for (const auto& v : keep) refs_.push_back(Napi::Persistent(v));
-  }
-  Napi::Promise promise() { return deferred_.Promise(); }
-  void Execute() override {
-    try {
-      work_();
-    } catch (const gf::cuda::DeviceLostError& e) {
-      lostDevice_ = e.cudaName();
-      SetError(e.what());
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
-  }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  // A lost device is tagged with a code, so JS classifies it without parsing the message.
-  void OnError(const Napi::Error& e) override {
-    Napi::Object err = e.Value();
-    gf::tagDeviceLost(Env(), err, lostDevice_);
-    deferred_.Reject(err);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::function<void()> work_;
-  std::vector<Napi::Reference<Napi::Value>> refs_;
-  std::string lostDevice_;  // the CUDA error's name when the device was lost
-};
-
+// Runs `work` on a libuv thread (napi_job.h); resolves with undefined or rejects with the
+// exception's text, a lost device tagged. Holds references to the typed arrays so they outlive it.
 Napi::Value queue(Napi::Env env, std::function<void()> work, const std::vector<Napi::Value>& keep) {
-  auto* job = new Job(env, std::move(work), keep);
-  Napi::Promise p = job->promise();
-  job->Queue();
-  return p;
+  return gf::queueDeviceJob(env, "gpuflow", std::move(work), nullptr, keep);
 }
 
 // Decodes (code, inputs, out) and checks the output buffer against the program.

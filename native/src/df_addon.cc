@@ -1,8 +1,7 @@
 // The N-API boundary of the dataframe kernels (registered by addon.cc's Init through
 // registerDfExports). Every argument is checked here (TypeError / RangeError naming it) before
 // work is queued; the work runs off the JS thread and settles a promise. As in addon.cc, outputs
-// are typed arrays allocated by JS. The small async job below mirrors addon.cc's Job (which lives
-// in that file's anonymous namespace), lost-device tag included.
+// are typed arrays allocated by JS; the work is queued as a DeviceJob (napi_job.h), as addon.cc's is.
 //
 //   dfFilter(code, bufs, rows, idx: Int32Array(rows), result: Float64Array(1))       host interpreter
 //   cudaDfFilter(code, bufs, rows, idx, result)                                       device
@@ -21,6 +20,7 @@
 
 #include "cuda_api.h"
 #include "device_lost_napi.h"
+#include "napi_job.h"
 #include "df_api.h"
 #include "df_expr.h"
 
@@ -46,43 +46,9 @@ int64_t count(Napi::Env env, double v, const char* name, int64_t hi) {
   return static_cast<int64_t>(v);
 }
 
-class DfJob : public Napi::AsyncWorker {
- public:
-  DfJob(Napi::Env env, std::function<void()> work, const std::vector<Napi::Value>& keep)
-      : Napi::AsyncWorker(env, "gpuflow-df"), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)) {
-    for (const auto& v : keep) refs_.push_back(Napi::Persistent(v));
-  }
-  Napi::Promise promise() { return deferred_.Promise(); }
-  void Execute() override {
-    try {
-      work_();
-    } catch (const cuda::DeviceLostError& e) {
-      lostDevice_ = e.cudaName();
-      SetError(e.what());
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
-  }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-  // A lost device is tagged (device_lost_napi.h), so the worker moves the task elsewhere.
-  void OnError(const Napi::Error& e) override {
-    Napi::Object err = e.Value();
-    tagDeviceLost(Env(), err, lostDevice_);
-    deferred_.Reject(err);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::function<void()> work_;
-  std::vector<Napi::Reference<Napi::Value>> refs_;
-  std::string lostDevice_;
-};
-
+// Runs `work` off the JS thread (napi_job.h), holding the typed arrays it reads; resolves undefined.
 Napi::Value queue(Napi::Env env, std::function<void()> work, const std::vector<Napi::Value>& keep) {
-  auto* job = new DfJob(env, std::move(work), keep);
-  Napi::Promise p = job->promise();
-  job->Queue();
-  return p;
+  return queueDeviceJob(env, "gpuflow-df", std::move(work), nullptr, keep);
 }
 
 struct Bufs {

@@ -18,6 +18,7 @@
 #include "cuda_ipc.h"
 #include "cuda_resident.h"
 #include "device_lost_napi.h"
+#include "napi_job.h"
 #include "program.h"
 
 namespace gf {
@@ -33,43 +34,11 @@ int64_t intArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64
   return static_cast<int64_t>(v);
 }
 
-// Runs `work` off the JS thread; `make` turns its result into a JS value on the JS thread.
-class IpcJob : public Napi::AsyncWorker {
- public:
-  IpcJob(Napi::Env env, std::function<void()> work, std::function<Napi::Value(Napi::Env)> make, cuda::BlockRef keep = nullptr)
-      : Napi::AsyncWorker(env, "gpuflow-ipc"), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)), make_(std::move(make)), keep_(std::move(keep)) {}
-  Napi::Promise promise() { return deferred_.Promise(); }
-  void Execute() override {
-    try {
-      work_();
-    } catch (const cuda::DeviceLostError& e) {
-      lostDevice_ = e.cudaName();
-      SetError(e.what());
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
-    keep_.reset();  // on the worker thread, after the work synchronised its stream
-  }
-  void OnOK() override { deferred_.Resolve(make_(Env())); }
-  void OnError(const Napi::Error& e) override {
-    Napi::Object err = e.Value();
-    tagDeviceLost(Env(), err, lostDevice_);
-    deferred_.Reject(err);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::function<void()> work_;
-  std::function<Napi::Value(Napi::Env)> make_;
-  cuda::BlockRef keep_;
-  std::string lostDevice_;
-};
-
-Napi::Value queue(Napi::Env env, std::function<void()> work, std::function<Napi::Value(Napi::Env)> make, cuda::BlockRef keep = nullptr) {
-  auto* job = new IpcJob(env, std::move(work), std::move(make), std::move(keep));
-  Napi::Promise p = job->promise();
-  job->Queue();
-  return p;
+// Runs `work` off the JS thread (napi_job.h), holding `keep`; `make` gives the promise's value.
+Napi::Value queue(Napi::Env env, std::function<void()> work, DeviceJob::Make make, cuda::BlockRef keep = nullptr) {
+  std::vector<cuda::BlockRef> blocks;
+  if (keep) blocks.push_back(std::move(keep));
+  return queueDeviceJob(env, "gpuflow-ipc", std::move(work), std::move(make), {}, std::move(blocks));
 }
 
 Napi::Value Export(const Napi::CallbackInfo& info) {

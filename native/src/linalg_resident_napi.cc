@@ -17,6 +17,7 @@
 #include "cuda_linalg_resident.h"
 #include "cuda_resident.h"
 #include "device_lost_napi.h"
+#include "napi_job.h"
 
 namespace gf {
 namespace {
@@ -45,51 +46,19 @@ BlockRef blockOf(Napi::Env env, int64_t id, const std::string& name) {
   return b;
 }
 
-// Runs `work` off the JS thread, holding the blocks it reads; resolves with the ids it returns
-// (a number when `single`, else an array).
-class Job : public Napi::AsyncWorker {
- public:
-  Job(Napi::Env env, std::function<std::vector<int64_t>()> work, std::vector<BlockRef> blocks, bool single)
-      : Napi::AsyncWorker(env, "gpuflow-resident-linalg"), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)), blocks_(std::move(blocks)), single_(single) {}
-  Napi::Promise promise() { return deferred_.Promise(); }
-  void Execute() override {
-    try {
-      ids_ = work_();
-    } catch (const cuda::DeviceLostError& e) {
-      lostDevice_ = e.cudaName();
-      SetError(e.what());
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
-    blocks_.clear();
-  }
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (single_) return deferred_.Resolve(Napi::Number::New(env, static_cast<double>(ids_.at(0))));
-    Napi::Array out = Napi::Array::New(env, ids_.size());
-    for (size_t i = 0; i < ids_.size(); i++) out.Set(static_cast<uint32_t>(i), Napi::Number::New(env, static_cast<double>(ids_[i])));
-    deferred_.Resolve(out);
-  }
-  void OnError(const Napi::Error& e) override {
-    Napi::Object err = e.Value();
-    tagDeviceLost(Env(), err, lostDevice_);
-    deferred_.Reject(err);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::function<std::vector<int64_t>()> work_;
-  std::vector<BlockRef> blocks_;
-  bool single_;
-  std::vector<int64_t> ids_;
-  std::string lostDevice_;
-};
-
+// Runs `work` off the JS thread, holding the blocks it reads (napi_job.h); resolves with the ids
+// it returns (a number when `single`, else an array).
 Napi::Value queue(Napi::Env env, std::function<std::vector<int64_t>()> work, std::vector<BlockRef> blocks, bool single) {
-  auto* job = new Job(env, std::move(work), std::move(blocks), single);
-  Napi::Promise p = job->promise();
-  job->Queue();
-  return p;
+  auto ids = std::make_shared<std::vector<int64_t>>();
+  return queueDeviceJob(
+      env, "gpuflow-resident-linalg", [ids, work = std::move(work)] { *ids = work(); },
+      [ids, single](Napi::Env e) -> Napi::Value {
+        if (single) return Napi::Number::New(e, static_cast<double>(ids->at(0)));
+        Napi::Array out = Napi::Array::New(e, ids->size());
+        for (size_t i = 0; i < ids->size(); i++) out.Set(static_cast<uint32_t>(i), Napi::Number::New(e, static_cast<double>((*ids)[i])));
+        return out;
+      },
+      {}, std::move(blocks));
 }
 
 Napi::Value Factor(const Napi::CallbackInfo& info) {

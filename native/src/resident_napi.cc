@@ -19,6 +19,7 @@
 #include "cuda_api.h"
 #include "cuda_resident.h"
 #include "device_lost_napi.h"
+#include "napi_job.h"
 #include "program.h"
 
 namespace gf {
@@ -56,47 +57,12 @@ BlockRef blockOf(Napi::Env env, int64_t id, const std::string& name) {
   return b;
 }
 
-// Runs `work` off the JS thread; resolves with the number it returns. Holds the typed arrays
-// (references) and blocks (shared_ptrs) it uses until it is done.
-class Job : public Napi::AsyncWorker {
- public:
-  Job(Napi::Env env, std::function<int64_t()> work, const std::vector<Napi::Value>& keep, std::vector<BlockRef> blocks)
-      : Napi::AsyncWorker(env, "gpuflow-resident"), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)), blocks_(std::move(blocks)) {
-    for (const auto& v : keep) refs_.push_back(Napi::Persistent(v));
-  }
-  Napi::Promise promise() { return deferred_.Promise(); }
-  void Execute() override {
-    try {
-      result_ = work_();
-    } catch (const cuda::DeviceLostError& e) {
-      lostDevice_ = e.cudaName();
-      SetError(e.what());
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
-    blocks_.clear();  // on the worker thread, after the work synchronised its stream
-  }
-  void OnOK() override { deferred_.Resolve(Napi::Number::New(Env(), static_cast<double>(result_))); }
-  void OnError(const Napi::Error& e) override {
-    Napi::Object err = e.Value();
-    tagDeviceLost(Env(), err, lostDevice_);  // worker/device-lost.ts reads the tag
-    deferred_.Reject(err);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::function<int64_t()> work_;
-  std::string lostDevice_;
-  std::vector<BlockRef> blocks_;
-  std::vector<Napi::Reference<Napi::Value>> refs_;
-  int64_t result_ = 0;
-};
-
+// Runs `work` off the JS thread (napi_job.h); resolves with the number it returns.
 Napi::Value queue(Napi::Env env, std::function<int64_t()> work, const std::vector<Napi::Value>& keep, std::vector<BlockRef> blocks = {}) {
-  auto* job = new Job(env, std::move(work), keep, std::move(blocks));
-  Napi::Promise p = job->promise();
-  job->Queue();
-  return p;
+  auto result = std::make_shared<int64_t>(0);
+  return queueDeviceJob(
+      env, "gpuflow-resident", [result, work = std::move(work)] { *result = work(); },
+      [result](Napi::Env e) { return Napi::Value(Napi::Number::New(e, static_cast<double>(*result))); }, keep, std::move(blocks));
 }
 
 Napi::Value Upload(const Napi::CallbackInfo& info) {
