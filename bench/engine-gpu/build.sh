@@ -32,6 +32,8 @@ process.exitCode = await main(process.argv.slice(2));
 JS
 npx esbuild bench/native/device-run.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=.devbuild/device-run.mjs \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
+npx esbuild bench/engine-gpu/warm-runs.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=.devbuild/warm-runs.mjs \
+  --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 for m in better-sqlite3 @tensorflow/tfjs; do
   printf '{"name":"%s","type":"module","main":"index.js"}\n' "$m" > $M/$m/package.json
   printf 'const no = () => { throw new Error("%s is not on this machine (bench stub)"); };\nexport default no;\n' "$m" > $M/$m/index.js

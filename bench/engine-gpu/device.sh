@@ -32,6 +32,10 @@ for wf in examples/seed-benchmark.json bench/engine-gpu/seed-full.json; do
     done
   done
 done
+# Warm: the same workflow again and again in one engine (bench/engine-gpu/warm-runs.ts), 2 TB.
+for wf in examples/seed-benchmark.json bench/engine-gpu/seed-full.json; do for dt in float64 float32; do
+  GPUFLOW_WORKER_ENTRY=$PWD/.devbuild/gpuflow/worker.js timeout 60 node .devbuild/warm-runs.mjs --workflow $wf --param N=500000 --param chunks=10000 --param dtype=$dt --reps 3 2>/dev/null | sed "s/^{/{\"dtype\":\"$dt\",/" | tee -a $OUT/warm.jsonl | cut -c1-200
+done; done
 # A/B of the worker's batch linger (GPUFLOW_BATCH_LINGER_MS 0 vs the default 1), sliced seed, 2 TB.
 for rep in 1 2; do for L in 0 1; do for dt in float64 float32; do
   s=$(date +%s.%N)
