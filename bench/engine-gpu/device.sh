@@ -43,6 +43,13 @@ for rep in 1 2; do for L in 0 1; do for dt in float64 float32; do
   e=$(date +%s.%N)
   node -e "const r=JSON.parse(require('fs').readFileSync('/tmp/r.json','utf8'));console.log(JSON.stringify({kind:'linger-ab',lingerMs:$L,dtype:'$dt',rep:$rep,processSeconds:$e-$s,durationMs:r.stats.durationMs,value:r.results.total.value}))" | tee -a $OUT/engine-ab.jsonl
 done; done; done
+# A/B of V8 flags on the worker (GPUFLOW_WORKER_V8_FLAGS): a fresh worker runs its first thousand
+# tasks before V8 optimises them, and scavenges often.
+for rep in 1 2; do for F in none --no-lazy-feedback-allocation --max-semi-space-size=64 "--no-lazy-feedback-allocation --max-semi-space-size=64"; do for dt in float64 float32; do
+  [ "$F" = none ] && FL= || FL="$F"
+  GPUFLOW_WORKER_V8_FLAGS="$FL" timeout 60 node $CLI run examples/seed-benchmark.json --param N=500000 --param chunks=10000 --param dtype=$dt --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/dev/null
+  node -e "const r=JSON.parse(require('fs').readFileSync('/tmp/r.json','utf8'));console.log(JSON.stringify({kind:'v8-ab',flags:'$F',dtype:'$dt',rep:$rep,durationMs:r.stats.durationMs,value:r.results.total.value}))" | tee -a $OUT/engine-ab.jsonl
+done; done; done
 # The fused limit (issue 4's 1.41 s / 0.61 s), rebuilt over our Philox in the same call.
 timeout 120 python3 bench/native/fused_limit.py --reps 3 2>&1 | tee $OUT/fused-limit.jsonl | cut -c1-300
 [ -z "$NO_DASK" ] && PYTHONUNBUFFERED=1 timeout 150 python3 bench/engine-gpu/dask_cupy.py '[{"n":100000,"dtype":"float64","mode":"sliced"},{"n":100000,"dtype":"float32","mode":"sliced"},{"n":100000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float64","mode":"sliced"}]' | tee $OUT/dask.jsonl

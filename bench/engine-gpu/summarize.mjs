@@ -13,7 +13,8 @@ const dask = lines('dask.jsonl');
 const limits = lines('fused-limit.jsonl');
 // warm-runs.ts: the best of the runs after the first in one engine; linger A/B.
 const warm = lines('warm.jsonl');
-const lingerAb = lines('engine-ab.jsonl');
+const lingerAb = lines('engine-ab.jsonl').filter((r) => r.kind === 'linger-ab');
+const v8Ab = lines('engine-ab.jsonl').filter((r) => r.kind === 'v8-ab');
 const warmOf = (dtype, mode) => {
   const w = warm.filter((r) => !r.first && r.dtype === dtype && r.workflow.includes(mode === 'sliced' ? 'seed-benchmark' : 'seed-full'));
   return w.length ? Math.min(...w.map((r) => r.engineSeconds)) : null;
@@ -73,7 +74,7 @@ const kernelVsLimit = ['float32', 'float64'].map((dtype) => {
   const ours = k?.bareLoop16 ?? k?.kernelOnly ?? null;
   return { dtype, ours, fusedPrecise: precise, fusedFast: fast, ofPrecise: ours && precise ? precise / ours : null, ofFast: ours && fast ? fast / ours : null };
 });
-const out = { machine: seed.machine, machineTxt, native: seed.native, checks: seed.checks, table, goals, kernelVsLimit, limits, warm, lingerAb, engine, dask, seedRows: rows };
+const out = { machine: seed.machine, machineTxt, native: seed.native, checks: seed.checks, table, goals, kernelVsLimit, limits, warm, lingerAb, v8Ab, engine, dask, seedRows: rows };
 const base = `engine-gpu-${gpu}-${commit}`;
 writeFileSync(join('bench/results', `${base}.json`), JSON.stringify(out, null, 2) + '\n');
 const f = (x, d = 3) => (x === null || x === undefined ? '' : Number(x).toFixed(d));
@@ -103,6 +104,8 @@ const md = [
   '| dtype | ours | fused, precise | fused, fast | ours at % of precise | ours at % of fast (goal 85 %) |',
   '| --- | --- | --- | --- | --- | --- |',
   ...kernelVsLimit.map((k) => `| ${k.dtype} | ${f(k.ours)} | ${f(k.fusedPrecise)} | ${f(k.fusedFast)} | ${k.ofPrecise ? (100 * k.ofPrecise).toFixed(0) + ' %' : ''} | ${k.ofFast ? (100 * k.ofFast).toFixed(0) + ' %' : ''} |`),
+  '',
+  v8Ab.length ? `Worker V8 flags A/B (GPUFLOW_WORKER_V8_FLAGS, sliced, fresh processes, engine run ms): ${[...new Set(v8Ab.map((r) => r.flags))].map((fl) => `${fl}: ${['float64', 'float32'].map((dt) => `${dt} ${v8Ab.filter((r) => r.flags === fl && r.dtype === dt).map((r) => r.durationMs).join(' / ')}`).join(', ')}`).join('; ')}.` : '',
   '',
   dask.some((r) => r.error) ? `Dask notes: ${dask.filter((r) => r.error).map((r) => r.error).join('; ')}` : '',
   '',

@@ -3,13 +3,24 @@ import { fork } from 'node:child_process';
 import type { ExitInfo, LaunchedProcess, Launcher, LaunchOptions } from './launcher';
 import { workerEntry } from './worker-entry';
 
+/**
+ * Extra V8 / Node flags for forked workers from GPUFLOW_WORKER_V8_FLAGS (space-separated, each
+ * starting with `--`; anything else is refused by name), for A/B runs of JIT settings on the GPU
+ * machine, where a fresh worker runs its first thousand tasks before V8 has optimised them.
+ */
+export function workerV8Flags(env: NodeJS.ProcessEnv = process.env): string[] {
+  const flags = (env.GPUFLOW_WORKER_V8_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  for (const f of flags) if (!/^--[a-z0-9][a-z0-9-]*(=[\w.-]+)?$/.test(f)) throw new RangeError(`GPUFLOW_WORKER_V8_FLAGS: '${f}' is not a --flag`);
+  return flags;
+}
+
 export function forkLauncher(): Launcher {
   return {
     kind: 'fork',
     launch(opts: LaunchOptions): LaunchedProcess {
       const entry = workerEntry();
       const child = fork(entry.script, [`--gpuflow-worker=${opts.name}`], {
-        execArgv: entry.execArgv,
+        execArgv: [...entry.execArgv, ...workerV8Flags()],
         env: { ...process.env, ...opts.env },
         // Structured clone keeps typed arrays intact across the IPC channel.
         serialization: 'advanced',
