@@ -467,7 +467,12 @@ export class GpuflowService {
     return this.engine.bus.subscribe(fn);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops everything and closes the store. `detachWorkers` (the CLI, whose process ends next):
+   * the workers are sent shutdown but not waited for (WorkerPool.shutdown); the store is written
+   * and closed here all the same.
+   */
+  async close(opts: { detachWorkers?: boolean } = {}): Promise<void> {
     this.sampler.stop();
     // A benchmark runs its own pools: stop it and wait for them to shut down, or it runs on headless.
     for (const b of this.benches) b.stop.abort();
@@ -475,7 +480,7 @@ export class GpuflowService {
     for (const r of this.daskRuns.values()) r.cancel('gpuflow shutting down');
     await this.dask?.close();
     this.dask = null;
-    await this.engine.shutdown();
+    await this.engine.shutdown({ detach: opts.detachWorkers });
     this.writer?.close();
     this.writer = null;
     this.store?.close();

@@ -63,6 +63,8 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     if (r.storeError) process.stderr.write(`error: run ${r.storeId ?? r.runId} ${r.status}, but storing its record failed: ${r.storeError}\n`);
     return r.status === 'finished' && !r.eventsLost && !r.storeError ? 0 : 1;
   } finally {
-    await svc.close();
+    // The result is printed and the run stored: the workers' own exit (a GPU worker tears its
+    // CUDA context down) is not worth waiting for; they are killed if still there when we exit.
+    await svc.close({ detachWorkers: true });
   }
 }

@@ -41,6 +41,10 @@ export function forkLauncher(): Launcher {
         kill(signal) {
           if (child.exitCode === null && child.signalCode === null) child.kill(signal);
         },
+        detach() {
+          child.unref();
+          child.channel?.unref();
+        },
       };
     },
   };

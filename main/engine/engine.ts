@@ -108,8 +108,9 @@ export class Engine {
     return [...this.runs.keys()];
   }
 
-  async shutdown(): Promise<void> {
+  /** `detach`: do not wait for the workers' own exit (WorkerPool.shutdown). */
+  async shutdown(opts: { detach?: boolean } = {}): Promise<void> {
     for (const r of this.runs.values()) r.cancel('engine shutting down');
-    await this.pool.shutdown();
+    await this.pool.shutdown(opts);
   }
 }
