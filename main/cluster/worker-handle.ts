@@ -131,8 +131,8 @@ export class WorkerHandle {
    */
   detach(): boolean {
     if (!this.alive) return true;
-    if (!this.proc.detach) return false;
     const proc = this.proc;
+    if (!proc.detach) return false;
     proc.detach();
     lingering.add(proc);
     this.endWaiters.push(() => lingering.delete(proc));
