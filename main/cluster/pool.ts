@@ -87,6 +87,11 @@ export class WorkerPool {
     this.plan = planWorkers(opts, this.token);
   }
 
+  /** Every planned worker's config, known before any has started (Engine.precompile). */
+  get plannedConfigs(): WorkerConfig[] {
+    return this.plan.map((p) => p.config);
+  }
+
   listen(l: PoolListener): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
