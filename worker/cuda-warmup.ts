@@ -32,7 +32,10 @@ function start(): Promise<void> {
     context = quiet(addon.cudaWarmContext!()).then(() => traceStart('worker-context-done'));
     // Chained here, first: the library phase is queued (and the addon's leases told to wait for
     // it) before anyone awaiting the context can ask info() or start a task.
-    libraries = context.then(() => quiet(addon.cudaWarmLibraries!())).then(() => traceStart('worker-libraries-done'));
+    libraries = context
+      .then(() => addon.cudaWarmLibraries!())
+      .catch(() => undefined)
+      .then(() => traceStart('worker-libraries-done'));
   } else if (n.addon.cudaWarmup) {
     context = libraries = quiet(n.addon.cudaWarmup()).then(() => traceStart('worker-warmup-done'));
   } else {
