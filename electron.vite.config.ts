@@ -37,7 +37,7 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       rollupOptions: {
-        input: { app: resolve('main/app.ts'), worker: resolve('worker/main.ts') },
+        input: { app: resolve('main/app.ts'), worker: resolve('worker/boot.ts') },
         external: nodeExternals,
         output: { format: 'es', entryFileNames: '[name].js' },
       },

@@ -50,7 +50,8 @@ async function main() {
   mkdirSync(outdir, { recursive: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { cli: 'main/cli.ts', worker: 'worker/main.ts' },
+    // The worker's entry is worker/boot.ts: the CUDA warm-up starts before the rest (a chunk) loads.
+    entryPoints: { cli: 'main/cli.ts', worker: 'worker/boot.ts' },
     outdir,
     bundle: true,
     splitting: true,

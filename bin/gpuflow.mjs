@@ -7,6 +7,10 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freshBundles } from './bundles.mjs';
+import { startEarlyNvidiaSmi } from './early-nvidia-smi.mjs';
+
+// `gpuflow run`: nvidia-smi answers while the CLI loads (main/cluster/discovery.ts takes it).
+const smi = startEarlyNvidiaSmi(process.argv.slice(2));
 
 const bundles = freshBundles(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'));
 let main;
@@ -19,3 +23,5 @@ if (bundles) {
   ({ main } = await import('../main/cli.ts'));
 }
 process.exitCode = await main(process.argv.slice(2));
+// A query nobody took (a refused workflow) must not hold the process open.
+if (smi && smi.exitCode === null && smi.signalCode === null) smi.kill();

@@ -73,6 +73,8 @@ async function lazy(name: string): Promise<Command> {
 
 export async function main(argv: string[]): Promise<number> {
   traceStart('cli');
+  // When main's event loop has drained (what still ran after the command's end shows up here).
+  process.once('exit', () => traceStart('exit'));
   let early: Prelaunch | undefined;
   try {
     const parsed = parseCli(argv);

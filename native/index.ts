@@ -38,6 +38,14 @@ export interface NativeAddon {
    * at once in a CPU-only build. Absent in addons built before it.
    */
   cudaWarmup?(): Promise<void>;
+  /** cudaWarmup's first phase, the context alone (worker/cuda-warmup.ts). Absent in addons built before it. */
+  cudaWarmContext?(): Promise<void>;
+  /**
+   * cudaWarmup's second phase: one cuBLAS and one cuSOLVER handle, made off the JS thread; from
+   * the call on, a linear algebra call needing a handle waits for these, and info() leaves the
+   * libraries alone until they are made. Absent in addons built before it.
+   */
+  cudaWarmLibraries?(): Promise<void>;
   /** info()'s CPU part, without initialising CUDA (native-cpu asks it). Absent in addons built before it. */
   cpuFeatures?(): { negativeStrides: boolean; blas: string; hardwareThreads: number };
   /** Device-resident buffers (native/src/resident_napi.cc; worker/resident/ uses them): ids the addon's pool owns. */

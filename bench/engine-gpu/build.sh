@@ -1,6 +1,6 @@
 #!/bin/sh
 # Bundles the CLI and the worker for the GPU machine (it has no node_modules) into
-# .devbuild/gpuflow/: main.mjs (calls main() of main/cli.ts), worker.js (worker/main.ts, which
+# .devbuild/gpuflow/: main.mjs (calls main() of main/cli.ts), worker.js (worker/boot.ts, then worker/main.ts, which
 # main/cluster/worker-entry.ts finds beside the bundle), bench/native/device-run.ts as .devbuild/device-run.mjs,
 # and stub packages for the modules the seed workload never uses but that are imported eagerly
 # (better-sqlite3 by main/store, @tensorflow/tfjs by the tfjs kernels): a use throws.
@@ -18,7 +18,7 @@ main(process.argv.slice(2)).then((code) => process.exit(code), (e) => { console.
 TS
 npx esbuild $D/entry.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=$D/main.mjs \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
-npx esbuild worker/main.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=$D/worker.js \
+npx esbuild worker/boot.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=$D/worker.js \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 echo '{"type":"module"}' > $D/package.json
 # The product's own bundles (out/cli, from bin/build-bundles.mjs; carry `out`) behind one entry, as

@@ -22,7 +22,7 @@ import { QueueError, RunQueue } from './run-queue';
 import type { QueueEntry } from '../../common/events';
 import { upstreamDoc } from '../engine/upstream';
 import type { Compiled } from '../engine/compile/compile';
-import type { Engine, RunHandle } from '../engine/engine';
+import type { EarlyCompile, Engine, RunHandle } from '../engine/engine';
 import { WorkflowErrors } from '../engine/errors';
 import { catalog } from '../engine/ops/registry';
 import { validateWorkflow, type ValidWorkflow } from '../engine/validate';
@@ -65,6 +65,11 @@ export interface RunOptions {
   node?: string;
   /** Take unchanged outputs from the result cache and keep this run's there for later runs. */
   reuse?: boolean;
+  /**
+   * The same document and params compiled while the workers started (Engine.precompile; the
+   * CLI): used instead of compiling again. Not with `node`, nor for a Dask target.
+   */
+  early?: EarlyCompile;
 }
 
 function seedsOf(doc: WorkflowDoc, wf: ValidWorkflow): JsonValue {
@@ -161,7 +166,11 @@ export class GpuflowService {
    */
   async runAsync(doc: unknown, opts: RunOptions = {}): Promise<StartedRun> {
     const wf = this.runWorkflow(doc, opts);
-    const compiled = this.dask ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes }) : await this.engine.compileAsync(wf);
+    const compiled = this.dask
+      ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes })
+      : opts.early && opts.node === undefined
+        ? await opts.early.take()
+        : await this.engine.compileAsync(wf);
     return this.launch(wf, compiled, opts);
   }
 
@@ -467,7 +476,12 @@ export class GpuflowService {
     return this.engine.bus.subscribe(fn);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops everything and closes the store. `detachWorkers` (the CLI, whose process ends next):
+   * the workers are sent shutdown but not waited for (WorkerPool.shutdown); the store is written
+   * and closed here all the same.
+   */
+  async close(opts: { detachWorkers?: boolean } = {}): Promise<void> {
     this.sampler.stop();
     // A benchmark runs its own pools: stop it and wait for them to shut down, or it runs on headless.
     for (const b of this.benches) b.stop.abort();
@@ -475,7 +489,7 @@ export class GpuflowService {
     for (const r of this.daskRuns.values()) r.cancel('gpuflow shutting down');
     await this.dask?.close();
     this.dask = null;
-    await this.engine.shutdown();
+    await this.engine.shutdown({ detach: opts.detachWorkers });
     this.writer?.close();
     this.writer = null;
     this.store?.close();

@@ -15,7 +15,11 @@ import { DaskSetupError } from '../dask/interpreter';
 import { parseTarget } from '../dask/target';
 import { probeScheduler } from '../dask/reachable';
 
-export async function startService(opts: Parsed['values'], withStore = true, early?: Prelaunch): Promise<GpuflowService> {
+/**
+ * `whileStarting` is called with the engine as soon as its workers are starting (`gpuflow run`
+ * compiles its graph then: Engine.precompile).
+ */
+export async function startService(opts: Parsed['values'], withStore = true, early?: Prelaunch, whileStarting?: (engine: Engine) => void): Promise<GpuflowService> {
   // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
   if (opts.dask !== undefined) {
     let t: string;
@@ -39,6 +43,7 @@ export async function startService(opts: Parsed['values'], withStore = true, ear
   const engine = new Engine(discovery, { launcher, ...w });
   // The workers boot (a process each) while this process loads SQLite and opens the store.
   const starting = engine.start();
+  whileStarting?.(engine);
   let store: Store | null = null;
   try {
     if (withStore && !opts['no-store']) {

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ResultValue } from '../../common/results';
 import type { Prelaunch } from '../cluster/prelaunch';
+import type { EarlyCompile } from '../engine/engine';
 import { parseJsonText, validateWorkflow } from '../engine/validate';
 import { paramOverrides, UsageError, type Parsed } from './args';
 import { startService } from './cluster';
@@ -33,13 +34,17 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   const doc = await readWorkflowFile(positionals[0]);
   const params = paramOverrides(opts.param);
   // A bad document is refused before the engine starts (workers forked early are killed).
-  validateWorkflow(doc, params);
-  const svc = await startService(opts, true, early);
+  const wf = validateWorkflow(doc, params);
+  // The graph compiles while the workers start (a Dask target compiles for its own workers).
+  let compiled: EarlyCompile | undefined;
+  const svc = await startService(opts, true, early, (engine) => {
+    if (opts.dask === undefined) compiled = engine.precompile(wf);
+  });
   try {
     let current: string | null = null;
     const progress = progressPrinter(() => current);
     const unsub = svc.subscribe((e) => progress.onEvent(e));
-    const started = await svc.runAsync(doc, { params });
+    const started = await svc.runAsync(doc, { params, early: compiled });
     current = started.runId;
     const stop = () => started.handle.cancel('interrupted (SIGINT)');
     process.once('SIGINT', stop);
@@ -63,6 +68,8 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     if (r.storeError) process.stderr.write(`error: run ${r.storeId ?? r.runId} ${r.status}, but storing its record failed: ${r.storeError}\n`);
     return r.status === 'finished' && !r.eventsLost && !r.storeError ? 0 : 1;
   } finally {
-    await svc.close();
+    // The result is printed and the run stored: the workers' own exit (a GPU worker tears its
+    // CUDA context down) is not worth waiting for; they are killed if still there when we exit.
+    await svc.close({ detachWorkers: true });
   }
 }

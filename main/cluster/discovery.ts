@@ -81,17 +81,30 @@ export function restrictGpus(gpus: GpuInfo[], spec: string | undefined): { gpus:
   return { gpus: picked, reason: unknown.length ? `GPUFLOW_DEVICES names unknown GPUs: ${unknown.join(', ')}` : undefined };
 }
 
-function runNvidiaSmi(bin: string, timeoutMs: number): Promise<{ ok: true; out: string } | { ok: false; reason: string }> {
-  return new Promise((resolve) => {
-    execFile(bin, [`--query-gpu=${QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'], { timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') resolve({ ok: false, reason: 'nvidia-smi not found (no NVIDIA driver on this machine)' });
-        else resolve({ ok: false, reason: `nvidia-smi failed: ${(stderr || err.message).trim().split('\n')[0]}` });
-        return;
-      }
-      resolve({ ok: true, out: stdout });
-    });
+type SmiAnswer = { err: Error | null; stdout: string; stderr: string };
+
+/**
+ * The query bin/gpuflow.mjs started before the CLI loaded (bin/early-nvidia-smi.mjs), taken once,
+ * when it asked the same binary the same question; else null.
+ */
+function takeEarly(bin: string, args: string[]): Promise<SmiAnswer> | null {
+  const slot = Symbol.for('gpuflow.early-nvidia-smi');
+  const early = (globalThis as Record<symbol, unknown>)[slot] as { bin: string; args: string[]; result: Promise<SmiAnswer> } | undefined;
+  if (!early || early.bin !== bin || early.args.join('\0') !== args.join('\0')) return null;
+  delete (globalThis as Record<symbol, unknown>)[slot];
+  return early.result;
+}
+
+function runNvidiaSmi(bin: string, timeoutMs: number, early = false): Promise<{ ok: true; out: string } | { ok: false; reason: string }> {
+  const args = [`--query-gpu=${QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'];
+  const answer = (early && takeEarly(bin, args)) || new Promise<SmiAnswer>((resolve) => execFile(bin, args, { timeout: timeoutMs }, (err, stdout, stderr) => resolve({ err, stdout, stderr })));
+  return answer.then(({ err, stdout, stderr }) => {
+    if (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { ok: false, reason: 'nvidia-smi not found (no NVIDIA driver on this machine)' };
+      return { ok: false, reason: `nvidia-smi failed: ${(stderr || err.message).trim().split('\n')[0]}` };
+    }
+    return { ok: true, out: stdout };
   });
 }
 
@@ -114,7 +127,7 @@ export async function queryGpus(opts: { nvidiaSmi?: string; timeoutMs?: number }
 export async function discover(opts: { nvidiaSmi?: string; devicesEnv?: string; timeoutMs?: number } = {}): Promise<Discovery> {
   const bin = opts.nvidiaSmi ?? process.env.GPUFLOW_NVIDIA_SMI ?? 'nvidia-smi';
   const cpu = cpuInfo();
-  const res = await runNvidiaSmi(bin, opts.timeoutMs ?? 10_000);
+  const res = await runNvidiaSmi(bin, opts.timeoutMs ?? 10_000, true);
   if (!res.ok) return { gpus: [], reason: res.reason, cpu };
   const parsed = parseNvidiaSmi(res.out);
   if (parsed.gpus.length === 0) {

@@ -52,6 +52,10 @@ export function forkLauncher(): Launcher {
         kill(signal) {
           if (child.exitCode === null && child.signalCode === null) child.kill(signal);
         },
+        detach() {
+          child.unref();
+          child.channel?.unref();
+        },
       };
     },
   };

@@ -19,6 +19,12 @@ export interface LaunchedProcess {
   onMessage(fn: (raw: unknown) => void): void;
   onExit(fn: (info: ExitInfo) => void): void;
   kill(signal: NodeJS.Signals): void;
+  /**
+   * Stops this process from holding main's event loop open, so main may exit while it is still
+   * ending (the CLI after its run: a GPU worker's exit tears its CUDA context down, 0.1 s or more).
+   * Absent where the launcher cannot (Electron's utilityProcess): the pool then waits as before.
+   */
+  detach?(): void;
 }
 
 export interface LaunchOptions {

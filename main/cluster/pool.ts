@@ -87,6 +87,11 @@ export class WorkerPool {
     this.plan = planWorkers(opts, this.token);
   }
 
+  /** Every planned worker's config, known before any has started (Engine.precompile). */
+  get plannedConfigs(): WorkerConfig[] {
+    return this.plan.map((p) => p.config);
+  }
+
   listen(l: PoolListener): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
@@ -268,13 +273,18 @@ export class WorkerPool {
     return [...this.workers.values()].filter((w) => w.alive && w.address !== null && !this.gone.has(w.id));
   }
 
-  async shutdown(): Promise<void> {
+  /**
+   * Sends every worker `shutdown` and waits for them to exit (SIGKILL after 2 s). With `detach`
+   * (the CLI once its run is printed and stored) it does not wait where the launcher allows: the
+   * workers end on their own, and those still alive when main exits are killed then.
+   */
+  async shutdown(opts: { detach?: boolean } = {}): Promise<void> {
     this.closing = true;
     if (this.watchdog) clearInterval(this.watchdog);
     for (const [h, waiter] of this.readyWaiters) waiter.reject(new Error(`pool shut down before ${h.id} was ready`));
     this.readyWaiters.clear();
     const all = [...this.workers.values()];
     for (const w of all) w.send({ type: 'shutdown' });
-    await Promise.all(all.map((w) => w.waitForExit(2000)));
+    await Promise.all(all.map((w) => (opts.detach && w.detach() ? undefined : w.waitForExit(2000))));
   }
 }

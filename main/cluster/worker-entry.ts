@@ -1,5 +1,6 @@
 /**
- * Where the worker's entry script is: the TypeScript source under tsx (CLI, serve and tests from a
+ * Where the worker's entry script is (worker/boot.ts, which starts a GPU worker's CUDA warm-up and
+ * then loads worker/main.ts): the TypeScript source under tsx (CLI, serve and tests from a
  * checkout), or the bundled `worker.js` beside the built main bundle (electron-vite output).
  */
 import { createRequire } from 'node:module';
@@ -27,7 +28,7 @@ export function workerEntry(): WorkerEntry {
   if (override) return { script: override, execArgv: override.endsWith('.ts') ? tsxLoader() : [] };
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) {
-    return { script: path.resolve(path.dirname(here), '../../worker/main.ts'), execArgv: tsxLoader() };
+    return { script: path.resolve(path.dirname(here), '../../worker/boot.ts'), execArgv: tsxLoader() };
   }
   return { script: path.join(path.dirname(here), 'worker.js'), execArgv: [] };
 }

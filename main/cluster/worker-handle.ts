@@ -23,6 +23,15 @@ export interface BackendState {
   reason?: string;
 }
 
+/** Detached workers still alive: killed when main exits (WorkerHandle.detach). */
+const lingering = new Set<LaunchedProcess>();
+let killOnExitHooked = false;
+
+/** Kills the detached workers still alive (synchronous: it runs on main's 'exit'); exported for tests. */
+export function killDetached(): void {
+  for (const p of lingering) p.kill('SIGKILL');
+}
+
 export class WorkerHandle {
   private proc: LaunchedProcess;
   private readonly out: Batcher<ToWorker>;
@@ -112,6 +121,26 @@ export class WorkerHandle {
     if (!this.alive) return;
     this.intended ??= reason;
     this.proc.kill(signal);
+  }
+
+  /**
+   * Lets main exit without waiting for this worker's own exit (sent `shutdown` first): it no
+   * longer holds main's event loop open, and whatever of it is still alive when main exits is
+   * killed then (a worker that ignores shutdown does not outlive main). False where the launcher
+   * cannot (utilityProcess): wait with waitForExit instead.
+   */
+  detach(): boolean {
+    if (!this.alive) return true;
+    const proc = this.proc;
+    if (!proc.detach) return false;
+    proc.detach();
+    lingering.add(proc);
+    this.endWaiters.push(() => lingering.delete(proc));
+    if (!killOnExitHooked) {
+      killOnExitHooked = true;
+      process.once('exit', killDetached);
+    }
+    return true;
   }
 
   /** Resolves when the worker has exited; escalates to SIGKILL after `ms`. */

@@ -272,6 +272,14 @@ Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
 // Starts the CUDA context and the cuBLAS / cuSOLVER handles on a libuv thread (gf::cuda::warmup);
 // resolves when they are made or found unavailable. A CPU-only build resolves at once.
 Napi::Value CudaWarmup(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmup(); }, {}); }
+// The same in two phases (gf::cuda::warmContext / warmLibraries): a GPU worker is ready once the
+// context is made, and the cuBLAS / cuSOLVER handles follow in the background; a lease that needs
+// one meanwhile waits for the warm-up's (beginWarmLibraries, here before queueing).
+Napi::Value CudaWarmContext(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmContext(); }, {}); }
+Napi::Value CudaWarmLibraries(const Napi::CallbackInfo& info) {
+  gf::cuda::beginWarmLibraries();
+  return queue(info.Env(), [] { gf::cuda::warmLibraries(); }, {});
+}
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("info", Napi::Function::New(env, Info));
@@ -285,6 +293,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaQr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, true); }));
   exports.Set("cudaSvd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, true); }));
   exports.Set("cudaWarmup", Napi::Function::New(env, CudaWarmup));
+  exports.Set("cudaWarmContext", Napi::Function::New(env, CudaWarmContext));
+  exports.Set("cudaWarmLibraries", Napi::Function::New(env, CudaWarmLibraries));
   exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures));
   gf::registerResident(env, exports);
   gf::registerLinalgResident(env, exports);

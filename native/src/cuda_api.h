@@ -38,6 +38,14 @@ std::string solverReason();
 // starts (the addon's cudaWarmup). Never throws: what fails here fails again, with its message,
 // where it is used (unavailableReason, the first matmul / qr / svd).
 void warmup();
+// warmup() in two phases, so that a worker is ready once its context is (the first program task
+// needs nothing more): warmContext() makes the context; beginWarmLibraries() (on the JS thread,
+// when the library phase is queued) makes every cuBLAS / cuSOLVER lease from then on wait for
+// the handle warmLibraries() (off the JS thread) is making instead of making a second one at the
+// same time, and info() leave the libraries alone until that phase is over. Never throw.
+void warmContext();
+void beginWarmLibraries();
+void warmLibraries();
 
 void runProgram(const Program& p, const std::vector<InputView>& inputs, void* out);
 // Diagnostics for bench/: milliseconds per launch of the fused kernel of a program with no input

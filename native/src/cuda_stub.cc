@@ -18,6 +18,9 @@ std::string describe() { return ""; }
 std::string blasReason() { return GF_NO_CUDA_REASON; }
 std::string solverReason() { return GF_NO_CUDA_REASON; }
 void warmup() {}
+void warmContext() {}
+void beginWarmLibraries() {}
+void warmLibraries() {}
 [[noreturn]] static void absent() { throw std::runtime_error(GF_NO_CUDA_REASON); }
 void runProgram(const Program&, const std::vector<InputView>&, void*) { absent(); }
 double benchProgram(const Program&, int) { absent(); }

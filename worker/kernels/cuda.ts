@@ -3,16 +3,17 @@
  * (CUDA_VISIBLE_DEVICES). Programs are fused into one pass (generate + elementwise + slice +
  * reduction partial) that never materialises a chunk a reduction consumes; matmul goes through
  * cuBLAS and qr / svd through cuSOLVER, both dlopen'ed by the addon at first use. A worker makes
- * it with `createWarmCudaBackend`: the context and a handle of each have been made on a libuv
- * thread since the worker started (worker/cuda-warmup.ts), and info() finds them instead of
- * making them on the JS thread.
+ * it with `createWarmCudaBackend`: the context has been made on a libuv thread since the worker
+ * started (worker/cuda-warmup.ts), and info() finds it instead of making it on the JS thread;
+ * the cuBLAS / cuSOLVER handles are made after it in the background, and matmul, qr and svd
+ * wait for them (`librariesReady`).
  */
 import type { ChunkProgram, ChunkValue } from '../../common/arrays';
 import { sizeOf } from '../../common/arrays';
 import { linalgMethods, prepareCall, resultOf } from '../../native/chunk-call';
 import { loadNative } from '../../native/index';
 import { unsupportedReason } from '../../native/program-code';
-import { cudaWarmup } from '../cuda-warmup';
+import { cudaWarmup, librariesReady } from '../cuda-warmup';
 import type { ArrayBackend } from './backend';
 
 // The device kernels index the output with 32-bit integers.
@@ -22,8 +23,8 @@ export function createCudaBackend(): ArrayBackend | { unavailable: string } {
   const loaded = loadNative();
   if ('unavailable' in loaded) return { unavailable: loaded.unavailable };
   const addon = loaded.addon;
-  const features = { negativeStrides: addon.info().negativeStrides === true };
   const info = addon.info();
+  const features = { negativeStrides: info.negativeStrides === true };
   if (!info.cuda) return { unavailable: info.cudaReason ?? 'CUDA is not available' };
   return {
     name: 'cuda',
@@ -34,14 +35,14 @@ export function createCudaBackend(): ArrayBackend | { unavailable: string } {
       return resultOf(program, call.out);
     },
     ...linalgMethods({
-      matmul: (a, b, c0, m, k, n, out) => addon.cudaMatmul(a, b, c0, m, k, n, out),
-      qr: (a, m, n, q, r) => addon.cudaQr(a, m, n, q, r),
-      svd: (a, m, n, u, s, vt) => addon.cudaSvd(a, m, n, u, s, vt),
+      matmul: (a, b, c0, m, k, n, out) => librariesReady().then(() => addon.cudaMatmul(a, b, c0, m, k, n, out)),
+      qr: (a, m, n, q, r) => librariesReady().then(() => addon.cudaQr(a, m, n, q, r)),
+      svd: (a, m, n, u, s, vt) => librariesReady().then(() => addon.cudaSvd(a, m, n, u, s, vt)),
     }),
   };
 }
 
-/** The backend once the warm-up (worker/cuda-warmup.ts, started here if it was not) is over. */
+/** The backend once the warm-up's context (worker/cuda-warmup.ts, started here if it was not) is made. */
 export async function createWarmCudaBackend(): Promise<ArrayBackend | { unavailable: string }> {
   await cudaWarmup();
   return createCudaBackend();

@@ -9,6 +9,7 @@ import type { ChunkProgram, ChunkValue, NDArray } from '../../common/arrays';
 import { addonInput, resultOf } from '../../native/chunk-call';
 import type { NativeAddon } from '../../native/index';
 import { encodeProgram, outputLength } from '../../native/program-code';
+import { librariesReady } from '../cuda-warmup';
 
 /** Element types a device buffer holds (int64 inputs are converted on the host, never kept). */
 export type DeviceDType = 'float64' | 'float32' | 'int32';
@@ -92,8 +93,9 @@ export function addonDeviceApi(addon: NativeAddon): DeviceApi {
       await addon.cudaResidentRunProgram(code, args, out);
       return { value: resultOf(program, out) };
     },
-    matmul: (a, b, c0) => addon.cudaResidentMatmul(a.id, b.id, c0 ? c0.id : null, a.shape[0], a.shape[1], b.shape[1]),
-    factor: (blocks, m, n, svd) => addon.cudaResidentFactor(blocks.map((b) => b.id), m, n, svd),
+    // cuBLAS / cuSOLVER calls wait for the warm-up's handles (worker/cuda-warmup.ts).
+    matmul: (a, b, c0) => librariesReady().then(() => addon.cudaResidentMatmul(a.id, b.id, c0 ? c0.id : null, a.shape[0], a.shape[1], b.shape[1])),
+    factor: (blocks, m, n, svd) => librariesReady().then(() => addon.cudaResidentFactor(blocks.map((b) => b.id), m, n, svd)),
     rows: (a, start, count) => addon.cudaResidentRows(a.id, start, count, a.shape[1]),
     share: (id) => addon.cudaResidentShare(id),
   };

@@ -3,6 +3,8 @@
 // declared here, so the addon builds without their headers and loads where they are absent.
 #include <dlfcn.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -111,6 +113,9 @@ bool sym(void* h, const char* name, F& f, std::string& why) {
 }
 
 std::string cublasWhy, cusolverWhy;
+// A library phase of the warm-up (warmLibraries) queued and not over: info() then leaves the
+// libraries alone rather than wait on the JS thread for their dlopen (cublasLib's static).
+std::atomic<bool> librariesWarming{false};
 const Cublas* cublasLib() {
   static Cublas lib;
   static bool ok = [] {
@@ -158,15 +163,28 @@ void status(Status s, const char* what) {
 // workspace), so a "warm" call could still be a cold one. A handle is not safe for two calls at
 // once, hence the lending; it stays bound to cudaStreamPerThread, which resolves to the calling
 // thread's stream at each launch.
+//
+// The warm-up's library phase makes the first handle of each kind in the background while tasks
+// already run. A lease that finds no idle handle while that first one is being made waits for it
+// (HandlePool::warming, set when the phase is queued) instead of making a second one at the same
+// time: the first matmul or SVD takes the warm-up's handle, never races its creation.
+struct HandlePool {
+  std::vector<Handle> idle;  // never destroyed: see resident.cu's registry
+  bool warming = false;
+};
+std::mutex handleMutex;
+std::condition_variable handleReturned;
+
 class HandleLease {
  public:
-  HandleLease(Status (*create)(Handle*), Status (*setStream)(Handle, cudaStream_t), std::mutex& mu, std::vector<Handle>& idle, const char* what)
-      : mu_(mu), idle_(idle) {
+  HandleLease(Status (*create)(Handle*), Status (*setStream)(Handle, cudaStream_t), std::mutex& mu, HandlePool& pool, const char* what)
+      : mu_(mu), pool_(pool) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!idle_.empty()) {
-        h_ = idle_.back();
-        idle_.pop_back();
+      std::unique_lock<std::mutex> lock(mu_);
+      handleReturned.wait(lock, [&] { return !pool_.idle.empty() || !pool_.warming; });
+      if (!pool_.idle.empty()) {
+        h_ = pool_.idle.back();
+        pool_.idle.pop_back();
       }
     }
     if (!h_) {
@@ -175,8 +193,11 @@ class HandleLease {
     }
   }
   ~HandleLease() {
-    std::lock_guard<std::mutex> lock(mu_);
-    idle_.push_back(h_);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      pool_.idle.push_back(h_);
+    }
+    handleReturned.notify_all();
   }
   HandleLease(const HandleLease&) = delete;
   HandleLease& operator=(const HandleLease&) = delete;
@@ -184,21 +205,42 @@ class HandleLease {
 
  private:
   std::mutex& mu_;
-  std::vector<Handle>& idle_;
+  HandlePool& pool_;
   Handle h_ = nullptr;
 };
 
-std::mutex handleMutex;
-std::vector<Handle> idleCublas, idleCusolver;  // never destroyed: see resident.cu's registry
+HandlePool cublasPool, cusolverPool;
 HandleLease cublasHandle() {
   const Cublas* lib = cublasLib();
   if (!lib) throw std::runtime_error("cuBLAS unavailable: " + cublasWhy);
-  return HandleLease(lib->create, lib->setStream, handleMutex, idleCublas, "cublasCreate");
+  return HandleLease(lib->create, lib->setStream, handleMutex, cublasPool, "cublasCreate");
 }
 HandleLease cusolverHandle() {
   const Cusolver* lib = cusolverLib();
   if (!lib) throw std::runtime_error("cuSOLVER unavailable: " + cusolverWhy);
-  return HandleLease(lib->create, lib->setStream, handleMutex, idleCusolver, "cusolverDnCreate");
+  return HandleLease(lib->create, lib->setStream, handleMutex, cusolverPool, "cusolverDnCreate");
+}
+
+// The warm-up's first handle of a pool: made (the library dlopen'ed on the way) and left idle,
+// then `warming` is cleared and waiting leases woken, whatever happened (a failure is left for
+// the first real lease to report with its message).
+template <typename Lib>
+void warmHandle(const Lib* (*lib)(), HandlePool& pool) {
+  Handle h = nullptr;
+  try {
+    if (const Lib* l = lib()) {
+      if (l->create(&h) != 0) h = nullptr;
+      else if (l->setStream(h, stream()) != 0) h = nullptr;  // leaked on this rare failure: a lease makes its own
+    }
+  } catch (const std::exception&) {
+    h = nullptr;
+  }
+  {
+    std::lock_guard<std::mutex> lock(handleMutex);
+    if (h) pool.idle.push_back(h);
+    pool.warming = false;
+  }
+  handleReturned.notify_all();
 }
 
 // The float64 or the float32 entry point of a pair, by T.
@@ -456,22 +498,47 @@ std::string describe() {
          std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
 }
 
-std::string blasReason() { return cublasLib() ? "" : cublasWhy; }
-std::string solverReason() { return cusolverLib() ? "" : cusolverWhy; }
+std::string blasReason() {
+  if (librariesWarming.load()) return "";
+  return cublasLib() ? "" : cublasWhy;
+}
+std::string solverReason() {
+  if (librariesWarming.load()) return "";
+  return cusolverLib() ? "" : cusolverWhy;
+}
 
-void warmup() {
+void warmContext() {
   if (!unavailableReason().empty()) return;
   // cudaSetDevice makes the primary context on CUDA 12 and later; cudaFree(0) does on any.
   cudaFree(nullptr);
-  // A lease made and returned leaves its handle idle in the pool for the first task.
-  try {
-    HandleLease blas = cublasHandle();
-  } catch (const std::exception&) {
+}
+
+void beginWarmLibraries() {
+  std::lock_guard<std::mutex> lock(handleMutex);
+  librariesWarming.store(true);
+  if (cublasPool.idle.empty()) cublasPool.warming = true;
+  if (cusolverPool.idle.empty()) cusolverPool.warming = true;
+}
+
+void warmLibraries() {
+  if (unavailableReason().empty()) {
+    warmHandle(cublasLib, cublasPool);
+    warmHandle(cusolverLib, cusolverPool);
+  } else {
+    // No device, nothing to make: the leases waiting go on to fail with their own message.
+    {
+      std::lock_guard<std::mutex> lock(handleMutex);
+      cublasPool.warming = cusolverPool.warming = false;
+    }
+    handleReturned.notify_all();
   }
-  try {
-    HandleLease solver = cusolverHandle();
-  } catch (const std::exception&) {
-  }
+  librariesWarming.store(false);
+}
+
+void warmup() {
+  warmContext();
+  beginWarmLibraries();
+  warmLibraries();
 }
 
 void matmul(int dtype, const void* a, const void* b, const void* c0, void* c, int64_t m, int64_t k, int64_t n) {

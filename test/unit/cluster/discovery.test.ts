@@ -2,7 +2,9 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discover, parseNvidiaSmi, restrictGpus } from '../../../main/cluster/discovery';
+import { readFileSync } from 'node:fs';
+import { EARLY_ARGS, startEarlyNvidiaSmi } from '../../../bin/early-nvidia-smi.mjs';
+import { discover, parseNvidiaSmi, QUERY_FIELDS, restrictGpus } from '../../../main/cluster/discovery';
 import { planWorkers } from '../../../main/cluster/pool';
 
 const TWO = `0, GPU-11111111-2222-3333-4444-555555555555, NVIDIA H100 80GB HBM3, 81559, 1, 0, 00000000:18:00.0, 580.159.04
@@ -81,5 +83,26 @@ describe('device discovery', () => {
     expect(Object.values(limits(64 << 20))).toEqual([64 << 20, 64 << 20, 64 << 20, 64 << 20]);
     expect(limits({ vgpu0: 1 << 20 })).toEqual({ ...defaults, vgpu0: 1 << 20 });
     expect(() => limits({ cpu0: 0 })).toThrow(/memoryLimit for cpu0 must be a positive number/);
+  });
+
+  it('takes the query bin/gpuflow.mjs started early for `gpuflow run` (once, same binary and question)', async () => {
+    expect(EARLY_ARGS).toEqual([`--query-gpu=${QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits']);
+    const dir = mkdtempSync(path.join(tmpdir(), 'smi-count-'));
+    const log = path.join(dir, 'calls');
+    const smi = fakeSmi(`echo "$@" >> ${log}\ncat <<'EOF'\n${TWO}EOF`);
+    expect(startEarlyNvidiaSmi(['devices'], { GPUFLOW_NVIDIA_SMI: smi })).toBeNull();
+    expect(startEarlyNvidiaSmi(['run', 'w.json', '--no-gpus'], { GPUFLOW_NVIDIA_SMI: smi })).toBeNull();
+    expect(startEarlyNvidiaSmi(['run', 'w.json', '--dask', 'local:2'], { GPUFLOW_NVIDIA_SMI: smi })).toBeNull();
+    expect(startEarlyNvidiaSmi(['run', 'w.json'], { GPUFLOW_NVIDIA_SMI: smi, GPUFLOW_PRELAUNCH: '0' })).toBeNull();
+    const child = startEarlyNvidiaSmi(['run', 'w.json'], { GPUFLOW_NVIDIA_SMI: smi });
+    expect(child).not.toBeNull();
+    // Another binary does not take it; the same one does, and nvidia-smi ran once for both.
+    expect((await discover({ nvidiaSmi: '/nonexistent/nvidia-smi' })).gpus).toEqual([]);
+    const d = await discover({ nvidiaSmi: smi, devicesEnv: '' });
+    expect(d.gpus.map((g) => g.uuid)).toEqual(['GPU-11111111-2222-3333-4444-555555555555', 'GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee']);
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual([EARLY_ARGS.join(' ')]);
+    // Taken once: the next discovery asks again.
+    expect((await discover({ nvidiaSmi: smi, devicesEnv: '' })).gpus).toHaveLength(2);
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 });

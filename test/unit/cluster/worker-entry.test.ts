@@ -11,7 +11,8 @@ import { workerEntry } from '../../../main/cluster/worker-entry';
 describe('workerEntry from the TypeScript sources', () => {
   it('imports tsx by an absolute URL of an existing loader file', () => {
     const { script, execArgv } = workerEntry();
-    expect(script.endsWith('worker/main.ts')).toBe(true);
+    expect(script.endsWith('worker/boot.ts')).toBe(true);
+    expect(existsSync(script)).toBe(true);
     expect(execArgv[0]).toBe('--import');
     expect(execArgv[1]).toMatch(/^file:\/\//);
     expect(existsSync(fileURLToPath(execArgv[1]!))).toBe(true);

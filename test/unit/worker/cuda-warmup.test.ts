@@ -1,42 +1,58 @@
 /**
  * worker/cuda-warmup.ts and the cuda backend's use of it: a GPU worker starts making its CUDA
- * context (the addon's cudaWarmup, on a libuv thread) once, at start, and the backend asks info()
- * only after that is over, so info() never makes the context on the JS thread. With a fake addon
- * (the order of calls), and with the real one (this machine has no GPU: the warm-up resolves and
- * the backend reports the addon's own reason).
+ * context (the addon's cudaWarmContext, on a libuv thread) once, at start; the backend asks info()
+ * only after that, so info() never makes the context on the JS thread; the cuBLAS / cuSOLVER
+ * phase (cudaWarmLibraries) is queued as soon as the context is made, before info(), and the
+ * backend (the worker's `ready`) does not wait for it, but matmul / qr / svd do. An addon built
+ * before the split (cudaWarmup alone) is waited for whole. With a fake addon (the order of calls),
+ * and with the real one (this machine has no GPU: the warm-up resolves and the backend reports
+ * the addon's own reason).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 type Calls = string[];
+type Mode = 'split' | 'whole' | 'reject' | 'absent';
 
-/** A fake addon: cudaWarmup settles when the test says; info() reports a usable device. */
-function fakeAddon(calls: Calls, warm: 'manual' | 'reject' | 'absent') {
-  let settle: () => void = () => undefined;
+/** A fake addon: each warm-up phase settles when the test says; info() reports a usable device. */
+function fakeAddon(calls: Calls, mode: Mode) {
+  const settle: Record<string, () => void> = {};
+  const phase = (name: string) => () => {
+    calls.push(name);
+    if (mode === 'reject') return Promise.reject(new Error('no device'));
+    return new Promise<void>((r) => (settle[name] = () => (calls.push(`${name}:over`), r())));
+  };
   const addon: Record<string, unknown> = {
     info: () => {
       calls.push('info');
       return { cuda: true, device: 'fake GPU', blas: '', hardwareThreads: 2, negativeStrides: true };
     },
     runProgram: () => Promise.resolve(),
+    cudaMatmul: (_a: Float64Array, _b: Float64Array, _c0: null, m: number, k: number, n: number, out: Float64Array) => {
+      calls.push(`cudaMatmul ${m}x${k}x${n}`);
+      out.fill(7);
+      return Promise.resolve();
+    },
   };
-  if (warm !== 'absent') {
-    addon.cudaWarmup = () => {
-      calls.push('cudaWarmup');
-      return warm === 'reject' ? Promise.reject(new Error('no device')) : new Promise<void>((r) => (settle = () => (calls.push('warm'), r())));
-    };
+  if (mode === 'split' || mode === 'reject') {
+    addon.cudaWarmContext = phase('cudaWarmContext');
+    addon.cudaWarmLibraries = phase('cudaWarmLibraries');
   }
-  return { addon, settle: () => settle() };
+  if (mode !== 'absent') addon.cudaWarmup = phase('cudaWarmup');
+  return { addon, settle: (name: string) => settle[name]() };
 }
 
-async function withFake(warm: 'manual' | 'reject' | 'absent') {
+async function withFake(mode: Mode) {
   vi.resetModules();
   const calls: Calls = [];
-  const fake = fakeAddon(calls, warm);
+  const fake = fakeAddon(calls, mode);
   vi.doMock('../../../native/index', () => ({ loadNative: () => ({ addon: fake.addon }) }));
   const warmup = await import('../../../worker/cuda-warmup');
   const cuda = await import('../../../worker/kernels/cuda');
   return { calls, settle: fake.settle, warmup, cuda };
 }
+
+const tick = () => new Promise((r) => setTimeout(r, 10));
+const matrix = (rows: number, cols: number) => ({ dtype: 'float64' as const, shape: [rows, cols], data: new Float64Array(rows * cols).fill(1) });
 
 afterEach(() => {
   vi.doUnmock('../../../native/index');
@@ -45,46 +61,85 @@ afterEach(() => {
 
 describe('cuda warm-up', () => {
   it('starts only when the environment asks (GPU workers), once per process', async () => {
-    const { calls, warmup } = await withFake('manual');
+    const { calls, warmup } = await withFake('split');
     expect(calls).toEqual([]); // imported without GPUFLOW_CUDA_WARMUP: nothing started
     expect(warmup.warmupFromEnv({})).toBeNull();
     expect(warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '0' })).toBeNull();
     const p = warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
     expect(p).not.toBeNull();
     expect(warmup.cudaWarmup()).toBe(p);
-    expect(calls).toEqual(['cudaWarmup']);
+    expect(calls).toEqual(['cudaWarmContext']);
   });
 
-  it('makes the backend call info() only once the warm-up is over', async () => {
-    const { calls, settle, warmup, cuda } = await withFake('manual');
+  it('the backend is made once the context is, with the library phase queued first and never awaited', async () => {
+    const { calls, settle, warmup, cuda } = await withFake('split');
     warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
     const made = cuda.createWarmCudaBackend();
-    await new Promise((r) => setTimeout(r, 10));
-    expect(calls).toEqual(['cudaWarmup']);
-    settle();
-    const backend = await made;
+    await tick();
+    expect(calls).toEqual(['cudaWarmContext']); // info() waits for the context
+    settle('cudaWarmContext');
+    const backend = await made; // the library phase never settles in this test
     expect('name' in backend && backend.name).toBe('cuda');
-    expect(calls.slice(0, 3)).toEqual(['cudaWarmup', 'warm', 'info']);
-    expect(calls.filter((c) => c === 'cudaWarmup')).toHaveLength(1);
+    expect(calls).toEqual(['cudaWarmContext', 'cudaWarmContext:over', 'cudaWarmLibraries', 'info']);
+  });
+
+  it('matmul waits for the library phase, then runs', async () => {
+    const { calls, settle, warmup, cuda } = await withFake('split');
+    warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
+    settle('cudaWarmContext');
+    const backend = await cuda.createWarmCudaBackend();
+    if (!('matmul' in backend) || !backend.matmul) throw new Error('no matmul');
+    const product = backend.matmul(matrix(2, 3), matrix(3, 4));
+    await tick();
+    expect(calls.filter((c) => c.startsWith('cudaMatmul'))).toEqual([]);
+    settle('cudaWarmLibraries');
+    const c = await product;
+    expect(c.shape).toEqual([2, 4]);
+    expect([...c.data]).toEqual(new Array(8).fill(7));
+    expect(calls.slice(-2)).toEqual(['cudaWarmLibraries:over', 'cudaMatmul 2x3x4']);
+  });
+
+  it('with no warm-up started, matmul does not wait (the addon makes its own handle)', async () => {
+    const { calls, warmup, cuda } = await withFake('split');
+    await expect(warmup.librariesReady()).resolves.toBeUndefined();
+    const backend = cuda.createCudaBackend();
+    if (!('matmul' in backend) || !backend.matmul) throw new Error('no matmul');
+    await backend.matmul(matrix(1, 1), matrix(1, 1));
+    expect(calls).toEqual(['info', 'cudaMatmul 1x1x1']);
+  });
+
+  it('an addon built before the split: its one-phase cudaWarmup is waited for whole', async () => {
+    const { calls, settle, warmup, cuda } = await withFake('whole');
+    warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
+    const made = cuda.createWarmCudaBackend();
+    await tick();
+    expect(calls).toEqual(['cudaWarmup']);
+    settle('cudaWarmup');
+    await made;
+    expect(calls).toEqual(['cudaWarmup', 'cudaWarmup:over', 'info']);
+    await expect(warmup.librariesReady()).resolves.toBeUndefined();
   });
 
   it('never rejects: a failed warm-up or an addon without one leaves the answer to info()', async () => {
     for (const mode of ['reject', 'absent'] as const) {
-      const { calls, cuda } = await withFake(mode);
+      const { calls, cuda, warmup } = await withFake(mode);
       const backend = await cuda.createWarmCudaBackend();
       expect('name' in backend && backend.name).toBe('cuda');
-      expect(calls).toEqual(mode === 'reject' ? ['cudaWarmup', 'info', 'info'] : ['info', 'info']);
+      await expect(warmup.librariesReady()).resolves.toBeUndefined();
+      expect(calls).toEqual(mode === 'reject' ? ['cudaWarmContext', 'cudaWarmLibraries', 'info'] : ['info']);
     }
   });
 
-  it('with the real addon on a machine without a GPU: resolves, and the backend gives the addon’s reason', async () => {
+  it('with the real addon on a machine without a GPU: both phases resolve, and the backend gives the addon’s reason', async () => {
     vi.resetModules();
     const { loadNative } = await import('../../../native/index');
     const n = loadNative();
     if ('unavailable' in n) return expect(n.unavailable).toMatch(/addon|GPUFLOW_NO_NATIVE/);
-    expect(typeof n.addon.cudaWarmup).toBe('function');
-    const { cudaWarmup } = await import('../../../worker/cuda-warmup');
+    expect(typeof n.addon.cudaWarmContext).toBe('function');
+    expect(typeof n.addon.cudaWarmLibraries).toBe('function');
+    const { cudaWarmup, librariesReady } = await import('../../../worker/cuda-warmup');
     await expect(cudaWarmup()).resolves.toBeUndefined();
+    await expect(librariesReady()).resolves.toBeUndefined();
     const info = n.addon.info();
     const { createWarmCudaBackend } = await import('../../../worker/kernels/cuda');
     const backend = await createWarmCudaBackend();

@@ -1,0 +1,89 @@
+/**
+ * Engine.precompile (`gpuflow run` compiles its graph while the workers start): the graph is made
+ * for the device target the plan promises (a GPU worker with its cuda backend) and used as it is
+ * when the ready workers give that target; when they do not (the GPU worker's cuda backend did not
+ * load), take() compiles again for what is there. The oracle is compileWorkflow with each target:
+ * an svd that fits one cuda GPU is one factor-whole task, else the TSQR tree.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToWorker } from '../../../common/messages';
+import type { Discovery } from '../../../main/cluster/discovery';
+import type { ExitInfo, LaunchedProcess, Launcher } from '../../../main/cluster/launcher';
+import { compileWorkflow } from '../../../main/engine/compile/compile';
+import { Engine } from '../../../main/engine/engine';
+import { validateWorkflow } from '../../../main/engine/validate';
+
+/** Processes that answer init with ready, the GPU worker's cuda backend loaded or not. */
+function fakeLauncher(cudaLoads: boolean): Launcher {
+  return {
+    kind: 'fork',
+    launch(): LaunchedProcess {
+      let onMsg: (raw: unknown) => void = () => undefined;
+      let onExit: (e: ExitInfo) => void = () => undefined;
+      return {
+        pid: 3000,
+        send(msg: ToWorker) {
+          if (msg.type === 'init') {
+            const cuda = msg.config.kind === 'gpu' ? [{ name: 'cuda', available: cudaLoads, ...(cudaLoads ? {} : { reason: 'no device' }) }] : [];
+            setTimeout(() => onMsg({ type: 'ready', pid: 1, address: { workerId: msg.config.id, host: '127.0.0.1', port: 1 }, backends: [...cuda, { name: 'js', available: true }] }), 5);
+          }
+          if (msg.type === 'shutdown') setTimeout(() => onExit({ code: 0, signal: null }), 1);
+        },
+        onMessage: (fn) => (onMsg = fn),
+        onExit: (fn) => (onExit = fn),
+        kill: (signal) => setTimeout(() => onExit({ code: null, signal }), 1),
+      };
+    },
+  };
+}
+
+const gib = 2 ** 30;
+const discovery: Discovery = {
+  gpus: [{ index: 0, uuid: 'GPU-test', name: 'test GPU', memoryTotalMiB: 16384, memoryUsedMiB: 0, utilizationPct: 0, pciBusId: '0', driverVersion: '1' }],
+  cpu: { cores: 2, model: 'test', memoryTotalBytes: 8 * gib, memoryFreeBytes: 4 * gib },
+};
+const wf = validateWorkflow({
+  format: 'gpuflow.workflow/1',
+  nodes: [
+    { id: 'x', op: 'random_normal', params: { shape: [90, 7], chunks: [20, 7], seed: 5, dtype: 'float64' } },
+    { id: 'f', op: 'svd', params: {} },
+  ],
+  edges: [{ source: 'x', sourcePort: 'out', target: 'f', targetPort: 'x' }],
+});
+const ops = (tasks: Iterable<{ spec: { kind: string; op?: string } }>) => [...tasks].map((t) => t.spec.op ?? t.spec.kind).sort();
+
+let engine: Engine | null = null;
+afterEach(async () => {
+  await engine?.shutdown();
+  engine = null;
+});
+
+describe('Engine.precompile', () => {
+  it('compiles for the planned GPU worker while the workers start, and that graph is the run’s', async () => {
+    engine = new Engine(discovery, { launcher: fakeLauncher(true), cpuWorkers: 1 });
+    const starting = engine.start();
+    const early = engine.precompile(wf);
+    await starting;
+    expect(engine.deviceTarget).toEqual(engine.plannedDeviceTarget);
+    const g = await early.take();
+    expect(await early.take()).toBe(g); // the early graph itself, not compiled again
+    const oracle = compileWorkflow(wf, { maxTaskBytes: engine.maxTaskBytes, device: engine.deviceTarget });
+    expect(ops(g.tasks.values())).toEqual(ops(oracle.tasks.values()));
+    expect(ops(g.tasks.values())).toContain('factor-whole');
+  });
+
+  it('compiles again when the GPU worker’s cuda backend did not load (the TSQR graph)', async () => {
+    engine = new Engine(discovery, { launcher: fakeLauncher(false), cpuWorkers: 1 });
+    const starting = engine.start();
+    const early = engine.precompile(wf);
+    await starting;
+    expect(engine.plannedDeviceTarget).toBeDefined();
+    expect(engine.deviceTarget).toBeUndefined();
+    const g = await early.take();
+    expect(await early.take()).not.toBe(g);
+    const oracle = compileWorkflow(wf, { maxTaskBytes: engine.maxTaskBytes });
+    expect(ops(g.tasks.values())).toEqual(ops(oracle.tasks.values()));
+    expect(ops(g.tasks.values())).not.toContain('factor-whole');
+    expect(ops(g.tasks.values())).toContain('qr-block');
+  });
+});
