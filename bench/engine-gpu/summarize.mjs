@@ -17,7 +17,7 @@ const lingerAb = lines('engine-ab.jsonl').filter((r) => r.kind === 'linger-ab');
 const v8Ab = lines('engine-ab.jsonl').filter((r) => r.kind === 'v8-ab');
 const warmOf = (dtype, mode) => {
   const w = warm.filter((r) => !r.first && r.dtype === dtype && r.workflow.includes(mode === 'sliced' ? 'seed-benchmark' : 'seed-full'));
-  return w.length ? Math.min(...w.map((r) => r.engineSeconds)) : null;
+  return w.length ? Math.min(...w.map((r) => r.engineSeconds ?? r.seconds)) : null;
 };
 const machineTxt = existsSync(join(dir, 'machine.txt')) ? readFileSync(join(dir, 'machine.txt'), 'utf8').trim() : '';
 const gpu = /H100/.test(seed.machine.gpu ?? '') ? 'h100' : /H200/.test(seed.machine.gpu ?? '') ? 'h200' : 'gpu';
@@ -85,7 +85,7 @@ const md = [
   '',
   `GPU checks (every CUDA op vs js, specialised kernel included): ${seed.checks.passed} passed, ${seed.checks.failed.length} failed.`,
   '',
-  'Seconds. engine = `gpuflow run` (stats.durationMs, best of 2; workers already started); bare loop = one addon call per chunk, 4 in flight (1 in flight in brackets); kernel = events around back-to-back launches x chunks (specialised kernel; general interpreter beside it); CuPy loop and Dask + CuPy use CuPy\'s default generator.',
+  'Seconds. engine = `gpuflow run` from the product bundles, a fresh process each (stats.durationMs, from run start after the workers are ready, best of 2; process wall in the JSON with the start-up trace); bare loop = one addon call per chunk, 16 in flight as the engine keeps on a GPU worker (1 in flight in brackets); kernel = events around back-to-back launches x chunks (specialised kernel; general interpreter beside it); CuPy loop and Dask + CuPy use CuPy\'s default generator.',
   '',
   '| workload | dtype | N | engine | bare loop 16 (1) | engine over bare loop 16 | kernel only | general kernel | CuPy loop | Dask + CuPy |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
