@@ -206,8 +206,10 @@ function done(key: string, bytes: number, backend: string, startedAt: number, tr
 
 async function init(cfg: WorkerConfig): Promise<void> {
   config = cfg;
+  traceStart('worker-init');
   if (failsToStart(cfg.id)) throw new Error('test fault injection: this start fails (GPUFLOW_FAULT_START_EXIT)');
   const made = await createBackends(cfg);
+  traceStart('worker-backends');
   const fault = faultsFor(cfg.id); // test-only (worker/faults.ts); null unless a test sets it
   backends = fault ? injectFaults(made.backends, fault) : made.backends;
   if (fault) log('warn', `test fault injection: ${fault.fault} after ${fault.after} kernel calls`);
@@ -219,6 +221,7 @@ async function init(cfg: WorkerConfig): Promise<void> {
   importer = ipc ? new ResidentImporter(store, ipc) : null;
   ipcOffReason = residency.ipcReason;
   if (ipc) log('info', 'chunks move to and from other GPU workers by CUDA IPC where they can');
+  traceStart('worker-residency');
   // A chunk on the device goes to a GPU peer by IPC; to others it is copied to the host once.
   const server = await startPeerServer(cfg.peerToken, (key) => store.hostValue(key), {
     exporter: ipc ? residentExporter(store, ipc, (m) => log('warn', m)) : undefined,
