@@ -35,14 +35,19 @@ describe('a 100 000-task graph', () => {
     // the largest CPU time this process used within one gap. A gap is a stall of the loop; its CPU
     // time is the part of it spent running here (our work or V8's GC). On a machine shared with
     // other busy processes, the OS may leave this process waiting for a core for a while: that
-    // lengthens the wall gap but not the CPU gap, which is why the CPU gap is what is asserted.
+    // lengthens the wall gap but not the CPU gap. The CPU gap in turn counts V8's parallel GC
+    // threads beside the loop's own thread (a 38 ms stall used 70 ms of CPU here, 135 ms on a
+    // loaded CI machine). The loop's thread was busy at most the smaller of the two within one
+    // gap: `busy`, the largest such bound over the phase, is what is asserted.
     let last = { wall: performance.now(), cpu: process.cpuUsage() };
-    const gap = { wall: 0, cpu: 0 };
+    const gap = { wall: 0, cpu: 0, busy: 0 };
     const probe = setInterval(() => {
       const wall = performance.now();
       const used = process.cpuUsage(last.cpu);
+      const cpuMs = (used.user + used.system) / 1000;
       gap.wall = Math.max(gap.wall, wall - last.wall);
-      gap.cpu = Math.max(gap.cpu, (used.user + used.system) / 1000);
+      gap.cpu = Math.max(gap.cpu, cpuMs);
+      gap.busy = Math.max(gap.busy, Math.min(wall - last.wall, cpuMs));
       last = { wall, cpu: process.cpuUsage() };
     }, 5);
     // V8's collector pauses (wall ms), to tell them apart from ours in the figures.
@@ -54,11 +59,12 @@ describe('a 100 000-task graph', () => {
       }
     });
     gcObserver.observe({ entryTypes: ['gc'] });
-    const phaseLag = (): { loop: number; gapWall: number; gapCpu: number; gcMax: number; gcs: number } => {
-      const v = { loop: round1(h.max / 1e6), gapWall: round1(gap.wall), gapCpu: round1(gap.cpu), gcMax: round1(gcPause.max), gcs: gcPause.count };
+    const phaseLag = (): { loop: number; gapWall: number; gapCpu: number; gapBusy: number; gcMax: number; gcs: number } => {
+      const v = { loop: round1(h.max / 1e6), gapWall: round1(gap.wall), gapCpu: round1(gap.cpu), gapBusy: round1(gap.busy), gcMax: round1(gcPause.max), gcs: gcPause.count };
       h.reset();
       gap.wall = 0;
       gap.cpu = 0;
+      gap.busy = 0;
       gcPause.max = 0;
       gcPause.count = 0;
       return v;
@@ -144,11 +150,12 @@ describe('a 100 000-task graph', () => {
       if (SOAK) expect(finished).toBe(true);
       else expect(stimuli).toBe(limit);
       expect(executes).toBeGreaterThanOrEqual(stimuli);
-      // The D8 target: no phase keeps main's loop busy for 100 ms. Asserted on the CPU this
-      // process used within one stall, which the machine's load does not inflate (before the
-      // fix: ~2 s for compile, ~1 s for setup, on any machine). Measured stalls in wall time
-      // include time waiting for a core: asserted under STRICT, for quiet machines.
-      for (const p of [lagCompile, lagSetup, lagSchedule]) expect(p.gapCpu).toBeLessThan(100);
+      // The D8 target: no phase keeps main's loop busy for 100 ms. Asserted on the bound of the
+      // loop thread's busy time within one stall (min of its wall and CPU gaps, see the probe),
+      // which neither waiting for a core nor parallel GC threads inflate (before the fix: ~2 s
+      // for compile, ~1 s for setup, on any machine). Measured stalls in wall time include time
+      // waiting for a core: asserted under STRICT, for quiet machines.
+      for (const p of [lagCompile, lagSetup, lagSchedule]) expect(p.gapBusy).toBeLessThan(100);
       if (STRICT) for (const p of [lagCompile, lagSetup, lagSchedule]) expect(Math.max(p.loop, p.gapWall)).toBeLessThan(100);
     } finally {
       clearInterval(probe);
