@@ -18,21 +18,12 @@
 #include "cuda_ipc.h"
 #include "cuda_resident.h"
 #include "device_lost_napi.h"
+#include "napi_args.h"
 #include "napi_job.h"
 #include "program.h"
 
 namespace gf {
 namespace {
-
-constexpr int64_t kMaxId = int64_t(1) << 52;
-
-int64_t intArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t lo, int64_t hi) {
-  if (i >= info.Length() || !info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a number");
-  const double v = info[i].As<Napi::Number>().DoubleValue();
-  if (!(v >= lo && v <= hi) || static_cast<double>(static_cast<int64_t>(v)) != v)
-    throw Napi::RangeError::New(info.Env(), std::string(name) + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return static_cast<int64_t>(v);
-}
 
 // Runs `work` off the JS thread (napi_job.h), holding `keep`; `make` gives the promise's value.
 Napi::Value queue(Napi::Env env, std::function<void()> work, DeviceJob::Make make, cuda::BlockRef keep = nullptr) {
@@ -43,9 +34,8 @@ Napi::Value queue(Napi::Env env, std::function<void()> work, DeviceJob::Make mak
 
 Napi::Value Export(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const int64_t id = intArg(info, 0, "id", 1, kMaxId);
-  cuda::BlockRef b = cuda::residentFind(id);
-  if (!b) throw Napi::RangeError::New(env, "cudaIpcExport: no device buffer with id " + std::to_string(id) + " (freed, or never made)");
+  const int64_t id = intArg(info, 0, "id", 1, kMaxBlockId);
+  cuda::BlockRef b = blockOf(env, id, "cudaIpcExport");
   auto out = std::make_shared<cuda::IpcExport>();
   const cuda::DeviceBlock* raw = b.get();
   return queue(
@@ -63,7 +53,7 @@ Napi::Value Export(const Napi::CallbackInfo& info) {
 
 Napi::Value Release(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const int64_t id = intArg(info, 0, "exportId", 1, kMaxId);
+  const int64_t id = intArg(info, 0, "exportId", 1, kMaxBlockId);
   if (info.Length() < 2 || !info[1].IsBoolean()) throw Napi::TypeError::New(env, "reuse must be a boolean");
   const bool reuse = info[1].As<Napi::Boolean>().Value();
   auto known = std::make_shared<bool>(false);

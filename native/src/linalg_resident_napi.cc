@@ -17,6 +17,7 @@
 #include "cuda_linalg_resident.h"
 #include "cuda_resident.h"
 #include "device_lost_napi.h"
+#include "napi_args.h"
 #include "napi_job.h"
 
 namespace gf {
@@ -24,27 +25,7 @@ namespace {
 
 using cuda::BlockRef;
 
-constexpr int64_t kMaxId = int64_t(1) << 52;
 constexpr int64_t kMaxDim = int64_t(1) << 31;
-
-int64_t intOf(Napi::Env env, const Napi::Value& v, const std::string& name, int64_t lo, int64_t hi) {
-  if (!v.IsNumber()) throw Napi::TypeError::New(env, name + " must be a number");
-  const double d = v.As<Napi::Number>().DoubleValue();
-  if (!(d >= lo && d <= hi) || static_cast<double>(static_cast<int64_t>(d)) != d)
-    throw Napi::RangeError::New(env, name + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return static_cast<int64_t>(d);
-}
-
-int64_t intArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t lo, int64_t hi) {
-  if (i >= info.Length()) throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a number");
-  return intOf(info.Env(), info[i], name, lo, hi);
-}
-
-BlockRef blockOf(Napi::Env env, int64_t id, const std::string& name) {
-  BlockRef b = cuda::residentFind(id);
-  if (!b) throw Napi::RangeError::New(env, name + ": no device buffer with id " + std::to_string(id) + " (freed, or never made)");
-  return b;
-}
 
 // Runs `work` off the JS thread, holding the blocks it reads (napi_job.h); resolves with the ids
 // it returns (a number when `single`, else an array).
@@ -69,7 +50,7 @@ Napi::Value Factor(const Napi::CallbackInfo& info) {
   std::vector<BlockRef> blocks;
   for (uint32_t i = 0; i < arr.Length(); i++) {
     const std::string name = "ids[" + std::to_string(i) + "]";
-    BlockRef b = blockOf(env, intOf(env, arr.Get(i), name, 1, kMaxId), name);
+    BlockRef b = blockOf(env, intOf(env, arr.Get(i), name, 1, kMaxBlockId), name);
     if (b->type != tF64) throw Napi::TypeError::New(env, name + " must hold float64");
     blocks.push_back(std::move(b));
   }
@@ -90,7 +71,7 @@ Napi::Value Factor(const Napi::CallbackInfo& info) {
 
 Napi::Value Rows(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  BlockRef b = blockOf(env, intArg(info, 0, "id", 1, kMaxId), "cudaResidentRows");
+  BlockRef b = blockOf(env, intArg(info, 0, "id", 1, kMaxBlockId), "cudaResidentRows");
   const int64_t start = intArg(info, 1, "start", 0, kMaxDim), count = intArg(info, 2, "count", 0, kMaxDim), cols = intArg(info, 3, "cols", 0, kMaxDim);
   const size_t elem = b->type == tF64 ? 8 : 4;
   if (elem * static_cast<size_t>(start + count) * static_cast<size_t>(cols) > b->bytes) throw Napi::RangeError::New(env, "rows [start, start + count) are beyond the block");
@@ -100,7 +81,7 @@ Napi::Value Rows(const Napi::CallbackInfo& info) {
 
 Napi::Value Share(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  BlockRef b = blockOf(env, intArg(info, 0, "id", 1, kMaxId), "cudaResidentShare");
+  BlockRef b = blockOf(env, intArg(info, 0, "id", 1, kMaxBlockId), "cudaResidentShare");
   return Napi::Number::New(env, static_cast<double>(cuda::residentEnter(std::move(b))));
 }
 

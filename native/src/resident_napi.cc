@@ -19,6 +19,7 @@
 #include "cuda_api.h"
 #include "cuda_resident.h"
 #include "device_lost_napi.h"
+#include "napi_args.h"
 #include "napi_job.h"
 #include "program.h"
 
@@ -40,22 +41,7 @@ int32_t elementType(Napi::Env env, const Napi::TypedArray& t, const std::string&
   }
 }
 
-// An integer argument; ids and dimensions stay below 2^53, so a double holds them exactly.
-int64_t intArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t lo, int64_t hi) {
-  if (i >= info.Length() || !info[i].IsNumber()) typeError(info.Env(), std::string(name) + " must be a number");
-  const double v = info[i].As<Napi::Number>().DoubleValue();
-  if (!(v >= lo && v <= hi) || static_cast<double>(static_cast<int64_t>(v)) != v)
-    throw Napi::RangeError::New(info.Env(), std::string(name) + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return static_cast<int64_t>(v);
-}
 
-constexpr int64_t kMaxId = int64_t(1) << 52;
-
-BlockRef blockOf(Napi::Env env, int64_t id, const std::string& name) {
-  BlockRef b = cuda::residentFind(id);
-  if (!b) throw Napi::RangeError::New(env, name + ": no device buffer with id " + std::to_string(id) + " (freed, or never made)");
-  return b;
-}
 
 // Runs `work` off the JS thread (napi_job.h); resolves with the number it returns.
 Napi::Value queue(Napi::Env env, std::function<int64_t()> work, const std::vector<Napi::Value>& keep, std::vector<BlockRef> blocks = {}) {
@@ -77,7 +63,7 @@ Napi::Value Upload(const Napi::CallbackInfo& info) {
 
 Napi::Value Download(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  BlockRef b = blockOf(env, intArg(info, 0, "id", 1, kMaxId), "cudaResidentDownload");
+  BlockRef b = blockOf(env, intArg(info, 0, "id", 1, kMaxBlockId), "cudaResidentDownload");
   if (info.Length() < 2 || !info[1].IsTypedArray()) typeError(env, "dst must be a typed array");
   Napi::TypedArray t = info[1].As<Napi::TypedArray>();
   if (elementType(env, t, "dst") != b->type) typeError(env, "dst's element type differs from the device buffer's");
@@ -89,7 +75,7 @@ Napi::Value Download(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value Free(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), cuda::residentFree(intArg(info, 0, "id", 1, kMaxId)));
+  return Napi::Boolean::New(info.Env(), cuda::residentFree(intArg(info, 0, "id", 1, kMaxBlockId)));
 }
 
 Napi::Value RunProgram(const Napi::CallbackInfo& info) {
@@ -108,7 +94,7 @@ Napi::Value RunProgram(const Napi::CallbackInfo& info) {
     const std::string name = "inputs[" + std::to_string(i) + "]";
     if (v.IsNumber()) {
       const double d = v.As<Napi::Number>().DoubleValue();
-      if (!(d >= 1 && d <= static_cast<double>(kMaxId)) || static_cast<double>(static_cast<int64_t>(d)) != d)
+      if (!(d >= 1 && d <= static_cast<double>(kMaxBlockId)) || static_cast<double>(static_cast<int64_t>(d)) != d)
         throw Napi::RangeError::New(env, name + " must be a device buffer id (a positive integer)");
       BlockRef b = blockOf(env, static_cast<int64_t>(d), name);
       inputs.push_back(InputView{b->ptr, static_cast<int64_t>(b->bytes / (b->type == tF64 ? 8 : 4)), b->type});
@@ -148,10 +134,10 @@ Napi::Value RunProgram(const Napi::CallbackInfo& info) {
 
 Napi::Value Matmul(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  BlockRef a = blockOf(env, intArg(info, 0, "a", 1, kMaxId), "a");
-  BlockRef b = blockOf(env, intArg(info, 1, "b", 1, kMaxId), "b");
+  BlockRef a = blockOf(env, intArg(info, 0, "a", 1, kMaxBlockId), "a");
+  BlockRef b = blockOf(env, intArg(info, 1, "b", 1, kMaxBlockId), "b");
   BlockRef c0;
-  if (info.Length() > 2 && !info[2].IsNull() && !info[2].IsUndefined()) c0 = blockOf(env, intArg(info, 2, "c0", 1, kMaxId), "c0");
+  if (info.Length() > 2 && !info[2].IsNull() && !info[2].IsUndefined()) c0 = blockOf(env, intArg(info, 2, "c0", 1, kMaxBlockId), "c0");
   const int64_t dim = int64_t(1) << 31;
   const int64_t m = intArg(info, 3, "m", 0, dim), k = intArg(info, 4, "k", 0, dim), n = intArg(info, 5, "n", 0, dim);
   if (a->type == tI32) typeError(env, "a must hold float64 or float32");
