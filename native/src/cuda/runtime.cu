@@ -426,6 +426,16 @@ void factorSvd(Handle h, SvdMethod method, T* x, int64_t rows, int64_t cols, T* 
   }
 }
 
+// The polar decomposition gesvdp starts from is not unique when A is (numerically) rank
+// deficient, and NVIDIA's documentation says U may then not be orthonormal: such a matrix is done
+// again by Jacobi, which completes U. "Numerically" is sigma_min <= sqrt(eps) sigma_max, well above
+// the rounding noise (about cols eps sigma_max) a rank-deficient matrix's other singular values
+// sit at. Used by the host-in/out SVD (svdT) and the device one (svdOnDevice).
+template <typename T>
+bool gesvdpRedo(Solver solver, T sMax, T sMin) {
+  return solver == Solver::Gesvdp && sMin <= sMax * std::sqrt(std::numeric_limits<T>::epsilon());
+}
+
 template <typename T>
 void svdT(const T* a, T* u, T* s, T* vt, int64_t m, int64_t n, SvdMethod method) {
   if (m > INT32_MAX || n > INT32_MAX) throw std::runtime_error("cuda svd: dimension beyond 2^31");
@@ -448,12 +458,8 @@ void svdT(const T* a, T* u, T* s, T* vt, int64_t m, int64_t n, SvdMethod method)
   T* x = tall ? X.as<T>() : in.as<T>();
   factorSvd(h, method, x, rows, cols, S.as<T>(), U.as<T>(), V.as<T>(), info.as<int>());
   download(s, S, S.bytes());
-  // The polar decomposition gesvdp starts from is not unique when A is (numerically) rank
-  // deficient, and NVIDIA's documentation says U may then not be orthonormal: such a matrix is
-  // done again by Jacobi, which completes U. Only float64 gets here (float32 never uses gesvdp,
-  // above); "numerically" is sigma_min <= sqrt(eps) sigma_max, well above the rounding noise
-  // (about cols eps sigma_max) that a rank-deficient matrix's other singular values sit at.
-  if (method.solver == Solver::Gesvdp && s[cols - 1] <= s[0] * std::sqrt(std::numeric_limits<T>::epsilon())) {
+  // Only float64 gets here with gesvdp (float32 never uses it, above).
+  if (gesvdpRedo(method.solver, s[0], s[cols - 1])) {
     checkInfo(info, "cuSOLVER svd did not converge or failed");
     return svdT(a, u, s, vt, m, n, SvdMethod{method.qrFirst, Solver::Gesvdj});
   }
@@ -679,7 +685,7 @@ void svdOnDevice(const double* a, double* u, double* s, double* vt, int64_t m, i
     check(cudaMemcpyAsync(&ends[0], s, sizeof(double), cudaMemcpyDeviceToHost, stream()), "copy s[0]");
     check(cudaMemcpyAsync(&ends[1], s + n - 1, sizeof(double), cudaMemcpyDeviceToHost, stream()), "copy s[n-1]");
     sync();
-    if (!(ends[1] <= ends[0] * std::sqrt(std::numeric_limits<double>::epsilon()))) break;
+    if (!gesvdpRedo(method.solver, ends[0], ends[1])) break;
     checkInfo(info, "cuSOLVER svd did not converge or failed");
     method.solver = Solver::Gesvdj;
   }
