@@ -7,8 +7,6 @@
  * every `heartbeatMs` -> tasks, up to `concurrency` at once in arrival order (dependencies of queued tasks are
  * fetched while earlier tasks run) -> `shutdown` or parent gone -> exit.
  */
-// First, so that a GPU worker's CUDA context is being made while the modules below load.
-import './cuda-warmup';
 import { traceStart } from '../common/start-trace';
 import type { ChunkValue, JsonValue } from '../common/arrays';
 import { valueBytes } from '../common/arrays';
