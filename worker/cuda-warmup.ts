@@ -22,6 +22,7 @@ let context: Promise<void> | null = null;
 let libraries: Promise<void> | null = null;
 
 function start(): Promise<void> {
+  traceStart('worker-modules'); // node's own start and this module graph, before the addon's dlopen
   const n = loadNative();
   traceStart('worker-warmup-start');
   const quiet = (p: Promise<void>) => p.catch(() => undefined);

@@ -36,6 +36,16 @@ export async function prelaunchFor(opts: Parsed['values']): Promise<Prelaunch | 
     if (e instanceof UsageError) return undefined;
     throw e;
   }
-  const [{ prelaunch }, { forkLauncher }] = await Promise.all([import('../cluster/prelaunch'), import('../cluster/fork-launcher')]);
-  return prelaunch(forkLauncher(), w);
+  const [{ prelaunch }, { forkLauncher }, { discover, restrictGpus }, { procGpus }] = await Promise.all([
+    import('../cluster/prelaunch'),
+    import('../cluster/fork-launcher'),
+    import('../cluster/discovery'),
+    import('../cluster/proc-gpus'),
+  ]);
+  // The driver's listing is a hint for the real nvidia-smi only (a GPUFLOW_NVIDIA_SMI stand-in
+  // describes other GPUs, as tests do); GPUFLOW_PROC_GPUS=0 turns it off (bench A/B).
+  const env = process.env;
+  const listed = w.useGpus && env.GPUFLOW_NVIDIA_SMI === undefined && env.GPUFLOW_PROC_GPUS !== '0' ? procGpus() : null;
+  const hint = listed && restrictGpus(listed, process.env.GPUFLOW_DEVICES).gpus;
+  return prelaunch(forkLauncher(), w, discover(), hint);
 }

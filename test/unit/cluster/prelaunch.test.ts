@@ -103,4 +103,23 @@ describe('prelaunch', () => {
     await early.discovery;
     expect(base.started).toHaveLength(0);
   });
+
+  it('forks GPU workers at once from the driver listing, keeps those nvidia-smi agrees with, and re-forks or kills the rest', async () => {
+    const base = fakeLauncher();
+    let answer: (d: Discovery) => void = () => undefined;
+    // The hint has GPU 0 right, GPU 1 with another UUID, and a third GPU nvidia-smi does not list.
+    const wrong = { ...discovery.gpus[1], uuid: 'GPU-00000000-0000-0000-0000-000000000000' };
+    const extra = { ...discovery.gpus[1], index: 2, uuid: 'GPU-99999999-0000-0000-0000-000000000000' };
+    const early = prelaunch(base.launcher, { cpuWorkers: 1, virtualGpus: 0, useGpus: true }, new Promise((r) => (answer = r)), [discovery.gpus[0], wrong, extra]);
+    expect(base.started.map((p) => p.name)).toEqual(['gpuflow-cpu0', 'gpuflow-gpu0', 'gpuflow-gpu1', 'gpuflow-gpu2']);
+    const [, gpu0, gpu1Wrong, gpu2] = base.started;
+    answer(discovery);
+    await early.discovery;
+    expect(base.started.map((p) => p.name)).toEqual(['gpuflow-cpu0', 'gpuflow-gpu0', 'gpuflow-gpu1', 'gpuflow-gpu2', 'gpuflow-gpu1']);
+    expect([gpu0.killed, gpu1Wrong.killed, gpu2.killed]).toEqual([[], ['SIGTERM'], ['SIGTERM']]);
+    const got = poolLaunches({ discovery, cpuWorkers: 1, virtualGpus: 0, useGpus: true }).map((o) => early.launcher.launch(o));
+    expect(got).toEqual([gpu0, base.started[4], base.started[0]]);
+    expect(base.started[4].env.CUDA_VISIBLE_DEVICES).toBe(discovery.gpus[1].uuid);
+    expect(base.started).toHaveLength(5);
+  });
 });

@@ -1,0 +1,39 @@
+#!/bin/bash
+# One call on the GPU machine (after bench/engine-gpu/build.sh here; carry .device, .devbuild, out):
+# the process wall of fresh `gpuflow run`s above their engine run, with the start-up trace, A/B in
+# the same call and interleaved: the GPU workers forked from the driver's /proc listing
+# (main/cluster/proc-gpus.ts) or only once nvidia-smi answers (GPUFLOW_PROC_GPUS=0), each with and
+# without the early nvidia-smi query of the bin (BENCH_NO_EARLY_SMI=1). Results in $OUT/startup.jsonl.
+source .device/prelude
+export GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-unknown}
+nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv | tee $OUT/machine.txt
+# What the hint reads, as this machine has it.
+for f in /proc/driver/nvidia/gpus/*/information; do echo "== $f"; cat "$f"; done 2>&1 | tee -a $OUT/machine.txt
+ls /dev/nvidia* 2>&1 | tr '\n' ' ' | tee -a $OUT/machine.txt; echo
+node native/build.mjs --force 2>&1 | tail -1
+export GPUFLOW_NATIVE_DIR=$PWD/native/build
+[ -d node_modules ] || cp -r .devbuild/node_modules node_modules
+export GPUFLOW_TRACE_START=1
+for rep in 1 2 3 4 5 6; do
+  s=$(date +%s.%N); node -e 0; e=$(date +%s.%N)
+  echo "{\"kind\":\"node-e-0\",\"rep\":$rep,\"processSeconds\":$(python3 -c "print($e-$s)")}" | tee -a $OUT/startup.jsonl
+  for n in 1000 100000; do
+    for v in hint+smi nohint+smi hint nohint; do
+      case $v in hint*) H=1;; *) H=0;; esac
+      case $v in *smi) S=0;; *) S=1;; esac
+      s=$(date +%s.%N)
+      GPUFLOW_PROC_GPUS=$H BENCH_NO_EARLY_SMI=$S timeout 60 node .devbuild/cli.mjs run examples/seed-benchmark.json --param N=$n --param chunks=10000 --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
+      rc=$?
+      e=$(date +%s.%N)
+      node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(e){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-800)}};const trace=f.readFileSync('/tmp/r.err','utf8').split('\\n').filter(l=>l.startsWith('gpuflow-trace ')).map(l=>{const p=l.split(' ');return [p[1],p[2],Math.round(Number(p[4])-$s*1000)]});const proc=$e-$s;console.log(JSON.stringify({kind:'startup',variant:'$v',n:$n,rep:$rep,rc:$rc,processSeconds:proc,durationMs:r.stats&&r.stats.durationMs,aboveSeconds:r.stats?proc-r.stats.durationMs/1000:null,status:r.status,value:r.results&&r.results.total&&r.results.total.value,trace,error:r.error}))" | tee -a $OUT/startup.jsonl | cut -c1-220
+    done
+  done
+done
+node -e "
+const rows=require('fs').readFileSync('$OUT/startup.jsonl','utf8').trim().split('\n').map(JSON.parse).filter(r=>r.kind==='startup'&&r.status==='finished');
+const med=a=>{a=[...a].sort((x,y)=>x-y);return a[Math.floor((a.length-1)/2)]};
+for (const n of [1000,100000]) for (const v of ['hint+smi','nohint+smi','hint','nohint']) {
+  const r=rows.filter(x=>x.n===n&&x.variant===v); if(!r.length) continue;
+  const at=(l)=>med(r.map(x=>(x.trace.find(t=>t[1]===l)||[0,0,NaN])[2]));
+  console.log(JSON.stringify({kind:'median',n,variant:v,runs:r.length,processSeconds:med(r.map(x=>x.processSeconds)),aboveSeconds:med(r.map(x=>x.aboveSeconds)),fork:at('fork-gpuflow-gpu0'),discovered:at('discovered-1-gpus'),modules:at('worker-modules'),warmup:at('worker-warmup-start'),context:at('worker-context-done'),ready:at('workers-ready'),runStart:at('run-start')}));
+}" | tee -a $OUT/startup.jsonl
