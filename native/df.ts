@@ -38,7 +38,7 @@ export function dfCuda(): { addon: DfAddon } | { unavailable: string } {
   if ('unavailable' in d) return d;
   const info = loadNative();
   if ('addon' in info) {
-    const raw = info.addon.info();
+    const raw = info.addon.cudaStatus();
     if (!raw.cuda) return { unavailable: raw.cudaReason ?? 'CUDA is not available' };
   }
   return d;

@@ -99,6 +99,7 @@ export function fakeCudaAddon(real: NativeAddon): NativeAddon {
   return {
     ...real,
     info: () => ({ ...real.info(), cuda: true, cudaReason: undefined, device: 'fake cuda (CPU kernels, GPUFLOW_BENCH_FAKE_CUDA)' }),
+    cudaStatus: () => ({ cuda: true }),
     cudaRunProgram: (code, inputs, out) => run(code, inputs, out),
     cudaResidentUpload: (src) => Promise.resolve(put(src.slice())),
     async cudaResidentDownload(id, dst) {

@@ -33,21 +33,18 @@ export interface NativeAddon {
   cudaQr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray): Promise<void>;
   cudaSvd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray): Promise<void>;
   /**
-   * Makes the CUDA context and one cuBLAS and one cuSOLVER handle off the JS thread (a GPU worker
-   * starts it at once: worker/cuda-warmup.ts); resolves when they are made or found unavailable,
-   * at once in a CPU-only build. Absent in addons built before it.
+   * The CUDA context, made off the JS thread (a GPU worker starts it at once: worker/cuda-warmup.ts);
+   * resolves when it is made or found unavailable, at once in a CPU-only build.
    */
-  cudaWarmup?(): Promise<void>;
-  /** cudaWarmup's first phase, the context alone (worker/cuda-warmup.ts). Absent in addons built before it. */
-  cudaWarmContext?(): Promise<void>;
+  cudaWarmContext(): Promise<void>;
   /**
-   * cudaWarmup's second phase: one cuBLAS and one cuSOLVER handle, made off the JS thread; from
+   * The warm-up's second phase: one cuBLAS and one cuSOLVER handle, made off the JS thread; from
    * the call on, a linear algebra call needing a handle waits for these, and info() leaves the
-   * libraries alone until they are made. Absent in addons built before it.
+   * libraries alone until they are made.
    */
-  cudaWarmLibraries?(): Promise<void>;
-  /** info()'s CPU part, without initialising CUDA (native-cpu asks it). Absent in addons built before it. */
-  cpuFeatures?(): { negativeStrides: boolean; blas: string; hardwareThreads: number };
+  cudaWarmLibraries(): Promise<void>;
+  /** info()'s CUDA availability alone, without info()'s CPU BLAS / LAPACK lookup (the cuda backend's start asks it). */
+  cudaStatus(): { cuda: boolean; cudaReason?: string };
   /** Device-resident buffers (native/src/resident_napi.cc; worker/resident/ uses them): ids the addon's pool owns. */
   cudaResidentUpload(src: FloatArray | Int32Array): Promise<number>;
   cudaResidentDownload(id: number, dst: FloatArray | Int32Array): Promise<void>;

@@ -6,14 +6,13 @@
  * act (worker/boot.ts), before its other modules have loaded and before main has sent `init`.
  *
  * Two phases. The context (the addon's cudaWarmContext) is what the worker's `ready` waits for:
- * the cuda backend (worker/kernels/cuda.ts) asks info() only after it, and the first program
+ * the cuda backend (worker/kernels/cuda.ts) asks cudaStatus() only after it, and the first program
  * task needs nothing more. The cuBLAS and cuSOLVER handles (cudaWarmLibraries: the libraries
  * dlopen'ed, one handle of each made and left idle in the addon's pool) follow in the background,
  * while main compiles and the first tasks run; matmul / qr / svd wait for them (`librariesReady`),
  * and in the addon a lease taken meanwhile waits for the warm-up's handle rather than make a
- * second one at the same time. An addon built before the split has only cudaWarmup (both phases
- * in one), which then stands for both. Any failure is left for info() and the first call to
- * report, with their own messages.
+ * second one at the same time. Any failure is left for cudaStatus() and the first call to report,
+ * with their own messages.
  */
 import { traceStart } from '../common/start-trace';
 import { loadNative } from '../native/index';
@@ -28,19 +27,15 @@ function start(): Promise<void> {
   const quiet = (p: Promise<void>) => p.catch(() => undefined);
   if ('unavailable' in n) {
     context = libraries = Promise.resolve();
-  } else if (n.addon.cudaWarmContext && n.addon.cudaWarmLibraries) {
+  } else {
     const addon = n.addon;
-    context = quiet(addon.cudaWarmContext!()).then(() => traceStart('worker-context-done'));
+    context = quiet(addon.cudaWarmContext()).then(() => traceStart('worker-context-done'));
     // Chained here, first: the library phase is queued (and the addon's leases told to wait for
-    // it) before anyone awaiting the context can ask info() or start a task.
+    // it) before anyone awaiting the context can ask cudaStatus() or start a task.
     libraries = context
-      .then(() => addon.cudaWarmLibraries!())
+      .then(() => addon.cudaWarmLibraries())
       .catch(() => undefined)
       .then(() => traceStart('worker-libraries-done'));
-  } else if (n.addon.cudaWarmup) {
-    context = libraries = quiet(n.addon.cudaWarmup()).then(() => traceStart('worker-warmup-done'));
-  } else {
-    context = libraries = Promise.resolve();
   }
   return context;
 }

@@ -12,6 +12,8 @@ for f in /proc/driver/nvidia/gpus/*/information; do echo "== $f"; cat "$f"; done
 ls /dev/nvidia* 2>&1 | tr '\n' ' ' | tee -a $OUT/machine.txt; echo
 node native/build.mjs --force 2>&1 | tail -1
 export GPUFLOW_NATIVE_DIR=$PWD/native/build
+# What the cuda backend's start asks on the JS thread after the context: info() or cudaStatus().
+for rep in 1 2 3; do for first in info status; do node bench/engine-gpu/info-cost.mjs $first | tee -a $OUT/startup.jsonl; done; done
 [ -d node_modules ] || cp -r .devbuild/node_modules node_modules
 export GPUFLOW_TRACE_START=1
 for rep in 1 2 3 4 5 6; do

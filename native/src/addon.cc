@@ -258,22 +258,21 @@ Napi::Value Info(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// What the CPU kernels need to know, without info()'s CUDA part: a CPU worker asking info() made
-// the CUDA driver initialise (tens of ms here, more beside a real GPU) for nothing.
-Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
+// Whether CUDA works here, and why not: info()'s first two fields alone. The cuda backend asks
+// this on the JS thread once the warm-up's context is made; info() also dlopens the CPU BLAS and
+// LAPACK (OpenBLAS starts a thread per core), which a GPU worker's start then waited for.
+Napi::Value CudaStatus(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = Napi::Object::New(env);
-  o.Set("negativeStrides", Napi::Boolean::New(env, true));
-  o.Set("blas", gf::blasName());
-  o.Set("hardwareThreads", Napi::Number::New(env, std::thread::hardware_concurrency()));
+  const std::string cudaReason = gf::cuda::unavailableReason();
+  o.Set("cuda", Napi::Boolean::New(env, cudaReason.empty()));
+  if (!cudaReason.empty()) o.Set("cudaReason", cudaReason);
   return o;
 }
 
-// Starts the CUDA context and the cuBLAS / cuSOLVER handles on a libuv thread (gf::cuda::warmup);
-// resolves when they are made or found unavailable. A CPU-only build resolves at once.
-Napi::Value CudaWarmup(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmup(); }, {}); }
-// The same in two phases (gf::cuda::warmContext / warmLibraries): a GPU worker is ready once the
-// context is made, and the cuBLAS / cuSOLVER handles follow in the background; a lease that needs
+// The CUDA context and the cuBLAS / cuSOLVER handles, made on a libuv thread in two phases
+// (gf::cuda::warmContext / warmLibraries), each resolving when made or found unavailable (at
+// once in a CPU-only build): a GPU worker is ready once the context is made, and the cuBLAS / cuSOLVER handles follow in the background; a lease that needs
 // one meanwhile waits for the warm-up's (beginWarmLibraries, here before queueing).
 Napi::Value CudaWarmContext(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmContext(); }, {}); }
 Napi::Value CudaWarmLibraries(const Napi::CallbackInfo& info) {
@@ -292,10 +291,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaMatmul", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Matmul(i, true); }));
   exports.Set("cudaQr", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Qr(i, true); }));
   exports.Set("cudaSvd", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Svd(i, true); }));
-  exports.Set("cudaWarmup", Napi::Function::New(env, CudaWarmup));
   exports.Set("cudaWarmContext", Napi::Function::New(env, CudaWarmContext));
   exports.Set("cudaWarmLibraries", Napi::Function::New(env, CudaWarmLibraries));
-  exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures));
+  exports.Set("cudaStatus", Napi::Function::New(env, CudaStatus));
   gf::registerResident(env, exports);
   gf::registerLinalgResident(env, exports);
   gf::registerDfExports(env, exports);

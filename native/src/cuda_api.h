@@ -33,16 +33,15 @@ std::string describe();
 // Why cuBLAS / cuSOLVER could not be loaded ("" when they were).
 std::string blasReason();
 std::string solverReason();
-// Makes this process's CUDA context and one cuBLAS and one cuSOLVER handle (their libraries
-// dlopen'ed), so that the first task finds them made. Run off the JS thread as soon as a GPU worker
-// starts (the addon's cudaWarmup). Never throws: what fails here fails again, with its message,
-// where it is used (unavailableReason, the first matmul / qr / svd).
-void warmup();
-// warmup() in two phases, so that a worker is ready once its context is (the first program task
-// needs nothing more): warmContext() makes the context; beginWarmLibraries() (on the JS thread,
+// This process's CUDA context and one cuBLAS and one cuSOLVER handle (their libraries dlopen'ed),
+// made off the JS thread as soon as a GPU worker starts, so that the first task finds them made;
+// in two phases, so that a worker is ready once its context is (the first program task needs
+// nothing more): warmContext() makes the context; beginWarmLibraries() (on the JS thread,
 // when the library phase is queued) makes every cuBLAS / cuSOLVER lease from then on wait for
 // the handle warmLibraries() (off the JS thread) is making instead of making a second one at the
-// same time, and info() leave the libraries alone until that phase is over. Never throw.
+// same time, and info() leave the libraries alone until that phase is over. Never throw: what
+// fails here fails again, with its message, where it is used (unavailableReason, the first
+// matmul / qr / svd).
 void warmContext();
 void beginWarmLibraries();
 void warmLibraries();

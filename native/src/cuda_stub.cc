@@ -17,7 +17,6 @@ std::string unavailableReason() { return GF_NO_CUDA_REASON; }
 std::string describe() { return ""; }
 std::string blasReason() { return GF_NO_CUDA_REASON; }
 std::string solverReason() { return GF_NO_CUDA_REASON; }
-void warmup() {}
 void warmContext() {}
 void beginWarmLibraries() {}
 void warmLibraries() {}

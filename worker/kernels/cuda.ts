@@ -4,7 +4,7 @@
  * reduction partial) that never materialises a chunk a reduction consumes; matmul goes through
  * cuBLAS and qr / svd through cuSOLVER, both dlopen'ed by the addon at first use. A worker makes
  * it with `createWarmCudaBackend`: the context has been made on a libuv thread since the worker
- * started (worker/cuda-warmup.ts), and info() finds it instead of making it on the JS thread;
+ * started (worker/cuda-warmup.ts), and cudaStatus() finds it instead of making it on the JS thread;
  * the cuBLAS / cuSOLVER handles are made after it in the background, and matmul, qr and svd
  * wait for them (`librariesReady`).
  */
@@ -23,9 +23,11 @@ export function createCudaBackend(): ArrayBackend | { unavailable: string } {
   const loaded = loadNative();
   if ('unavailable' in loaded) return { unavailable: loaded.unavailable };
   const addon = loaded.addon;
-  const info = addon.info();
-  const features = { negativeStrides: info.negativeStrides === true };
-  if (!info.cuda) return { unavailable: info.cudaReason ?? 'CUDA is not available' };
+  // Not info(): it also dlopens the CPU BLAS and LAPACK, which a GPU worker's start waited for.
+  const status = addon.cudaStatus();
+  if (!status.cuda) return { unavailable: status.cudaReason ?? 'CUDA is not available' };
+  // The addon's programs take negative coefficients (info().negativeStrides is always true).
+  const features = { negativeStrides: true };
   return {
     name: 'cuda',
     supportsProgram: (program: ChunkProgram) => unsupportedReason(program, features) === null && sizeOf(program.shape) <= MAX_ELEMENTS,

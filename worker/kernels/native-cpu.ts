@@ -14,8 +14,11 @@ export function createNativeCpuBackend(threads: number): ArrayBackend | { unavai
   const loaded = loadNative();
   if ('unavailable' in loaded) return { unavailable: loaded.unavailable };
   const addon = loaded.addon;
-  // Not info(): its CUDA part would initialise the driver in every CPU worker.
-  const features = { negativeStrides: (addon.cpuFeatures?.() ?? addon.info()).negativeStrides === true };
+  // The addon's programs take negative coefficients (info().negativeStrides is always true). Not
+  // info(): its CUDA part would initialise the driver in every CPU worker, and its BLAS lookup
+  // dlopens OpenBLAS, which starts a thread per core (about 0.1 s of a start on 16 cores); the
+  // BLAS is opened at the first matmul instead.
+  const features = { negativeStrides: true };
   return {
     name: 'native-cpu',
     supportsProgram: (program: ChunkProgram) => unsupportedReason(program, features) === null,

@@ -541,12 +541,6 @@ void warmLibraries() {
   librariesWarming.store(false);
 }
 
-void warmup() {
-  warmContext();
-  beginWarmLibraries();
-  warmLibraries();
-}
-
 void matmul(int dtype, const void* a, const void* b, const void* c0, void* c, int64_t m, int64_t k, int64_t n) {
   if (dtype == 0) matmulT(static_cast<const double*>(a), static_cast<const double*>(b), static_cast<const double*>(c0), static_cast<double*>(c), m, k, n);
   else matmulT(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<const float*>(c0), static_cast<float*>(c), m, k, n);

@@ -84,11 +84,13 @@ describe.skipIf(skip)('the addon boundary', () => {
   });
 });
 
-describe.skipIf(skip)('cpuFeatures', () => {
-  it("answers info()'s CPU fields without its CUDA part (native-cpu asks it, so CPU workers never start the CUDA driver)", () => {
+describe.skipIf(skip)('cudaStatus', () => {
+  it("answers info()'s CUDA availability and reason alone (the cuda backend's start asks it, without the CPU BLAS lookup)", () => {
     const n = loadNative();
     if ('unavailable' in n) throw new Error(n.unavailable);
     const info = n.addon.info();
-    expect(n.addon.cpuFeatures?.()).toEqual({ negativeStrides: info.negativeStrides, blas: info.blas, hardwareThreads: info.hardwareThreads });
+    const status = n.addon.cudaStatus();
+    expect(status.cuda).toBe(info.cuda);
+    expect(status).toEqual(info.cuda ? { cuda: true } : { cuda: false, cudaReason: info.cudaReason });
   });
 });

@@ -1,19 +1,19 @@
 /**
  * worker/cuda-warmup.ts and the cuda backend's use of it: a GPU worker starts making its CUDA
- * context (the addon's cudaWarmContext, on a libuv thread) once, at start; the backend asks info()
- * only after that, so info() never makes the context on the JS thread; the cuBLAS / cuSOLVER
- * phase (cudaWarmLibraries) is queued as soon as the context is made, before info(), and the
- * backend (the worker's `ready`) does not wait for it, but matmul / qr / svd do. An addon built
- * before the split (cudaWarmup alone) is waited for whole. With a fake addon (the order of calls),
+ * context (the addon's cudaWarmContext, on a libuv thread) once, at start; the backend asks
+ * cudaStatus() only after that, so it never makes the context on the JS thread, and never asks
+ * info() (whose CPU BLAS lookup a GPU worker's start waited for); the cuBLAS / cuSOLVER phase
+ * (cudaWarmLibraries) is queued as soon as the context is made, before cudaStatus(), and the
+ * backend (the worker's `ready`) does not wait for it, but matmul / qr / svd do. With a fake addon (the order of calls),
  * and with the real one (this machine has no GPU: the warm-up resolves and the backend reports
  * the addon's own reason).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 type Calls = string[];
-type Mode = 'split' | 'whole' | 'reject' | 'absent';
+type Mode = 'settle' | 'reject';
 
-/** A fake addon: each warm-up phase settles when the test says; info() reports a usable device. */
+/** A fake addon: each warm-up phase settles when the test says (or rejects); cudaStatus() reports a usable device. */
 function fakeAddon(calls: Calls, mode: Mode) {
   const settle: Record<string, () => void> = {};
   const phase = (name: string) => () => {
@@ -26,6 +26,10 @@ function fakeAddon(calls: Calls, mode: Mode) {
       calls.push('info');
       return { cuda: true, device: 'fake GPU', blas: '', hardwareThreads: 2, negativeStrides: true };
     },
+    cudaStatus: () => {
+      calls.push('cudaStatus');
+      return { cuda: true };
+    },
     runProgram: () => Promise.resolve(),
     cudaMatmul: (_a: Float64Array, _b: Float64Array, _c0: null, m: number, k: number, n: number, out: Float64Array) => {
       calls.push(`cudaMatmul ${m}x${k}x${n}`);
@@ -33,11 +37,8 @@ function fakeAddon(calls: Calls, mode: Mode) {
       return Promise.resolve();
     },
   };
-  if (mode === 'split' || mode === 'reject') {
-    addon.cudaWarmContext = phase('cudaWarmContext');
-    addon.cudaWarmLibraries = phase('cudaWarmLibraries');
-  }
-  if (mode !== 'absent') addon.cudaWarmup = phase('cudaWarmup');
+  addon.cudaWarmContext = phase('cudaWarmContext');
+  addon.cudaWarmLibraries = phase('cudaWarmLibraries');
   return { addon, settle: (name: string) => settle[name]() };
 }
 
@@ -61,7 +62,7 @@ afterEach(() => {
 
 describe('cuda warm-up', () => {
   it('starts only when the environment asks (GPU workers), once per process', async () => {
-    const { calls, warmup } = await withFake('split');
+    const { calls, warmup } = await withFake('settle');
     expect(calls).toEqual([]); // imported without GPUFLOW_CUDA_WARMUP: nothing started
     expect(warmup.warmupFromEnv({})).toBeNull();
     expect(warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '0' })).toBeNull();
@@ -72,19 +73,19 @@ describe('cuda warm-up', () => {
   });
 
   it('the backend is made once the context is, with the library phase queued first and never awaited', async () => {
-    const { calls, settle, warmup, cuda } = await withFake('split');
+    const { calls, settle, warmup, cuda } = await withFake('settle');
     warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
     const made = cuda.createWarmCudaBackend();
     await tick();
-    expect(calls).toEqual(['cudaWarmContext']); // info() waits for the context
+    expect(calls).toEqual(['cudaWarmContext']); // cudaStatus() waits for the context
     settle('cudaWarmContext');
     const backend = await made; // the library phase never settles in this test
     expect('name' in backend && backend.name).toBe('cuda');
-    expect(calls).toEqual(['cudaWarmContext', 'cudaWarmContext:over', 'cudaWarmLibraries', 'info']);
+    expect(calls).toEqual(['cudaWarmContext', 'cudaWarmContext:over', 'cudaWarmLibraries', 'cudaStatus']);
   });
 
   it('matmul waits for the library phase, then runs', async () => {
-    const { calls, settle, warmup, cuda } = await withFake('split');
+    const { calls, settle, warmup, cuda } = await withFake('settle');
     warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
     settle('cudaWarmContext');
     const backend = await cuda.createWarmCudaBackend();
@@ -100,34 +101,20 @@ describe('cuda warm-up', () => {
   });
 
   it('with no warm-up started, matmul does not wait (the addon makes its own handle)', async () => {
-    const { calls, warmup, cuda } = await withFake('split');
+    const { calls, warmup, cuda } = await withFake('settle');
     await expect(warmup.librariesReady()).resolves.toBeUndefined();
     const backend = cuda.createCudaBackend();
     if (!('matmul' in backend) || !backend.matmul) throw new Error('no matmul');
     await backend.matmul(matrix(1, 1), matrix(1, 1));
-    expect(calls).toEqual(['info', 'cudaMatmul 1x1x1']);
+    expect(calls).toEqual(['cudaStatus', 'cudaMatmul 1x1x1']);
   });
 
-  it('an addon built before the split: its one-phase cudaWarmup is waited for whole', async () => {
-    const { calls, settle, warmup, cuda } = await withFake('whole');
-    warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
-    const made = cuda.createWarmCudaBackend();
-    await tick();
-    expect(calls).toEqual(['cudaWarmup']);
-    settle('cudaWarmup');
-    await made;
-    expect(calls).toEqual(['cudaWarmup', 'cudaWarmup:over', 'info']);
+  it('never rejects: a failed warm-up leaves the answer to cudaStatus()', async () => {
+    const { calls, cuda, warmup } = await withFake('reject');
+    const backend = await cuda.createWarmCudaBackend();
+    expect('name' in backend && backend.name).toBe('cuda');
     await expect(warmup.librariesReady()).resolves.toBeUndefined();
-  });
-
-  it('never rejects: a failed warm-up or an addon without one leaves the answer to info()', async () => {
-    for (const mode of ['reject', 'absent'] as const) {
-      const { calls, cuda, warmup } = await withFake(mode);
-      const backend = await cuda.createWarmCudaBackend();
-      expect('name' in backend && backend.name).toBe('cuda');
-      await expect(warmup.librariesReady()).resolves.toBeUndefined();
-      expect(calls).toEqual(mode === 'reject' ? ['cudaWarmContext', 'cudaWarmLibraries', 'info'] : ['info']);
-    }
+    expect(calls).toEqual(['cudaWarmContext', 'cudaWarmLibraries', 'cudaStatus']);
   });
 
   it('with the real addon on a machine without a GPU: both phases resolve, and the backend gives the addon’s reason', async () => {
