@@ -18,7 +18,10 @@ for rep in 1 2 3; do for first in info status; do node bench/engine-gpu/info-cos
 export GPUFLOW_TRACE_START=1
 for rep in 1 2 3 4 5 6; do
   s=$(date +%s.%N); node -e 0; e=$(date +%s.%N)
-  echo "{\"kind\":\"node-e-0\",\"rep\":$rep,\"processSeconds\":$(python3 -c "print($e-$s)")}" | tee -a $OUT/startup.jsonl
+  echo "{\"kind\":\"node-e-0\",\"rep\":$rep,\"processSeconds\":$(python3 -c "print($e-$s)")}
+const lin=require('fs').readFileSync('$OUT/startup.jsonl','utf8').trim().split('\n').map(JSON.parse).filter(r=>r.kind==='linalg'&&r.status==='finished');
+for (const wf of ['svd-engine','matmul-engine']) { const r=lin.filter(x=>x.workflow===wf); if(r.length) console.log(JSON.stringify({kind:'median',workflow:wf,runs:r.length,durationMs:med(r.map(x=>x.durationMs)),processSeconds:med(r.map(x=>x.processSeconds)),aboveSeconds:med(r.map(x=>x.aboveSeconds))})); }
+" | tee -a $OUT/startup.jsonl
   for n in 1000 100000; do
     for v in hint+smi nohint+smi hint nohint; do
       case $v in hint*) H=1;; *) H=0;; esac
@@ -31,11 +34,23 @@ for rep in 1 2 3 4 5 6; do
     done
   done
 done
+# The linear algebra workflows through the same start (the library phase of the warm-up, then
+# cuSOLVER / cuBLAS): engine run and process wall, and the values to check against each other.
+for rep in 1 2 3; do for wf in svd-engine matmul-engine; do
+  s=$(date +%s.%N)
+  timeout 120 node .devbuild/cli.mjs run bench/native/$wf.json --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
+  rc=$?
+  e=$(date +%s.%N)
+  node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(e){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-800)}};const v=r.results||{};const s=v.s&&v.s.data;const trace=f.readFileSync('/tmp/r.err','utf8').split('\\n').filter(l=>l.startsWith('gpuflow-trace ')).map(l=>{const p=l.split(' ');return [p[1],p[2],Math.round(Number(p[4])-$s*1000)]});const proc=$e-$s;console.log(JSON.stringify({kind:'linalg',workflow:'$wf',rep:$rep,rc:$rc,processSeconds:proc,durationMs:r.stats&&r.stats.durationMs,aboveSeconds:r.stats?proc-r.stats.durationMs/1000:null,status:r.status,values:{total:v.total&&v.total.value,u_sq:v.u_sq&&v.u_sq.value,vt_sq:v.vt_sq&&v.vt_sq.value,s0:s&&s[0]},trace,error:r.error}))" | tee -a $OUT/startup.jsonl | cut -c1-300
+done; done
 node -e "
 const rows=require('fs').readFileSync('$OUT/startup.jsonl','utf8').trim().split('\n').map(JSON.parse).filter(r=>r.kind==='startup'&&r.status==='finished');
 const med=a=>{a=[...a].sort((x,y)=>x-y);return a[Math.floor((a.length-1)/2)]};
 for (const n of [1000,100000]) for (const v of ['hint+smi','nohint+smi','hint','nohint']) {
   const r=rows.filter(x=>x.n===n&&x.variant===v); if(!r.length) continue;
   const at=(l)=>med(r.map(x=>(x.trace.find(t=>t[1]===l)||[0,0,NaN])[2]));
-  console.log(JSON.stringify({kind:'median',n,variant:v,runs:r.length,processSeconds:med(r.map(x=>x.processSeconds)),aboveSeconds:med(r.map(x=>x.aboveSeconds)),fork:at('fork-gpuflow-gpu0'),discovered:at('discovered-1-gpus'),modules:at('worker-modules'),warmup:at('worker-warmup-start'),context:at('worker-context-done'),ready:at('workers-ready'),runStart:at('run-start')}));
-}" | tee -a $OUT/startup.jsonl
+  console.log(JSON.stringify({kind:'median',workflow:'seed-benchmark',n,variant:v,runs:r.length,processSeconds:med(r.map(x=>x.processSeconds)),aboveSeconds:med(r.map(x=>x.aboveSeconds)),fork:at('fork-gpuflow-gpu0'),discovered:at('discovered-1-gpus'),modules:at('worker-modules'),warmup:at('worker-warmup-start'),context:at('worker-context-done'),ready:at('workers-ready'),runStart:at('run-start')}));
+}
+const lin=require('fs').readFileSync('$OUT/startup.jsonl','utf8').trim().split('\n').map(JSON.parse).filter(r=>r.kind==='linalg'&&r.status==='finished');
+for (const wf of ['svd-engine','matmul-engine']) { const r=lin.filter(x=>x.workflow===wf); if(r.length) console.log(JSON.stringify({kind:'median',workflow:wf,runs:r.length,durationMs:med(r.map(x=>x.durationMs)),processSeconds:med(r.map(x=>x.processSeconds)),aboveSeconds:med(r.map(x=>x.aboveSeconds))})); }
+" | tee -a $OUT/startup.jsonl
