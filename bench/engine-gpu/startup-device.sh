@@ -18,10 +18,7 @@ for rep in 1 2 3; do for first in info status; do node bench/engine-gpu/info-cos
 export GPUFLOW_TRACE_START=1
 for rep in 1 2 3 4 5 6; do
   s=$(date +%s.%N); node -e 0; e=$(date +%s.%N)
-  echo "{\"kind\":\"node-e-0\",\"rep\":$rep,\"processSeconds\":$(python3 -c "print($e-$s)")}
-const lin=require('fs').readFileSync('$OUT/startup.jsonl','utf8').trim().split('\n').map(JSON.parse).filter(r=>r.kind==='linalg'&&r.status==='finished');
-for (const wf of ['svd-engine','matmul-engine']) { const r=lin.filter(x=>x.workflow===wf); if(r.length) console.log(JSON.stringify({kind:'median',workflow:wf,runs:r.length,durationMs:med(r.map(x=>x.durationMs)),processSeconds:med(r.map(x=>x.processSeconds)),aboveSeconds:med(r.map(x=>x.aboveSeconds))})); }
-" | tee -a $OUT/startup.jsonl
+  echo "{\"kind\":\"node-e-0\",\"rep\":$rep,\"processSeconds\":$(python3 -c "print($e-$s)")}" | tee -a $OUT/startup.jsonl
   for n in 1000 100000; do
     for v in hint+smi nohint+smi hint nohint; do
       case $v in hint*) H=1;; *) H=0;; esac
