@@ -23,11 +23,8 @@ for wf in examples/seed-benchmark.json bench/engine-gpu/seed-full.json; do
   for dt in float64 float32; do
     for n in 100000 500000; do
       for rep in $(seq 1 ${ENGINE_REPS:-2}); do
-        s=$(date +%s.%N)
-        timeout ${ENGINE_TIMEOUT:-120} node $CLI run $wf --param N=$n --param chunks=10000 --param dtype=$dt --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
-        rc=$?
-        e=$(date +%s.%N)
-        node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(e){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-800)}};const trace=f.readFileSync('/tmp/r.err','utf8').split('\\n').filter(l=>l.startsWith('gpuflow-trace ')).map(l=>{const p=l.split(' ');return [p[1],p[2],Math.round(Number(p[4])-$s*1000)]});console.log(JSON.stringify({kind:'engine',workflow:'$wf',dtype:'$dt',n:$n,rep:$rep,rc:$rc,processSeconds:$e-$s,status:r.status,value:r.results&&r.results.total&&r.results.total.value,stats:r.stats,trace,error:r.error}))" | tee -a $OUT/engine.jsonl | cut -c1-400
+        node bench/engine-gpu/timed-run.mjs "{\"kind\":\"engine\",\"workflow\":\"$wf\",\"dtype\":\"$dt\",\"n\":$n,\"rep\":$rep}" --timeout ${ENGINE_TIMEOUT:-120} -- \
+          $CLI run $wf --param N=$n --param chunks=10000 --param dtype=$dt --no-store --json --backend cuda --cpu-workers 0 | tee -a $OUT/engine.jsonl | cut -c1-400
       done
     done
   done

@@ -23,22 +23,16 @@ for rep in 1 2 3 4 5 6; do
     for v in hint+smi nohint+smi hint nohint; do
       case $v in hint*) H=1;; *) H=0;; esac
       case $v in *smi) S=0;; *) S=1;; esac
-      s=$(date +%s.%N)
-      GPUFLOW_PROC_GPUS=$H BENCH_NO_EARLY_SMI=$S timeout 60 node .devbuild/cli.mjs run examples/seed-benchmark.json --param N=$n --param chunks=10000 --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
-      rc=$?
-      e=$(date +%s.%N)
-      node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(e){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-800)}};const trace=f.readFileSync('/tmp/r.err','utf8').split('\\n').filter(l=>l.startsWith('gpuflow-trace ')).map(l=>{const p=l.split(' ');return [p[1],p[2],Math.round(Number(p[4])-$s*1000)]});const proc=$e-$s;console.log(JSON.stringify({kind:'startup',variant:'$v',n:$n,rep:$rep,rc:$rc,processSeconds:proc,durationMs:r.stats&&r.stats.durationMs,aboveSeconds:r.stats?proc-r.stats.durationMs/1000:null,status:r.status,value:r.results&&r.results.total&&r.results.total.value,trace,error:r.error}))" | tee -a $OUT/startup.jsonl | cut -c1-220
+      GPUFLOW_PROC_GPUS=$H BENCH_NO_EARLY_SMI=$S node bench/engine-gpu/timed-run.mjs "{\"kind\":\"startup\",\"variant\":\"$v\",\"n\":$n,\"rep\":$rep}" --timeout 60 -- \
+        .devbuild/cli.mjs run examples/seed-benchmark.json --param N=$n --param chunks=10000 --no-store --json --backend cuda --cpu-workers 0 | tee -a $OUT/startup.jsonl | cut -c1-220
     done
   done
 done
 # The linear algebra workflows through the same start (the library phase of the warm-up, then
 # cuSOLVER / cuBLAS): engine run and process wall, and the values to check against each other.
 for rep in 1 2 3; do for wf in svd-engine matmul-engine; do
-  s=$(date +%s.%N)
-  timeout 120 node .devbuild/cli.mjs run bench/native/$wf.json --no-store --json --backend cuda --cpu-workers 0 > /tmp/r.json 2>/tmp/r.err
-  rc=$?
-  e=$(date +%s.%N)
-  node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(e){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-800)}};const v=r.results||{};const s=v.s&&v.s.data;const trace=f.readFileSync('/tmp/r.err','utf8').split('\\n').filter(l=>l.startsWith('gpuflow-trace ')).map(l=>{const p=l.split(' ');return [p[1],p[2],Math.round(Number(p[4])-$s*1000)]});const proc=$e-$s;console.log(JSON.stringify({kind:'linalg',workflow:'$wf',rep:$rep,rc:$rc,processSeconds:proc,durationMs:r.stats&&r.stats.durationMs,aboveSeconds:r.stats?proc-r.stats.durationMs/1000:null,status:r.status,values:{total:v.total&&v.total.value,u_sq:v.u_sq&&v.u_sq.value,vt_sq:v.vt_sq&&v.vt_sq.value,s0:s&&s[0]},trace,error:r.error}))" | tee -a $OUT/startup.jsonl | cut -c1-300
+  node bench/engine-gpu/timed-run.mjs "{\"kind\":\"linalg\",\"workflow\":\"$wf\",\"rep\":$rep}" -- \
+    .devbuild/cli.mjs run bench/native/$wf.json --no-store --json --backend cuda --cpu-workers 0 | tee -a $OUT/startup.jsonl | cut -c1-300
 done; done
 node -e "
 const rows=require('fs').readFileSync('$OUT/startup.jsonl','utf8').trim().split('\n').map(JSON.parse).filter(r=>r.kind==='startup'&&r.status==='finished');

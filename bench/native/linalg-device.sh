@@ -44,11 +44,8 @@ CLI=${GPUFLOW_CLI:-.devbuild/cli.mjs}
 export GPUFLOW_TRACE_START=1
 engine() { # workflow mode rep (mode: one-device | blocks)
   one=1; [ "$2" = blocks ] && one=0
-  s=$(date +%s.%N)
-  rc=0
-  GPUFLOW_ONE_DEVICE_LINALG=$one timeout ${ENGINE_TIMEOUT:-120} node $CLI run "bench/native/$1.json" --no-store --json --backend cuda --cpu-workers 0 > /tmp/linalg-r.json 2> /tmp/linalg-r.err || rc=$?
-  e=$(date +%s.%N)
-  node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/linalg-r.json','utf8'))}catch(x){r={error:f.readFileSync('/tmp/linalg-r.err','utf8').slice(-800)}};const v=r.results||{};const s=v.s&&v.s.data;const trace=f.readFileSync('/tmp/linalg-r.err','utf8').split('\\n').filter(l=>l.startsWith('gpuflow-trace ')).map(l=>{const p=l.split(' ');return [p[1],p[2],Math.round(Number(p[4])-$s*1000)]});console.log(JSON.stringify({kind:'engine',trace,workflow:'$1',mode:'$2',rep:$3,rc:$rc,processSeconds:$e-$s,status:r.status,durationMs:r.stats&&r.stats.durationMs,tasks:r.stats&&r.stats.tasks,workers:r.stats&&r.stats.workers&&r.stats.workers.map(w=>[w.id,w.tasks,w.busyMs,w.backends]),values:{total:v.total&&v.total.value,u_sq:v.u_sq&&v.u_sq.value,vt_sq:v.vt_sq&&v.vt_sq.value,s0:s&&s[0],sLast:s&&s[s.length-1]},error:r.error}))" | tee -a "$O/linalg-engine.jsonl" | cut -c1-400
+  GPUFLOW_ONE_DEVICE_LINALG=$one node bench/engine-gpu/timed-run.mjs "{\"kind\":\"engine\",\"workflow\":\"$1\",\"mode\":\"$2\",\"rep\":$3}" --timeout ${ENGINE_TIMEOUT:-120} -- \
+    $CLI run "bench/native/$1.json" --no-store --json --backend cuda --cpu-workers 0 | tee -a "$O/linalg-engine.jsonl" | cut -c1-400
 }
 for wf in svd-engine matmul-engine; do
   for rep in $(seq 1 ${ENGINE_REPS:-3}); do engine $wf one-device $rep; done

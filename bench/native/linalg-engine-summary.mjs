@@ -30,7 +30,7 @@ const summary = Object.entries(groups).map(([k, rs]) => {
     engineRunSeconds: run,
     engineRunMedian: median(run),
     processWallMedian: median(ok.map((r) => r.processSeconds)),
-    tasks: ok[0]?.tasks ?? null,
+    tasks: ok[0]?.stats?.tasks ?? null,
     goalSeconds: goals[workflow] ?? null,
     met: mode === 'one-device' && run.length ? median(run) <= goals[workflow] : null,
     errors: rs.filter((r) => r.status !== 'finished').map((r) => r.error ?? r.status).slice(0, 2),
