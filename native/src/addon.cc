@@ -276,9 +276,11 @@ Napi::Value CudaStatus(const Napi::CallbackInfo& info) {
 // one meanwhile waits for the warm-up's (beginWarmLibraries, here before queueing).
 Napi::Value CudaWarmContext(const Napi::CallbackInfo& info) {
   Napi::Value context = queue(info.Env(), [] { gf::cuda::warmContext(); }, {});
-  // Beside it, on another libuv thread: the libraries' dlopen, which needs no context (its
-  // promise is not waited for; the library phase's handles find the libraries loaded).
-  queue(info.Env(), [] { gf::cuda::preloadLibraries(); }, {});
+  // Beside it, on another libuv thread unless the first argument is false: the libraries' dlopen,
+  // which needs no context (its promise is not waited for; the library phase's handles find the
+  // libraries loaded).
+  const bool preload = info.Length() < 1 || !info[0].IsBoolean() || info[0].As<Napi::Boolean>().Value();
+  if (preload) queue(info.Env(), [] { gf::cuda::preloadLibraries(); }, {});
   return context;
 }
 Napi::Value CudaWarmLibraries(const Napi::CallbackInfo& info) {

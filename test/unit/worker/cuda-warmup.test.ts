@@ -37,9 +37,11 @@ function fakeAddon(calls: Calls, mode: Mode) {
       return Promise.resolve();
     },
   };
-  addon.cudaWarmContext = phase('cudaWarmContext');
+  const warmContext = phase('cudaWarmContext');
+  const preloads: Array<boolean | undefined> = [];
+  addon.cudaWarmContext = (preload?: boolean) => (preloads.push(preload), warmContext());
   addon.cudaWarmLibraries = phase('cudaWarmLibraries');
-  return { addon, settle: (name: string) => settle[name]() };
+  return { addon, preloads, settle: (name: string) => settle[name]() };
 }
 
 async function withFake(mode: Mode) {
@@ -49,7 +51,7 @@ async function withFake(mode: Mode) {
   vi.doMock('../../../native/index', () => ({ loadNative: () => ({ addon: fake.addon }) }));
   const warmup = await import('../../../worker/cuda-warmup');
   const cuda = await import('../../../worker/kernels/cuda');
-  return { calls, settle: fake.settle, warmup, cuda };
+  return { calls, preloads: fake.preloads, settle: fake.settle, warmup, cuda };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 10));
@@ -62,7 +64,7 @@ afterEach(() => {
 
 describe('cuda warm-up', () => {
   it('starts only when the environment asks (GPU workers), once per process', async () => {
-    const { calls, warmup } = await withFake('settle');
+    const { calls, preloads, warmup } = await withFake('settle');
     expect(calls).toEqual([]); // imported without GPUFLOW_CUDA_WARMUP: nothing started
     expect(warmup.warmupFromEnv({})).toBeNull();
     expect(warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '0' })).toBeNull();
@@ -70,6 +72,14 @@ describe('cuda warm-up', () => {
     expect(p).not.toBeNull();
     expect(warmup.cudaWarmup()).toBe(p);
     expect(calls).toEqual(['cudaWarmContext']);
+    expect(preloads).toEqual([true]); // the libraries' dlopen beside the context
+  });
+
+  it('GPUFLOW_CUDA_PRELOAD=0 makes the context without the libraries beside it', async () => {
+    const { calls, preloads, warmup } = await withFake('settle');
+    warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1', GPUFLOW_CUDA_PRELOAD: '0' });
+    expect(calls).toEqual(['cudaWarmContext']);
+    expect(preloads).toEqual([false]);
   });
 
   it('the backend is made once the context is, with the library phase queued first and never awaited', async () => {
