@@ -34,10 +34,9 @@ export interface NativeAddon {
   cudaSvd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray): Promise<void>;
   /**
    * The CUDA context, made off the JS thread (a GPU worker starts it at once: worker/cuda-warmup.ts);
-   * resolves when it is made or found unavailable, at once in a CPU-only build. Beside it, unless
-   * `preloadLibraries` is false, cuBLAS and cuSOLVER are dlopen'ed on another thread.
+   * resolves when it is made or found unavailable, at once in a CPU-only build.
    */
-  cudaWarmContext(preloadLibraries?: boolean): Promise<void>;
+  cudaWarmContext(): Promise<void>;
   /**
    * The warm-up's second phase: one cuBLAS and one cuSOLVER handle, made off the JS thread; from
    * the call on, a linear algebra call needing a handle waits for these, and info() leaves the

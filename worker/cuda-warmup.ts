@@ -20,7 +20,7 @@ import { loadNative } from '../native/index';
 let context: Promise<void> | null = null;
 let libraries: Promise<void> | null = null;
 
-function start(env: NodeJS.ProcessEnv): Promise<void> {
+function start(): Promise<void> {
   traceStart('worker-modules'); // node's own start and this module graph, before the addon's dlopen
   const n = loadNative();
   traceStart('worker-warmup-start');
@@ -29,10 +29,7 @@ function start(env: NodeJS.ProcessEnv): Promise<void> {
     context = libraries = Promise.resolve();
   } else {
     const addon = n.addon;
-    // The libraries' dlopen beside the context makes the context ~50 ms slower and spares a linear
-    // algebra run ~90 ms after it (docs/performance.md); GPUFLOW_CUDA_PRELOAD=0 loads them after.
-    const preload = env.GPUFLOW_CUDA_PRELOAD !== '0';
-    context = quiet(addon.cudaWarmContext(preload)).then(() => traceStart('worker-context-done'));
+    context = quiet(addon.cudaWarmContext()).then(() => traceStart('worker-context-done'));
     // Chained here, first: the library phase is queued (and the addon's leases told to wait for
     // it) before anyone awaiting the context can ask cudaStatus() or start a task.
     libraries = context
@@ -47,8 +44,8 @@ function start(env: NodeJS.ProcessEnv): Promise<void> {
  * Starts the warm-up once per process; resolves when the CUDA context is made (never rejects).
  * The library phase goes on after it (`librariesReady`).
  */
-export function cudaWarmup(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  return context ?? start(env);
+export function cudaWarmup(): Promise<void> {
+  return context ?? start();
 }
 
 /**
@@ -61,7 +58,7 @@ export function librariesReady(): Promise<void> {
 
 /** A GPU worker's early start: the warm-up when `env` asks for it, else null (CPU workers never touch CUDA here). */
 export function warmupFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<void> | null {
-  return env.GPUFLOW_CUDA_WARMUP === '1' ? cudaWarmup(env) : null;
+  return env.GPUFLOW_CUDA_WARMUP === '1' ? cudaWarmup() : null;
 }
 
 warmupFromEnv();

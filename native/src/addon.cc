@@ -274,15 +274,7 @@ Napi::Value CudaStatus(const Napi::CallbackInfo& info) {
 // (gf::cuda::warmContext / warmLibraries), each resolving when made or found unavailable (at
 // once in a CPU-only build): a GPU worker is ready once the context is made, and the cuBLAS / cuSOLVER handles follow in the background; a lease that needs
 // one meanwhile waits for the warm-up's (beginWarmLibraries, here before queueing).
-Napi::Value CudaWarmContext(const Napi::CallbackInfo& info) {
-  Napi::Value context = queue(info.Env(), [] { gf::cuda::warmContext(); }, {});
-  // Beside it, on another libuv thread unless the first argument is false: the libraries' dlopen,
-  // which needs no context (its promise is not waited for; the library phase's handles find the
-  // libraries loaded).
-  const bool preload = info.Length() < 1 || !info[0].IsBoolean() || info[0].As<Napi::Boolean>().Value();
-  if (preload) queue(info.Env(), [] { gf::cuda::preloadLibraries(); }, {});
-  return context;
-}
+Napi::Value CudaWarmContext(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmContext(); }, {}); }
 Napi::Value CudaWarmLibraries(const Napi::CallbackInfo& info) {
   gf::cuda::beginWarmLibraries();
   return queue(info.Env(), [] { gf::cuda::warmLibraries(); }, {});

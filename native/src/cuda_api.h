@@ -43,9 +43,6 @@ std::string solverReason();
 // fails here fails again, with its message, where it is used (unavailableReason, the first
 // matmul / qr / svd).
 void warmContext();
-// The cuBLAS / cuSOLVER libraries dlopen'ed (no handle made: that needs the context), off the JS
-// thread beside warmContext(), so that the library phase after the context makes handles only.
-void preloadLibraries();
 void beginWarmLibraries();
 void warmLibraries();
 

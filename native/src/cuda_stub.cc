@@ -18,7 +18,6 @@ std::string describe() { return ""; }
 std::string blasReason() { return GF_NO_CUDA_REASON; }
 std::string solverReason() { return GF_NO_CUDA_REASON; }
 void warmContext() {}
-void preloadLibraries() {}
 void beginWarmLibraries() {}
 void warmLibraries() {}
 [[noreturn]] static void absent() { throw std::runtime_error(GF_NO_CUDA_REASON); }

@@ -519,12 +519,6 @@ void warmContext() {
   cudaFree(nullptr);
 }
 
-void preloadLibraries() {
-  // Loading only: a failure is kept in cublasWhy / cusolverWhy for the first use to report.
-  cublasLib();
-  cusolverLib();
-}
-
 void beginWarmLibraries() {
   std::lock_guard<std::mutex> lock(handleMutex);
   librariesWarming.store(true);

@@ -37,11 +37,9 @@ function fakeAddon(calls: Calls, mode: Mode) {
       return Promise.resolve();
     },
   };
-  const warmContext = phase('cudaWarmContext');
-  const preloads: Array<boolean | undefined> = [];
-  addon.cudaWarmContext = (preload?: boolean) => (preloads.push(preload), warmContext());
+  addon.cudaWarmContext = phase('cudaWarmContext');
   addon.cudaWarmLibraries = phase('cudaWarmLibraries');
-  return { addon, preloads, settle: (name: string) => settle[name]() };
+  return { addon, settle: (name: string) => settle[name]() };
 }
 
 async function withFake(mode: Mode) {
@@ -51,7 +49,7 @@ async function withFake(mode: Mode) {
   vi.doMock('../../../native/index', () => ({ loadNative: () => ({ addon: fake.addon }) }));
   const warmup = await import('../../../worker/cuda-warmup');
   const cuda = await import('../../../worker/kernels/cuda');
-  return { calls, preloads: fake.preloads, settle: fake.settle, warmup, cuda };
+  return { calls, settle: fake.settle, warmup, cuda };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 10));
@@ -64,7 +62,7 @@ afterEach(() => {
 
 describe('cuda warm-up', () => {
   it('starts only when the environment asks (GPU workers), once per process', async () => {
-    const { calls, preloads, warmup } = await withFake('settle');
+    const { calls, warmup } = await withFake('settle');
     expect(calls).toEqual([]); // imported without GPUFLOW_CUDA_WARMUP: nothing started
     expect(warmup.warmupFromEnv({})).toBeNull();
     expect(warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '0' })).toBeNull();
@@ -72,14 +70,6 @@ describe('cuda warm-up', () => {
     expect(p).not.toBeNull();
     expect(warmup.cudaWarmup()).toBe(p);
     expect(calls).toEqual(['cudaWarmContext']);
-    expect(preloads).toEqual([true]); // the libraries' dlopen beside the context
-  });
-
-  it('GPUFLOW_CUDA_PRELOAD=0 makes the context without the libraries beside it', async () => {
-    const { calls, preloads, warmup } = await withFake('settle');
-    warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1', GPUFLOW_CUDA_PRELOAD: '0' });
-    expect(calls).toEqual(['cudaWarmContext']);
-    expect(preloads).toEqual([false]);
   });
 
   it('the backend is made once the context is, with the library phase queued first and never awaited', async () => {
