@@ -8,10 +8,20 @@
  * main/cluster/worker-entry.ts (tsx) all start workers here.
  */
 import { traceStart } from '../common/start-trace';
-import './cuda-warmup';
+import { cudaWarmup } from './cuda-warmup';
 
 traceStart('worker-boot');
-import('./main').catch((e: unknown) => {
-  process.stderr.write(`gpuflow worker: could not load: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
-});
+/** A GPU worker's thread idles while its context is made: V8 learns the per-task code then (worker/jit-warmup.ts). */
+async function warmJit(): Promise<void> {
+  if (process.env.GPUFLOW_CUDA_WARMUP !== '1' || process.env.GPUFLOW_JIT_WARMUP === '0') return;
+  const { warmWhile } = await import('./jit-warmup');
+  traceStart(`worker-jit-warm-${await warmWhile(cudaWarmup())}`);
+}
+
+import('./main').then(
+  () => warmJit().catch(() => undefined), // an optimisation only: never a reason to stop
+  (e: unknown) => {
+    process.stderr.write(`gpuflow worker: could not load: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);
