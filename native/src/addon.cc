@@ -237,13 +237,19 @@ Napi::Value Svd(const Napi::CallbackInfo& info, bool gpu) {
   }, keep);
 }
 
-Napi::Value Info(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
+// {cuda, cudaReason?}: whether CUDA works here, and why not; cudaStatus() alone, info()'s start.
+Napi::Object cudaStatusOf(Napi::Env env) {
   Napi::Object o = Napi::Object::New(env);
   const std::string cudaReason = gf::cuda::unavailableReason();
   o.Set("cuda", Napi::Boolean::New(env, cudaReason.empty()));
   if (!cudaReason.empty()) o.Set("cudaReason", cudaReason);
-  else {
+  return o;
+}
+
+Napi::Value Info(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = cudaStatusOf(env);
+  if (gf::cuda::unavailableReason().empty()) {
     o.Set("device", gf::cuda::describe());
     const std::string b = gf::cuda::blasReason(), s = gf::cuda::solverReason();
     if (!b.empty()) o.Set("cublasReason", b);
@@ -258,22 +264,16 @@ Napi::Value Info(const Napi::CallbackInfo& info) {
   return o;
 }
 
-// Whether CUDA works here, and why not: info()'s first two fields alone. The cuda backend asks
-// this on the JS thread once the warm-up's context is made; info() also dlopens the CPU BLAS and
-// LAPACK (OpenBLAS starts a thread per core), which a GPU worker's start then waited for.
-Napi::Value CudaStatus(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Napi::Object o = Napi::Object::New(env);
-  const std::string cudaReason = gf::cuda::unavailableReason();
-  o.Set("cuda", Napi::Boolean::New(env, cudaReason.empty()));
-  if (!cudaReason.empty()) o.Set("cudaReason", cudaReason);
-  return o;
-}
+// info()'s CUDA fields alone. The cuda backend asks this on the JS thread once the warm-up's
+// context is made; info() also dlopens the CPU BLAS and LAPACK (OpenBLAS starts a thread per
+// core), which a GPU worker's start then waited for.
+Napi::Value CudaStatus(const Napi::CallbackInfo& info) { return cudaStatusOf(info.Env()); }
 
 // The CUDA context and the cuBLAS / cuSOLVER handles, made on a libuv thread in two phases
 // (gf::cuda::warmContext / warmLibraries), each resolving when made or found unavailable (at
-// once in a CPU-only build): a GPU worker is ready once the context is made, and the cuBLAS / cuSOLVER handles follow in the background; a lease that needs
-// one meanwhile waits for the warm-up's (beginWarmLibraries, here before queueing).
+// once in a CPU-only build): a GPU worker is ready once the context is made, and the cuBLAS /
+// cuSOLVER handles follow in the background; a lease that needs one meanwhile waits for the
+// warm-up's (beginWarmLibraries, here before queueing).
 Napi::Value CudaWarmContext(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmContext(); }, {}); }
 Napi::Value CudaWarmLibraries(const Napi::CallbackInfo& info) {
   gf::cuda::beginWarmLibraries();

@@ -85,11 +85,7 @@ Napi::Value Import(const Napi::CallbackInfo& info) {
 Napi::Value Stats(const Napi::CallbackInfo& info) {
   int64_t exports = 0, exportBytes = 0, cached = 0;
   cuda::ipcStats(exports, exportBytes, cached);
-  Napi::Object o = Napi::Object::New(info.Env());
-  o.Set("exports", Napi::Number::New(info.Env(), static_cast<double>(exports)));
-  o.Set("exportBytes", Napi::Number::New(info.Env(), static_cast<double>(exportBytes)));
-  o.Set("cachedBytes", Napi::Number::New(info.Env(), static_cast<double>(cached)));
-  return o;
+  return countsObject(info.Env(), {{"exports", exports}, {"exportBytes", exportBytes}, {"cachedBytes", cached}});
 }
 
 }  // namespace

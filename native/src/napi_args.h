@@ -1,11 +1,14 @@
 // Argument checks shared by the device-resident N-API files (resident, linalg-resident and IPC
 // exports): integers that must be whole and in range, and resident block ids that must name a
 // live block. TypeError for the wrong kind of value, RangeError for a bad one, each naming it.
+// Also the plain {name: count} objects their stats calls return.
 #pragma once
 #include <napi.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "cuda_resident.h"
 
@@ -20,6 +23,13 @@ inline int64_t intOf(Napi::Env env, const Napi::Value& v, const std::string& nam
   if (!(d >= lo && d <= hi) || static_cast<double>(static_cast<int64_t>(d)) != d)
     throw Napi::RangeError::New(env, name + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return static_cast<int64_t>(d);
+}
+
+// {name: count, ...} (counts below 2^53, exact in a double).
+inline Napi::Object countsObject(Napi::Env env, std::initializer_list<std::pair<const char*, int64_t>> counts) {
+  Napi::Object o = Napi::Object::New(env);
+  for (const auto& [name, n] : counts) o.Set(name, Napi::Number::New(env, static_cast<double>(n)));
+  return o;
 }
 
 inline int64_t intArg(const Napi::CallbackInfo& info, size_t i, const char* name, int64_t lo, int64_t hi) {

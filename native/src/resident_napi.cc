@@ -159,11 +159,7 @@ Napi::Value Matmul(const Napi::CallbackInfo& info) {
 Napi::Value Stats(const Napi::CallbackInfo& info) {
   int64_t blocks = 0, bytes = 0, pinned = 0;
   cuda::residentStats(blocks, bytes, pinned);
-  Napi::Object o = Napi::Object::New(info.Env());
-  o.Set("blocks", Napi::Number::New(info.Env(), static_cast<double>(blocks)));
-  o.Set("bytes", Napi::Number::New(info.Env(), static_cast<double>(bytes)));
-  o.Set("pinnedBytes", Napi::Number::New(info.Env(), static_cast<double>(pinned)));
-  return o;
+  return countsObject(info.Env(), {{"blocks", blocks}, {"bytes", bytes}, {"pinnedBytes", pinned}});
 }
 
 }  // namespace
