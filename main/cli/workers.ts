@@ -46,6 +46,6 @@ export async function prelaunchFor(opts: Parsed['values']): Promise<Prelaunch | 
   // describes other GPUs, as tests do); GPUFLOW_PROC_GPUS=0 turns it off (bench A/B).
   const env = process.env;
   const listed = w.useGpus && env.GPUFLOW_NVIDIA_SMI === undefined && env.GPUFLOW_PROC_GPUS !== '0' ? procGpus() : null;
-  const hint = listed && restrictGpus(listed, process.env.GPUFLOW_DEVICES).gpus;
+  const hint = listed && restrictGpus(listed, env.GPUFLOW_DEVICES).gpus;
   return prelaunch(forkLauncher(), w, discover(), hint);
 }
