@@ -14,6 +14,7 @@ import { WorkflowError, WorkflowErrors } from '../engine/errors';
 import { authorized, contentSecurityPolicy, cookieName } from './auth';
 import { streamEvents } from './event-stream';
 import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
+import { scanJsonBody } from './json-body';
 import { benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
 import { DaskSetupError } from '../dask/interpreter';
 import { ApiError, type GpuflowService } from './service';
@@ -22,24 +23,13 @@ const MAX_BODY = 16 * 1024 * 1024;
 const DRAIN_LIMIT = 4 * MAX_BODY;
 /** Workflow documents nest a few levels; 64 leaves room and keeps every later recursive walk safe. */
 const MAX_DEPTH = 64;
+/** Values in one body (commas and openers counted): a workflow is thousands; a million is refused before JSON.parse. */
+const MAX_ELEMENTS = 1_000_000;
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2' };
 
 export function rendererDir(): string {
   if (process.env.GPUFLOW_RENDERER_DIR) return process.env.GPUFLOW_RENDERER_DIR;
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../out/renderer');
-}
-
-/** The first path in `v` nested deeper than `max` (objects and arrays), or null; iterative, so any depth is safe. */
-export function tooDeep(v: unknown, max: number): string | null {
-  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v, path: 'body', depth: 0 }];
-  while (stack.length) {
-    const top = stack.pop()!;
-    if (top.v === null || typeof top.v !== 'object') continue;
-    if (top.depth >= max) return top.path;
-    if (Array.isArray(top.v)) top.v.forEach((x, i) => stack.push({ v: x, path: `${top.path}[${i}]`, depth: top.depth + 1 }));
-    else for (const [k, x] of Object.entries(top.v)) stack.push({ v: x, path: `${top.path}.${k}`, depth: top.depth + 1 });
-  }
-  return null;
 }
 
 /**
@@ -60,15 +50,15 @@ function readBody(req: IncomingMessage): Promise<unknown> {
     });
     req.on('end', () => {
       if (size > MAX_BODY) return reject(tooBig());
-      let body: unknown;
+      const raw = Buffer.concat(chunks);
+      const problem = scanJsonBody(raw, MAX_DEPTH, MAX_ELEMENTS);
+      if (problem?.kind === 'deep') return reject(new ApiError(400, `${problem.path}: nested deeper than ${MAX_DEPTH} levels`));
+      if (problem?.kind === 'elements') return reject(new ApiError(413, `request body has more than ${MAX_ELEMENTS} JSON values`));
       try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+        resolve(raw.length ? JSON.parse(raw.toString('utf8')) : {});
       } catch (e) {
-        return reject(new ApiError(400, `request body is not JSON: ${e instanceof Error ? e.message : String(e)}`));
+        reject(new ApiError(400, `request body is not JSON: ${e instanceof Error ? e.message : String(e)}`));
       }
-      const deep = tooDeep(body, MAX_DEPTH);
-      if (deep) return reject(new ApiError(400, `${deep}: nested deeper than ${MAX_DEPTH} levels`));
-      resolve(body);
     });
     req.on('error', reject);
   });
