@@ -21,14 +21,25 @@ const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
 /** Enough bytes for any header a v1 file can have; v2/v3 say how many more to read. */
 export const NPY_PREFIX_BYTES = 65_536 + 10;
 
+/**
+ * Longest header accepted, as numpy's own reader (`_MAX_HEADER_SIZE`): a header is a short dict,
+ * and a length field claiming 600 MB used to be read and decoded whole, aborting Node.
+ */
+export const NPY_MAX_HEADER_BYTES = 10_000;
+
+function boundedHeaderLength(len: number): number {
+  if (len > NPY_MAX_HEADER_BYTES) throw new NpyError(`npy: the header claims ${len} bytes, over ${NPY_MAX_HEADER_BYTES} (numpy's limit on a .npy header)`);
+  return len;
+}
+
 /** Bytes needed before the header can be parsed (from the 12-byte preamble), or an error. */
 export function npyHeaderEnd(pre: Uint8Array): number {
   if (pre.length < 10 || MAGIC.some((b, i) => pre[i] !== b)) throw new NpyError('npy: not a .npy file (missing the \\x93NUMPY magic)');
   const view = new DataView(pre.buffer, pre.byteOffset, pre.byteLength);
-  if (pre[6] === 1) return 10 + view.getUint16(8, true);
+  if (pre[6] === 1) return 10 + boundedHeaderLength(view.getUint16(8, true));
   if (pre[6] === 2 || pre[6] === 3) {
     if (pre.length < 12) throw new NpyError('npy: file truncated inside the header length');
-    return 12 + view.getUint32(8, true);
+    return 12 + boundedHeaderLength(view.getUint32(8, true));
   }
   throw new NpyError(`npy: format version ${pre[6]}.${pre[7]} is not supported (1.0, 2.0 and 3.0 are)`);
 }

@@ -9,10 +9,12 @@
  *
  * Before the fix (issue text): 20–49 s and +1.6 GB for one such body.
  */
-import { readFileSync } from 'node:fs';
-import { startServe, seedDoc } from '../../test/reliability/helpers';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { seedDoc, startServe, tempDir } from '../../test/reliability/helpers';
 
-const s = await startServe(['--virtual-gpus', '1', '--backend', 'js', '--threads', '1', '--db', ':memory:']);
+const dir = tempDir();
+const s = await startServe(['--virtual-gpus', '1', '--backend', 'js', '--threads', '1', '--db', path.join(dir, 'gpuflow.db')]);
 const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
 const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${s.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const peakMiB = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${s.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
@@ -44,4 +46,5 @@ try {
   }
 } finally {
   await s.stop();
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -5,10 +5,15 @@
  * missing rest is appended as plain names, and the result must lie inside one allowed root.
  * Callers use the returned path, not the user's text, so what is opened is what was checked.
  *
+ * Files a workflow reads at validation are opened only through `openChecked` (common/safe-files.ts
+ * openRegularFile): lstat, then O_NONBLOCK, then fstat, so a FIFO, device, socket or folder is
+ * refused naming the param instead of blocking main's thread in open(2) (issue 29.1).
+ *
  * Allowed roots: GPUFLOW_ALLOWED_DIRS (':'-separated), default the working directory and the OS
  * temp folder. Roots are realpath'd too, so /tmp -> /private/tmp style links still match.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, realpathSync } from 'node:fs';
+import { FileKindError, kindOf, openRegularFile } from '../../common/safe-files';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
@@ -63,4 +68,35 @@ export function checkPath(p: unknown, field: string, ctx: PathContext): string {
     return ctx.fail(field, `${p}${via} is outside the allowed folders: ${roots.join(', ')}; set GPUFLOW_ALLOWED_DIRS (':'-separated) to allow others`);
   }
   return resolved;
+}
+
+/**
+ * The checked path `path` opened for reading with its size, or a failure on `field` naming what
+ * it is (a FIFO, a device, a folder...) or why it cannot be opened. The caller closes fd.
+ */
+export function openChecked(path: string, field: string, ctx: PathContext): { fd: number; size: number } {
+  try {
+    return openRegularFile(path);
+  } catch (e) {
+    if (e instanceof FileKindError) return ctx.fail(field, e.message);
+    return ctx.fail(field, `cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
+/** The size of the checked regular file `path`, or a failure on `field` (see openChecked). */
+export function checkedFileSize(path: string, field: string, ctx: PathContext): number {
+  const { fd, size } = openChecked(path, field, ctx);
+  closeSync(fd);
+  return size;
+}
+
+/** Fails on `field` when `path` exists but is not a regular file (a FIFO, device, socket, folder). */
+export function refuseNonRegular(path: string, field: string, ctx: PathContext): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return; // missing: the caller says so in its own words
+  }
+  if (!st.isFile()) ctx.fail(field, `${path} is ${kindOf(st)}, not a regular file`);
 }

@@ -9,26 +9,21 @@
  * save_npy gathers every block into one task that writes the file, so the array must fit one
  * worker's memory (the compiler's task-size limit refuses it otherwise).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import type { DType } from '../../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { npyHeaderEnd, parseNpyHeader, type NpyHeader } from '../../../common/npy-header';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { blockIndices, blockOffset, blockShape, normalizeChunks } from '../compile/chunks';
-import { checkPath } from '../paths';
+import { checkPath, openChecked } from '../paths';
 import { arrayInput, nums } from './arrays-core';
 import type { BuildContext, OpDef } from './types';
 
 /** Reads and parses the header of `path` (already checked), failing on `params.path`. */
 function readHeader(ctx: BuildContext, path: string): NpyHeader & { fileBytes: number } {
-  let fd: number;
+  // Never a plain open: a FIFO here would block main's thread until a writer came (issue 29.1).
+  const { fd, size: fileBytes } = openChecked(path, 'params.path', ctx);
   try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    return ctx.fail('params.path', `cannot open ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  try {
-    const fileBytes = fstatSync(fd).size;
     const pre = new Uint8Array(12);
     readSync(fd, pre, 0, 12, 0);
     const end = npyHeaderEnd(pre);

@@ -4,7 +4,8 @@
  * engine need not load Apache Arrow for that (start-up: docs/architecture.md); csv.ts builds
  * the Arrow table from the same parse.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularFile, regularFileSize } from '../../../common/safe-files';
 import { parseIsoTimestamp } from '../../../common/expr/check';
 import { parseCsvText, type BadRow } from './csv-parse';
 import { expandGlob } from './glob';
@@ -51,9 +52,17 @@ function readAt(fd: number, pos: number, len: number): Uint8Array {
   return got === len ? buf : buf.subarray(0, got);
 }
 
-/** Position just after the first '\n' at or after `pos` (or the file size). */
-function afterNewline(fd: number, pos: number, size: number): number {
+/**
+ * Longest CSV line read to find a line's end (a header, or the line a byte range starts in): a
+ * file that is one 600 MB line must not be read into main's memory while types are inferred.
+ */
+export const MAX_CSV_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Position just after the first '\n' at or after `pos` (or the file size); `file` names errors. */
+function afterNewline(fd: number, pos: number, size: number, file: string): number {
+  const start = pos;
   while (pos < size) {
+    if (pos - start > MAX_CSV_LINE_BYTES) throw new Error(`csv: ${file}: no line ends within ${MAX_CSV_LINE_BYTES} bytes after byte ${start}, the limit on one CSV line`);
     const b = readAt(fd, pos, Math.min(CHUNK, size - pos));
     const k = b.indexOf(10);
     if (k >= 0) return pos + k + 1;
@@ -63,9 +72,9 @@ function afterNewline(fd: number, pos: number, size: number): number {
 }
 
 /** The first line start at or after `pos`: pos itself at 0 or after a newline. */
-function lineStartFrom(fd: number, pos: number, size: number): number {
+function lineStartFrom(fd: number, pos: number, size: number, file: string): number {
   if (pos === 0 || pos >= size) return Math.min(pos, size);
-  return readAt(fd, pos - 1, 1)[0] === 10 ? pos : afterNewline(fd, pos, size);
+  return readAt(fd, pos - 1, 1)[0] === 10 ? pos : afterNewline(fd, pos, size, file);
 }
 
 /** Count of '\n' in bytes [0, end): the number of lines before a range (only on errors). */
@@ -143,22 +152,23 @@ export function parseCsvPart(part: CsvPart, opts: CsvOptions = {}): CsvText {
   const policy = opts.onBadLines ?? 'error';
   const file = part.path;
   let fd: number;
+  let size: number;
   try {
-    fd = openSync(file, 'r');
+    // Regular files only, opened without blocking: this runs on main when types are inferred.
+    ({ fd, size } = openRegularFile(file));
   } catch (e) {
     throw new Error(`csv: cannot open ${file}: ${(e as Error).message}`);
   }
   try {
-    const size = fstatSync(fd).size;
     const end = Math.min(part.end ?? size, size);
     if (part.start < 0 || part.start > size || end < part.start) throw new Error(`csv: ${file}: byte range [${part.start}, ${part.end}) is outside the file (${size} bytes)`);
     // The range's first line: at start if that is a line start, else after the next newline.
-    const from = lineStartFrom(fd, part.start, size);
-    const to = end >= size ? size : lineStartFrom(fd, end, size);
+    const from = lineStartFrom(fd, part.start, size, file);
+    const to = end >= size ? size : lineStartFrom(fd, end, size, file);
     let names = opts.names;
     let bodyFrom = from;
     if (header) {
-      const headerEnd = afterNewline(fd, 0, size);
+      const headerEnd = afterNewline(fd, 0, size, file);
       const headText = decode(readAt(fd, 0, headerEnd), true);
       const parsed = parseCsvText(headText, delimiter, 0, () => true);
       names = parsed.firstRow ?? [];
@@ -233,9 +243,7 @@ export function csvPartitions(pattern: string, blocksize?: number): CsvPart[] {
       parts.push({ path, start: 0, end: null });
       continue;
     }
-    const fd = openSync(path, 'r');
-    const size = fstatSync(fd).size;
-    closeSync(fd);
+    const size = regularFileSize(path);
     if (size === 0) parts.push({ path, start: 0, end: null });
     for (let s = 0; s < size; s += blocksize) parts.push({ path, start: s, end: s + blocksize >= size ? null : s + blocksize });
   }

@@ -5,9 +5,13 @@
  * of the footer itself: kilobytes, so it cannot stall the loop); a worker reads a row group through
  * hyparquet's AsyncBuffer over a file handle, so only that row group's column chunks are read.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { FileKindError, kindOf, NO_BLOCK_READ_FLAGS, openRegularFile } from '../../../common/safe-files';
 import { open } from 'node:fs/promises';
 import { parquetMetadata, type AsyncBuffer, type FileMetaData } from 'hyparquet';
+
+/** Largest footer read (a footer of a million row groups is tens of MB; 2 GB claims are refused). */
+export const MAX_PARQUET_FOOTER_BYTES = 64 * 1024 * 1024;
 
 function readAt(fd: number, pos: number, len: number): ArrayBuffer {
   const buf = Buffer.alloc(len);
@@ -22,13 +26,13 @@ function readAt(fd: number, pos: number, len: number): ArrayBuffer {
 
 /** The footer (FileMetaData) of the Parquet file at `path`, from two ranged reads. */
 export function parquetFooter(path: string): FileMetaData {
-  const fd = openSync(path, 'r');
+  const { fd, size } = openRegularFile(path);
   try {
-    const size = fstatSync(fd).size;
     if (size < 12) throw new Error(`${size} bytes is too short for a Parquet file`);
     const tail = Buffer.from(readAt(fd, size - 8, 8));
     if (tail.toString('latin1', 4) !== 'PAR1') throw new Error('no PAR1 magic at the end');
     const len = tail.readUInt32LE(0);
+    if (len > MAX_PARQUET_FOOTER_BYTES) throw new Error(`footer length ${len} is over ${MAX_PARQUET_FOOTER_BYTES} bytes (64 MiB), the limit on a Parquet footer`);
     if (len + 8 > size - 4) throw new Error(`footer length ${len} is larger than the file`);
     // parquetMetadata reads the footer from the end of the buffer it is given.
     return parquetMetadata(readAt(fd, size - 8 - len, len + 8));
@@ -39,8 +43,13 @@ export function parquetFooter(path: string): FileMetaData {
 
 /** An AsyncBuffer over an open file handle; `close` when done. */
 export async function fileAsyncBuffer(path: string): Promise<{ file: AsyncBuffer; close(): Promise<void> }> {
-  const fh = await open(path, 'r');
-  const { size } = await fh.stat();
+  const fh = await open(path, NO_BLOCK_READ_FLAGS);
+  const st = await fh.stat();
+  if (!st.isFile()) {
+    await fh.close();
+    throw new FileKindError(`${path} is ${kindOf(st)}, not a regular file`);
+  }
+  const size = st.size;
   const file: AsyncBuffer = {
     byteLength: size,
     async slice(start: number, end?: number): Promise<ArrayBuffer> {

@@ -9,7 +9,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { MAX_SOURCE_PARTITIONS } from '../../compile/limits';
-import { checkPath } from '../../paths';
+import { checkPath, refuseNonRegular } from '../../paths';
 import type { BuildContext } from '../types';
 
 const isMagic = (s: string) => s.includes('*') || s.includes('?');
@@ -74,7 +74,9 @@ export function expandPattern(abs: string): string[] {
 export function patternFiles(ctx: BuildContext, field: string, what: string): string[] {
   const raw = ctx.params[field.replace(/^params\./, '')];
   const pattern = checkPath(raw, field, ctx);
-  // checkPath realpaths the existing prefix; the wildcard part stays as written.
+  // checkPath realpaths the existing prefix; the wildcard part stays as written. A plain path to
+  // a FIFO, device or folder is named as such (a glob simply does not match them).
+  if (!isMagic(pattern)) refuseNonRegular(pattern, field, ctx);
   const matched = expandPattern(pattern);
   // One task per file at least: bounded before each is checked and opened.
   if (matched.length > MAX_SOURCE_PARTITIONS) return ctx.fail(field, `${pattern} matches ${matched.length} files, more than ${MAX_SOURCE_PARTITIONS}`);

@@ -4,11 +4,11 @@
  * MiB and passed to every partition so partitions agree; Parquet: the footer's schema, read by
  * ranges) and emits one task per partition, counted from file metadata and bounded first.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
 import { parquetFooter } from '../../../../worker/kernels/df/parquet-file';
 import { MAX_SOURCE_PARTITIONS } from '../../compile/limits';
 import { inferCsvTypes, type CsvType } from '../../../../worker/kernels/df/csv-text';
 import { TIMESERIES_COLUMNS } from '../../../../worker/kernels/df/timeseries-columns';
+import { checkedFileSize } from '../../paths';
 import { materialize } from '../../compile/array-lower';
 import { rechunk } from '../../compile/rechunk';
 import { arrayInput, num } from '../arrays-core';
@@ -17,15 +17,6 @@ import { patternFiles } from './files';
 import { frameValue, rowBytes, strList, type ColType, type DfColumn } from './meta';
 
 const CSV_TYPES: CsvType[] = ['int', 'float', 'bool', 'string', 'timestamp'];
-
-function fileSize(path: string): number {
-  const fd = openSync(path, 'r');
-  try {
-    return fstatSync(fd).size;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function csvTypesParam(ctx: BuildContext): Record<string, CsvType> | undefined {
   const v = ctx.params.types;
@@ -65,7 +56,7 @@ const readCsvOp: OpDef = {
     const blocksize = typeof ctx.params.blocksize === 'number' ? ctx.params.blocksize : undefined;
     // Counted from file sizes before anything is read or emitted (issue 19: blocksize 1 on 30 MB made
     // 30 million tasks and exhausted the heap while compiling).
-    const sizes = files.map(fileSize);
+    const sizes = files.map((f) => checkedFileSize(f, 'params.path', ctx));
     const partitions = sizes.reduce((n, size) => n + (!blocksize || size === 0 ? 1 : Math.ceil(size / blocksize)), 0);
     if (partitions > MAX_SOURCE_PARTITIONS) {
       const total = sizes.reduce((a, b) => a + b, 0);
