@@ -10,7 +10,8 @@
  * (test/electron/). A native module that cannot load in this runtime is named in a dialog and
  * the app exits with EXIT_NATIVE_MODULE, on which `npm start` serves in the browser instead.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeFileNoFollow } from '../common/safe-files';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GpuflowService } from './api/service';
@@ -138,7 +139,8 @@ async function main(electron: ElectronMain): Promise<void> {
       if (r.canceled || !r.filePath) return null;
       target = r.filePath;
     }
-    await writeFile(target, text);
+    // Replaces a link at the target instead of writing through it (common/safe-files.ts).
+    writeFileNoFollow(target, text, { checked: false });
     return target;
   });
 

@@ -6,7 +6,8 @@
  * a file under the chosen name. Imports are checked completely before anything is written, and
  * written in one transaction.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileNoFollow } from '../../common/safe-files';
 import { contentHash } from '../../common/digest';
 import type { WorkflowDoc } from '../../common/workflow';
 import { guarded, StoreError } from './errors';
@@ -33,18 +34,13 @@ export function exportRuns(store: Store, ids: readonly number[]): ExportDoc {
   return { format: EXPORT_FORMAT, exported: Date.now(), workflows: [...workflows.values()], runs };
 }
 
-/** Writes `doc` to `path` atomically (temporary file, then rename). */
+/**
+ * Writes `doc` to `path` atomically, through a random O_EXCL temporary renamed onto it: a link
+ * planted at `path` or at a guessable temporary name is replaced, never written through.
+ */
 export function writeExportFile(path: string, doc: ExportDoc): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  guarded(path, () => {
-    try {
-      writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`);
-      renameSync(tmp, path);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
-  });
+  // The user chose this path (CLI --out): its folder may be reached through links, so not `checked`.
+  guarded(path, () => writeFileNoFollow(path, `${JSON.stringify(doc, null, 2)}\n`, { checked: false }));
 }
 
 /** Parses and checks an export; `source` names it in errors (a file path). */

@@ -2,9 +2,11 @@
  * Task handlers of load_npy / save_npy (main/engine/ops/arrays-files.ts). Paths arrive already
  * checked and resolved by the compiler on main. A read task reads only its block's rows (one
  * contiguous byte range in C order) and keeps its columns; a save task gathers every block,
- * writes a temporary file beside the target and renames it, so a reader never sees half a file.
+ * writes a temporary file beside the target and renames it, so a reader never sees half a file
+ * (common/safe-files.ts writeFileNoFollow: no link is followed).
  */
-import { closeSync, fstatSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularFile, writeFileNoFollow } from '../../../common/safe-files';
 import type { DType, NDArray } from '../../../common/arrays';
 import { allocate, bytesPerElement, sizeOf } from '../../../common/arrays';
 import { writeNpy } from '../../../common/npy';
@@ -30,9 +32,8 @@ export function readNpyBlock(p: ReadParams): NDArray {
   const row0 = nd ? p.start[0] : 0;
   const rowsShape = nd ? [rows, ...p.fileShape.slice(1)] : [];
   const data = allocate(p.dtype, rows * rowElems);
-  const fd = openSync(p.path, 'r');
+  const { fd, size } = openRegularFile(p.path);
   try {
-    const size = fstatSync(fd).size;
     if (size !== p.fileBytes) throw new Error(`load_npy: ${p.path} changed since the workflow was compiled (${p.fileBytes} bytes then, ${size} now)`);
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     let got = 0;
@@ -67,9 +68,9 @@ registerHandler('array-op', 'npy-save', async (params, inputs) => {
     return { dep: b, srcStart: a.shape.map(() => 0), count: a.shape, dstStart: idx.map((i, d) => chunks[d].slice(0, i).reduce((s, x) => s + x, 0)) };
   });
   const full = shape.length === 0 ? arrays[0] : assemble(shape, dtype, pieces, arrays);
-  const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
-  writeFileSync(tmp, writeNpy(full));
-  renameSync(tmp, path);
+  // A random O_EXCL temporary beside the target, renamed onto it: a link planted at the target
+  // or at a predictable temporary name is replaced, never followed (issue 29.3).
+  writeFileNoFollow(path, writeNpy(full));
   return { value: { kind: 'json', value: { path, shape, dtype } }, backend: 'js' };
 });
 

@@ -5,7 +5,7 @@
  * packed into Arrow columns here: doubles/floats -> Float64, ints -> Int64 (Int32 stays Int32),
  * booleans -> Bool, strings -> dictionary Utf8, timestamps/dates -> TimestampMillisecond.
  */
-import { writeFileSync } from 'node:fs';
+import { writeFileNoFollow } from '../../../common/safe-files';
 import { DataType, type Table, type Vector } from 'apache-arrow';
 import { parquetReadObjects, parquetSchema } from 'hyparquet';
 import { fileAsyncBuffer, parquetFooter } from './parquet-file';
@@ -186,7 +186,10 @@ export function parquetBytes(table: Table, rowGroupSize = 1 << 20): Uint8Array {
   return new Uint8Array(parquetWriteBuffer({ columnData: columnData as never, rowGroupSize }));
 }
 
-/** Writes `table` to `path` as Parquet. */
+/**
+ * Writes `table` to `path` as Parquet, through a fresh temporary file renamed onto it, so a link
+ * planted at `path` (dangling or not) is replaced rather than written through (issue 29.3).
+ */
 export function writeParquet(table: Table, path: string, rowGroupSize?: number): void {
-  writeFileSync(path, parquetBytes(table, rowGroupSize));
+  writeFileNoFollow(path, parquetBytes(table, rowGroupSize));
 }

@@ -8,8 +8,9 @@
  * exactly as one kept in memory.
  */
 import * as tf from '@tensorflow/tfjs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { makeFolderNoFollow, writeFileNoFollow } from '../../../common/safe-files';
 import { formatIssues } from '../../../common/tuning/space';
 import './dropout'; // registers SeededDropout for deserialisation
 import { disposeModel, modelMetaSchema, type TrainedModel } from './trained-model';
@@ -19,13 +20,6 @@ const WEIGHTS_BIN = 'weights.bin';
 
 export class ModelFileError extends Error {
   override name = 'ModelFileError';
-}
-
-/** Writes via a temporary name and a rename, so a crash never leaves half a file. */
-async function writeAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await writeFile(tmp, data);
-  await rename(tmp, file);
 }
 
 /** model.json's content (tfjs-core's getModelJSONForModelArtifacts, which tf.io does not export). */
@@ -44,12 +38,15 @@ export function fileSystemIO(dir: string): tf.io.IOHandler {
   return {
     async save(artifacts: tf.io.ModelArtifacts): Promise<tf.io.SaveResult> {
       if (artifacts.modelTopology instanceof ArrayBuffer) throw new ModelFileError('binary model topologies are not supported');
-      await mkdir(dir, { recursive: true });
+      // The folder may be created now: each level is checked as it is made, and each file goes
+      // through a random O_EXCL temporary renamed into place, so a link planted in the folder
+      // (or a predictable temporary name) never redirects the write (issue 29.3).
+      makeFolderNoFollow(path.resolve(dir));
       const weights = artifacts.weightData === undefined ? new ArrayBuffer(0) : tf.io.CompositeArrayBuffer.join(artifacts.weightData);
       const manifest: tf.io.WeightsManifestConfig = [{ paths: [WEIGHTS_BIN], weights: artifacts.weightSpecs ?? [] }];
       const json = modelJSON(artifacts, manifest);
-      await writeAtomic(path.join(dir, WEIGHTS_BIN), new Uint8Array(weights));
-      await writeAtomic(path.join(dir, MODEL_JSON), JSON.stringify(json));
+      writeFileNoFollow(path.join(path.resolve(dir), WEIGHTS_BIN), new Uint8Array(weights));
+      writeFileNoFollow(path.join(path.resolve(dir), MODEL_JSON), JSON.stringify(json));
       return { modelArtifactsInfo: tf.io.getModelArtifactsInfoForJSON(artifacts) };
     },
     async load(): Promise<tf.io.ModelArtifacts> {
