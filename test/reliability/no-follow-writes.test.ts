@@ -113,6 +113,12 @@ describe('writes through planted links', () => {
     expect(readdirSync(dir).sort()).toEqual(['part.0.parquet', 'part.1.parquet']);
   });
 
+  /** What a search's save_to does with the best model: fileSystemIO(dir).save (persist.ts). */
+  const saveModel = async (dir: string, a: tf.io.ModelArtifacts): Promise<void> => {
+    const io = fileSystemIO(dir);
+    if (!io.save) throw new Error('fileSystemIO has no save');
+    await io.save(a);
+  };
   const artifacts = (): tf.io.ModelArtifacts => ({ modelTopology: { class_name: 'Sequential' }, weightSpecs: [{ name: 'w', shape: [2], dtype: 'float32' }], weightData: new Float32Array([1.5, 2.5]).buffer });
 
   it.each(kinds)("search save_to's model files replace %s instead of writing through it", async (_k, dangling) => {
@@ -124,7 +130,7 @@ describe('writes through planted links', () => {
     const target2 = plant(json, dangling);
     plantOldTempNames(weights, dangling);
     plantOldTempNames(json, dangling);
-    await fileSystemIO(dir).save(artifacts());
+    await saveModel(dir, artifacts());
     removeOldTempNames(dir);
     expectOutsideUntouched(target, dangling);
     expectOutsideUntouched(target2, dangling);
@@ -139,7 +145,7 @@ describe('writes through planted links', () => {
     const outsideDir = path.join(outside, dangling ? 'never-dir' : 'dir');
     if (!dangling) mkdirSync(outsideDir);
     symlinkSync(outsideDir, parent);
-    await expect(fileSystemIO(path.join(parent, 'best')).save(artifacts())).rejects.toThrow(/models now resolves to .*a link was put in its place|cannot write in .*models: ENOENT/);
+    await expect(saveModel(path.join(parent, 'best'), artifacts())).rejects.toThrow(/models now resolves to .*a link was put in its place|cannot write in .*models: ENOENT/);
     expect(readdirSync(outside).sort()).toEqual(dangling ? ['victim'] : ['dir', 'victim']);
     if (!dangling) expect(readdirSync(outsideDir)).toEqual([]);
   });
