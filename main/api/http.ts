@@ -5,6 +5,7 @@
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Duplex } from 'node:stream';
@@ -12,6 +13,7 @@ import { WebSocketServer } from 'ws';
 import { formatIssues } from '../../common/messages';
 import { WorkflowError, WorkflowErrors } from '../engine/errors';
 import { authorized, contentSecurityPolicy, cookieName } from './auth';
+import { countersLine, guardConnections, isClientAbort, limitsFromEnv } from './connections';
 import { streamEvents } from './event-stream';
 import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
 import { scanJsonBody } from './json-body';
@@ -212,6 +214,11 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
 
   const bound = { host: opts.host, port: opts.port };
   const fail = (res: ServerResponse, e: unknown) => {
+    if (isClientAbort(e)) {
+      // The client went away mid-request: counted, not logged as serve's fault (issue 29.4).
+      conns.counters.clientAborts++;
+      return void res.destroy();
+    }
     if (res.headersSent) return void res.destroy();
     if (e instanceof ApiError) {
       // After a 413 the rest of the body may be unread: close instead of keeping the connection.
@@ -241,6 +248,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       res.end('gpuflow: a token is required (open the URL that `gpuflow serve` printed)\n');
       return;
     }
+    conns.trust(req.socket);
     if (!isApi) {
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new ApiError(405, `${req.method} is not allowed here`);
       return serveStatic(res, url, cookie);
@@ -253,6 +261,8 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
   }
 
   const server = http.createServer((req, res) => {
+    conns.busy(req.socket);
+    res.once('close', () => conns.idle(req.socket));
     try {
       handle(req, res);
     } catch (e) {
@@ -261,7 +271,14 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
   });
   // A request Node's parser refuses (bad header bytes, a body cut short) gets a 400 when the
   // socket can still take one; the default does the same but a broken socket must not throw.
+  const conns = guardConnections(server, limitsFromEnv());
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      conns.counters.requestTimeouts++;
+      if (socket.writable) return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+      return void socket.destroy();
+    }
+    if (isClientAbort(err)) conns.counters.clientAborts++;
     if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
     void err;
@@ -288,6 +305,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       checkSameOrigin(req, host);
       if (url.pathname !== '/api/events' || !authorized(req, url, opts.token, null)) return refuse(403, 'Forbidden');
       const since = Number(url.searchParams.get('since') ?? 0);
+      if (socket instanceof net.Socket) conns.trust(socket);
       wss.handleUpgrade(req, socket, head, (ws) => streamEvents(ws, svc, Number.isSafeInteger(since) && since > 0 ? since : 0));
     } catch (e) {
       if (e instanceof ApiError) return refuse(e.status, e.status === 400 ? 'Bad Request' : 'Forbidden');
@@ -312,6 +330,8 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
             wss.close();
             server.close(() => r());
             server.closeAllConnections();
+            const line = countersLine(conns.counters);
+            if (line) process.stderr.write(`${line}\n`);
           }),
       });
     });
