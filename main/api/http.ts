@@ -15,6 +15,7 @@ import { WorkflowError, WorkflowErrors } from '../engine/errors';
 import { authorized, contentSecurityPolicy, cookieName } from './auth';
 import { countersLine, guardConnections, isClientAbort, limitsFromEnv } from './connections';
 import { streamEvents } from './event-stream';
+import { loopDelayMonitor } from './loop-delay';
 import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
 import { scanJsonBody } from './json-body';
 import { benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
@@ -272,6 +273,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
   // A request Node's parser refuses (bad header bytes, a body cut short) gets a 400 when the
   // socket can still take one; the default does the same but a broken socket must not throw.
   const conns = guardConnections(server, limitsFromEnv());
+  const loop = loopDelayMonitor();
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       conns.counters.requestTimeouts++;
@@ -330,8 +332,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
             wss.close();
             server.close(() => r());
             server.closeAllConnections();
-            const line = countersLine(conns.counters);
-            if (line) process.stderr.write(`${line}\n`);
+            for (const line of [countersLine(conns.counters), loop.report()]) if (line) process.stderr.write(`${line}\n`);
           }),
       });
     });
