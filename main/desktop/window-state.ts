@@ -4,9 +4,10 @@
  * position is used only if it still overlaps a display, so a window is never restored off-screen
  * after a monitor is unplugged.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
+import { writeFileNoFollow } from '../../common/safe-files';
 import type { Rectangle } from '../electron-api';
 
 const stateSchema = z.object({
@@ -38,5 +39,6 @@ export function loadWindowState(file: string, displays?: Rectangle[]): WindowSta
 export function saveWindowState(file: string, bounds: Rectangle, maximized: boolean): void {
   mkdirSync(dirname(file), { recursive: true });
   const s: WindowState = { x: Math.round(bounds.x), y: Math.round(bounds.y), width: Math.round(bounds.width), height: Math.round(bounds.height), maximized };
-  writeFileSync(file, JSON.stringify(s));
+  // userData may be reached through links (not a checked path); a link at the file is replaced.
+  writeFileNoFollow(file, JSON.stringify(s), { checked: false });
 }

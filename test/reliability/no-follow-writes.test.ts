@@ -1,6 +1,7 @@
 /**
  * Writes that cannot be redirected (issue 29.3): for each writer — save_npy, write_parquet's
- * parts, the search's save_to model files (and the folder it creates), exports — a symlink
+ * parts, the search's save_to model files (and the folder it creates), exports, the desktop's
+ * window state — a symlink
  * planted where the file will go (pointing at a file outside the allowed folder) and a dangling
  * one (pointing at a path outside that does not exist) are replaced, never written through: the
  * file outside keeps its bytes, the dangling target is not created, and the written file is the
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as tf from '@tensorflow/tfjs';
 import { readNpy } from '../../common/npy';
+import { loadWindowState, saveWindowState } from '../../main/desktop/window-state';
 import { writeExportFile } from '../../main/store/transfer';
 import { EXPORT_FORMAT } from '../../main/store/transfer-schema';
 import { fileSystemIO } from '../../worker/kernels/tfjs/persist';
@@ -159,5 +161,14 @@ describe('writes through planted links', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ format: EXPORT_FORMAT, exported: 1, workflows: [], runs: [] });
     removeOldTempNames(allowed);
     expect(readdirSync(allowed)).toEqual(['runs.json']);
+  });
+
+  it.each(kinds)('the window state replaces %s at its file instead of writing through it', (_k, dangling) => {
+    const file = path.join(allowed, 'window-state.json');
+    const target = plant(file, dangling);
+    saveWindowState(file, { x: 10, y: 20, width: 1200, height: 800 }, false);
+    expectOutsideUntouched(target, dangling);
+    expect(loadWindowState(file)).toEqual({ x: 10, y: 20, width: 1200, height: 800, maximized: false });
+    expect(readdirSync(allowed)).toEqual(['window-state.json']);
   });
 });
