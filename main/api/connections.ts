@@ -12,11 +12,12 @@
  * backstop above both, so descriptors stay bounded whatever happens. On loopback every local
  * process is the same peer address, so there the global cap and the shedding do the work.
  *
- * Client aborts (an upload cut off) and request timeouts are counted here rather than logged as
- * internal errors with a stack: a client could otherwise fill the log at will.
+ * Client aborts (an upload cut off) and request timeouts (answered 408) are counted here rather
+ * than logged as internal errors with a stack: a client could otherwise fill the log at will.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 export interface ConnectionLimits {
   /** Untrusted sockets open at once, all peers together. */
@@ -108,6 +109,20 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
     untrusted++;
     perPeer.set(peer, (perPeer.get(peer) ?? 0) + 1);
     s.once('close', () => forget(s));
+  });
+
+  // A request Node's parser refuses (bad header bytes, a body cut short) gets a 400 when the
+  // socket can still take one; the default does the same but a broken socket must not throw. A
+  // request that timed out (headersTimeout / requestTimeout) gets a 408, counted.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      counters.requestTimeouts++;
+      if (socket.writable) return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+      return void socket.destroy();
+    }
+    if (isClientAbort(err)) counters.clientAborts++;
+    if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
   });
 
   return {

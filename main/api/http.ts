@@ -270,21 +270,9 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       fail(res, e);
     }
   });
-  // A request Node's parser refuses (bad header bytes, a body cut short) gets a 400 when the
-  // socket can still take one; the default does the same but a broken socket must not throw.
+  // Connection caps, and the answer to what Node's parser refuses or times out (connections.ts).
   const conns = guardConnections(server, limitsFromEnv());
   const loop = loopDelayMonitor();
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      conns.counters.requestTimeouts++;
-      if (socket.writable) return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
-      return void socket.destroy();
-    }
-    if (isClientAbort(err)) conns.counters.clientAborts++;
-    if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-    void err;
-  });
   // CONNECT (proxy tunnels) is nothing serve does; without a listener Node leaves the socket open.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy());

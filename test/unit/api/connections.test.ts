@@ -2,7 +2,8 @@
  * guardConnections (main/api/connections.ts) on a real loopback server: the per-peer cap sheds the
  * oldest idle socket of that peer only (127.0.0.1 and ::1 are two peers), a socket with a request
  * in flight is never shed (a new one is refused instead when every socket in scope is busy), and a
- * trusted socket neither counts against the caps nor is shed. Counts are worked out by hand.
+ * trusted socket neither counts against the caps nor is shed; a request that times out gets a
+ * 408 and is counted. Counts are worked out by hand.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -14,8 +15,8 @@ let guard: ConnectionGuard;
 const sockets: net.Socket[] = [];
 const held: http.ServerResponse[] = [];
 
-async function start(maxUntrusted: number, maxUntrustedPerPeer: number): Promise<number> {
-  server = http.createServer((req, res) => {
+async function start(maxUntrusted: number, maxUntrustedPerPeer: number, timeouts: http.ServerOptions = {}): Promise<number> {
+  server = http.createServer(timeouts, (req, res) => {
     guard.busy(req.socket);
     res.once('close', () => guard.idle(req.socket));
     if (req.url === '/trust') {
@@ -94,4 +95,16 @@ describe('guardConnections', () => {
     expect(t.closed()).toBe(false);
     expect(others.map((c) => c.closed())).toEqual([true, true, false, false]);
   });
+
+  it('answers a request whose headers never finish with 408 and counts it', async () => {
+    const port = await start(10, 10, { headersTimeout: 300, requestTimeout: 300, connectionsCheckingInterval: 100 });
+    const c = await open(port, '127.0.0.1');
+    let got = '';
+    c.sock.on('data', (d: Buffer) => (got += d.toString('latin1')));
+    c.sock.write('GET / HTTP/1.1\r\nHost: x\r\n'); // no blank line: the headers never end
+    const deadline = Date.now() + 20_000;
+    while (!c.closed() && Date.now() < deadline) await settle();
+    expect(got).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
+    expect(guard.counters.requestTimeouts).toBe(1);
+  }, 30_000);
 });
