@@ -16,7 +16,8 @@ import { streamEvents } from './event-stream';
 import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
 import { benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
 import { DaskSetupError } from '../dask/interpreter';
-import { ApiError, type GpuflowService } from './service';
+import { ApiError } from './api-error';
+import type { GpuflowService } from './service';
 
 const MAX_BODY = 16 * 1024 * 1024;
 const DRAIN_LIMIT = 4 * MAX_BODY;

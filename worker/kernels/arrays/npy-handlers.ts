@@ -9,7 +9,7 @@ import type { DType, NDArray } from '../../../common/arrays';
 import { allocate, bytesPerElement, sizeOf } from '../../../common/arrays';
 import { writeNpy } from '../../../common/npy';
 import { registerHandler } from '../../handlers';
-import { assemble } from './register';
+import { assemble } from './assemble';
 
 interface ReadParams {
   path: string;

@@ -6,7 +6,7 @@
  */
 import type { ChunkProgram, ChunkValue, Expr, Leaf, NDArray, Region } from '../../../common/arrays';
 import { broadcastProblem, broadcastTarget, sizeOf } from '../../../common/arrays';
-import { PhiloxStream } from './philox';
+import { PhiloxStream } from '../../../common/philox';
 import { chunkReduce } from './reduce';
 
 type Buf = Float64Array | Float32Array;

@@ -8,7 +8,7 @@ import { closeSync, fstatSync, openSync } from 'node:fs';
 import { parquetFooter } from '../../../../worker/kernels/df/parquet-file';
 import { MAX_SOURCE_PARTITIONS } from '../../compile/limits';
 import { inferCsvTypes, type CsvType } from '../../../../worker/kernels/df/csv-text';
-import { TIMESERIES_COLUMNS } from '../../../../worker/kernels/df/timeseries-columns';
+import { TIMESERIES_COLUMNS } from '../../../../common/df/timeseries-columns';
 import { materialize } from '../../compile/array-lower';
 import { rechunk } from '../../compile/rechunk';
 import { arrayInput, num } from '../arrays-core';
