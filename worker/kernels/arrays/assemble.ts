@@ -5,14 +5,10 @@
  */
 import type { DType, NDArray } from '../../../common/arrays';
 import { allocate, sizeOf, stridesOf } from '../../../common/arrays';
+import type { ArrayOpParams } from '../../../common/array-op-params';
 
-/** One region: `count` elements from `srcStart` in input `dep` to `dstStart` in the new block. */
-export interface Piece {
-  dep: number;
-  srcStart: number[];
-  count: number[];
-  dstStart: number[];
-}
+export type Piece = ArrayOpParams<'assemble'>['pieces'][number];
+
 
 /** Copies each piece's region of its source block into the new block. */
 export function assemble(shape: number[], dtype: DType, pieces: Piece[], inputs: NDArray[]): NDArray {
