@@ -5,7 +5,7 @@
  * the params parsed by the same schema: a renamed param is a type error on both sides, and a
  * message that does not match is refused at the worker's boundary with the op and field named).
  *
- * A first group of ops is here (rechunk's assemble, transpose, the .npy reader and writer). To
+ * Typed so far: rechunk's assemble, transpose, the .npy reader and writer, the randomized SVD. To
  * type another op: add its schema below, build its spec with `arrayOpSpec` in main and register
  * its handler with `registerArrayOp` (CONTRIBUTING.md, "Typed task params").
  */
@@ -29,6 +29,15 @@ const SCHEMAS = {
   'npy-read': z.object({ path: z.string(), dataStart: count, fileBytes: count, dtype: dtypeSchema, fileShape: dims, start: dims, shape: dims }),
   /** Every block of an array (in C order over the block grid) written to one .npy file. */
   'npy-save': z.object({ path: z.string(), shape: dims, chunks: z.array(dims), dtype: dtypeSchema }),
+  // The randomized SVD's tasks (main/engine/ops/arrays-randomized.ts, worker/kernels/arrays/randomized-handlers.ts).
+  /** A row block times the n x k Gaussian test matrix of `seed` (regenerated in the task). */
+  'rs-sketch': z.object({ k: count.positive(), seed: count }),
+  /** op(A) B, with op = transpose when `ta`. */
+  'rs-mm': z.object({ ta: z.boolean() }),
+  /** The sum of same-shape partials; the tree's root then orthonormalises it or takes its top-`rank` SVD. */
+  'rs-sum': z.object({ then: z.enum(['none', 'orth', 'svd']), rank: count.positive() }),
+  /** A row block of U: Q_i times the small SVD's u. */
+  'rs-u': z.object({}),
 };
 
 /** Each typed op's params, as TypeScript sees them (inferred from the schemas: one definition). */
@@ -38,6 +47,11 @@ export type ArrayOpParams<Op extends TypedArrayOp> = ArrayOpParamMap[Op];
 
 /** The schemas, typed so that one indexed by a generic op parses to that op's params. */
 export const ARRAY_OP_PARAMS: { [Op in TypedArrayOp]: z.ZodType<ArrayOpParamMap[Op]> } = SCHEMAS;
+
+/** Whether an array op's params are typed here (the others still travel as a plain record). */
+export function isTypedArrayOp(op: string): op is TypedArrayOp {
+  return Object.hasOwn(ARRAY_OP_PARAMS, op);
+}
 
 /** The task spec of a typed array op, as main's compiler emits it. */
 export function arrayOpSpec<Op extends TypedArrayOp>(op: Op, params: ArrayOpParams<Op>): TaskSpec {

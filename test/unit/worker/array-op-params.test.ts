@@ -4,7 +4,7 @@
  * at the worker's boundary with the op and the field named, instead of computing with undefined.
  */
 import { describe, expect, it } from 'vitest';
-import { parseArrayOpParams } from '../../../common/array-op-params';
+import { isTypedArrayOp, parseArrayOpParams } from '../../../common/array-op-params';
 import type { ChunkValue } from '../../../common/arrays';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { validateWorkflow } from '../../../main/engine/validate';
@@ -31,6 +31,30 @@ describe('typed array-op params', () => {
       { dep: 0, srcStart: [1], count: [3], dstStart: [0] },
       { dep: 1, srcStart: [0], count: [2], dstStart: [3] },
     ]);
+  });
+
+  it("every typed op main emits parses with its schema: rechunk, transpose, the randomized SVD's four", () => {
+    const doc = {
+      format: 'gpuflow.workflow/1',
+      nodes: [
+        { id: 'x', op: 'random_normal', params: { shape: [60, 12], chunks: [25, 5], seed: 1 } },
+        { id: 't', op: 'transpose', params: {} },
+        { id: 'r', op: 'svd_randomized', params: { rank: 3, oversample: 2, power_iters: 1, seed: 7 } },
+      ],
+      edges: [
+        { source: 'x', sourcePort: 'out', target: 't', targetPort: 'x' },
+        { source: 'x', sourcePort: 'out', target: 'r', targetPort: 'x' },
+      ],
+    };
+    const seen = new Set<string>();
+    for (const t of compileWorkflow(validateWorkflow(doc)).tasks.values()) {
+      const spec = t.spec;
+      if (spec.kind !== 'array-op' || !isTypedArrayOp(spec.op)) continue;
+      const op = spec.op;
+      expect(() => parseArrayOpParams(op, spec.params), `${t.key} (${op})`).not.toThrow();
+      seen.add(op);
+    }
+    expect([...seen].sort()).toEqual(['assemble', 'rs-mm', 'rs-sketch', 'rs-sum', 'rs-u', 'transpose']);
   });
 
   it('the assemble handler runs on parsed params: two pieces into one block', async () => {
