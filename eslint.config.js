@@ -1,7 +1,10 @@
 // Lint: the rules that guard the boundaries. User text is parsed, never evaluated: eval, the
 // Function constructor and string timers are errors everywhere. And one for start-up time: zod is
-// imported as a namespace.
+// imported as a namespace. And the layers of docs/design.md: imports go down
+// (bin -> main -> worker -> native, all of them onto common/; the renderer onto common/ only), and
+// no import cycles (lint/import-rules.mjs).
 import tseslint from 'typescript-eslint';
+import gpuflowImports, { LAYERS } from './lint/import-rules.mjs';
 
 export default tseslint.config(
   { ignores: ['.*/**', 'node_modules/**', 'out/**', 'dist/**', 'native/build/**', '.device/**', '.devbuild/**', 'bench/results/**', 'test-results/**'] },
@@ -9,8 +12,10 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
     // The timers are declared so no-implied-eval recognises setTimeout("code").
     languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module', globals: { setTimeout: 'readonly', setInterval: 'readonly', setImmediate: 'readonly', window: 'readonly' } },
-    plugins: { '@typescript-eslint': tseslint.plugin },
+    plugins: { '@typescript-eslint': tseslint.plugin, gpuflow: gpuflowImports },
     rules: {
+      'gpuflow/layers': ['error', { allowed: LAYERS }],
+      'gpuflow/no-cycle': ['error', { folders: Object.keys(LAYERS) }],
       'no-eval': 'error',
       'no-implied-eval': 'error',
       'no-new-func': 'error',

@@ -13,28 +13,7 @@ import { parseCli, UsageError } from './cli/args';
 import type { Prelaunch } from './cluster/prelaunch';
 import { prelaunchFor } from './cli/workers';
 import { traceStart } from '../common/start-trace';
-
-const USAGE = `usage: gpuflow <command> [options]
-
-commands:
-  devices                      GPUs, CPU and compute backends (--json)
-  run <workflow.json>          run a workflow (--json, --param NAME=VALUE, --virtual-gpus N,
-                               --cpu-workers N, --threads N, --backend js|native-cpu|cuda, --db FILE,
-                               --dask tcp://host:8786|local:N|local-cuda: run it on a Dask cluster)
-  export-dask <workflow.json>  a standalone Python script running it with gpuflow_dask (stdout)
-  explain <workflow.json>      the task graph before and after optimisation, and its critical path
-  serve                        the API and UI over HTTP + WebSocket (--host, --port, --token)
-  bench <workflow.json>        one CPU core, all cores, one GPU, all GPUs, and with --dask ADDRESS
-                               a Dask cluster (--repeat N, --warmup N, --json)
-  history                      runs in the store (--status, --workflow, --sort, --limit, --json;
-                               --benchmarks: the stored benchmarks instead)
-  show <run-id>                one stored run: workflow, status, target, digest, stats, results (--json)
-  benchmarks [<id>]            stored benchmarks, newest first, or one (--workflow, --limit, --json)
-  replay <run-id>              re-run a stored run exactly and compare its digest (--json; --dask
-                               ADDRESS replays it on a Dask cluster, else on this workstation)
-  export <run-id>... --out F   runs as a file, each with its workflow version embedded
-  import <file>                add an export's workflows and runs to the store
-`;
+import { commandUsage, USAGE } from './cli/usage';
 
 type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values'], early?: Prelaunch) => Promise<number>;
 
@@ -80,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
     const parsed = parseCli(argv);
     const [cmd, ...rest] = parsed.positionals;
     if (!cmd || parsed.values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(cmd ? commandUsage(cmd) : USAGE);
       return cmd ? 0 : 2;
     }
     if (cmd === 'run') early = await prelaunchFor(parsed.values);

@@ -7,7 +7,7 @@
 import type { IpcEventSender as WebContents, IpcMainInvokeEvent, IpcMainLike as IpcMain } from './electron-api';
 import * as z from 'zod';
 import type { GpuflowService } from './api/service';
-import { ApiError } from './api/service';
+import { ApiError } from './api/api-error';
 import { WorkflowError, WorkflowErrors } from './engine/errors';
 
 export const CHANNEL = {

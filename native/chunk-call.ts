@@ -4,7 +4,7 @@
  */
 import type { ChunkProgram, ChunkValue, NDArray, Partial } from '../common/arrays';
 import { sizeOf } from '../common/arrays';
-import type { ArrayBackend } from '../worker/kernels/backend';
+import type { ArrayBackend } from '../common/backend';
 import type { FloatArray } from './index';
 import { PARTIAL_FIELDS, encodeProgram, outputLength, partialShape } from './program-code';
 

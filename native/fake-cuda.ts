@@ -16,7 +16,7 @@
  * the GPU, and the engine's cost shows only where it leaves the device idle.
  */
 import { Worker } from 'node:worker_threads';
-import type { FloatArray, NativeAddon } from './index';
+import type { FloatArray, NativeAddon } from './addon-types';
 
 /** The device thread: ids in, ids out when their kernel's time is over. */
 const DEVICE_THREAD = `

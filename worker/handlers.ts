@@ -3,6 +3,7 @@
  * steps), dataframe partition ops and tuning trials register here by (spec kind, op name), so the
  * worker's dispatch stays one table and each area keeps its kernels in its own folder.
  */
+import { parseArrayOpParams, type ArrayOpParams, type TypedArrayOp } from '../common/array-op-params';
 import type { ChunkValue, JsonValue } from '../common/arrays';
 import type { WorkerConfig } from '../common/messages';
 import type { ArrayBackend } from './kernels/backend';
@@ -30,4 +31,16 @@ export function registerHandler(kind: 'array-op' | 'df' | 'trial', op: string, h
 
 export function findHandler(kind: string, op: string): TaskHandler | undefined {
   return handlers.get(`${kind}:${op}`);
+}
+
+/**
+ * Registers the handler of an array op whose params are typed (common/array-op-params.ts): the
+ * handler gets them parsed by the op's schema, so it reads fields without casts, and a task whose
+ * params do not match fails with the op and field named instead of computing with undefined.
+ */
+export function registerArrayOp<Op extends TypedArrayOp>(
+  op: Op,
+  handler: (params: ArrayOpParams<Op>, inputs: ChunkValue[], ctx: HandlerContext) => Promise<HandlerResult>,
+): void {
+  registerHandler('array-op', op, async (params, inputs, ctx) => handler(parseArrayOpParams(op, params), inputs, ctx));
 }

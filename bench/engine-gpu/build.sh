@@ -10,7 +10,7 @@ D=.devbuild/gpuflow
 # The stubs sit in .devbuild/node_modules, where every bundle in .devbuild/ (and .devbuild/gpuflow/)
 # finds them by Node's walk up the directories.
 M=.devbuild/node_modules
-mkdir -p $M/better-sqlite3 $M/@tensorflow/tfjs
+mkdir -p $D $M/better-sqlite3 $M/@tensorflow/tfjs
 EXT="--external:better-sqlite3 --external:@duckdb/* --external:@tensorflow/*"
 cat > $D/entry.ts <<'TS'
 import { main } from '../../main/cli';

@@ -23,10 +23,9 @@ import { FixedBudgetGroup } from './fixed';
 import { scoreKey, type NewTrial, type TrialGroup, type TrialState } from './group';
 import { HalvingBracket } from './halving';
 import { hyperbandBrackets } from './hyperband';
-import { planSearch } from './plan';
 import { deriveSeed, SeedTag } from './random';
 import { expandGrid, gridSize, sampleParams } from './space';
-import type { LeaderboardEntry, SearchPlan, SearchSpec, TrialCommand, TrialParams } from './types';
+import type { LeaderboardEntry, SearchSpec, TrialCommand, TrialParams } from './types';
 
 export class SearchError extends Error {
   override name = 'SearchError';
@@ -134,11 +133,6 @@ export class SearchController {
   best(): LeaderboardEntry | null {
     if (!this.winner) return null;
     return this.leaderboard().find((e) => e.trialId === this.winner?.id) ?? null;
-  }
-
-  /** Trials and epochs the search will run if no trial fails (independent of scores). */
-  plan(): SearchPlan {
-    return planSearch(this.spec);
   }
 
   private running(trialId: string): { group: TrialGroup; trial: TrialState } {

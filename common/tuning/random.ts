@@ -6,7 +6,7 @@
  * implementation of the contract; it is pure (no Node or DOM imports), so main and renderer can
  * share it through common/.
  */
-import { PhiloxStream, philox4x32, seedKey } from '../../worker/kernels/js/philox';
+import { PhiloxStream, philox4x32, seedKey } from '../philox';
 
 /** Purposes a sub-seed is derived for; distinct tags keep the streams independent. */
 export const SeedTag = {

@@ -14,7 +14,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { ApiError } from './service';
+import { ApiError } from './api-error';
 
 export interface Bound {
   host: string;

@@ -20,7 +20,8 @@ import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
 import { scanJsonBody } from './json-body';
 import { benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
 import { DaskSetupError } from '../dask/interpreter';
-import { ApiError, type GpuflowService } from './service';
+import { ApiError } from './api-error';
+import type { GpuflowService } from './service';
 
 const MAX_BODY = 16 * 1024 * 1024;
 const DRAIN_LIMIT = 4 * MAX_BODY;

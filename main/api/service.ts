@@ -15,6 +15,7 @@ import type { PoolOptions } from '../cluster/pool';
 import { queryGpus } from '../cluster/discovery';
 import { WorkerSampler } from '../cluster/worker-sampler';
 import { nativeInfo } from '../../native';
+import { ApiError } from './api-error';
 import { runBenchmark } from './bench';
 import { runDigest, storedResults } from './run-record';
 import { listExamples } from './examples';
@@ -88,15 +89,8 @@ export interface ServiceOptions {
   backends?: PoolOptions['backends'];
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly errors?: string[],
-  ) {
-    super(message);
-  }
-}
+// Defined in api-error.ts; re-exported for modules that still import it from the service.
+export { ApiError };
 
 export class GpuflowService {
   private writer: EventWriter | null;

@@ -1,4 +1,5 @@
-// The N-API boundary (native/addon.d.ts describes it). Every argument is checked here with a
+// The N-API boundary (typed for TypeScript in native/addon-types.ts, the dataframe exports in
+// native/df.ts). Every argument is checked here with a
 // TypeError or RangeError before any work is queued; the work itself runs in Napi::AsyncWorker
 // (off the JS thread) and settles a promise. Output buffers are allocated by the JS caller, so no
 // external ArrayBuffers are made (Electron's memory cage forbids them).

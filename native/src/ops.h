@@ -21,6 +21,7 @@ GF_HD double unaryOp(int op, double x) {
     case uSin: return sin(x);
     case uCos: return cos(x);
     case uTanh: return tanh(x);
+    case uRound: return rint(x);  // nearest, halves to even (the default rounding mode), as numpy.round
     default: return mul_rn(x, x);
   }
 }

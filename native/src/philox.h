@@ -1,5 +1,5 @@
 // Philox4x32-10 and the counter-to-float mapping of docs/random.md, shared by the C++ and CUDA
-// kernels. Uniforms must be bit-identical to worker/kernels/js/philox.ts: the float64 mapping is
+// kernels. Uniforms must be bit-identical to common/philox.ts: the float64 mapping is
 // exact integer arithmetic, and `low + span * u` is rounded once per operation (C++ builds with
 // -ffp-contract=off; on the device the _rn intrinsics forbid fused multiply-adds).
 #pragma once

@@ -108,22 +108,37 @@ def as_input(v: object) -> np.ndarray:
     return np.ascontiguousarray(v).ravel()
 
 
+class _ProgramCall:
+    """A program's arguments as both C entries take them, and its output array, sized by the CPU
+    library's gf_program_output (the CUDA library has no sizing entry of its own)."""
+
+    def __init__(self, cpu: ctypes.CDLL, code: np.ndarray, inputs: Sequence[np.ndarray]):
+        self.code = np.ascontiguousarray(code, dtype=np.float64)
+        self.n = len(inputs)
+        self.lengths = np.array([a.size for a in inputs], dtype=np.int64)
+        self.types = np.array([INPUT_TYPES[a.dtype] for a in inputs], dtype=np.int32)
+        self.ptrs = (ctypes.c_void_p * max(self.n, 1))(*[a.ctypes.data for a in inputs])
+        self.err = ctypes.create_string_buffer(ERR_LEN)
+        out_len = ctypes.c_int64(0)
+        out_f32 = ctypes.c_int32(0)
+        if cpu.gf_program_output(_ptr(self.code), self.code.size, _ptr(self.lengths, ctypes.c_int64), _ptr(self.types, ctypes.c_int32), self.n, ctypes.byref(out_len), ctypes.byref(out_f32), self.err, ERR_LEN):
+            raise ValueError(self.message())
+        self.out = np.empty(out_len.value, dtype=np.float32 if out_f32.value else np.float64)
+
+    def head(self) -> tuple:
+        """The arguments both entries start with: code, inputs, their lengths and types, the output."""
+        return (_ptr(self.code), self.code.size, self.ptrs, _ptr(self.lengths, ctypes.c_int64), _ptr(self.types, ctypes.c_int32), self.n, self.out.ctypes.data, self.out.size)
+
+    def message(self) -> str:
+        return self.err.value.decode("utf-8", "replace")
+
+
 def run_program(lib: ctypes.CDLL, code: np.ndarray, inputs: Sequence[np.ndarray], threads: int = 1) -> np.ndarray:
     """Runs program `code` (float64) over flat inputs; returns the flat output (values or partial fields)."""
-    code = np.ascontiguousarray(code, dtype=np.float64)
-    n = len(inputs)
-    lengths = np.array([a.size for a in inputs], dtype=np.int64)
-    types = np.array([INPUT_TYPES[a.dtype] for a in inputs], dtype=np.int32)
-    ptrs = (ctypes.c_void_p * max(n, 1))(*[a.ctypes.data for a in inputs])
-    err = ctypes.create_string_buffer(ERR_LEN)
-    out_len = ctypes.c_int64(0)
-    out_f32 = ctypes.c_int32(0)
-    if lib.gf_program_output(_ptr(code), code.size, _ptr(lengths, ctypes.c_int64), _ptr(types, ctypes.c_int32), n, ctypes.byref(out_len), ctypes.byref(out_f32), err, ERR_LEN):
-        raise ValueError(err.value.decode("utf-8", "replace"))
-    out = np.empty(out_len.value, dtype=np.float32 if out_f32.value else np.float64)
-    if lib.gf_run_program(_ptr(code), code.size, ptrs, _ptr(lengths, ctypes.c_int64), _ptr(types, ctypes.c_int32), n, out.ctypes.data, out.size, threads, err, ERR_LEN):
-        raise ValueError(err.value.decode("utf-8", "replace"))
-    return out
+    call = _ProgramCall(lib, code, inputs)
+    if lib.gf_run_program(*call.head(), threads, call.err, ERR_LEN):
+        raise ValueError(call.message())
+    return call.out
 
 
 def matmul(lib: ctypes.CDLL, a: np.ndarray, b: np.ndarray, c0: Optional[np.ndarray], threads: int = 1) -> np.ndarray:
@@ -195,17 +210,7 @@ def cuda_why() -> str:
 
 def run_program_cuda(lib: ctypes.CDLL, cpu: ctypes.CDLL, code: np.ndarray, inputs: Sequence[np.ndarray]) -> np.ndarray:
     """As run_program, on the device (host buffers in and out; the CPU library sizes the output)."""
-    code = np.ascontiguousarray(code, dtype=np.float64)
-    n = len(inputs)
-    lengths = np.array([a.size for a in inputs], dtype=np.int64)
-    types = np.array([INPUT_TYPES[a.dtype] for a in inputs], dtype=np.int32)
-    ptrs = (ctypes.c_void_p * max(n, 1))(*[a.ctypes.data for a in inputs])
-    err = ctypes.create_string_buffer(ERR_LEN)
-    out_len = ctypes.c_int64(0)
-    out_f32 = ctypes.c_int32(0)
-    if cpu.gf_program_output(_ptr(code), code.size, _ptr(lengths, ctypes.c_int64), _ptr(types, ctypes.c_int32), n, ctypes.byref(out_len), ctypes.byref(out_f32), err, ERR_LEN):
-        raise ValueError(err.value.decode("utf-8", "replace"))
-    out = np.empty(out_len.value, dtype=np.float32 if out_f32.value else np.float64)
-    if lib.gf_cuda_run_program(_ptr(code), code.size, ptrs, _ptr(lengths, ctypes.c_int64), _ptr(types, ctypes.c_int32), n, out.ctypes.data, out.size, err, ERR_LEN):
-        raise RuntimeError(err.value.decode("utf-8", "replace"))
-    return out
+    call = _ProgramCall(cpu, code, inputs)
+    if lib.gf_cuda_run_program(*call.head(), call.err, ERR_LEN):
+        raise RuntimeError(call.message())
+    return call.out

@@ -4,20 +4,13 @@
  * No React, no xyflow: the bindings map these onto the canvas.
  */
 import type { NodeKindSpec, PortSpec } from '../../common/catalog';
-import { WORKFLOW_FORMAT, type ParamValue, type WorkflowDoc, type WorkflowEdge, type WorkflowGroup, type WorkflowNode } from '../../common/workflow';
+import { WORKFLOW_FORMAT, type ParamValue, type WorkflowDoc, type WorkflowEdge, type WorkflowNode } from '../../common/workflow';
 import { parseGroups } from '../../common/workflow-groups';
 import { EDITOR_ERRORS, EditorError } from './errors';
+import type { Graph } from './graph';
 import { pruneGroups } from './groups';
 
-export interface Graph {
-  name: string;
-  description?: string;
-  params: Record<string, number | string | boolean>;
-  nodes: WorkflowNode[];
-  edges: WorkflowEdge[];
-  /** Editor frames (renderer/logic/groups.ts); absent or empty when there are none. */
-  groups?: WorkflowGroup[];
-}
+export type { Graph } from './graph';
 
 export const emptyGraph = (): Graph => ({ name: 'untitled', params: {}, nodes: [], edges: [] });
 

@@ -5,7 +5,7 @@
  * positions relative to the frame for xyflow's parent nodes.
  */
 import type { WorkflowGroup } from '../../common/workflow';
-import type { Graph } from './graph-model';
+import type { Graph } from './graph';
 
 export interface Size {
   width: number;

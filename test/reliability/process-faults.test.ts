@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../integration/cli-helpers';
-import { api, figures, NO_GPU_ENV, seedDoc, startServe, STRICT, tempDir } from './helpers';
+import { api, figures, NO_GPU_ENV, seedDoc, startServe, tempDir } from './helpers';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -113,9 +113,9 @@ describe('SIGKILL of `gpuflow run` mid-run', () => {
     const final = inspect(db);
     figures('cli-run-sigkill', { integrity: after.integrity, statusInFile: after.runs[0]?.status, historyStatusBeforeNextStart: runs.map((r) => r.status), nextRunExit: again.code, statusesAfterNextRun: final.runs.map((r) => r.status), integrityAfter: final.integrity });
     expect(after.integrity).toBe('ok');
-    // Known defect D6: `gpuflow history` does not call store.markInterrupted(), so it still shows
-    // the dead run as 'running'; the next `run` / `serve` start marks it.
-    if (STRICT) expect(runs.map((r) => r.status)).toContain('interrupted');
+    // `gpuflow history` marks the dead run interrupted itself, before any other start (D6,
+    // docs/reliability.md: it once showed it 'running' until the next run or serve).
+    expect(runs.map((r) => r.status)).toContain('interrupted');
     expect(final.runs.map((r) => r.status)).toEqual(['interrupted', 'done']);
     expect(again.code).toBe(0);
     expect(final.integrity).toBe('ok');

@@ -12,8 +12,8 @@
  * 30 'groupby-chunk' + 4 'groupby-combine' + 1 'groupby-aggregate' tasks -> 30 fused + 4 + 1.
  */
 import type { TaskDef } from '../../../common/tasks';
-import { groupbyColumns } from '../../../worker/kernels/df/timeseries-columns';
-import type { GroupbySpec } from '../../../worker/kernels/df/groupby';
+import { groupbyColumns } from '../../../common/df/timeseries-columns';
+import type { GroupbySpec } from '../../../common/df/groupby-spec';
 import { YIELD_EVERY, type Steps } from '../slices';
 
 function dfOp(t: TaskDef | undefined, op: string): Record<string, unknown> | null {

@@ -2,21 +2,11 @@
  * Rechunking: each new block is assembled from the regions of the old blocks it overlaps
  * (an 'assemble' task), as dask.array.rechunk does for small graphs.
  */
-import type { DType } from '../../../common/arrays';
+import { arrayOpSpec, type ArrayOpParams } from '../../../common/array-op-params';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import type { BuildContext, LazyArray } from '../ops/types';
 import { fromKeys, materialize } from './array-lower';
 import { blockIndices, blockOffset, blockShape, gridShape } from './chunks';
-
-export interface AssemblePiece {
-  /** Index into the task's deps. */
-  dep: number;
-  /** Region of the dep block to copy (local start and count per axis). */
-  srcStart: number[];
-  count: number[];
-  /** Where it goes in the new block. */
-  dstStart: number[];
-}
 
 function overlaps(cs: number[], lo: number, hi: number): Array<{ i: number; from: number; to: number; off: number }> {
   const out: Array<{ i: number; from: number; to: number; off: number }> = [];
@@ -45,7 +35,7 @@ export function rechunk(a: LazyArray, chunks: number[][], ctx: BuildContext, nam
     const start = blockOffset(chunks, idx);
     const perAxis = shape.map((n, d) => overlaps(src.chunks[d], start[d], start[d] + n));
     const deps: string[] = [];
-    const pieces: AssemblePiece[] = [];
+    const pieces: ArrayOpParams<'assemble'>['pieces'] = [];
     const combos: number[][] = [[]];
     for (const ax of perAxis) {
       const next: number[][] = [];
@@ -61,7 +51,7 @@ export function rechunk(a: LazyArray, chunks: number[][], ctx: BuildContext, nam
     }
     const key = ctx.key(name, idx);
     const bytes = sizeOf(shape) * bytesPerElement(a.dtype);
-    ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'assemble', params: { shape, dtype: a.dtype as DType, pieces: pieces as unknown as Record<string, unknown>[] } }, resource: 'any', op: 'rechunk', outBytes: bytes, workBytes: bytes * 2 });
+    ctx.emit({ key, deps, spec: arrayOpSpec('assemble', { shape, dtype: a.dtype, pieces }), resource: 'any', op: 'rechunk', outBytes: bytes, workBytes: bytes * 2 });
     keys.push(key);
   }
   return fromKeys(a.shape, chunks, a.dtype, keys, ctx.nodeId, [ctx.nodeId]);

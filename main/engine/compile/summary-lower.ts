@@ -13,6 +13,7 @@
  * propagated by the sum), so a small and a large array report alike. main/engine/run.ts turns
  * the bundle into an ArraySummary with `summaryFromBundle`.
  */
+import { arrayOpSpec, type ArrayOpParams } from '../../../common/array-op-params';
 import type { NDArray } from '../../../common/arrays';
 import type { ArraySummary } from '../../../common/results';
 import type { NodeOutput } from '../../../common/tasks';
@@ -71,7 +72,7 @@ export function summaryOutput(a: LazyArray, ctx: BuildContext, port: string): Ex
   // The corner as an 'assemble' of the blocks overlapping it (the rechunk handler).
   const cshape = m.shape.map((s) => Math.min(s, CORNER));
   const deps: string[] = [];
-  const pieces: Array<{ dep: number; srcStart: number[]; count: number[]; dstStart: number[] }> = [];
+  const pieces: ArrayOpParams<'assemble'>['pieces'] = [];
   idxs.forEach((idx, b) => {
     const off = blockOffset(m.chunks, idx);
     const bs = blockShape(m.chunks, idx);
@@ -82,7 +83,7 @@ export function summaryOutput(a: LazyArray, ctx: BuildContext, port: string): Ex
     deps.push(blocks[b]);
   });
   const corner = ctx.key(`${port}-corner`);
-  ctx.emit({ key: corner, deps, spec: { kind: 'array-op', op: 'assemble', params: { shape: cshape, dtype: m.dtype, pieces } }, resource: 'any', op: 'summary-corner', outBytes: 8 * CORNER ** 2, workBytes: 8 * CORNER ** 2 });
+  ctx.emit({ key: corner, deps, spec: arrayOpSpec('assemble', { shape: cshape, dtype: m.dtype, pieces }), resource: 'any', op: 'summary-corner', outBytes: 8 * CORNER ** 2, workBytes: 8 * CORNER ** 2 });
   const key = ctx.key(`${port}-summary`);
   ctx.emit({ key, deps: [stats, hist, corner], spec: { kind: 'array-op', op: 'summary-bundle', params: {} }, resource: 'any', op: 'summary', outBytes: 1024, workBytes: 1024 });
   return { kind: 'array-summary', key, shape: m.shape, dtype: m.dtype };

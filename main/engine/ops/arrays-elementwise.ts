@@ -8,7 +8,7 @@ import { arrayInput, num } from './arrays-core';
 import type { LazyArray, OpDef } from './types';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
-const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square'];
+const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round'];
 
 /** NumPy's result type for the dtypes we have: any float wins; float32 only with float32/int32. */
 export function resultDType(a: DType, b: DType, op: BinaryOp): DType {
@@ -62,7 +62,7 @@ const unary: OpDef = {
     op: 'unary',
     label: 'Function',
     category: 'arrays',
-    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh or square.',
+    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square or round (to the nearest integer, halves to even, as numpy.round).',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [{ name: 'op', kind: 'enum', options: UNARY, default: 'abs' }],
@@ -70,7 +70,7 @@ const unary: OpDef = {
   build(ctx) {
     const x = arrayInput(ctx, 'x');
     const op = (ctx.params.op ?? 'abs') as UnaryOp;
-    const float = op === 'neg' || op === 'abs' || op === 'square' ? x.dtype : x.dtype === 'float32' ? 'float32' : 'float64';
+    const float = op === 'neg' || op === 'abs' || op === 'square' || op === 'round' ? x.dtype : x.dtype === 'float32' ? 'float32' : 'float64';
     return { out: mapBlocks(x, (e) => ({ kind: 'unary', op, arg: e }), op, ctx.nodeId, float) };
   },
 };

@@ -10,6 +10,7 @@
  * worker's memory (the compiler's task-size limit refuses it otherwise).
  */
 import { closeSync, readSync } from 'node:fs';
+import { arrayOpSpec } from '../../../common/array-op-params';
 import type { DType } from '../../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { npyHeaderEnd, parseNpyHeader, type NpyHeader } from '../../../common/npy-header';
@@ -77,7 +78,7 @@ const loadNpy: OpDef = {
       ctx.emit({
         key,
         deps: [],
-        spec: { kind: 'array-op', op: 'npy-read', params: { path, dataStart: h.dataStart, fileBytes: h.fileBytes, dtype: h.dtype, fileShape: h.shape, start, shape } },
+        spec: arrayOpSpec('npy-read', { path, dataStart: h.dataStart, fileBytes: h.fileBytes, dtype: h.dtype, fileShape: h.shape, start, shape }),
         resource: 'any',
         op: 'load_npy',
         outBytes,
@@ -107,7 +108,7 @@ const saveNpy: OpDef = {
     const deps = blockIndices(x.chunks).map((idx) => x.block(idx).deps[0]);
     const bytes = sizeOf(x.shape) * bytesPerElement(dtype);
     const key = ctx.key('save');
-    ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'npy-save', params: { path, shape: x.shape, chunks: x.chunks, dtype } }, resource: 'any', op: 'save_npy', outBytes: 256, workBytes: 2 * bytes });
+    ctx.emit({ key, deps, spec: arrayOpSpec('npy-save', { path, shape: x.shape, chunks: x.chunks, dtype }), resource: 'any', op: 'save_npy', outBytes: 256, workBytes: 2 * bytes });
     // No port: the result is reported as json by the run ({path, shape, dtype}).
     return { out: { kind: 'opaque', portType: 'dataset', keys: [key], meta: { path } } };
   },

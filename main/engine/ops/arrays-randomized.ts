@@ -15,6 +15,7 @@
  * result is the same function of (A, rank, oversample, power_iters, seed) for any chunking.
  * Computed and returned in float64.
  */
+import { arrayOpSpec } from '../../../common/array-op-params';
 import { sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { axisChunks } from '../compile/chunks';
@@ -60,7 +61,7 @@ function sumTree(ctx: BuildContext, keys: string[], name: string, bytes: number,
     for (let i = 0; i < level.length; i += SPLIT) {
       const group = level.slice(i, i + SPLIT);
       const key = root ? ctx.key(`${name}-${then}`) : ctx.key(`${name}-sum${depth}`, [i / SPLIT]);
-      ctx.emit({ key, deps: group, spec: { kind: 'array-op', op: 'rs-sum', params: { then: root ? then : 'none', rank } }, resource: 'any', op: root ? `rs-${then}` : 'rs-sum', outBytes: bytes, workBytes: bytes * (group.length + 2) });
+      ctx.emit({ key, deps: group, spec: arrayOpSpec('rs-sum', { then: root ? then : 'none', rank }), resource: 'any', op: root ? `rs-${then}` : 'rs-sum', outBytes: bytes, workBytes: bytes * (group.length + 2) });
       next.push(key);
     }
     if (root) return next[0];
@@ -106,13 +107,13 @@ const svdRandomized: OpDef = {
     const panel = (i: number) => rows[i] * k * 8;
     const mm = (name: string, deps: string[], i: number, ta: boolean, out: number) => {
       const key = ctx.key(name, [i]);
-      ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'rs-mm', params: { ta } }, resource: 'any', op: `rs-${name.replace(/^p\d+-/, '')}`, outBytes: out, workBytes: out + rows[i] * n * 8 });
+      ctx.emit({ key, deps, spec: arrayOpSpec('rs-mm', { ta }), resource: 'any', op: `rs-${name.replace(/^p\d+-/, '')}`, outBytes: out, workBytes: out + rows[i] * n * 8 });
       return key;
     };
 
     const ys = aKeys.map((ak, i) => {
       const key = ctx.key('sketch', [i]);
-      ctx.emit({ key, deps: [ak], spec: { kind: 'array-op', op: 'rs-sketch', params: { k, seed } }, resource: 'any', op: 'rs-sketch', outBytes: panel(i), workBytes: panel(i) + n * k * 8 + rows[i] * n * 8 });
+      ctx.emit({ key, deps: [ak], spec: arrayOpSpec('rs-sketch', { k, seed }), resource: 'any', op: 'rs-sketch', outBytes: panel(i), workBytes: panel(i) + n * k * 8 + rows[i] * n * 8 });
       return key;
     });
     let q = tsqrQ(ctx, ys, rows, k, 'y0');
@@ -125,7 +126,7 @@ const svdRandomized: OpDef = {
     const root = sumTree(ctx, bs, 'b', k * n * 8, 'svd', rank);
     const uKeys = q.map((qk, i) => {
       const key = ctx.key('u', [i, 0]);
-      ctx.emit({ key, deps: [qk, root], spec: { kind: 'array-op', op: 'rs-u', params: {} }, resource: 'any', op: 'rs-u', outBytes: rows[i] * rank * 8, workBytes: panel(i) + rows[i] * rank * 8 });
+      ctx.emit({ key, deps: [qk, root], spec: arrayOpSpec('rs-u', {}), resource: 'any', op: 'rs-u', outBytes: rows[i] * rank * 8, workBytes: panel(i) + rows[i] * rank * 8 });
       return key;
     });
     const pick = (name: string, shape: number[]) => {

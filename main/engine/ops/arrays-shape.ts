@@ -1,4 +1,5 @@
 /** Nodes that move data between blocks: rechunk and transpose. */
+import { arrayOpSpec } from '../../../common/array-op-params';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { blockIndices, blockShape, normalizeChunks } from '../compile/chunks';
@@ -46,7 +47,7 @@ const transpose: OpDef = {
       const srcIdx = [...idx].reverse();
       const key = ctx.key('transpose', idx);
       const bytes = sizeOf(blockShape(chunks, idx)) * bytesPerElement(x.dtype);
-      ctx.emit({ key, deps: x.block(srcIdx).deps, spec: { kind: 'array-op', op: 'transpose', params: {} }, resource: 'any', op: 'transpose', outBytes: bytes, workBytes: 2 * bytes });
+      ctx.emit({ key, deps: x.block(srcIdx).deps, spec: arrayOpSpec('transpose', {}), resource: 'any', op: 'transpose', outBytes: bytes, workBytes: 2 * bytes });
       keys.push(key);
     }
     return { out: fromKeys([...x.shape].reverse(), chunks, x.dtype, keys, ctx.nodeId, [ctx.nodeId]) };

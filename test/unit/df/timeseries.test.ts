@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PhiloxStream } from '../../../worker/kernels/js/philox';
+import { PhiloxStream } from '../../../common/philox';
 import { normalQuantile, timeseries, timeseriesPartition, TIMESERIES_NAMES } from '../../../worker/kernels/df/timeseries';
 import { concatTables } from '../../../worker/kernels/df/gather';
 import { groupby } from '../../../worker/kernels/df/groupby';

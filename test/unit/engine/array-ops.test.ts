@@ -9,6 +9,11 @@ describe('array nodes (hand-computed values)', () => {
     expect(out.s).toEqual({ kind: 'scalar', dtype: 'float64', value: 90 });
   });
 
+  it('round goes to the nearest integer, halves to the even one (numpy.round(np.arange(-6, 6) * 0.5))', async () => {
+    const out = await runLocal(chain(['a', 'arange', { start: -6, stop: 6, chunks: 5 }], ['h', 'scalar_op', { op: 'mul', value: 0.5 }], ['r', 'unary', { op: 'round' }]));
+    expect(data(out.r as never)).toEqual([-3, -2, -2, -2, -1, -0, 0, 0, 1, 2, 2, 2]);
+  });
+
   it('linspace matches numpy.linspace(0, 1, 5)', async () => {
     const out = await runLocal(chain(['l', 'linspace', { start: 0, stop: 1, num: 5, chunks: 2 }]));
     expect(data(out.l as never)).toEqual([0, 0.25, 0.5, 0.75, 1]);

@@ -4,7 +4,7 @@ import type { ChunkValue } from '../../../common/arrays';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { explain } from '../../../main/engine/compile/explain';
 import { validateWorkflow } from '../../../main/engine/validate';
-import { PhiloxStream } from '../../../worker/kernels/js/philox';
+import { PhiloxStream } from '../../../common/philox';
 import { runProgram } from '../../../worker/kernels/js/program';
 import { combinePartials, finalizePartial } from '../../../worker/kernels/js/reduce';
 import type { TaskDef } from '../../../common/tasks';

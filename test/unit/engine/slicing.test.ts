@@ -13,7 +13,7 @@ import { loadNative } from '../../../native/index';
 import { encodeProgram, unsupportedReason } from '../../../native/program-code';
 import type { ArrayBackend } from '../../../worker/kernels/backend';
 import { createJsBackend } from '../../../worker/kernels/js';
-import { PhiloxStream } from '../../../worker/kernels/js/philox';
+import { PhiloxStream } from '../../../common/philox';
 import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import { localTasks } from '../../helpers/local-tasks';
 

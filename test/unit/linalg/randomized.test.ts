@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PhiloxStream } from '../../../worker/kernels/js/philox';
+import { PhiloxStream } from '../../../common/philox';
 import { matmul } from '../../../worker/kernels/js/linalg/matmul';
 import { gaussianTestMatrix, orthonormalize, powerIteration, randomizedSvd, svdOfProjection } from '../../../worker/kernels/js/linalg/randomized';
 import { svd } from '../../../worker/kernels/js/linalg/svd';

@@ -84,10 +84,13 @@ export function cases(): Case[] {
       },
     );
     // Every unary op, on values where each is defined.
-    for (const op of ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square'] as const) {
+    for (const op of ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round'] as const) {
       const lo = op === 'log' || op === 'sqrt' ? 0.5 : -2;
-      out.push({ name: `${dtype} ${op}`, program: { dtype, shape: [5, 6], expr: un(op, uniform(12, [5, 6], region([0, 0], [1, 1], [5, 6]), lo, 3)) }, inputs: [], exact: ['neg', 'abs', 'square', 'sqrt'].includes(op) });
+      out.push({ name: `${dtype} ${op}`, program: { dtype, shape: [5, 6], expr: un(op, uniform(12, [5, 6], region([0, 0], [1, 1], [5, 6]), lo, 3)) }, inputs: [], exact: ['neg', 'abs', 'square', 'sqrt', 'round'].includes(op) });
     }
+    // round on exact halves (to the even neighbour), just below a half, and the special values.
+    const halves = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5, NaN, Infinity];
+    out.push({ name: `${dtype} round halves to even`, program: { dtype, shape: [2, 6], expr: un('round', leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [2, 6]) })) }, inputs: [arr('float64', [2, 6], Float64Array.from(halves))], exact: true });
     for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'] as const) {
       const a = uniform(13, [4, 8], region([0, 0], [1, 1], [4, 8]), 0.5, 2);
       const b = leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [4, 8]) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { philox4x32, PhiloxStream, uniform64 } from '../../../worker/kernels/js/philox';
+import { philox4x32, PhiloxStream, uniform64 } from '../../../common/philox';
 
 // Known-answer vectors of Philox4x32-10 from the Random123 distribution (kat_vectors).
 const KAT: Array<[number[], number[], number[]]> = [

@@ -5,7 +5,7 @@
  * mapping (the oracle): every float32 input that matters, and float64 at the edges and at random.
  */
 import { describe, expect, it } from 'vitest';
-import { uniform32, uniform64 } from '../../../worker/kernels/js/philox';
+import { uniform32, uniform64 } from '../../../common/philox';
 
 const buf = new DataView(new ArrayBuffer(8));
 

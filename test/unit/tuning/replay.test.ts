@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SearchController } from '../../../common/tuning/controller';
+import { planSearch } from '../../../common/tuning/plan';
 import { finalLeaderboard, replaySearch, staticRounds, type TrialOutcome } from '../../../common/tuning/replay';
 import { parseSearchSpace } from '../../../common/tuning/space';
 import type { SearchSpec, TrialParams } from '../../../common/tuning/types';
@@ -51,7 +52,7 @@ function asTasks(spec: SearchSpec): { outcomes: TrialOutcome[]; tasks: number } 
 
 describe('a search as a static task graph', () => {
   it.each(specs.map((s) => [s.method, s] as const))('%s: round sizes match the plan, and replaying tasks gives the controller\'s own leaderboard', (_, spec) => {
-    const plan = new SearchController(spec).plan();
+    const plan = planSearch(spec);
     const rounds = staticRounds(spec);
     expect(rounds.map((b) => ({ bracket: b.bracket, rungs: b.rounds.map((r) => ({ trials: r.tasks, epochs: r.epochs })) }))).toEqual(plan.brackets.map((b) => ({ bracket: b.bracket, rungs: b.rungs })));
     const { outcomes, tasks } = asTasks(spec);

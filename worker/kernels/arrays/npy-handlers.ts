@@ -10,18 +10,11 @@ import { openRegularFile, writeFileNoFollow } from '../../../common/safe-files';
 import type { DType, NDArray } from '../../../common/arrays';
 import { allocate, bytesPerElement, sizeOf } from '../../../common/arrays';
 import { writeNpy } from '../../../common/npy';
-import { registerHandler } from '../../handlers';
-import { assemble } from './register';
+import type { ArrayOpParams } from '../../../common/array-op-params';
+import { registerArrayOp } from '../../handlers';
+import { assemble } from './assemble';
 
-interface ReadParams {
-  path: string;
-  dataStart: number;
-  fileBytes: number;
-  dtype: DType;
-  fileShape: number[];
-  start: number[];
-  shape: number[];
-}
+type ReadParams = ArrayOpParams<'npy-read'>;
 
 /** Reads rows [start[0], start[0] + shape[0]) of the file, then keeps the block's other axes. */
 export function readNpyBlock(p: ReadParams): NDArray {
@@ -51,13 +44,10 @@ export function readNpyBlock(p: ReadParams): NDArray {
   return assemble(p.shape, p.dtype, [{ dep: 0, srcStart, count: p.shape, dstStart: p.shape.map(() => 0) }], [whole]);
 }
 
-registerHandler('array-op', 'npy-read', async (params) => ({ value: { kind: 'array', array: readNpyBlock(params as unknown as ReadParams) }, backend: 'js' }));
+registerArrayOp('npy-read', async (params) => ({ value: { kind: 'array', array: readNpyBlock(params) }, backend: 'js' }));
 
-registerHandler('array-op', 'npy-save', async (params, inputs) => {
-  const shape = params.shape as number[];
-  const chunks = params.chunks as number[][];
-  const dtype = params.dtype as DType;
-  const path = params.path as string;
+registerArrayOp('npy-save', async (params, inputs) => {
+  const { shape, chunks, dtype, path } = params;
   const arrays = inputs.map((v, i) => {
     if (v.kind !== 'array') throw new Error(`save_npy: input ${i} is a ${v.kind}, not an array block`);
     return v.array.dtype === dtype ? v.array : { ...v.array, dtype, data: castTo(dtype, v.array) };

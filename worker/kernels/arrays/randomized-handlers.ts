@@ -4,7 +4,7 @@
  * with the products against A's blocks (sketch, power iterations, U) on the worker's matmul.
  */
 import type { ChunkValue, NDArray } from '../../../common/arrays';
-import { registerHandler } from '../../handlers';
+import { registerArrayOp } from '../../handlers';
 import { gaussianTestMatrix, orthonormalize, svd, transpose } from '../js/linalg';
 import { backendMatmul } from './backend-matmul';
 
@@ -22,22 +22,22 @@ function leadingCols(a: NDArray, cols: number): NDArray {
   return { dtype: 'float64', shape: [r, cols], data: out };
 }
 
-registerHandler('array-op', 'rs-sketch', async (params, inputs, ctx) => {
+registerArrayOp('rs-sketch', async (params, inputs, ctx) => {
   const a = f64(inputs[0], 0, 'rs-sketch');
-  const omega = gaussianTestMatrix(a.shape[1], params.k as number, params.seed as number);
+  const omega = gaussianTestMatrix(a.shape[1], params.k, params.seed);
   const r = await backendMatmul(ctx, a, omega);
   return { value: { kind: 'array', array: r.out }, backend: r.backend };
 });
 
 /** op(a) b with op = transpose when `ta`. */
-registerHandler('array-op', 'rs-mm', async (params, inputs, ctx) => {
+registerArrayOp('rs-mm', async (params, inputs, ctx) => {
   const a = f64(inputs[0], 0, 'rs-mm');
   const b = f64(inputs[1], 1, 'rs-mm');
-  const r = await backendMatmul(ctx, params.ta === true ? transpose(a) : a, b);
+  const r = await backendMatmul(ctx, params.ta ? transpose(a) : a, b);
   return { value: { kind: 'array', array: r.out }, backend: r.backend };
 });
 
-registerHandler('array-op', 'rs-sum', async (params, inputs) => {
+registerArrayOp('rs-sum', async (params, inputs) => {
   const parts = inputs.map((v, i) => f64(v, i, 'rs-sum'));
   const acc = Float64Array.from(parts[0].data as Float64Array);
   for (const p of parts.slice(1)) {
@@ -47,7 +47,7 @@ registerHandler('array-op', 'rs-sum', async (params, inputs) => {
   const sum: NDArray = { dtype: 'float64', shape: parts[0].shape, data: acc };
   if (params.then === 'orth') return { value: { kind: 'array', array: orthonormalize(sum) }, backend: 'js' };
   if (params.then !== 'svd') return { value: { kind: 'array', array: sum }, backend: 'js' };
-  const rank = params.rank as number;
+  const rank = params.rank;
   const r = svd(sum); // B is k x n with k <= n: u k x k, s k, vt k x n
   const n = r.vt.shape[1];
   return {
@@ -63,7 +63,7 @@ registerHandler('array-op', 'rs-sum', async (params, inputs) => {
   };
 });
 
-registerHandler('array-op', 'rs-u', async (_params, inputs, ctx) => {
+registerArrayOp('rs-u', async (_params, inputs, ctx) => {
   const q = f64(inputs[0], 0, 'rs-u');
   const b = inputs[1];
   if (b?.kind !== 'arrays' || !b.arrays.u) throw new Error('rs-u: input 1 is not the SVD bundle of B');

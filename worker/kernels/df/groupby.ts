@@ -16,29 +16,15 @@
  */
 import { DataType, Field, List, makeData, makeVector, type Table, type Vector } from 'apache-arrow';
 import type { ValueType } from '../../../common/expr/ast';
+import { AGG_NAMES, type AggName, type GroupbySpec } from '../../../common/df/groupby-spec';
 import { boolView, column, numView, strView, valueTypeOf } from './columns';
 import { floatVector, intVector, timestampVector, utf8Vector } from './build';
 import { concatTables, single, tableOf, takeTable } from './gather';
 import { factorize, firstRows } from './keys';
 import { sortTable } from './sort';
 
-export type AggName = 'sum' | 'mean' | 'count' | 'min' | 'max' | 'std' | 'var' | 'nunique' | 'size';
-export const AGG_NAMES: readonly AggName[] = ['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'nunique', 'size'];
-
-export interface AggSpec {
-  /** The column aggregated; ignored by 'size'. */
-  column?: string;
-  agg: AggName;
-  /** Output column name; default `<column>_<agg>`, or `size`. */
-  as?: string;
-}
-
-export interface GroupbySpec {
-  by: string[];
-  aggs: AggSpec[];
-  /** Delta degrees of freedom of var and std (default 1, as pandas). */
-  ddof?: number;
-}
+// The spec's types live in common/df/groupby-spec.ts: main reads them while it compiles.
+export { AGG_NAMES, type AggName, type AggSpec, type GroupbySpec } from '../../../common/df/groupby-spec';
 
 export type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq';
 

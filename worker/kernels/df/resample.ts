@@ -9,7 +9,7 @@ import { DataType, type Table, type Vector } from 'apache-arrow';
 import { column, numView } from './columns';
 import { floatVector, intVector, timestampVector } from './build';
 import { tableOf } from './gather';
-import { periodMs } from './period';
+import { periodMs } from '../../../common/df/period';
 
 export { periodMs };
 

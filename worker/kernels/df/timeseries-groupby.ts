@@ -12,13 +12,13 @@
 import type { Table, Vector } from 'apache-arrow';
 import type { ValueType } from '../../../common/expr/ast';
 import type { DfAddon } from '../../../native/df';
-import { seedKey } from '../js/philox';
+import { seedKey } from '../../../common/philox';
 import { int32Vector, stringVector } from './build';
 import { tableOf } from './gather';
 import { GPU_AGGS, stateFromSlots, type Unsupported } from './gpu';
 import { groupbyChunk, neededStats, stateToTable, validateSpec, type GroupbySpec } from './groupby';
 import { TIMESERIES_NAMES, timeseriesPartition } from './timeseries';
-import { groupbyColumns } from './timeseries-columns';
+import { groupbyColumns } from '../../../common/df/timeseries-columns';
 
 export { groupbyColumns };
 

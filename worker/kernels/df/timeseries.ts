@@ -3,7 +3,7 @@
  * around 1000), name (one of 26 first names), x and y (uniform in (-1, 1]).
  *
  * Every value is addressed by its global row index r, not by partition: row r uses elements
- * 4r .. 4r+3 of the Philox uniform stream of `seed` (worker/kernels/js/philox.ts, PhiloxStream
+ * 4r .. 4r+3 of the Philox uniform stream of `seed` (common/philox.ts, PhiloxStream
  * with dist 'uniform', a 0, b 1): element 4r gives name, 4r+1 x, 4r+2 id, 4r+3 y. So rows
  * 0..N of a seed are the same whatever the partitioning, worker or process. name and x share
  * one Philox block (2r) and id and y the other (2r+1), so a projection to name and x (the
@@ -15,11 +15,11 @@
  * approximation of Poisson(1000), one uniform per value so rows stay independently addressable).
  */
 import { Table, type Vector } from 'apache-arrow';
-import { philox4x32, seedKey } from '../js/philox';
+import { philox4x32, seedKey } from '../../../common/philox';
 import { floatVector, int32Vector, stringVector } from './build';
 import { tableOf } from './gather';
 import { makeData, makeVector, TimestampMillisecond } from 'apache-arrow';
-import { TIMESERIES_COLUMNS, TIMESERIES_NAMES, type TimeseriesColumn } from './timeseries-columns';
+import { TIMESERIES_COLUMNS, TIMESERIES_NAMES, type TimeseriesColumn } from '../../../common/df/timeseries-columns';
 
 export { TIMESERIES_COLUMNS, TIMESERIES_NAMES, type TimeseriesColumn };
 

@@ -6,7 +6,7 @@
  */
 import type { ChunkProgram, ChunkValue, Expr, Leaf, NDArray, Region } from '../../../common/arrays';
 import { broadcastProblem, broadcastTarget, sizeOf } from '../../../common/arrays';
-import { PhiloxStream } from './philox';
+import { PhiloxStream } from '../../../common/philox';
 import { chunkReduce } from './reduce';
 
 type Buf = Float64Array | Float32Array;
@@ -105,7 +105,14 @@ const UNARY: Record<string, (x: number) => number> = {
   cos: Math.cos,
   tanh: Math.tanh,
   square: (x) => x * x,
+  round: roundHalfEven,
 };
+
+/** numpy.round to an integer: the nearest one, halves to the even neighbour (2.5 -> 2, -1.5 -> -2). */
+export function roundHalfEven(x: number): number {
+  const r = Math.round(x); // halves go up (toward +infinity)
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
 
 const BINARY: Record<string, (a: number, b: number) => number> = {
   add: (a, b) => a + b,

@@ -5,7 +5,7 @@
  * into a table by the caller). Pure JS: no tfjs, so it is cheap to test and to run in any worker.
  */
 import * as arrow from 'apache-arrow';
-import { PhiloxStream } from '../js/philox';
+import { PhiloxStream } from '../../../common/philox';
 import { deriveSeed, indexOf, permutation, SeedTag, Uniforms } from '../../../common/tuning/random';
 import type { Task } from '../../../common/tuning/trial';
 

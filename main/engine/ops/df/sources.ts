@@ -7,7 +7,7 @@
 import { parquetFooter } from '../../../../worker/kernels/df/parquet-file';
 import { MAX_SOURCE_PARTITIONS } from '../../compile/limits';
 import { inferCsvTypes, type CsvType } from '../../../../worker/kernels/df/csv-text';
-import { TIMESERIES_COLUMNS } from '../../../../worker/kernels/df/timeseries-columns';
+import { TIMESERIES_COLUMNS } from '../../../../common/df/timeseries-columns';
 import { checkedFileSize } from '../../paths';
 import { materialize } from '../../compile/array-lower';
 import { rechunk } from '../../compile/rechunk';

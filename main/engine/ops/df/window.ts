@@ -14,7 +14,7 @@
 import type { OpDef } from '../types';
 import { checkAggs, splitEvery, treeReduce } from './aggregate';
 import { mapPartitions } from './columns';
-import { periodMs } from '../../../../worker/kernels/df/period';
+import { periodMs } from '../../../../common/df/period';
 import { emitDf, frameInput, frameValue, requireColumns, str, type DfColumn } from './meta';
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];

@@ -13,6 +13,7 @@
  * op, e.g. "train b4/r1 →3ep: 27".
  */
 import { SearchController } from '../../../../common/tuning/controller';
+import { planSearch } from '../../../../common/tuning/plan';
 import { staticRounds } from '../../../../common/tuning/replay';
 import { modelSpecFromParams, TrialSpecError, type MetricName } from '../../../../common/tuning/trial';
 import type { SearchSpec, TrialCommand } from '../../../../common/tuning/types';
@@ -75,7 +76,7 @@ export function emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): SearchG
     });
     finals.push(...prev);
   }
-  const summary = { search: g.spec, metric: g.metric, plan: new SearchController(g.spec).plan(), node: ctx.nodeId };
+  const summary = { search: g.spec, metric: g.metric, plan: planSearch(g.spec), node: ctx.nodeId };
   const leaderboardKey = ctx.key('leaderboard');
   const saveTo = g.saveTo; // checked and resolved by checkPath (search.ts)
   ctx.emit({ key: leaderboardKey, deps: finals, spec: { kind: 'trial', op: 'search-leaderboard', params: { ...summary, ...(saveTo ? { saveTo } : {}) } }, resource: 'any', op: 'leaderboard', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });

@@ -7,12 +7,12 @@
  *   repeat powerIters: Q = powerIteration(A, Q)    Q <- orth(A orth(A^T Q)); sharpens the spectrum
  *   svdOfProjection(A, Q, rank)                    B = Q^T A (k x n), its small SVD, U = Q U_b
  *
- * The test matrix comes from Philox (worker/kernels/js/philox.ts) addressed by the flat index of
+ * The test matrix comes from Philox (common/philox.ts) addressed by the flat index of
  * the n x k matrix, so the result is a pure function of (A, rank, oversample, powerIters, seed)
  * whatever the chunking and backend.
  */
 import type { NDArray } from '../../../../common/arrays';
-import { PhiloxStream } from '../philox';
+import { PhiloxStream } from '../../../../common/philox';
 import { check2d, fromMat, LinalgError, toMat, transposeMat } from './dense';
 import { gemm } from './matmul';
 import { qrMat } from './qr';

@@ -1,4 +1,4 @@
-/** resample's periods (resample.ts): a pandas offset alias in milliseconds, checked while main compiles, without Apache Arrow. */
+/** resample's periods (worker/kernels/df/resample.ts): a pandas offset alias in milliseconds, checked while main compiles, without Apache Arrow. */
 const UNITS: Record<string, number> = { ms: 1, s: 1000, min: 60000, T: 60000, h: 3600000, H: 3600000, D: 86400000 };
 
 /** Milliseconds of a pandas offset alias like '1D', '6h', '30min', '15s' (one that divides a day). */

@@ -1,9 +1,9 @@
 /**
- * The synthetic timeseries' columns and names (timeseries.ts makes the data), and which of them a
+ * The synthetic timeseries' columns and names (worker/kernels/df/timeseries.ts makes the data), and which of them a
  * groupby reads: what main needs of the timeseries while it compiles, without Apache Arrow, which
- * the engine loads only when it handles a table (start-up: docs/architecture.md).
+ * the engine loads only when it handles a table (start-up: docs/performance.md).
  */
-import type { GroupbySpec } from './groupby';
+import type { GroupbySpec } from './groupby-spec';
 
 export const TIMESERIES_NAMES = [
   'Alice', 'Bob', 'Charlie', 'Dan', 'Edith', 'Frank', 'George', 'Hannah', 'Ingrid', 'Jerry', 'Kevin', 'Laura', 'Michael',

@@ -1,0 +1,67 @@
+/**
+ * The TypeScript side of the N-API boundary: what native/build/gpuflow.node exports
+ * (native/src/addon.cc registers them; the dataframe exports are typed in df.ts). native/index.ts
+ * loads the addon as a NativeAddon; fake-cuda.ts implements its CUDA calls for the bench.
+ */
+
+export type FloatArray = Float64Array | Float32Array;
+
+/** The addon's exports (native/src/addon.cc). Every call validates its arguments with TypeError / RangeError. */
+export interface NativeAddon {
+  info(): RawInfo;
+  /** Runs an encoded program (native/program-code.ts) on `threads` CPU threads into `out`. */
+  runProgram(code: Float64Array, inputs: (FloatArray | Int32Array)[], out: FloatArray, threads: number): Promise<void>;
+  matmul(a: FloatArray, b: FloatArray, c0: FloatArray | null, m: number, k: number, n: number, out: FloatArray, threads: number): Promise<void>;
+  qr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray, threads: number): Promise<void>;
+  svd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray, threads: number): Promise<void>;
+  cudaRunProgram(code: Float64Array, inputs: (FloatArray | Int32Array)[], out: FloatArray): Promise<void>;
+  /** Diagnostics: ms per launch of a program's fused kernel (no inputs, reduction over all axes) into result[0]. */
+  cudaBenchProgram(code: Float64Array, reps: number, result: Float64Array): Promise<void>;
+  cudaMatmul(a: FloatArray, b: FloatArray, c0: FloatArray | null, m: number, k: number, n: number, out: FloatArray): Promise<void>;
+  cudaQr(a: FloatArray, m: number, n: number, q: FloatArray, r: FloatArray): Promise<void>;
+  cudaSvd(a: FloatArray, m: number, n: number, u: FloatArray, s: FloatArray, vt: FloatArray): Promise<void>;
+  /**
+   * The CUDA context, made off the JS thread (a GPU worker starts it at once: worker/cuda-warmup.ts);
+   * resolves when it is made or found unavailable, at once in a CPU-only build.
+   */
+  cudaWarmContext(): Promise<void>;
+  /**
+   * The warm-up's second phase: one cuBLAS and one cuSOLVER handle, made off the JS thread; from
+   * the call on, a linear algebra call needing a handle waits for these, and info() leaves the
+   * libraries alone until they are made.
+   */
+  cudaWarmLibraries(): Promise<void>;
+  /** info()'s CUDA availability alone, without info()'s CPU BLAS / LAPACK lookup (the cuda backend's start asks it). */
+  cudaStatus(): { cuda: boolean; cudaReason?: string };
+  /** Device-resident buffers (native/src/resident_napi.cc; worker/resident/ uses them): ids the addon's pool owns. */
+  cudaResidentUpload(src: FloatArray | Int32Array): Promise<number>;
+  cudaResidentDownload(id: number, dst: FloatArray | Int32Array): Promise<void>;
+  cudaResidentFree(id: number): boolean;
+  /** Inputs are host arrays or ids; resolves with the output's id, or -1 when the partial went into `out`. */
+  cudaResidentRunProgram(code: Float64Array, inputs: (FloatArray | Int32Array | number)[], out: Float64Array | null): Promise<number>;
+  cudaResidentMatmul(a: number, b: number, c0: number | null, m: number, k: number, n: number): Promise<number>;
+  cudaResidentStats(): { blocks: number; bytes: number; pinnedBytes: number };
+  /** Row blocks (float64, n columns, m rows in all) stacked, then [q, r] or [u, s, vt] as new blocks (native/src/linalg_resident_napi.cc). */
+  cudaResidentFactor(ids: number[], m: number, n: number, svd: boolean): Promise<number[]>;
+  /** Rows [start, start + count) of a row-major block with `cols` columns, copied into a new block. */
+  cudaResidentRows(id: number, start: number, count: number, cols: number): Promise<number>;
+  /** The same block under a second id; its memory goes with the last id freed. */
+  cudaResidentShare(id: number): number;
+  /** CUDA IPC transfers of resident buffers (native/src/ipc_napi.cc; worker/resident/ipc.ts uses them). */
+  cudaIpcExport(id: number): Promise<{ exportId: number; handle: Uint8Array }>;
+  cudaIpcRelease(exportId: number, reuse: boolean): Promise<boolean>;
+  cudaIpcImport(handle: Uint8Array, bytes: number, dtype: 'float64' | 'float32' | 'int32'): Promise<number>;
+  cudaIpcStats(): { exports: number; exportBytes: number; cachedBytes: number };
+}
+
+export interface RawInfo {
+  cuda: boolean;
+  cudaReason?: string;
+  device?: string;
+  cublasReason?: string;
+  cusolverReason?: string;
+  blas: string;
+  hardwareThreads: number;
+  /** Program leaves may walk backwards (negative coefficients); absent in older builds. */
+  negativeStrides?: boolean;
+}
