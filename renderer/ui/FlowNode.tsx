@@ -46,6 +46,8 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const allProgress = useRun((s) => s.progress);
   const errors = useRun((s) => s.nodeErrors[id]);
   const issues = useRun((s) => s.nodeIssues[id]);
+  // This node's entries in the problems list (joined: a string compares by value, so the node re-renders only when they change).
+  const ruleProblems = useEditor((s) => s.problems.filter((p) => p.node === id).map((p) => p.text).join('\n'));
   const inScope = useRun((s) => s.scope === null || s.scope.includes(id));
   const running = useRun((s) => (s.status === 'running' || s.status === 'starting') && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const doneSig = useRun((s) => s.doneSigs[id]);
@@ -66,17 +68,17 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
     connectedInputs: new Set(connected ? connected.split('|') : []),
     progress: inScope ? shownProgress : undefined,
     runtimeErrors: errors?.length ?? 0,
-    invalid: unparsed || (issues?.length ?? 0) > 0,
+    invalid: unparsed || (issues?.length ?? 0) > 0 || ruleProblems !== '',
     running,
     signature,
     doneSignature: doneSig,
   });
   const pct = shownProgress && shownProgress[1] > 0 ? Math.round((100 * shownProgress[0]) / shownProgress[1]) : 0;
   const rows = Math.max(spec?.inputs.length ?? 0, spec?.outputs.length ?? 0, 1);
-  const problems = [...(errors ?? []), ...(issues ?? [])];
+  const problems = [...new Set([...(errors ?? []), ...(ruleProblems ? ruleProblems.split('\n') : []), ...(issues ?? [])])];
   const showPreview = result && (state === 'done' || state === 'stale');
   return (
-    <div className={`gf-node state-${state}${selected ? ' selected' : ''}`} data-node-id={id} data-state={state}>
+    <div className={`gf-node state-${state}${selected ? ' selected' : ''}${problems.length ? ' has-problem' : ''}`} data-node-id={id} data-state={state} data-problems={problems.length}>
       <div className="gf-node-title">
         <span className="gf-ellipsis">{node.label ?? spec?.label ?? node.op}</span>
         <span className="gf-node-id gf-ellipsis">{id}</span>
