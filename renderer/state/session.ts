@@ -40,8 +40,10 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   const pendingResults = new Map<string, RunResultMessage['result']>();
   /** Cancel pressed while the run was starting (its id not known yet): cancelled once it is. */
   let cancelWhenStarted = false;
+  /** Set while the page loads and asks the queue what is running: events meanwhile may be that run's. */
+  let attaching = false;
   /** Whether a run of ours may be under way that we do not show yet. */
-  const awaiting = () => (run.getState().runId === null && run.getState().status === 'starting') || mine.size > adopted.size;
+  const awaiting = () => attaching || (run.getState().runId === null && run.getState().status === 'starting') || mine.size > adopted.size;
 
   const flush = () => {
     flushQueued = false;
@@ -91,7 +93,8 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       // A run we started or queued may send events before we learn its id: keep them a while.
       if (awaiting()) {
         pending.push(e);
-        if (pending.length > PENDING_LIMIT) pending = pending.slice(-PENDING_LIMIT);
+        // Trimmed in halves, not per event: a page that loads replays the ring's whole backlog.
+        if (pending.length > 2 * PENDING_LIMIT) pending = pending.slice(-PENDING_LIMIT);
       }
       return;
     }
@@ -224,7 +227,31 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     }
   }
 
+  /**
+   * A page that loads while the queue's run is in flight shows it: the socket replays the event
+   * ring from its start (kept in `pending` meanwhile), and the queue names the running entry.
+   */
+  async function attachToRunning() {
+    try {
+      const entries = await api.queue();
+      data.getState().set({ queue: entries });
+      const head = entries.find((q) => q.state === 'running' && q.runId !== null);
+      if (head && head.runId !== null && run.getState().status === 'idle' && !adopted.has(head.id)) {
+        const scope = head.node === null ? null : upstreamOf(editor.getState().graph, head.node);
+        mine.set(head.id, scope);
+        adopted.add(head.id);
+        adopt(head.runId, head.storeId, scope);
+      }
+    } catch {
+      /* no queue to attach to: the connection indicator says why */
+    } finally {
+      attaching = false;
+      if (!awaiting()) pending = [];
+    }
+  }
+
   async function init() {
+    attaching = true;
     unsubscribe = api.subscribe(onMessage);
     try {
       const [kinds, examples] = await Promise.all([api.catalog(), api.examples()]);
@@ -233,7 +260,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     } catch (e) {
       data.getState().set({ connection: 'error', loadError: errorMessages(e).join('; ') });
     }
-    await Promise.all([refreshWorkers(), refreshHistory(), refreshBenchmarks()]);
+    await Promise.all([refreshWorkers(), refreshHistory(), refreshBenchmarks(), attachToRunning()]);
     editor.subscribe((s, prev) => {
       if (s.graph !== prev.graph && s.dragStart === null) scheduleValidate();
     });

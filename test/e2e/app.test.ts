@@ -98,9 +98,12 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
     expect(doc.edges).toHaveLength(3);
     expect(doc.nodes.find((n) => n.id === 'random_normal')!.params.shape).toEqual([2000, 2000]);
 
+    // A reload keeps the workflow (autosave); New empties the canvas so Open is seen to bring it back.
     await page.reload();
     await page.locator('[data-op="random_normal"]').waitFor();
-    expect(await page.locator('.react-flow__node').count()).toBe(0);
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);
+    await fileCommand(page, 'new');
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(0);
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), fileCommand(page, 'open')]);
     await chooser.setFiles(file);
     await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);

@@ -1,0 +1,45 @@
+/** A GpuflowApi for session tests: records calls, lets the test push stream messages and set the queue. */
+import type { GpuflowApi, QueueEntry, StreamMessage } from '../../../common/api';
+import { catalog } from '../../../main/engine/ops/registry';
+
+export interface FakeApi extends GpuflowApi {
+  push(m: StreamMessage): void;
+  queueEntries: QueueEntry[];
+  cancelled: string[];
+}
+
+export function fakeApi(): FakeApi {
+  let listener: ((m: StreamMessage) => void) | null = null;
+  const none = () => Promise.reject(new Error('not used by this test'));
+  const api: FakeApi = {
+    queueEntries: [],
+    cancelled: [],
+    push: (m) => listener?.(m),
+    catalog: () => Promise.resolve(catalog()),
+    devices: none,
+    workers: () => Promise.resolve([]),
+    restartWorker: none,
+    examples: () => Promise.resolve([]),
+    validate: () => Promise.resolve({ ok: true, tasks: 0 }),
+    startRun: none,
+    enqueueRun: none,
+    queue: () => Promise.resolve(api.queueEntries),
+    removeQueued: none,
+    cancelRun: (id) => {
+      api.cancelled.push(id);
+      return Promise.resolve(true);
+    },
+    history: () => Promise.resolve([]),
+    run: none,
+    runEvents: none,
+    replay: none,
+    compare: none,
+    startBench: none,
+    benchmarks: () => Promise.resolve([]),
+    subscribe(on) {
+      listener = on;
+      return () => (listener = null);
+    },
+  };
+  return api;
+}
