@@ -98,7 +98,8 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       }
       return;
     }
-    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress' || e.type === 'task-state') toLog(e);
+    // 'run' too, in order with the tasks: a cancel turns the stopped tasks' bars from erred to cancelled.
+    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress' || e.type === 'task-state' || e.type === 'run') toLog(e);
     run.getState().onEvent(e);
   }
 
@@ -212,7 +213,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
 
   function scheduleValidate() {
     if (validateTimer) clearTimeout(validateTimer);
-    validateTimer = setTimeout(() => void validateNow(), 300);
+    validateTimer = setTimeout(() => void validateNow(), 120);
   }
   async function validateNow() {
     const seq = ++validateSeq;
@@ -262,7 +263,11 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     }
     await Promise.all([refreshWorkers(), refreshHistory(), refreshBenchmarks(), attachToRunning()]);
     editor.subscribe((s, prev) => {
-      if (s.graph !== prev.graph && s.dragStart === null) scheduleValidate();
+      if (s.graph === prev.graph || s.dragStart !== null) return;
+      // A change to what runs makes the "N tasks when run" estimate unknown at once, never stale;
+      // the server's count follows a moment later. Moving nodes changes nothing that runs.
+      if (changesWhatRuns(prev.graph, s.graph)) run.setState({ tasksEstimate: null });
+      scheduleValidate();
     });
   }
 
@@ -358,6 +363,12 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
 }
 
 export type Session = ReturnType<typeof createSession>;
+
+/** Whether two graphs differ in anything a run reads (ops, params, edges), not only in layout. */
+export function changesWhatRuns(a: Graph, b: Graph): boolean {
+  if (a.params !== b.params || a.edges !== b.edges || a.nodes.length !== b.nodes.length) return true;
+  return a.nodes.some((n, i) => n.id !== b.nodes[i].id || n.op !== b.nodes[i].op || n.params !== b.nodes[i].params);
+}
 
 /** Signatures of the nodes a run of `scope` (null: all) computes. */
 export function sigsFor(g: Graph, scope: string[] | null): Record<string, string> {
