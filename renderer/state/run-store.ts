@@ -115,7 +115,9 @@ export const createRunStore = () =>
       for (const id of finished) doneSigs[id] = get().pendingSigs[id];
       set({
         doneSigs,
-        result: r,
+        // A digest fingerprints a whole result: a cancelled or failed run's partial outputs get
+        // none, so nothing on screen can pass a partial run off as comparable to a complete one.
+        result: r.status === 'finished' ? r : { ...r, digest: '' },
         status: r.status,
         storeId: r.storeId ?? get().storeId,
         nodeErrors,

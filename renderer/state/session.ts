@@ -1,20 +1,22 @@
 /**
  * The controller between the API and the stores: loads the catalog and lists, validates the graph
  * as it changes, starts / cancels / replays runs and benchmarks, and routes the event stream
- * (task rectangles to the TaskLog in batches per frame, the rest to the run store). Framework-free.
+ * (task rectangles to the TaskLog in batches per frame, the rest to the run store). Which run the
+ * window shows is the state machine of run-view.ts: every change of it goes through `view()`,
+ * which also clears the view, in one place. Framework-free.
  */
 import type { GpuflowApi, QueueEntry, RunResultMessage, StreamMessage } from '../../common/api';
 import type { EngineEvent } from '../../common/events';
-import type { RunRecord } from '../../common/store-types';
 import { errorMessages } from '../api/api-error';
 import { fromDoc, toDoc, type Graph } from '../logic/graph-model';
-import { nodeSignatures } from '../logic/node-signature';
+import { changesWhatRuns, lanesOf, nodeOfKey, sigsFor, upstreamOf } from '../logic/run-scope';
 import { createDataStore } from './data-store';
 import { createEditorStore } from './editor-store';
 import { createRunStore } from './run-store';
 import { NodeTasks } from './node-tasks';
-import { TaskLog, type Lane } from './task-log';
+import { TaskLog } from './task-log';
 import { TrialCurves } from './trial-curves';
+import { transition, waitingForRun, type RunView, type ViewEvent } from './run-view';
 
 /** Events of runs whose id the HTTP answer has not told us yet (the socket can be faster). */
 const PENDING_LIMIT = 20000;
@@ -38,12 +40,22 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   /** Per queue entry of ours, the signatures of the nodes it computes (node states after it ends). */
   const sigsOf = new Map<string, Record<string, string>>();
   const pendingResults = new Map<string, RunResultMessage['result']>();
-  /** Cancel pressed while the run was starting (its id not known yet): cancelled once it is. */
-  let cancelWhenStarted = false;
-  /** Set while the page loads and asks the queue what is running: events meanwhile may be that run's. */
-  let attaching = false;
-  /** Whether a run of ours may be under way that we do not show yet. */
-  const awaiting = () => attaching || (run.getState().runId === null && run.getState().status === 'starting') || mine.size > adopted.size;
+  let shown: RunView = { kind: 'idle' };
+  /** Whether a run of ours may be under way that we do not show yet: its events are kept. */
+  const awaiting = () => waitingForRun(shown) || mine.size > adopted.size;
+
+  /** Moves the run view (run-view.ts) and does what the transition says: the one place the view is cleared. */
+  function view(e: ViewEvent) {
+    const next = transition(shown, e);
+    shown = next.view;
+    if (next.clear) {
+      data.getState().set({ openedRun: null });
+      log.clear();
+      curves.clear();
+      nodeTasks.clear();
+    }
+    if (next.cancel !== null) void api.cancelRun(next.cancel).catch(() => undefined);
+  }
 
   const flush = () => {
     flushQueued = false;
@@ -105,17 +117,10 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
 
   /** Shows a run from now on: the task stream, progress and result follow it. */
   function adopt(runId: string, storeId: number | null, scope: string[] | null, replayOf?: { storeId: number; digest: string | null }, sigs?: Record<string, string>) {
+    view({ type: 'show', runId });
     run.getState().starting(replayOf);
     run.getState().setPendingSigs(sigs ?? sigsFor(editor.getState().graph, scope));
-    data.getState().set({ openedRun: null });
-    log.clear();
-    curves.clear();
-    nodeTasks.clear();
     run.getState().started(runId, storeId, scope);
-    if (cancelWhenStarted) {
-      cancelWhenStarted = false;
-      void api.cancelRun(runId).catch(() => undefined);
-    }
     const its = pending.filter((e) => 'runId' in e && e.runId === runId);
     pending = pending.filter((e) => !('runId' in e) || e.runId !== runId);
     for (const e of its) onMessage(e);
@@ -150,7 +155,11 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   function showRefusal(errors: string[]) {
     // Errors go on the nodes, unless a run is on show: then they are a notice, not its failure.
     if (busy()) editor.getState().setNotice({ kind: 'error', text: errors.join('; ') });
-    else run.getState().refused(errors);
+    else refuse(errors);
+  }
+  function refuse(errors: string[]) {
+    view({ type: 'not-started' });
+    run.getState().refused(errors);
   }
 
   /** Queues a run of the graph, or of one node and what it needs upstream; shows it when it starts. */
@@ -160,13 +169,9 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     const wasBusy = busy();
     if (!wasBusy) {
       // The stream clears at the click, as for a direct run: what it shows is the run starting.
+      view({ type: 'ask' });
       run.getState().starting();
       pending = [];
-      cancelWhenStarted = false;
-      data.getState().set({ openedRun: null });
-      log.clear();
-      curves.clear();
-      nodeTasks.clear();
     }
     try {
       const entry = await api.enqueueRun(toDoc(g), { params: g.params, node });
@@ -179,10 +184,11 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
         adopt(known.runId, known.storeId, scope, undefined, sigsOf.get(entry.id));
       } else if (!wasBusy && run.getState().status === 'starting') {
         // Queued behind a run another window started: show the previous state until ours starts.
+        view({ type: 'not-started' });
         run.getState().reset();
       }
     } catch (e) {
-      if (!wasBusy) run.getState().refused(errorMessages(e));
+      if (!wasBusy) refuse(errorMessages(e));
       else showRefusal(errorMessages(e));
     }
   }
@@ -237,7 +243,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       const entries = await api.queue();
       data.getState().set({ queue: entries });
       const head = entries.find((q) => q.state === 'running' && q.runId !== null);
-      if (head && head.runId !== null && run.getState().status === 'idle' && !adopted.has(head.id)) {
+      if (head && head.runId !== null && shown.kind === 'attaching' && !adopted.has(head.id)) {
         const scope = head.node === null ? null : upstreamOf(editor.getState().graph, head.node);
         mine.set(head.id, scope);
         adopted.add(head.id);
@@ -246,13 +252,13 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     } catch {
       /* no queue to attach to: the connection indicator says why */
     } finally {
-      attaching = false;
+      view({ type: 'attached' });
       if (!awaiting()) pending = [];
     }
   }
 
   async function init() {
-    attaching = true;
+    view({ type: 'attach' });
     unsubscribe = api.subscribe(onMessage);
     try {
       const [kinds, examples] = await Promise.all([api.catalog(), api.examples()]);
@@ -272,29 +278,22 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   }
 
   async function startWith(start: () => Promise<{ runId: string; storeId: number | null }>, replayOf?: { storeId: number; digest: string | null }) {
+    view({ type: 'ask' });
     run.getState().starting(replayOf);
-    data.getState().set({ openedRun: null });
-    log.clear();
-    curves.clear();
-    nodeTasks.clear();
     pending = [];
-    cancelWhenStarted = false;
     try {
       const { runId, storeId } = await start();
       adopt(runId, storeId, null, replayOf);
     } catch (e) {
-      run.getState().refused(errorMessages(e));
+      refuse(errorMessages(e));
     }
   }
 
   function loadDoc(doc: unknown, filePath: string | null): Graph {
     const g = fromDoc(doc);
     editor.getState().load(g, filePath);
+    view({ type: 'load' });
     run.getState().reset();
-    data.getState().set({ openedRun: null });
-    log.clear();
-    curves.clear();
-    nodeTasks.clear();
     scheduleValidate();
     return g;
   }
@@ -323,10 +322,8 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
         editor.getState().setNotice({ kind: 'error', text: errorMessages(e).join('; ') });
       }
     },
-    async cancel() {
-      const id = run.getState().runId;
-      if (id) await api.cancelRun(id);
-      else if (run.getState().status === 'starting') cancelWhenStarted = true;
+    cancel() {
+      view({ type: 'cancel' });
     },
     /** Replays a stored run: its own workflow opens in the editor, then runs again with a digest check. */
     async replay(storeId: number) {
@@ -363,48 +360,3 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
 }
 
 export type Session = ReturnType<typeof createSession>;
-
-/** Whether two graphs differ in anything a run reads (ops, params, edges), not only in layout. */
-export function changesWhatRuns(a: Graph, b: Graph): boolean {
-  if (a.params !== b.params || a.edges !== b.edges || a.nodes.length !== b.nodes.length) return true;
-  return a.nodes.some((n, i) => n.id !== b.nodes[i].id || n.op !== b.nodes[i].op || n.params !== b.nodes[i].params);
-}
-
-/** Signatures of the nodes a run of `scope` (null: all) computes. */
-export function sigsFor(g: Graph, scope: string[] | null): Record<string, string> {
-  const all = nodeSignatures(g);
-  const out: Record<string, string> = {};
-  for (const [id, s] of all) if (scope === null || scope.includes(id)) out[id] = s;
-  return out;
-}
-
-/** Lanes for a stored run, from the devices its record lists (id, kind, label). */
-export function lanesOf(rec: RunRecord): Lane[] {
-  const devs = Array.isArray(rec.devices) ? rec.devices : [];
-  const out: Lane[] = [];
-  for (const d of devs) {
-    if (d && typeof d === 'object' && !Array.isArray(d) && typeof d.id === 'string')
-      out.push({ id: d.id, label: typeof d.label === 'string' ? d.label : d.id, virtual: d.kind === 'virtual-gpu' });
-  }
-  return out;
-}
-
-/** Task keys start with their node id; the longest node id that prefixes the key wins. */
-export function nodeOfKey(key: string, graph: Pick<Graph, 'nodes'>): string {
-  let best = '';
-  for (const n of graph.nodes) if (key.startsWith(n.id) && n.id.length > best.length) best = n.id;
-  return best;
-}
-
-/** A node and every node upstream of it (what "run selected" runs). */
-export function upstreamOf(graph: Pick<Graph, 'edges'>, node: string): string[] {
-  const seen = new Set<string>();
-  const stack = [node];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    for (const e of graph.edges) if (e.target === id) stack.push(e.source);
-  }
-  return [...seen].sort();
-}
