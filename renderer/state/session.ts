@@ -237,8 +237,17 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   /**
    * A page that loads while the queue's run is in flight shows it: the socket replays the event
    * ring from its start (kept in `pending` meanwhile), and the queue names the running entry.
+   * The same for a benchmark under way.
    */
   async function attachToRunning() {
+    try {
+      // A benchmark under way shows as running, and its result completes it when it comes.
+      const benches = await api.runningBenches();
+      const b = benches[benches.length - 1];
+      if (b && !data.getState().bench.running) data.getState().set({ bench: { id: b.benchId, running: true, error: null, last: null } });
+    } catch {
+      /* an older server without the listing: nothing to re-attach */
+    }
     try {
       const entries = await api.queue();
       data.getState().set({ queue: entries });

@@ -51,6 +51,7 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const inScope = useRun((s) => s.scope === null || s.scope.includes(id));
   const running = useRun((s) => (s.status === 'running' || s.status === 'starting') && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const doneSig = useRun((s) => s.doneSigs[id]);
+  const stopped = useRun((s) => s.status === 'cancelled' && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const reused = useRun((s) => s.reused.includes(id));
   const result = useRun((s) => s.result?.results[id]);
   const ports = spec ? `${spec.inputs.map((p) => p.name).join(',')}>${spec.outputs.map((p) => p.name).join(',')}` : '';
@@ -72,6 +73,7 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
     running,
     signature,
     doneSignature: doneSig,
+    stopped,
   });
   const pct = shownProgress && shownProgress[1] > 0 ? Math.round((100 * shownProgress[0]) / shownProgress[1]) : 0;
   const rows = Math.max(spec?.inputs.length ?? 0, spec?.outputs.length ?? 0, 1);

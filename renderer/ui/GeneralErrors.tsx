@@ -3,7 +3,8 @@
  * fields that do not parse, what the server refused), each naming its node and field; a click
  * centres the node and focuses the field. Below them, errors that name no node (a runtime
  * failure), once each. One strip, so it never wraps the toolbar and is in view however large the
- * graph is.
+ * graph is; while problems are listed its height is fixed (it scrolls), so the canvas below does
+ * not jump under the pointer each time a connection or a field fixes one.
  */
 import { useMemo } from 'react';
 import { mergeProblems, serverProblems, type Problem } from '../logic/problems';
@@ -30,7 +31,7 @@ export function GeneralErrors() {
   const unique = [...new Set(general)];
   if (!unique.length && !problems.length) return null;
   return (
-    <div className="gf-general-errors" role="alert" data-testid="general-errors">
+    <div className={`gf-general-errors${problems.length ? ' has-problems' : ''}`} role="alert" data-testid="general-errors">
       <div className="gf-general-list">
         {problems.length > 0 && (
           <div className="gf-problems" data-testid="problems">

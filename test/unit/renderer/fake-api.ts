@@ -1,10 +1,11 @@
 /** A GpuflowApi for session tests: records calls, lets the test push stream messages and set the queue. */
-import type { GpuflowApi, QueueEntry, StreamMessage } from '../../../common/api';
+import type { GpuflowApi, QueueEntry, RunningBench, StreamMessage } from '../../../common/api';
 import { catalog } from '../../../main/engine/ops/registry';
 
 export interface FakeApi extends GpuflowApi {
   push(m: StreamMessage): void;
   queueEntries: QueueEntry[];
+  benches: RunningBench[];
   cancelled: string[];
 }
 
@@ -13,6 +14,7 @@ export function fakeApi(): FakeApi {
   const none = () => Promise.reject(new Error('not used by this test'));
   const api: FakeApi = {
     queueEntries: [],
+    benches: [],
     cancelled: [],
     push: (m) => listener?.(m),
     catalog: () => Promise.resolve(catalog()),
@@ -36,6 +38,7 @@ export function fakeApi(): FakeApi {
     compare: none,
     startBench: none,
     benchmarks: () => Promise.resolve([]),
+    runningBenches: () => Promise.resolve(api.benches),
     subscribe(on) {
       listener = on;
       return () => (listener = null);

@@ -67,4 +67,9 @@ describe('nodeState', () => {
     expect(nodeState({ ...base, runtimeErrors: 1, doneSignature: 's1' })).toBe('failed');
     expect(nodeState({ ...base, connectedInputs: new Set() })).toBe('unconfigured');
   });
+  it('cancelled when the run on show was cancelled before computing it; done if it finished first', () => {
+    expect(nodeState({ ...base, stopped: true })).toBe('cancelled');
+    expect(nodeState({ ...base, stopped: true, doneSignature: 's1' })).toBe('done');
+    expect(nodeState({ ...base, stopped: true, running: true, progress: [1, 4] })).toBe('running');
+  });
 });

@@ -35,4 +35,14 @@ describe('a page that loads mid-run re-attaches to it', () => {
     await init;
     expect(s.run.getState()).toMatchObject({ status: 'idle', runId: null, done: 0 });
   });
+
+  it('shows a benchmark under way as running, and completes it with its result', async () => {
+    const api = fakeApi();
+    api.benches = [{ benchId: 'b1', workflow: 'seed benchmark', startedAt: 1 }];
+    const s = createSession(api, (fn) => fn());
+    await s.init();
+    expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: true });
+    api.push({ type: 'bench-result', benchId: 'b1', result: { error: 'stopped' } });
+    expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: false, error: 'stopped' });
+  });
 });
