@@ -27,6 +27,8 @@ export interface NodeStateInput {
   /** This node's signature now, and the one it had when a run last computed it (undefined: never). */
   signature: string;
   doneSignature: string | undefined;
+  /** Some of its tasks are running now (task-state events): running before the first one finishes. */
+  tasksRunning?: boolean;
   /** The run on show covered this node and was cancelled. */
   stopped?: boolean;
 }
@@ -39,7 +41,7 @@ export function nodeState(i: NodeStateInput): NodeState {
   if (i.invalid) return 'invalid';
   if (i.running) {
     if (i.progress && i.progress[1] > 0 && i.progress[0] >= i.progress[1]) return 'done';
-    if (i.progress && i.progress[0] > 0) return 'running';
+    if ((i.progress && i.progress[0] > 0) || i.tasksRunning) return 'running';
     return 'waiting';
   }
   if (i.stopped && i.doneSignature !== i.signature) return 'cancelled';

@@ -5,13 +5,13 @@
  * Subscribes by id.
  */
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
-import { memo, useEffect } from 'react';
+import { memo, useCallback, useEffect, useSyncExternalStore } from 'react';
 import { absorbers, fusedOrigins } from '../logic/fusion';
 import { keyParams } from '../logic/format';
 import { nodeSignatures } from '../logic/node-signature';
 import { nodeState, STATE_LABEL } from '../logic/node-state';
 import { fieldKey } from '../state/editor-store';
-import { useEditor, useRun } from './hooks';
+import { useEditor, useRun, useSession } from './hooks';
 import { NodePreview } from './NodePreview';
 
 export const PORT_COLORS: Record<string, string> = {
@@ -51,6 +51,10 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const inScope = useRun((s) => s.scope === null || s.scope.includes(id));
   const running = useRun((s) => (s.status === 'running' || s.status === 'starting') && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const doneSig = useRun((s) => s.doneSigs[id]);
+  // Whether any of its tasks runs now: a boolean, so the node re-renders when it flips, not per event.
+  const nodeTasks = useSession().nodeTasks;
+  const subscribeTasks = useCallback((fn: () => void) => nodeTasks.subscribe(fn), [nodeTasks]);
+  const tasksRunning = useSyncExternalStore(subscribeTasks, () => nodeTasks.runningOf(id) > 0);
   const stopped = useRun((s) => s.status === 'cancelled' && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const reused = useRun((s) => s.reused.includes(id));
   const result = useRun((s) => s.result?.results[id]);
@@ -74,6 +78,7 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
     signature,
     doneSignature: doneSig,
     stopped,
+    tasksRunning,
   });
   const pct = shownProgress && shownProgress[1] > 0 ? Math.round((100 * shownProgress[0]) / shownProgress[1]) : 0;
   const rows = Math.max(spec?.inputs.length ?? 0, spec?.outputs.length ?? 0, 1);

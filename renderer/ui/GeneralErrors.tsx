@@ -1,6 +1,7 @@
 /**
  * The problems list under the toolbar: what stops the graph from running (the shared graph rules,
- * fields that do not parse, what the server refused), each naming its node and field; a click
+ * fields that do not parse, what the server refused) and what failed on a node in the run on show,
+ * each naming its node and field; a click
  * centres the node and focuses the field. Below them, errors that name no node (a runtime
  * failure), once each. One strip, so it never wraps the toolbar and is in view however large the
  * graph is; while problems are listed its height is fixed (it scrolls), so the canvas below does
@@ -27,7 +28,17 @@ export function GeneralErrors() {
   const local = useEditor((s) => s.problems);
   const server = useRun((s) => s.serverErrors);
   const general = useRun((s) => s.generalErrors);
-  const problems = useMemo(() => mergeProblems(local, serverProblems(server).filter((p) => p.node !== null)), [local, server]);
+  // A run that failed on a node says so here too: the node's own card may be off-screen.
+  const runtime = useRun((s) => s.nodeErrors);
+  const problems = useMemo(
+    () =>
+      mergeProblems(
+        local,
+        serverProblems(server).filter((p) => p.node !== null),
+        Object.entries(runtime).flatMap(([node, list]) => list.map((text) => ({ node, field: null, text }))),
+      ),
+    [local, server, runtime],
+  );
   const unique = [...new Set(general)];
   if (!unique.length && !problems.length) return null;
   return (

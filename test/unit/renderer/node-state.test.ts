@@ -62,6 +62,9 @@ describe('nodeState', () => {
     expect(nodeState({ ...base, running: true, progress: [1, 4] })).toBe('running');
     expect(nodeState({ ...base, running: true, progress: [4, 4] })).toBe('done');
   });
+  it('running, not waiting, while its first tasks compute and none has finished', () => {
+    expect(nodeState({ ...base, running: true, progress: [0, 4], tasksRunning: true })).toBe('running');
+  });
   it('validation problems read invalid, runtime errors failed, a missing input not configured', () => {
     expect(nodeState({ ...base, invalid: true })).toBe('invalid');
     expect(nodeState({ ...base, runtimeErrors: 1, doneSignature: 's1' })).toBe('failed');
