@@ -40,6 +40,8 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   /** Per queue entry of ours, the signatures of the nodes it computes (node states after it ends). */
   const sigsOf = new Map<string, Record<string, string>>();
   const pendingResults = new Map<string, RunResultMessage['result']>();
+  /** Queue entries of other windows (or from before a reload) this window shows: shown once each. */
+  const watched = new Set<string>();
   let shown: RunView = { kind: 'idle' };
   /** Whether a run of ours may be under way that we do not show yet: its events are kept. */
   const awaiting = () => waitingForRun(shown) || mine.size > adopted.size;
@@ -141,14 +143,43 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       adopted.add(q.id);
       adopt(q.runId, q.storeId, mine.get(q.id) ?? null, undefined, sigsOf.get(q.id));
     }
+    // Another window's run that starts while this one shows nothing under way is shown here too
+    // (not while attaching: the replayed backlog's queue events are history, GET /api/queue is not).
+    const head = entries.find((q) => q.state === 'running');
+    if (head && !mine.has(head.id) && (shown.kind === 'idle' || (shown.kind === 'showing' && !busy()))) watch(head);
     // Entries gone from the queue (run over, or removed) are forgotten.
     const live = new Set(entries.map((q) => q.id));
+    for (const id of [...watched]) if (!live.has(id)) watched.delete(id);
     for (const id of [...mine.keys()]) if (!live.has(id) && !adopted.has(id)) mine.delete(id);
     for (const id of [...adopted]) if (!live.has(id)) {
       adopted.delete(id);
       mine.delete(id);
       sigsOf.delete(id);
     }
+  }
+
+  /**
+   * Shows a run this window did not ask for (another window's, or one under way when the page
+   * loaded). Its nodes count as computed only where the run's own workflow gives them the
+   * signature they have here: the other window may have drawn a different graph.
+   */
+  function watch(q: QueueEntry) {
+    if (q.runId === null || watched.has(q.id)) return;
+    watched.add(q.id);
+    const runId = q.runId;
+    const graph = editor.getState().graph;
+    const scope = q.node === null ? null : upstreamOf(graph, q.node);
+    adopt(runId, q.storeId, scope, undefined, {});
+    if (q.storeId === null) return;
+    api
+      .run(q.storeId)
+      .then((rec) => {
+        if (run.getState().runId !== runId || !rec.workflow) return;
+        const theirs = sigsFor(fromDoc(rec.workflow), scope);
+        const ours = sigsFor(editor.getState().graph, scope);
+        run.getState().setPendingSigs(Object.fromEntries(Object.entries(ours).filter(([id, sig]) => theirs[id] === sig)));
+      })
+      .catch(() => undefined);
   }
 
   const busy = () => run.getState().status === 'running' || run.getState().status === 'starting';
@@ -251,13 +282,8 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     try {
       const entries = await api.queue();
       data.getState().set({ queue: entries });
-      const head = entries.find((q) => q.state === 'running' && q.runId !== null);
-      if (head && head.runId !== null && shown.kind === 'attaching' && !adopted.has(head.id)) {
-        const scope = head.node === null ? null : upstreamOf(editor.getState().graph, head.node);
-        mine.set(head.id, scope);
-        adopted.add(head.id);
-        adopt(head.runId, head.storeId, scope);
-      }
+      const head = entries.find((q) => q.state === 'running');
+      if (head && shown.kind === 'attaching') watch(head);
     } catch {
       /* no queue to attach to: the connection indicator says why */
     } finally {

@@ -1,7 +1,7 @@
 /**
  * The run's progress, one bar per graph node as on Dask's progress page: done, running, erred and
  * waiting tasks in four colours, with counts; after a cancel, the tasks it stopped in a colour of
- * their own (they did not fail). A node fused into another's tasks shows the bar of
+ * their own (they did not fail), named in the legend only then so it stays short. A node fused into another's tasks shows the bar of
  * the node that carries its work ("fused into …").
  */
 import { useMemo } from 'react';
@@ -24,7 +24,13 @@ export function ProgressPanel() {
       <header className="gf-panel-head">
         <strong>Progress</strong>
         <span className="gf-legend-inline">
-          <i className="seg-done" /> done <i className="seg-running" /> running <i className="seg-erred" /> erred <i className="seg-cancelled" /> cancelled <i className="seg-waiting" /> waiting
+          <i className="seg-done" /> done <i className="seg-running" /> running <i className="seg-erred" /> erred{' '}
+          {session.nodeTasks.cancelled && (
+            <>
+              <i className="seg-cancelled" /> cancelled{' '}
+            </>
+          )}
+          <i className="seg-waiting" /> waiting
         </span>
       </header>
       <div className="gf-panel-body">

@@ -29,6 +29,11 @@ describe('nodeSignatures', () => {
     expect(after.get('plus1')).not.toBe(before.get('plus1'));
     expect(after.get('total')).not.toBe(before.get('total'));
   });
+  it('does not depend on the order params were typed in (the store keeps workflows canonical)', () => {
+    const a = { ...chain, nodes: [...chain.nodes.slice(0, 2), { id: 'total', op: 'sum', params: { axis: 0, keep: true } }] };
+    const b = { ...chain, nodes: [...chain.nodes.slice(0, 2), { id: 'total', op: 'sum', params: { keep: true, axis: 0 } }] };
+    expect(nodeSignatures(a).get('total')).toBe(nodeSignatures(b).get('total'));
+  });
   it('changes every node when a workflow param changes', () => {
     const after = nodeSignatures({ ...chain, params: { N: 11 } });
     for (const id of ['x', 'plus1', 'total']) expect(after.get(id)).not.toBe(nodeSignatures(chain).get(id));

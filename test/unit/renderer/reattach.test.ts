@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { RunResultMessage } from '../../../common/api';
 import type { EngineEvent } from '../../../common/events';
+import type { RunRecord } from '../../../common/store-types';
 import { fromDoc } from '../../../renderer/logic/graph-model';
 import { createSession } from '../../../renderer/state/session';
 import { fakeApi } from './fake-api';
@@ -44,5 +46,23 @@ describe('a page that loads mid-run re-attaches to it', () => {
     expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: true });
     api.push({ type: 'bench-result', benchId: 'b1', result: { error: 'stopped' } });
     expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: false, error: 'stopped' });
+  });
+
+  it("shows another window's run in an open window, marking done only the nodes its own workflow shares", async () => {
+    const api = fakeApi();
+    const s = createSession(api, (fn) => fn());
+    s.editor.getState().load(seed(), null);
+    await s.init();
+    expect(s.run.getState().status).toBe('idle');
+    // The other window's graph differs at plus1 (value 2): plus1 and what follows are not this graph's results.
+    const theirs = JSON.parse(readFileSync('examples/seed-benchmark.json', 'utf8'));
+    theirs.nodes[1].params.value = 2;
+    api.run = (id) => Promise.resolve({ id, workflow: theirs } as unknown as RunRecord);
+    api.push({ type: 'queue', seq: 10, t: 10, entries: [{ id: 'q2', label: 'seed benchmark', node: null, state: 'running', runId: 'r2', storeId: 3, queuedAt: 1 }] });
+    expect(s.run.getState()).toMatchObject({ status: 'running', runId: 'r2' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(Object.keys(s.run.getState().pendingSigs)).toEqual(['x']);
+    api.push({ type: 'run-result', result: { runId: 'r2', status: 'finished', results: {}, digest: 'd', storeId: 3, stats: { tasks: 1, durationMs: 1 } } as unknown as RunResultMessage['result'] });
+    expect(Object.keys(s.run.getState().doneSigs)).toEqual(['x']);
   });
 });
