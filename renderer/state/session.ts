@@ -107,7 +107,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       // A run we started or queued may send events before we learn its id: keep them a while.
       if (awaiting()) {
         pending.push(e);
-        // Trimmed in halves, not per event: a page that loads replays the ring's whole backlog.
+        // Trimmed in halves, not per event: the socket starts with the ring's whole backlog.
         if (pending.length > 2 * PENDING_LIMIT) pending = pending.slice(-PENDING_LIMIT);
       }
       return;
@@ -266,9 +266,10 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   }
 
   /**
-   * A page that loads while the queue's run is in flight shows it: the socket replays the event
-   * ring from its start (kept in `pending` meanwhile), and the queue names the running entry.
-   * The same for a benchmark under way.
+   * A page that loads while the queue's run is in flight shows it: the queue, asked before the
+   * event socket opens, names the running run, so when the socket replays the bus's ring from its
+   * start that run's events are shown from its first, and the backlog's other runs are passed
+   * over (none is kept waiting). The same for a benchmark under way.
    */
   async function attachToRunning() {
     try {
@@ -288,12 +289,12 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       /* no queue to attach to: the connection indicator says why */
     } finally {
       view({ type: 'attached' });
-      if (!awaiting()) pending = [];
     }
   }
 
   async function init() {
     view({ type: 'attach' });
+    await attachToRunning();
     unsubscribe = api.subscribe(onMessage);
     try {
       const [kinds, examples] = await Promise.all([api.catalog(), api.examples()]);
@@ -302,7 +303,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     } catch (e) {
       data.getState().set({ connection: 'error', loadError: errorMessages(e).join('; ') });
     }
-    await Promise.all([refreshWorkers(), refreshHistory(), refreshBenchmarks(), attachToRunning()]);
+    await Promise.all([refreshWorkers(), refreshHistory(), refreshBenchmarks()]);
     editor.subscribe((s, prev) => {
       if (s.graph === prev.graph || s.dragStart !== null) return;
       // A change to what runs makes the "N tasks when run" estimate unknown at once, never stale;

@@ -1,4 +1,7 @@
-/** A GpuflowApi for session tests: records calls, lets the test push stream messages and set the queue. */
+/**
+ * A GpuflowApi for session tests: records calls, lets the test push stream messages and set the
+ * queue. Like serve's socket (since=0), a new subscriber first gets every message pushed so far.
+ */
 import type { GpuflowApi, QueueEntry, RunningBench, StreamMessage } from '../../../common/api';
 import { catalog } from '../../../main/engine/ops/registry';
 
@@ -11,12 +14,16 @@ export interface FakeApi extends GpuflowApi {
 
 export function fakeApi(): FakeApi {
   let listener: ((m: StreamMessage) => void) | null = null;
+  const backlog: StreamMessage[] = [];
   const none = () => Promise.reject(new Error('not used by this test'));
   const api: FakeApi = {
     queueEntries: [],
     benches: [],
     cancelled: [],
-    push: (m) => listener?.(m),
+    push(m) {
+      backlog.push(m);
+      listener?.(m);
+    },
     catalog: () => Promise.resolve(catalog()),
     devices: none,
     workers: () => Promise.resolve([]),
@@ -40,6 +47,7 @@ export function fakeApi(): FakeApi {
     benchmarks: () => Promise.resolve([]),
     runningBenches: () => Promise.resolve(api.benches),
     subscribe(on) {
+      for (const m of backlog) on(m);
       listener = on;
       return () => (listener = null);
     },

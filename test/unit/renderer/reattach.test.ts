@@ -65,4 +65,20 @@ describe('a page that loads mid-run re-attaches to it', () => {
     api.push({ type: 'run-result', result: { runId: 'r2', status: 'finished', results: {}, digest: 'd', storeId: 3, stats: { tasks: 1, durationMs: 1 } } as unknown as RunResultMessage['result'] });
     expect(Object.keys(s.run.getState().doneSigs)).toEqual(['x']);
   });
+
+  it("keeps the live run's first events on load however many events of finished runs the backlog holds", async () => {
+    const api = fakeApi();
+    api.queueEntries = [{ id: 'q1', label: 'seed benchmark', node: null, state: 'running', runId: 'r1', storeId: 7, queuedAt: 1 }];
+    const s = createSession(api, (fn) => fn());
+    s.editor.getState().load(seed(), null);
+    const init = s.init();
+    let seq = 0;
+    api.push({ type: 'run', seq: ++seq, t: seq, runId: 'r1', state: 'started', tasks: 10 });
+    api.push({ type: 'reused', seq: ++seq, t: seq, runId: 'r1', tasks: 3, nodes: ['x'], cause: 0 });
+    // A run started directly beside it (POST /api/runs) sends 50 000 events and ends.
+    for (let i = 0; i < 50_000; i++) api.push({ type: 'progress', seq: ++seq, t: seq, runId: 'other', done: i, total: 50_000, byNode: {} });
+    api.push({ type: 'run', seq: ++seq, t: seq, runId: 'other', state: 'finished' });
+    await init;
+    expect(s.run.getState()).toMatchObject({ runId: 'r1', reused: ['x'], reusedTasks: 3 });
+  });
 });
