@@ -23,6 +23,7 @@
  *   POST /api/runs/:storeId/replay    replay(storeId)
  *   GET  /api/compare?a=&b=           compare(a, b)
  *   POST /api/bench     {doc,params,repeat,warmup}   startBench(...)
+ *   GET  /api/bench                   runningBenches()   benchmarks under way (a page that loads re-attaches)
  *   GET  /api/benchmarks?workflow=    benchmarks(workflowHash)
  *   WS   /api/events?since=<seq>      EngineEvent JSON per message, then live events;
  *                                     also {type:'run-result', result} and {type:'bench-result', result}
@@ -92,6 +93,15 @@ export interface RunResultMessage {
   result: RunResult & { digest: string; storeId: number | null };
 }
 
+/** A benchmark under way: a page that loads shows it running, and its 'bench-result' when it comes. */
+export interface RunningBench {
+  benchId: string;
+  /** The workflow's name. */
+  workflow: string;
+  /** Epoch ms. */
+  startedAt: number;
+}
+
 export interface BenchResultMessage {
   type: 'bench-result';
   benchId: string;
@@ -139,6 +149,7 @@ export interface GpuflowApi {
   compare(a: number, b: number): Promise<RunComparison>;
   startBench(doc: WorkflowDoc, opts?: { params?: Params; repeat?: number; warmup?: number }): Promise<{ benchId: string }>;
   benchmarks(workflowHash?: string): Promise<BenchmarkRecord[]>;
+  runningBenches(): Promise<RunningBench[]>;
   /** The cluster selector (serve only for now; absent where the front end has no Dask support). */
   cluster?(): Promise<ClusterState>;
   /** Sends the app's runs to a Dask cluster (tcp://host:8786, local:N, local-cuda) or back here (null); remembered. */

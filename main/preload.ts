@@ -41,6 +41,7 @@ const api = {
   compare: call('compare') as GpuflowApi['compare'],
   startBench: call('startBench') as GpuflowApi['startBench'],
   benchmarks: call('benchmarks') as GpuflowApi['benchmarks'],
+  runningBenches: call('runningBenches') as GpuflowApi['runningBenches'],
   subscribe(onMessage: (m: StreamMessage) => void, since?: number): () => void {
     listeners.add(onMessage);
     if (listeners.size === 1) ipcRenderer.send('gpuflow:subscribe', since ?? 0);

@@ -177,6 +177,8 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
         const b = parse(clusterTestRequest, await readBody(req));
         return [200, await daskCall(() => svc.testCluster(b.address))];
       }
+      case 'GET /bench':
+        return [200, svc.runningBenches()];
       case 'GET /benchmarks':
         return [200, svc.benchmarks(url.searchParams.get('workflow') ?? undefined)];
       default:

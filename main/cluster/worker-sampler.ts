@@ -95,6 +95,15 @@ export class WorkerSampler {
         this.runningTask.set(k, e.worker);
         this.setCount(e.worker, (this.runningCount.get(e.worker) ?? 0) + 1);
       }
+    } else if (e.type === 'run' && e.state !== 'started') {
+      // A run that is over runs nothing: a task whose last word was 'running' (a cancel's stopped
+      // task, a worker that never answered) frees its slot, so the card goes idle with the run.
+      const prefix = `${e.runId}|`;
+      for (const [k, w] of this.runningTask) {
+        if (!k.startsWith(prefix)) continue;
+        this.runningTask.delete(k);
+        this.setCount(w, (this.runningCount.get(w) ?? 0) - 1);
+      }
     } else if (e.type === 'worker' && e.state === 'down') {
       // Its tasks are gone with it (they are re-run elsewhere under the same keys).
       for (const [k, w] of this.runningTask) if (w === e.worker) this.runningTask.delete(k);

@@ -87,6 +87,7 @@ export function createHttpClient(opts: HttpClientOptions = {}): GpuflowApi {
     compare: (a, b) => call('GET', `/api/compare${q({ a, b })}`),
     startBench: (doc, o) => call('POST', '/api/bench', { doc, params: o?.params ?? {}, repeat: o?.repeat, warmup: o?.warmup }),
     benchmarks: (h) => call('GET', `/api/benchmarks${q({ workflow: h })}`),
+    runningBenches: () => call('GET', '/api/bench'),
     cluster: () => call('GET', '/api/cluster'),
     selectCluster: (address) => call('PUT', '/api/cluster', { address }),
     testCluster: (address) => call('POST', '/api/cluster/test', { address }),

@@ -58,6 +58,7 @@ export function createIpcClient(p: PreloadApi = window.gpuflow!): PreloadApi {
     compare: wrap(p.compare),
     startBench: wrap(p.startBench),
     benchmarks: wrap(p.benchmarks),
+    runningBenches: wrap(p.runningBenches),
     subscribe: (fn, since) => p.subscribe(fn, since),
     openWorkflow: wrap(p.openWorkflow),
     saveWorkflow: wrap(p.saveWorkflow),

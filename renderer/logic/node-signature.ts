@@ -4,6 +4,7 @@
  * compute the same thing, so the editor can tell "done" (unchanged since the run) from "stale"
  * (edited, or something upstream was). Memoised per graph object (graphs are immutable).
  */
+import { canonicalJson } from '../../common/canonical-json';
 import type { Graph } from './graph-model';
 
 const cache = new WeakMap<Graph, Map<string, string>>();
@@ -13,7 +14,9 @@ export function nodeSignatures(g: Graph): Map<string, string> {
   if (hit) return hit;
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
   const out = new Map<string, string>();
-  const params = JSON.stringify(g.params);
+  // Canonical (sorted keys): the same params typed in another order, or read back from the store,
+  // which keeps workflows canonical, are the same computation.
+  const params = canonicalJson(g.params);
   const visiting = new Set<string>();
   const sig = (id: string): string => {
     const done = out.get(id);
@@ -26,7 +29,7 @@ export function nodeSignatures(g: Graph): Map<string, string> {
       .map((e) => `${e.targetPort}<-${e.sourcePort}:${sig(e.source)}`)
       .sort();
     visiting.delete(id);
-    const s = JSON.stringify([n.op, n.params, ins, params]);
+    const s = canonicalJson([n.op, n.params, ins, params]);
     out.set(id, s);
     return s;
   };

@@ -3,13 +3,14 @@
  * the nodes it covers: waiting, running, done as each finishes (a node fused into another's tasks
  * follows the node that carries its work). After: done while the node and everything upstream is
  * unchanged since the run that computed it (signatures equal), stale once edited, failed on a
- * runtime error. A node added after the run is ready (never run), not done.
+ * runtime error, cancelled when the run on show was cancelled before the node was computed (its
+ * tasks were stopped, nothing failed). A node added after the run is ready (never run), not done.
  */
 import type { NodeKindSpec } from '../../common/catalog';
 import type { WorkflowNode } from '../../common/workflow';
 import { missingParams } from './param-form';
 
-export type NodeState = 'unconfigured' | 'invalid' | 'ready' | 'waiting' | 'running' | 'done' | 'stale' | 'failed';
+export type NodeState = 'unconfigured' | 'invalid' | 'ready' | 'waiting' | 'running' | 'done' | 'stale' | 'failed' | 'cancelled';
 
 export interface NodeStateInput {
   node: WorkflowNode;
@@ -26,6 +27,10 @@ export interface NodeStateInput {
   /** This node's signature now, and the one it had when a run last computed it (undefined: never). */
   signature: string;
   doneSignature: string | undefined;
+  /** Some of its tasks are running now (task-state events): running before the first one finishes. */
+  tasksRunning?: boolean;
+  /** The run on show covered this node and was cancelled. */
+  stopped?: boolean;
 }
 
 export function nodeState(i: NodeStateInput): NodeState {
@@ -36,9 +41,10 @@ export function nodeState(i: NodeStateInput): NodeState {
   if (i.invalid) return 'invalid';
   if (i.running) {
     if (i.progress && i.progress[1] > 0 && i.progress[0] >= i.progress[1]) return 'done';
-    if (i.progress && i.progress[0] > 0) return 'running';
+    if ((i.progress && i.progress[0] > 0) || i.tasksRunning) return 'running';
     return 'waiting';
   }
+  if (i.stopped && i.doneSignature !== i.signature) return 'cancelled';
   if (i.doneSignature === undefined) return 'ready';
   return i.doneSignature === i.signature ? 'done' : 'stale';
 }
@@ -52,4 +58,5 @@ export const STATE_LABEL: Record<NodeState, string> = {
   done: 'done',
   stale: 'stale',
   failed: 'failed',
+  cancelled: 'cancelled',
 };

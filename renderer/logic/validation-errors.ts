@@ -28,19 +28,26 @@ export function plainMessage(path: string, detail: string): { field: string | nu
   return { field: m ? m[1] : null, text: joined };
 }
 
+/** One server message read back into its node, field (a param name, or null) and plain words; no node: null. */
+export function parseError(e: string): { node: string; field: string | null; text: string } | null {
+  const m = NODE_RE.exec(e);
+  if (!m) return null;
+  const [, path, node, detail] = m;
+  const p = plainMessage(path, detail);
+  return { node, field: p.field, text: p.text };
+}
+
 export function placeErrors(errors: string[]): PlacedErrors {
   const out: PlacedErrors = { byNode: {}, byField: {}, general: [] };
   for (const e of errors) {
-    const m = NODE_RE.exec(e);
-    if (!m) {
+    const p = parseError(e);
+    if (!p) {
       out.general.push(e);
       continue;
     }
-    const [, path, node, detail] = m;
-    const p = plainMessage(path, detail);
-    const list = (out.byNode[node] ??= []);
+    const list = (out.byNode[p.node] ??= []);
     if (!list.includes(p.text)) list.push(p.text);
-    if (p.field) (out.byField[node] ??= {})[p.field] ??= p.text;
+    if (p.field) (out.byField[p.node] ??= {})[p.field] ??= p.text;
   }
   return out;
 }

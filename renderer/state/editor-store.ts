@@ -10,6 +10,7 @@ import { EditorError } from '../logic/errors';
 import * as G from '../logic/graph-model';
 import * as Groups from '../logic/groups';
 import { layeredLayout } from '../logic/layout';
+import { draftProblems, graphProblems, mergeProblems, type Problem } from '../logic/problems';
 
 export interface Notice {
   kind: 'error' | 'info';
@@ -39,6 +40,10 @@ export interface EditorState {
   invalid: Record<string, { text: string; error: string }>;
   /** Bumped by each load: the canvas fits the new document into view. */
   loadSeq: number;
+  /** What stops the graph from running, by the shared graph rules and the unparsed fields; kept in step with graph, catalog and drafts. */
+  problems: Problem[];
+  /** A problem clicked: the canvas centres its node and the inspector focuses its field (seq: each click counts). */
+  focus: { node: string; field: string | null; seq: number } | null;
 
   setCatalog(kinds: NodeKindSpec[]): void;
   load(graph: G.Graph, filePath: string | null): void;
@@ -69,14 +74,15 @@ export interface EditorState {
   markSaved(filePath: string | null): void;
   setNotice(n: Notice | null): void;
   setInvalid(node: string, param: string, draft: { text: string; error: string } | null): void;
+  focusProblem(node: string, field: string | null): void;
 }
 
 export const fieldKey = (node: string, param: string) => `${node}/${param}`;
 
 const HISTORY_LIMIT = 200;
 
-export const createEditorStore = () =>
-  createStore<EditorState>()((set, get) => ({
+export const createEditorStore = () => {
+  const store = createStore<EditorState>()((set, get) => ({
     kinds: [],
     cat: new Map(),
     graph: G.emptyGraph(),
@@ -93,6 +99,8 @@ export const createEditorStore = () =>
     dragStart: null,
     invalid: {},
     loadSeq: 0,
+    problems: [],
+    focus: null,
 
     setCatalog: (kinds) => set({ kinds, cat: G.catalogMap(kinds) }),
     load: (graph, filePath) => set({ graph, filePath, dirty: false, past: [], future: [], selectedNodes: [], selectedEdges: [], selectedGroups: [], notice: null, invalid: {}, loadSeq: get().loadSeq + 1 }),
@@ -210,6 +218,19 @@ export const createEditorStore = () =>
       if (!draft && !old) return;
       set({ invalid: draft ? { ...rest, [key]: draft } : rest });
     },
+    focusProblem(node, field) {
+      if (!get().graph.nodes.some((n) => n.id === node)) return;
+      set({ selectedNodes: [node], selectedEdges: [], selectedGroups: [], focus: { node, field, seq: (get().focus?.seq ?? 0) + 1 } });
+    },
   }));
+  // One place keeps the problems in step, whatever action changed the graph, catalog or drafts.
+  store.subscribe((s, prev) => {
+    if (s.graph === prev.graph && s.cat === prev.cat && s.invalid === prev.invalid) return;
+    const problems = mergeProblems(graphProblems(s.graph, s.cat), draftProblems(s.invalid));
+    // A drag changes the graph on every move; the list (and what reads it) stays put when equal.
+    if (JSON.stringify(problems) !== JSON.stringify(s.problems)) store.setState({ problems });
+  });
+  return store;
+};
 
 export type EditorStore = ReturnType<typeof createEditorStore>;

@@ -8,7 +8,8 @@ import type { RunResultMessage } from '../../common/api';
 import type { EngineEvent } from '../../common/events';
 import { placeErrors } from '../logic/validation-errors';
 
-export type RunStatus = 'idle' | 'starting' | 'running' | 'finished' | 'failed' | 'cancelled';
+/** `refused`: the server would not start the run (its errors are in `serverErrors`, each naming its node and field). */
+export type RunStatus = 'idle' | 'starting' | 'running' | 'finished' | 'failed' | 'cancelled' | 'refused';
 
 export interface RunState {
   status: RunStatus;
@@ -24,6 +25,8 @@ export interface RunState {
   /** Server validation messages under the fields they name: node id → param → plain message. */
   fieldErrors: Record<string, Record<string, string>>;
   generalErrors: string[];
+  /** The server's validation messages as it gave them (a refused run's 400, or /api/validate): the problems list reads them. */
+  serverErrors: string[];
   result: RunResultMessage['result'] | null;
   /** Nodes of the graph the run covers (run selected: the node and its upstream); null: all. */
   scope: string[] | null;
@@ -59,6 +62,7 @@ const initial = {
   nodeIssues: {},
   fieldErrors: {},
   generalErrors: [],
+  serverErrors: [],
   result: null,
   replayOf: null,
   tasksEstimate: null,
@@ -78,12 +82,12 @@ export const createRunStore = () =>
     started: (runId, storeId, scope = null) => set({ runId, storeId, scope, status: get().status === 'starting' ? 'running' : get().status }),
     refused(errors) {
       const placed = placeErrors(errors);
-      set({ status: 'failed', nodeErrors: {}, nodeIssues: placed.byNode, fieldErrors: placed.byField, generalErrors: placed.general });
+      set({ status: 'refused', nodeErrors: {}, nodeIssues: placed.byNode, fieldErrors: placed.byField, generalErrors: placed.general, serverErrors: errors });
     },
     setValidation(errors, tasks) {
       if (get().status === 'running' || get().status === 'starting') return;
       const placed = placeErrors(errors);
-      set({ nodeIssues: placed.byNode, fieldErrors: placed.byField, generalErrors: placed.general, tasksEstimate: tasks });
+      set({ nodeIssues: placed.byNode, fieldErrors: placed.byField, generalErrors: placed.general, serverErrors: errors, tasksEstimate: tasks });
     },
     onEvent(e) {
       const { runId } = get();
@@ -111,7 +115,9 @@ export const createRunStore = () =>
       for (const id of finished) doneSigs[id] = get().pendingSigs[id];
       set({
         doneSigs,
-        result: r,
+        // A digest fingerprints a whole result: a cancelled or failed run's partial outputs get
+        // none, so nothing on screen can pass a partial run off as comparable to a complete one.
+        result: r.status === 'finished' ? r : { ...r, digest: '' },
         status: r.status,
         storeId: r.storeId ?? get().storeId,
         nodeErrors,

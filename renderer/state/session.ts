@@ -1,20 +1,22 @@
 /**
  * The controller between the API and the stores: loads the catalog and lists, validates the graph
  * as it changes, starts / cancels / replays runs and benchmarks, and routes the event stream
- * (task rectangles to the TaskLog in batches per frame, the rest to the run store). Framework-free.
+ * (task rectangles to the TaskLog in batches per frame, the rest to the run store). Which run the
+ * window shows is the state machine of run-view.ts: every change of it goes through `view()`,
+ * which also clears the view, in one place. Framework-free.
  */
 import type { GpuflowApi, QueueEntry, RunResultMessage, StreamMessage } from '../../common/api';
 import type { EngineEvent } from '../../common/events';
-import type { RunRecord } from '../../common/store-types';
 import { errorMessages } from '../api/api-error';
 import { fromDoc, toDoc, type Graph } from '../logic/graph-model';
-import { nodeSignatures } from '../logic/node-signature';
+import { changesWhatRuns, lanesOf, nodeOfKey, sigsFor, upstreamOf } from '../logic/run-scope';
 import { createDataStore } from './data-store';
 import { createEditorStore } from './editor-store';
 import { createRunStore } from './run-store';
 import { NodeTasks } from './node-tasks';
-import { TaskLog, type Lane } from './task-log';
+import { TaskLog } from './task-log';
 import { TrialCurves } from './trial-curves';
+import { transition, waitingForRun, type RunView, type ViewEvent } from './run-view';
 
 /** Events of runs whose id the HTTP answer has not told us yet (the socket can be faster). */
 const PENDING_LIMIT = 20000;
@@ -38,10 +40,24 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   /** Per queue entry of ours, the signatures of the nodes it computes (node states after it ends). */
   const sigsOf = new Map<string, Record<string, string>>();
   const pendingResults = new Map<string, RunResultMessage['result']>();
-  /** Cancel pressed while the run was starting (its id not known yet): cancelled once it is. */
-  let cancelWhenStarted = false;
-  /** Whether a run of ours may be under way that we do not show yet. */
-  const awaiting = () => (run.getState().runId === null && run.getState().status === 'starting') || mine.size > adopted.size;
+  /** Queue entries of other windows (or from before a reload) this window shows: shown once each. */
+  const watched = new Set<string>();
+  let shown: RunView = { kind: 'idle' };
+  /** Whether a run of ours may be under way that we do not show yet: its events are kept. */
+  const awaiting = () => waitingForRun(shown) || mine.size > adopted.size;
+
+  /** Moves the run view (run-view.ts) and does what the transition says: the one place the view is cleared. */
+  function view(e: ViewEvent) {
+    const next = transition(shown, e);
+    shown = next.view;
+    if (next.clear) {
+      data.getState().set({ openedRun: null });
+      log.clear();
+      curves.clear();
+      nodeTasks.clear();
+    }
+    if (next.cancel !== null) void api.cancelRun(next.cancel).catch(() => undefined);
+  }
 
   const flush = () => {
     flushQueued = false;
@@ -91,27 +107,22 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       // A run we started or queued may send events before we learn its id: keep them a while.
       if (awaiting()) {
         pending.push(e);
-        if (pending.length > PENDING_LIMIT) pending = pending.slice(-PENDING_LIMIT);
+        // Trimmed in halves, not per event: the socket starts with the ring's whole backlog.
+        if (pending.length > 2 * PENDING_LIMIT) pending = pending.slice(-PENDING_LIMIT);
       }
       return;
     }
-    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress' || e.type === 'task-state') toLog(e);
+    // 'run' too, in order with the tasks: a cancel turns the stopped tasks' bars from erred to cancelled.
+    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress' || e.type === 'task-state' || e.type === 'run') toLog(e);
     run.getState().onEvent(e);
   }
 
   /** Shows a run from now on: the task stream, progress and result follow it. */
   function adopt(runId: string, storeId: number | null, scope: string[] | null, replayOf?: { storeId: number; digest: string | null }, sigs?: Record<string, string>) {
+    view({ type: 'show', runId });
     run.getState().starting(replayOf);
     run.getState().setPendingSigs(sigs ?? sigsFor(editor.getState().graph, scope));
-    data.getState().set({ openedRun: null });
-    log.clear();
-    curves.clear();
-    nodeTasks.clear();
     run.getState().started(runId, storeId, scope);
-    if (cancelWhenStarted) {
-      cancelWhenStarted = false;
-      void api.cancelRun(runId).catch(() => undefined);
-    }
     const its = pending.filter((e) => 'runId' in e && e.runId === runId);
     pending = pending.filter((e) => !('runId' in e) || e.runId !== runId);
     for (const e of its) onMessage(e);
@@ -132,8 +143,13 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       adopted.add(q.id);
       adopt(q.runId, q.storeId, mine.get(q.id) ?? null, undefined, sigsOf.get(q.id));
     }
+    // Another window's run that starts while this one shows nothing under way is shown here too
+    // (not while attaching: the replayed backlog's queue events are history, GET /api/queue is not).
+    const head = entries.find((q) => q.state === 'running');
+    if (head && !mine.has(head.id) && (shown.kind === 'idle' || (shown.kind === 'showing' && !busy()))) watch(head);
     // Entries gone from the queue (run over, or removed) are forgotten.
     const live = new Set(entries.map((q) => q.id));
+    for (const id of [...watched]) if (!live.has(id)) watched.delete(id);
     for (const id of [...mine.keys()]) if (!live.has(id) && !adopted.has(id)) mine.delete(id);
     for (const id of [...adopted]) if (!live.has(id)) {
       adopted.delete(id);
@@ -142,11 +158,39 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     }
   }
 
+  /**
+   * Shows a run this window did not ask for (another window's, or one under way when the page
+   * loaded). Its nodes count as computed only where the run's own workflow gives them the
+   * signature they have here: the other window may have drawn a different graph.
+   */
+  function watch(q: QueueEntry) {
+    if (q.runId === null || watched.has(q.id)) return;
+    watched.add(q.id);
+    const runId = q.runId;
+    const graph = editor.getState().graph;
+    const scope = q.node === null ? null : upstreamOf(graph, q.node);
+    adopt(runId, q.storeId, scope, undefined, {});
+    if (q.storeId === null) return;
+    api
+      .run(q.storeId)
+      .then((rec) => {
+        if (run.getState().runId !== runId || !rec.workflow) return;
+        const theirs = sigsFor(fromDoc(rec.workflow), scope);
+        const ours = sigsFor(editor.getState().graph, scope);
+        run.getState().setPendingSigs(Object.fromEntries(Object.entries(ours).filter(([id, sig]) => theirs[id] === sig)));
+      })
+      .catch(() => undefined);
+  }
+
   const busy = () => run.getState().status === 'running' || run.getState().status === 'starting';
   function showRefusal(errors: string[]) {
     // Errors go on the nodes, unless a run is on show: then they are a notice, not its failure.
     if (busy()) editor.getState().setNotice({ kind: 'error', text: errors.join('; ') });
-    else run.getState().refused(errors);
+    else refuse(errors);
+  }
+  function refuse(errors: string[]) {
+    view({ type: 'not-started' });
+    run.getState().refused(errors);
   }
 
   /** Queues a run of the graph, or of one node and what it needs upstream; shows it when it starts. */
@@ -156,13 +200,9 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     const wasBusy = busy();
     if (!wasBusy) {
       // The stream clears at the click, as for a direct run: what it shows is the run starting.
+      view({ type: 'ask' });
       run.getState().starting();
       pending = [];
-      cancelWhenStarted = false;
-      data.getState().set({ openedRun: null });
-      log.clear();
-      curves.clear();
-      nodeTasks.clear();
     }
     try {
       const entry = await api.enqueueRun(toDoc(g), { params: g.params, node });
@@ -175,10 +215,11 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
         adopt(known.runId, known.storeId, scope, undefined, sigsOf.get(entry.id));
       } else if (!wasBusy && run.getState().status === 'starting') {
         // Queued behind a run another window started: show the previous state until ours starts.
+        view({ type: 'not-started' });
         run.getState().reset();
       }
     } catch (e) {
-      if (!wasBusy) run.getState().refused(errorMessages(e));
+      if (!wasBusy) refuse(errorMessages(e));
       else showRefusal(errorMessages(e));
     }
   }
@@ -209,7 +250,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
 
   function scheduleValidate() {
     if (validateTimer) clearTimeout(validateTimer);
-    validateTimer = setTimeout(() => void validateNow(), 300);
+    validateTimer = setTimeout(() => void validateNow(), 120);
   }
   async function validateNow() {
     const seq = ++validateSeq;
@@ -224,7 +265,36 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     }
   }
 
+  /**
+   * A page that loads while the queue's run is in flight shows it: the queue, asked before the
+   * event socket opens, names the running run, so when the socket replays the bus's ring from its
+   * start that run's events are shown from its first, and the backlog's other runs are passed
+   * over (none is kept waiting). The same for a benchmark under way.
+   */
+  async function attachToRunning() {
+    try {
+      // A benchmark under way shows as running, and its result completes it when it comes.
+      const benches = await api.runningBenches();
+      const b = benches[benches.length - 1];
+      if (b && !data.getState().bench.running) data.getState().set({ bench: { id: b.benchId, running: true, error: null, last: null } });
+    } catch {
+      /* an older server without the listing: nothing to re-attach */
+    }
+    try {
+      const entries = await api.queue();
+      data.getState().set({ queue: entries });
+      const head = entries.find((q) => q.state === 'running');
+      if (head && shown.kind === 'attaching') watch(head);
+    } catch {
+      /* no queue to attach to: the connection indicator says why */
+    } finally {
+      view({ type: 'attached' });
+    }
+  }
+
   async function init() {
+    view({ type: 'attach' });
+    await attachToRunning();
     unsubscribe = api.subscribe(onMessage);
     try {
       const [kinds, examples] = await Promise.all([api.catalog(), api.examples()]);
@@ -235,34 +305,31 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     }
     await Promise.all([refreshWorkers(), refreshHistory(), refreshBenchmarks()]);
     editor.subscribe((s, prev) => {
-      if (s.graph !== prev.graph && s.dragStart === null) scheduleValidate();
+      if (s.graph === prev.graph || s.dragStart !== null) return;
+      // A change to what runs makes the "N tasks when run" estimate unknown at once, never stale;
+      // the server's count follows a moment later. Moving nodes changes nothing that runs.
+      if (changesWhatRuns(prev.graph, s.graph)) run.setState({ tasksEstimate: null });
+      scheduleValidate();
     });
   }
 
   async function startWith(start: () => Promise<{ runId: string; storeId: number | null }>, replayOf?: { storeId: number; digest: string | null }) {
+    view({ type: 'ask' });
     run.getState().starting(replayOf);
-    data.getState().set({ openedRun: null });
-    log.clear();
-    curves.clear();
-    nodeTasks.clear();
     pending = [];
-    cancelWhenStarted = false;
     try {
       const { runId, storeId } = await start();
       adopt(runId, storeId, null, replayOf);
     } catch (e) {
-      run.getState().refused(errorMessages(e));
+      refuse(errorMessages(e));
     }
   }
 
   function loadDoc(doc: unknown, filePath: string | null): Graph {
     const g = fromDoc(doc);
     editor.getState().load(g, filePath);
+    view({ type: 'load' });
     run.getState().reset();
-    data.getState().set({ openedRun: null });
-    log.clear();
-    curves.clear();
-    nodeTasks.clear();
     scheduleValidate();
     return g;
   }
@@ -291,10 +358,8 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
         editor.getState().setNotice({ kind: 'error', text: errorMessages(e).join('; ') });
       }
     },
-    async cancel() {
-      const id = run.getState().runId;
-      if (id) await api.cancelRun(id);
-      else if (run.getState().status === 'starting') cancelWhenStarted = true;
+    cancel() {
+      view({ type: 'cancel' });
     },
     /** Replays a stored run: its own workflow opens in the editor, then runs again with a digest check. */
     async replay(storeId: number) {
@@ -331,42 +396,3 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
 }
 
 export type Session = ReturnType<typeof createSession>;
-
-/** Signatures of the nodes a run of `scope` (null: all) computes. */
-export function sigsFor(g: Graph, scope: string[] | null): Record<string, string> {
-  const all = nodeSignatures(g);
-  const out: Record<string, string> = {};
-  for (const [id, s] of all) if (scope === null || scope.includes(id)) out[id] = s;
-  return out;
-}
-
-/** Lanes for a stored run, from the devices its record lists (id, kind, label). */
-export function lanesOf(rec: RunRecord): Lane[] {
-  const devs = Array.isArray(rec.devices) ? rec.devices : [];
-  const out: Lane[] = [];
-  for (const d of devs) {
-    if (d && typeof d === 'object' && !Array.isArray(d) && typeof d.id === 'string')
-      out.push({ id: d.id, label: typeof d.label === 'string' ? d.label : d.id, virtual: d.kind === 'virtual-gpu' });
-  }
-  return out;
-}
-
-/** Task keys start with their node id; the longest node id that prefixes the key wins. */
-export function nodeOfKey(key: string, graph: Pick<Graph, 'nodes'>): string {
-  let best = '';
-  for (const n of graph.nodes) if (key.startsWith(n.id) && n.id.length > best.length) best = n.id;
-  return best;
-}
-
-/** A node and every node upstream of it (what "run selected" runs). */
-export function upstreamOf(graph: Pick<Graph, 'edges'>, node: string): string[] {
-  const seen = new Set<string>();
-  const stack = [node];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    for (const e of graph.edges) if (e.target === id) stack.push(e.source);
-  }
-  return [...seen].sort();
-}

@@ -5,13 +5,13 @@
  * Subscribes by id.
  */
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
-import { memo, useEffect } from 'react';
+import { memo, useCallback, useEffect, useSyncExternalStore } from 'react';
 import { absorbers, fusedOrigins } from '../logic/fusion';
 import { keyParams } from '../logic/format';
 import { nodeSignatures } from '../logic/node-signature';
 import { nodeState, STATE_LABEL } from '../logic/node-state';
 import { fieldKey } from '../state/editor-store';
-import { useEditor, useRun } from './hooks';
+import { useEditor, useRun, useSession } from './hooks';
 import { NodePreview } from './NodePreview';
 
 export const PORT_COLORS: Record<string, string> = {
@@ -46,9 +46,16 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const allProgress = useRun((s) => s.progress);
   const errors = useRun((s) => s.nodeErrors[id]);
   const issues = useRun((s) => s.nodeIssues[id]);
+  // This node's entries in the problems list (joined: a string compares by value, so the node re-renders only when they change).
+  const ruleProblems = useEditor((s) => s.problems.filter((p) => p.node === id).map((p) => p.text).join('\n'));
   const inScope = useRun((s) => s.scope === null || s.scope.includes(id));
   const running = useRun((s) => (s.status === 'running' || s.status === 'starting') && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const doneSig = useRun((s) => s.doneSigs[id]);
+  // Whether any of its tasks runs now: a boolean, so the node re-renders when it flips, not per event.
+  const nodeTasks = useSession().nodeTasks;
+  const subscribeTasks = useCallback((fn: () => void) => nodeTasks.subscribe(fn), [nodeTasks]);
+  const tasksRunning = useSyncExternalStore(subscribeTasks, () => nodeTasks.runningOf(id) > 0);
+  const stopped = useRun((s) => s.status === 'cancelled' && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const reused = useRun((s) => s.reused.includes(id));
   const result = useRun((s) => s.result?.results[id]);
   const ports = spec ? `${spec.inputs.map((p) => p.name).join(',')}>${spec.outputs.map((p) => p.name).join(',')}` : '';
@@ -66,17 +73,19 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
     connectedInputs: new Set(connected ? connected.split('|') : []),
     progress: inScope ? shownProgress : undefined,
     runtimeErrors: errors?.length ?? 0,
-    invalid: unparsed || (issues?.length ?? 0) > 0,
+    invalid: unparsed || (issues?.length ?? 0) > 0 || ruleProblems !== '',
     running,
     signature,
     doneSignature: doneSig,
+    stopped,
+    tasksRunning,
   });
   const pct = shownProgress && shownProgress[1] > 0 ? Math.round((100 * shownProgress[0]) / shownProgress[1]) : 0;
   const rows = Math.max(spec?.inputs.length ?? 0, spec?.outputs.length ?? 0, 1);
-  const problems = [...(errors ?? []), ...(issues ?? [])];
+  const problems = [...new Set([...(errors ?? []), ...(ruleProblems ? ruleProblems.split('\n') : []), ...(issues ?? [])])];
   const showPreview = result && (state === 'done' || state === 'stale');
   return (
-    <div className={`gf-node state-${state}${selected ? ' selected' : ''}`} data-node-id={id} data-state={state}>
+    <div className={`gf-node state-${state}${selected ? ' selected' : ''}${problems.length ? ' has-problem' : ''}`} data-node-id={id} data-state={state} data-problems={problems.length}>
       <div className="gf-node-title">
         <span className="gf-ellipsis">{node.label ?? spec?.label ?? node.op}</span>
         <span className="gf-node-id gf-ellipsis">{id}</span>

@@ -60,6 +60,19 @@ export function GraphEditor() {
       clearTimeout(t);
     };
   }, [flow]);
+  // A problem clicked in the list: its node is centred (it may be off-screen in a large graph) and,
+  // once the inspector shows that node, the field the problem names takes the focus.
+  const focus = useEditor((s) => s.focus);
+  useEffect(() => {
+    if (!focus) return;
+    autoFit.current = false;
+    void flow.fitView({ nodes: [{ id: focus.node }], padding: 0.6, maxZoom: 1, duration: 200 });
+    const t = setTimeout(() => {
+      const field = focus.field ? document.getElementById(`param-${focus.node}-${focus.field}`) : null;
+      field?.focus();
+    }, 50);
+    return () => clearTimeout(t);
+  }, [focus, flow]);
   // The minimap paints SVG attributes, which take colours, not CSS variables: read the tokens per theme.
   const mini = useMemo(
     () => ({ node: cssToken('--text-faint', '#8b95a1'), selected: cssToken('--accent', '#2f6fdf'), mask: theme === 'dark' ? 'rgba(0,0,0,0.55)' : 'rgba(240,242,245,0.7)' }),

@@ -1,6 +1,7 @@
 /**
  * The run's progress, one bar per graph node as on Dask's progress page: done, running, erred and
- * waiting tasks in four colours, with counts. A node fused into another's tasks shows the bar of
+ * waiting tasks in four colours, with counts; after a cancel, the tasks it stopped in a colour of
+ * their own (they did not fail), named in the legend only then so it stays short. A node fused into another's tasks shows the bar of
  * the node that carries its work ("fused into …").
  */
 import { useMemo } from 'react';
@@ -23,7 +24,13 @@ export function ProgressPanel() {
       <header className="gf-panel-head">
         <strong>Progress</strong>
         <span className="gf-legend-inline">
-          <i className="seg-done" /> done <i className="seg-running" /> running <i className="seg-erred" /> erred <i className="seg-waiting" /> waiting
+          <i className="seg-done" /> done <i className="seg-running" /> running <i className="seg-erred" /> erred{' '}
+          {session.nodeTasks.cancelled && (
+            <>
+              <i className="seg-cancelled" /> cancelled{' '}
+            </>
+          )}
+          <i className="seg-waiting" /> waiting
         </span>
       </header>
       <div className="gf-panel-body">
@@ -35,10 +42,10 @@ export function ProgressPanel() {
             const [done, total] = src.reduce<[number, number]>((a, id) => [a[0] + (progress[id]?.[0] ?? 0), a[1] + (progress[id]?.[1] ?? 0)], [0, 0]);
             const running = src.reduce((a, id) => a + session.nodeTasks.runningOf(id), 0);
             const erred = src.reduce((a, id) => a + session.nodeTasks.erredOf(id), 0);
-            const seg = progressSegments(done, total, running, erred);
+            const seg = progressSegments(done, total, running, erred, session.nodeTasks.cancelled);
             const pct = (x: number) => `${total ? (100 * x) / total : 0}%`;
             return (
-              <div key={n.id} className="gf-pbar" data-node={n.id} data-done={seg.done} data-total={seg.total} data-running={seg.running} data-erred={seg.erred}>
+              <div key={n.id} className="gf-pbar" data-node={n.id} data-done={seg.done} data-total={seg.total} data-running={seg.running} data-erred={seg.erred} data-cancelled={seg.cancelled}>
                 <div className="gf-pbar-label">
                   <span className="gf-ellipsis" title={n.id}>
                     {n.id}
@@ -48,10 +55,11 @@ export function ProgressPanel() {
                     {seg.done}/{seg.total}
                   </span>
                 </div>
-                <div className="gf-pbar-track" title={`done ${seg.done} · running ${seg.running} · erred ${seg.erred} · waiting ${seg.waiting}`}>
+                <div className="gf-pbar-track" title={`done ${seg.done} · running ${seg.running} · erred ${seg.erred} · cancelled ${seg.cancelled} · waiting ${seg.waiting}`}>
                   <div className="seg-done" style={{ width: pct(seg.done) }} />
                   <div className="seg-running" style={{ width: pct(seg.running) }} />
                   <div className="seg-erred" style={{ width: pct(seg.erred) }} />
+                  <div className="seg-cancelled" style={{ width: pct(seg.cancelled) }} />
                 </div>
               </div>
             );

@@ -6,6 +6,7 @@ import { toDoc } from '../logic/graph-model';
 import { fileAccess } from './files';
 import { useData, useEditor, useRun, useSession } from './hooks';
 import { createShortcuts } from './shortcuts';
+import { blockedReason } from '../logic/problems';
 import { usePanelToggles, type PanelName } from './layout';
 import { RunQueue } from './RunQueue';
 import { useThemeContext } from './theme-hook';
@@ -52,11 +53,12 @@ export function useCommands() {
         const ex = session.data.getState().examples.find((x) => x.name === name);
         if (ex && okToDiscard()) session.loadDoc(ex.doc, null);
       },
-      run: () => void session.startRun(),
+      // The keyboard path obeys the same rule as the disabled button: no run while problems are listed.
+      run: () => void (ed().problems.length ? undefined : session.startRun()),
       /** Runs the one selected node and what it needs upstream; nothing when not exactly one is selected. */
       runSelected() {
         const sel = ed().selectedNodes;
-        if (sel.length === 1) void session.runNode(sel[0]);
+        if (sel.length === 1 && !ed().problems.length) void session.runNode(sel[0]);
       },
       cancel: () => void session.cancel(),
     };
@@ -114,7 +116,11 @@ export function Toolbar() {
   const status = useRun((s) => s.status);
   const done = useRun((s) => s.done);
   const total = useRun((s) => s.total);
-  const blocked = useEditor((s) => Object.keys(s.invalid).length > 0);
+  const problems = useEditor((s) => s.problems);
+  const blocked = problems.length > 0;
+  const whyBlocked = blockedReason(problems);
+  const firstError = useRun((s) => s.generalErrors[0] ?? Object.values(s.nodeErrors)[0]?.[0] ?? null);
+  const serverErrors = useRun((s) => s.serverErrors.length);
   const theme = useThemeContext();
   const panels = usePanelToggles();
   const running = status === 'running' || status === 'starting';
@@ -186,18 +192,18 @@ export function Toolbar() {
         onClick={cmd.run}
         disabled={blocked}
         data-testid="run"
-        title={blocked ? 'Fix the invalid fields first' : running ? 'Queue a run of the workflow (Ctrl+Enter)' : 'Run the workflow (Ctrl+Enter)'}
+        title={whyBlocked ?? (running ? 'Queue a run of the workflow (Ctrl+Enter)' : 'Run the workflow (Ctrl+Enter)')}
       >
         Run
       </button>
-      <button disabled={!oneSelected || blocked} onClick={cmd.runSelected} data-testid="run-selected" title="Run the selected node and what it needs upstream, reusing unchanged results (Ctrl+Shift+Enter)">
+      <button disabled={!oneSelected || blocked} onClick={cmd.runSelected} data-testid="run-selected" title={whyBlocked ?? 'Run the selected node and what it needs upstream, reusing unchanged results (Ctrl+Shift+Enter)'}>
         Run node
       </button>
       <button disabled={!running} onClick={cmd.cancel} data-testid="cancel">
         Cancel
       </button>
-      <span className="gf-status" data-testid="run-status" data-status={status}>
-        {status}
+      <span className="gf-status" data-testid="run-status" data-status={status} title={status === 'failed' ? (firstError ?? undefined) : undefined}>
+        {status === 'refused' ? `not run: ${serverErrors} problem${serverErrors === 1 ? '' : 's'} (listed below)` : status}
         {total > 0 && ` ${done}/${total}`}
         {reusedTasks > 0 && (
           <span className="gf-reused" data-testid="run-reused" data-tasks={reusedTasks}>

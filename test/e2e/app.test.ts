@@ -11,20 +11,9 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, browserMissing, cliRun, openApp, ROOT, type Server } from './harness';
-import { dropFromPalette, fileCommand, setParam, deselect } from './ui-actions';
+import { connect, dropFromPalette, fileCommand, setParam, deselect } from './ui-actions';
 
 const skip = browserMissing();
-
-async function connect(page: Page, from: string, out: string, to: string, inp: string) {
-  const a = await page.locator(`.react-flow__node[data-id="${from}"] .react-flow__handle.source[data-handleid="${out}"]`).boundingBox();
-  const b = await page.locator(`.react-flow__node[data-id="${to}"] .react-flow__handle.target[data-handleid="${inp}"]`).boundingBox();
-  if (!a || !b) throw new Error(`handles ${from}.${out} / ${to}.${inp} not on screen`);
-  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
-  await page.mouse.down();
-  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
-  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 5 });
-  await page.mouse.up();
-}
 
 const laneCounts = async (page: Page): Promise<Record<string, number>> => JSON.parse((await page.getByTestId('task-stream').getAttribute('data-lane-counts')) ?? '{}');
 
@@ -98,9 +87,12 @@ describe.skipIf(skip)('gpuflow in the browser', () => {
     expect(doc.edges).toHaveLength(3);
     expect(doc.nodes.find((n) => n.id === 'random_normal')!.params.shape).toEqual([2000, 2000]);
 
+    // A reload keeps the workflow (autosave); New empties the canvas so Open is seen to bring it back.
     await page.reload();
     await page.locator('[data-op="random_normal"]').waitFor();
-    expect(await page.locator('.react-flow__node').count()).toBe(0);
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);
+    await fileCommand(page, 'new');
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(0);
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), fileCommand(page, 'open')]);
     await chooser.setFiles(file);
     await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);

@@ -115,9 +115,12 @@ describe.skipIf(skip)('editor extras in the browser', () => {
     await page.keyboard.press('Control+Z');
     await expect.poll(() => frame.count()).toBe(1);
 
+    // A reload keeps the frame (autosave); New empties the canvas so Open is seen to bring it back.
     await page.reload();
     await page.locator('[data-op="random_normal"]').waitFor();
-    expect(await frame.count()).toBe(0);
+    await expect.poll(() => frame.count()).toBe(1);
+    await fileCommand(page, 'new');
+    await expect.poll(() => frame.count()).toBe(0);
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), fileCommand(page, 'open')]);
     await chooser.setFiles(path.join(dir, 'after.json'));
     await expect.poll(() => frame.count()).toBe(1);

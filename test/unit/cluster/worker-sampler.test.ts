@@ -89,4 +89,22 @@ describe('WorkerSampler', () => {
     expect(s.samples('vgpu0')).toHaveLength(4);
     s.stop();
   });
+
+  it('frees the slots of a run that ended while its tasks still read running', () => {
+    let now = 0;
+    const bus = new EventBus();
+    const s = new WorkerSampler(() => [{ config: cfg('vgpu0', 'virtual-gpu'), heldBytes: 0, rss: 0 }], bus, { now: () => now });
+    s.sample();
+    bus.emit({ type: 'task-state', runId: 'r', key: 'a', node: 'n', from: 'ready', to: 'running', worker: 'vgpu0', cause: 0 });
+    now = 1000;
+    s.sample();
+    // The run is cancelled; the task never reports again.
+    bus.emit({ type: 'run', runId: 'r', state: 'cancelled' });
+    now = 2000;
+    s.sample();
+    now = 3000;
+    s.sample();
+    expect(s.samples('vgpu0').map((x) => x.util)).toEqual([0, 1, 0, 0]);
+    s.stop();
+  });
 });

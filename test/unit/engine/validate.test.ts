@@ -67,4 +67,10 @@ describe('workflow validation', () => {
     expect(errs).toMatch(/nodes\[3\]\.inputs\.x \(node 'total'\): required array input is not connected/);
     expect(errs).toMatch(/nodes\[0\]\.params\.seed \(node 'x'\): refers to workflow param 'nope'/);
   });
+
+  it('says chunks with more entries than the shape has axes, before compiling', () => {
+    const d = clone();
+    d.nodes[0].params.chunks = [100, 100, 100];
+    expect(errorsOf(d)).toContain("nodes[0].params.chunks (node 'x'): has 3 entries but shape has 2 axes");
+  });
 });

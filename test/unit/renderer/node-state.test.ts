@@ -29,6 +29,11 @@ describe('nodeSignatures', () => {
     expect(after.get('plus1')).not.toBe(before.get('plus1'));
     expect(after.get('total')).not.toBe(before.get('total'));
   });
+  it('does not depend on the order params were typed in (the store keeps workflows canonical)', () => {
+    const a = { ...chain, nodes: [...chain.nodes.slice(0, 2), { id: 'total', op: 'sum', params: { axis: 0, keep: true } }] };
+    const b = { ...chain, nodes: [...chain.nodes.slice(0, 2), { id: 'total', op: 'sum', params: { keep: true, axis: 0 } }] };
+    expect(nodeSignatures(a).get('total')).toBe(nodeSignatures(b).get('total'));
+  });
   it('changes every node when a workflow param changes', () => {
     const after = nodeSignatures({ ...chain, params: { N: 11 } });
     for (const id of ['x', 'plus1', 'total']) expect(after.get(id)).not.toBe(nodeSignatures(chain).get(id));
@@ -62,9 +67,17 @@ describe('nodeState', () => {
     expect(nodeState({ ...base, running: true, progress: [1, 4] })).toBe('running');
     expect(nodeState({ ...base, running: true, progress: [4, 4] })).toBe('done');
   });
+  it('running, not waiting, while its first tasks compute and none has finished', () => {
+    expect(nodeState({ ...base, running: true, progress: [0, 4], tasksRunning: true })).toBe('running');
+  });
   it('validation problems read invalid, runtime errors failed, a missing input not configured', () => {
     expect(nodeState({ ...base, invalid: true })).toBe('invalid');
     expect(nodeState({ ...base, runtimeErrors: 1, doneSignature: 's1' })).toBe('failed');
     expect(nodeState({ ...base, connectedInputs: new Set() })).toBe('unconfigured');
+  });
+  it('cancelled when the run on show was cancelled before computing it; done if it finished first', () => {
+    expect(nodeState({ ...base, stopped: true })).toBe('cancelled');
+    expect(nodeState({ ...base, stopped: true, doneSignature: 's1' })).toBe('done');
+    expect(nodeState({ ...base, stopped: true, running: true, progress: [1, 4] })).toBe('running');
   });
 });

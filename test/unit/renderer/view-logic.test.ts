@@ -60,9 +60,11 @@ describe('benchRows', () => {
 
 describe('progressSegments', () => {
   it('splits total into done, running, erred and waiting that add up', () => {
-    expect(progressSegments(3, 10, 2, 1)).toEqual({ done: 3, running: 2, erred: 1, waiting: 4, total: 10 });
+    expect(progressSegments(3, 10, 2, 1)).toEqual({ done: 3, running: 2, erred: 1, cancelled: 0, waiting: 4, total: 10 });
     const s = progressSegments(9, 10, 5, 5);
     expect(s.done + s.running + s.erred + s.waiting).toBe(10);
+    // A cancelled run: nothing is left waiting, what was not done or failed was stopped.
+    expect(progressSegments(3, 10, 0, 1, true)).toEqual({ done: 3, running: 0, erred: 1, cancelled: 6, waiting: 0, total: 10 });
   });
 });
 

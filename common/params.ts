@@ -2,8 +2,8 @@
  * Node params: resolving "$name" references to the workflow's params table, and checking values
  * against the catalog's ParamSpec (type, bounds, required), each failure naming its field.
  */
-import type { ParamSpec } from '../../common/catalog';
-import type { ParamValue, WorkflowDoc } from '../../common/workflow';
+import type { ParamSpec } from './catalog';
+import type { ParamValue, WorkflowDoc } from './workflow';
 
 const REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 

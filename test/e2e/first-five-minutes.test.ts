@@ -1,0 +1,166 @@
+/**
+ * A new user's first five minutes (issue 27), in Debian's Chromium against `gpuflow serve
+ * --virtual-gpus 3`: build the seed workflow from an empty canvas, leave a stray node (the
+ * problems list names it, Run is disabled and says why), fix it, run, reload mid-run (the
+ * workflow is back, the run re-attaches and finishes in view), cancel a run (no erred colour, no
+ * digest), delete a node after a run (its result is marked stale). Each step checks what a person
+ * sees: text, states, and colours read from the DOM.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, browserMissing, openApp } from './harness';
+import { connect, deselect, dropFromPalette, setParam } from './ui-actions';
+
+const skip = browserMissing();
+const SEED = ['random_normal', 'scalar_op', 'slice', 'reduce'];
+
+const status = (page: Page) => page.getByTestId('run-status').getAttribute('data-status');
+const items = async (page: Page) => Number(await page.getByTestId('task-stream').getAttribute('data-items'));
+const pill = (page: Page, id: string) => page.getByTestId(`node-state-${id}`).textContent();
+
+/** The progress bars' counts, summed over nodes. */
+async function bars(page: Page): Promise<{ erred: number; cancelled: number; done: number; total: number }> {
+  return page.locator('.gf-pbar').evaluateAll((els) =>
+    els.reduce(
+      (a, el) => {
+        const d = (el as HTMLElement).dataset;
+        return { erred: a.erred + Number(d.erred), cancelled: a.cancelled + Number(d.cancelled), done: a.done + Number(d.done), total: a.total + Number(d.total) };
+      },
+      { erred: 0, cancelled: 0, done: 0, total: 0 },
+    ),
+  );
+}
+
+async function setSize(page: Page, shape: string, chunks: string) {
+  await setParam(page, 'random_normal', 'shape', shape);
+  await setParam(page, 'random_normal', 'chunks', chunks);
+  await deselect(page);
+}
+
+describe.skipIf(skip)('the first five minutes', () => {
+  let app: App;
+  let page: Page;
+
+  beforeAll(async () => {
+    app = await openApp(['--virtual-gpus', '3']);
+    ({ page } = app);
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('builds the seed workflow from an empty canvas; a stray node is named and blocks Run until removed', async () => {
+    expect(await page.locator('.react-flow__node').count()).toBe(0);
+    await dropFromPalette(page, 'random_normal', 20, 60);
+    await dropFromPalette(page, 'scalar_op', 380, 60);
+    await dropFromPalette(page, 'slice', 20, 280);
+    await dropFromPalette(page, 'reduce', 380, 280);
+    // Before anything is connected the list already says what is missing, and Run says why it waits.
+    await expect.poll(() => page.getByTestId('problems').textContent()).toContain('required array input is not connected');
+    expect(await page.getByTestId('run').isDisabled()).toBe(true);
+    await connect(page, 'random_normal', 'out', 'scalar_op', 'x');
+    await connect(page, 'scalar_op', 'out', 'slice', 'x');
+    await connect(page, 'slice', 'out', 'reduce', 'x');
+    await setSize(page, '2000, 2000', '500, 500');
+    await setParam(page, 'random_normal', 'mean', '10');
+    await setParam(page, 'random_normal', 'std', '1');
+    await setParam(page, 'scalar_op', 'value', '1');
+    await setParam(page, 'slice', 'slices', '::2, ::2');
+    await deselect(page);
+    await expect.poll(() => page.getByTestId('problems').allTextContents()).toEqual([]);
+    for (const id of SEED) await expect.poll(() => pill(page, id)).toContain('ready');
+
+    // A stray node: the list names it and its input, the node is outlined, Run is disabled with the reason.
+    await page.locator('[data-op="scalar_op"]').dragTo(page.getByTestId('graph-canvas'), { targetPosition: { x: 700, y: 160 } });
+    const stray = page.locator('.react-flow__node[data-id="scalar_op_2"]');
+    await stray.waitFor();
+    const problem = page.locator('[data-testid="problem"][data-node="scalar_op_2"]');
+    await expect.poll(() => problem.allTextContents()).toEqual(['scalar_op_2value is required', 'scalar_op_2inputs.x: required array input is not connected']);
+    expect(await page.getByTestId('problems').textContent()).toMatch(/^2 problems/);
+    expect(await stray.locator('.gf-node').getAttribute('class')).toContain('has-problem');
+    const outline = await stray.locator('.gf-node').evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(outline).toBe('solid');
+    expect(await page.getByTestId('run').isDisabled()).toBe(true);
+    expect(await page.getByTestId('run').getAttribute('title')).toBe("Cannot run: node 'scalar_op_2': value is required (and 1 more problem: see the problems list)");
+    // Clicking a problem selects the node it names and focuses the field.
+    await deselect(page);
+    await problem.first().click();
+    await expect.poll(() => stray.getAttribute('class')).toContain('selected');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('param-scalar_op_2-value');
+    await stray.locator('.gf-node-title').click();
+
+    // Fixed: the stray node deleted, the list is gone and Run is enabled again.
+    await page.keyboard.press('Delete');
+    await expect.poll(() => stray.count()).toBe(0);
+    await expect.poll(() => page.getByTestId('problems').allTextContents()).toEqual([]);
+    expect(await page.getByTestId('run').isDisabled()).toBe(false);
+    // The click centred the stray node; the whole graph back in view for the steps that follow.
+    await page.locator('.react-flow__controls-fitview').click();
+  }, 120_000);
+
+  it('reloaded mid-run, the page has the workflow back and re-attaches to the run until it finishes', async () => {
+    // 1600 chunks: long enough that the reload lands while the run is going on.
+    await setSize(page, '40000, 40000', '1000, 1000');
+    await page.getByTestId('run').click();
+    await expect.poll(() => items(page), { timeout: 60_000 }).toBeGreaterThan(8);
+    expect(await status(page)).toBe('running');
+    const before = await items(page);
+
+    await page.reload();
+    await page.locator('[data-op="random_normal"]').waitFor();
+    // The workflow is back as it was edited, with its params.
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(4);
+    await page.locator('.react-flow__node[data-id="random_normal"] .gf-node-title').click();
+    expect(await page.locator('#param-random_normal-shape').inputValue()).toBe('40000, 40000');
+    await deselect(page);
+    // The run is on show again: its status, its task stream from its first task, and Cancel.
+    await expect.poll(() => status(page), { timeout: 30_000 }).toBe('running');
+    await expect.poll(() => items(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(before);
+    expect(await page.getByTestId('cancel').isDisabled()).toBe(false);
+    await expect.poll(() => status(page), { timeout: 400_000, interval: 1000 }).toBe('finished');
+    for (const id of SEED) await expect.poll(() => pill(page, id)).toContain('done');
+    const b = await bars(page);
+    expect(b.total).toBeGreaterThan(0);
+    expect(b.done).toBe(b.total);
+    expect(await page.getByTestId('results').getAttribute('data-digest')).toMatch(/^[0-9a-f]{16,}$/);
+  }, 500_000);
+
+  it('a cancelled run paints its stopped tasks as cancelled, not erred, and shows no digest', async () => {
+    // 14,400 chunks: the cancel always lands mid-run.
+    await setSize(page, '120000, 120000', '1000, 1000');
+    await page.getByTestId('run').click();
+    await expect.poll(() => items(page), { timeout: 60_000 }).toBeGreaterThan(8);
+    await page.getByTestId('cancel').click();
+    await expect.poll(() => status(page), { timeout: 75_000 }).toBe('cancelled');
+    await expect.poll(async () => (await bars(page)).cancelled).toBeGreaterThan(0);
+    expect((await bars(page)).erred).toBe(0);
+    // The stopped segment's colour is the cancelled colour, not the erred one.
+    const colours = await page.evaluate(() => {
+      const seg = [...document.querySelectorAll<HTMLElement>('.gf-pbar-track .seg-cancelled')].find((el) => el.getBoundingClientRect().width > 0);
+      const probe = document.createElement('i');
+      probe.className = 'seg-erred';
+      document.body.append(probe);
+      const erred = getComputedStyle(probe).backgroundColor;
+      probe.remove();
+      return { cancelled: seg ? getComputedStyle(seg).backgroundColor : null, erred };
+    });
+    expect(colours.cancelled).not.toBeNull();
+    expect(colours.cancelled).not.toBe(colours.erred);
+    expect(await page.getByTestId('results').getAttribute('data-digest')).toBe('');
+  }, 180_000);
+
+  it('after a run, deleting a node marks the result downstream of it stale', async () => {
+    await setSize(page, '2000, 2000', '500, 500');
+    await page.getByTestId('run').click();
+    await expect.poll(() => status(page), { timeout: 90_000 }).toBe('finished');
+    await expect.poll(() => pill(page, 'reduce')).toContain('done');
+    await page.locator('.react-flow__node[data-id="scalar_op"] .gf-node-title').click();
+    await page.keyboard.press('Delete');
+    await expect.poll(() => page.locator('.react-flow__node[data-id="scalar_op"]').count()).toBe(0);
+    await expect.poll(() => pill(page, 'reduce')).toContain('stale');
+    expect(await page.locator('.react-flow__node[data-id="reduce"] .gf-node').getAttribute('data-state')).toBe('stale');
+    // And the list says why the graph cannot run as it is now.
+    expect(await page.locator('[data-testid="problem"][data-node="slice"]').textContent()).toContain('required array input is not connected');
+  }, 120_000);
+});

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { RunResultMessage } from '../../../common/api';
+import type { EngineEvent } from '../../../common/events';
+import type { RunRecord } from '../../../common/store-types';
+import { fromDoc } from '../../../renderer/logic/graph-model';
+import { createSession } from '../../../renderer/state/session';
+import { fakeApi } from './fake-api';
+
+const seed = () => fromDoc(JSON.parse(readFileSync('examples/seed-benchmark.json', 'utf8')));
+const progress = (seq: number, done: number): EngineEvent => ({ type: 'progress', seq, t: seq, runId: 'r1', done, total: 10, byNode: { x: [done, 10] } });
+
+describe('a page that loads mid-run re-attaches to it', () => {
+  it('shows the queue’s running run from its first event, follows it to the end and can cancel it', async () => {
+    const api = fakeApi();
+    api.queueEntries = [{ id: 'q1', label: 'seed benchmark', node: null, state: 'running', runId: 'r1', storeId: 7, queuedAt: 1 }];
+    const s = createSession(api, (fn) => fn());
+    s.editor.getState().load(seed(), null);
+    const init = s.init();
+    // The socket replays the ring before the queue answers: an older run's events, then this run's.
+    api.push({ type: 'run', seq: 1, t: 1, runId: 'old', state: 'finished' });
+    api.push({ type: 'run', seq: 2, t: 2, runId: 'r1', state: 'started', tasks: 10 });
+    api.push(progress(3, 4));
+    await init;
+    expect(s.run.getState()).toMatchObject({ status: 'running', runId: 'r1', storeId: 7, done: 4, total: 10 });
+    api.push(progress(4, 6));
+    expect(s.run.getState().done).toBe(6);
+    await s.cancel();
+    expect(api.cancelled).toEqual(['r1']);
+  });
+
+  it('shows nothing when no run is in flight, and drops the replayed backlog', async () => {
+    const api = fakeApi();
+    const s = createSession(api, (fn) => fn());
+    const init = s.init();
+    api.push(progress(1, 4));
+    await init;
+    expect(s.run.getState()).toMatchObject({ status: 'idle', runId: null, done: 0 });
+  });
+
+  it('shows a benchmark under way as running, and completes it with its result', async () => {
+    const api = fakeApi();
+    api.benches = [{ benchId: 'b1', workflow: 'seed benchmark', startedAt: 1 }];
+    const s = createSession(api, (fn) => fn());
+    await s.init();
+    expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: true });
+    api.push({ type: 'bench-result', benchId: 'b1', result: { error: 'stopped' } });
+    expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: false, error: 'stopped' });
+  });
+
+  it("shows another window's run in an open window, marking done only the nodes its own workflow shares", async () => {
+    const api = fakeApi();
+    const s = createSession(api, (fn) => fn());
+    s.editor.getState().load(seed(), null);
+    await s.init();
+    expect(s.run.getState().status).toBe('idle');
+    // The other window's graph differs at plus1 (value 2): plus1 and what follows are not this graph's results.
+    const theirs = JSON.parse(readFileSync('examples/seed-benchmark.json', 'utf8'));
+    theirs.nodes[1].params.value = 2;
+    api.run = (id) => Promise.resolve({ id, workflow: theirs } as unknown as RunRecord);
+    api.push({ type: 'queue', seq: 10, t: 10, entries: [{ id: 'q2', label: 'seed benchmark', node: null, state: 'running', runId: 'r2', storeId: 3, queuedAt: 1 }] });
+    expect(s.run.getState()).toMatchObject({ status: 'running', runId: 'r2' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(Object.keys(s.run.getState().pendingSigs)).toEqual(['x']);
+    api.push({ type: 'run-result', result: { runId: 'r2', status: 'finished', results: {}, digest: 'd', storeId: 3, stats: { tasks: 1, durationMs: 1 } } as unknown as RunResultMessage['result'] });
+    expect(Object.keys(s.run.getState().doneSigs)).toEqual(['x']);
+  });
+
+  it("keeps the live run's first events on load however many events of finished runs the backlog holds", async () => {
+    const api = fakeApi();
+    api.queueEntries = [{ id: 'q1', label: 'seed benchmark', node: null, state: 'running', runId: 'r1', storeId: 7, queuedAt: 1 }];
+    const s = createSession(api, (fn) => fn());
+    s.editor.getState().load(seed(), null);
+    const init = s.init();
+    let seq = 0;
+    api.push({ type: 'run', seq: ++seq, t: seq, runId: 'r1', state: 'started', tasks: 10 });
+    api.push({ type: 'reused', seq: ++seq, t: seq, runId: 'r1', tasks: 3, nodes: ['x'], cause: 0 });
+    // A run started directly beside it (POST /api/runs) sends 50 000 events and ends.
+    for (let i = 0; i < 50_000; i++) api.push({ type: 'progress', seq: ++seq, t: seq, runId: 'other', done: i, total: 50_000, byNode: {} });
+    api.push({ type: 'run', seq: ++seq, t: seq, runId: 'other', state: 'finished' });
+    await init;
+    expect(s.run.getState()).toMatchObject({ runId: 'r1', reused: ['x'], reusedTasks: 3 });
+  });
+});
