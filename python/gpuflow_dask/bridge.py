@@ -14,6 +14,7 @@ import logging
 import os
 import platform
 import queue
+import shutil
 import sys
 import tempfile
 import threading
@@ -260,6 +261,8 @@ def main() -> int:
                 emit(error(getattr(msg, "id", None), "internal", f"{type(e).__name__}: {e}"))
     finally:
         bridge.close()
+        # The upload zip's folder: nothing of a bridge stays in /tmp after it exits.
+        shutil.rmtree(bridge.workdir, ignore_errors=True)
     return 0
 
 

@@ -1,8 +1,10 @@
 """One submitted graph: our tasks as a Dask graph, its futures, its results, cancel.
 
 Each of our tasks is one Dask task `(run_task, TaskPayload, *dep keys)` keyed
-`<run id>:<our key>`, so two runs of different workflows with the same task keys never share
-results, and the event pump can tell runs apart. The graph goes in through `Client.get(dsk,
+`<label>-<graph token>-<fresh token>:<our key>` (key_prefix): the graph token differs for other
+params (a seed changes the specs), the fresh one for every run, so two runs on one scheduler
+never share results, even of the same graph from two gpuflow processes or exported scripts
+whose run labels agree, and the event pump can tell runs apart. The graph goes in through `Client.get(dsk,
 keys, sync=False)` (a dict graph: accepted by distributed 2022.12 and converted by current
 releases). A thread per run waits on the output futures, gathers them, sends `result`, makes
 sure every finished task had its `task` event, sends `done`, and releases the futures so the
@@ -10,8 +12,11 @@ cluster is left clean.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
+import uuid
 from typing import Any, Callable, Dict, List, Optional
 
 from .errors import TaskFailure
@@ -23,6 +28,13 @@ from .values import to_wire
 
 log = logging.getLogger("gpuflow_dask")
 Emit = Callable[[Dict[str, Any]], None]
+
+
+def key_prefix(label: str, graph: Any, params: Any = None) -> str:
+    """The Dask key prefix of one run: a token of the graph and params, and a fresh one."""
+    canon = json.dumps({"graph": graph, "params": params}, sort_keys=True, separators=(",", ":"), default=str)
+    token = hashlib.sha256(canon.encode("utf-8")).hexdigest()[:16]
+    return f"{label}-{token}-{uuid.uuid4().hex[:12]}:"
 
 
 def dask_graph(sub: Submit, prefix: str, batches: Optional[Dict[str, List[str]]] = None) -> Dict[str, Any]:
@@ -60,7 +72,7 @@ class Run:
         self.emit = emit
         self.pump = pump
         self.on_end = on_end
-        self.prefix = f"{sub.id}:"
+        self.prefix = key_prefix(sub.id, [[t.key, t.deps, t.spec] for t in sub.tasks])
         self.cancelled = threading.Event()
         self.futures: List[Any] = []
         self.batches = plan(sub.tasks, sub.outputs)

@@ -2,6 +2,9 @@
 answer equals the js engine's, tasks ran on both workers with their events before `done`, bad
 lines get `bad-message` and the bridge keeps going, an unreachable scheduler is named within
 its timeout, and cancel leaves the cluster able to run the next graph."""
+import os
+import shutil
+import tempfile
 import time
 import unittest
 
@@ -125,6 +128,16 @@ def slow_graph(chunks: int, rows: int, cols: int):
 
 
 class BridgeWithoutCluster(unittest.TestCase):
+    def test_leaves_no_temp_folder(self):
+        tmp = tempfile.mkdtemp(prefix="gpuflow-bridge-tmp-")
+        try:
+            b = BridgeProcess({"TMPDIR": tmp})
+            b.until(lambda m: m["type"] == "ready")
+            self.assertEqual(b.close(), 0)
+            self.assertEqual(os.listdir(tmp), [])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def test_unreachable_scheduler_named_within_timeout(self):
         b = BridgeProcess()
         try:

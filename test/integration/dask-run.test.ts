@@ -5,7 +5,7 @@
  * reference); the stored events on both Dask workers; a Dask worker killed mid-run; an
  * unreachable scheduler. One LocalCluster is shared by the tests that do not start their own.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,6 +34,18 @@ interface RunJson {
   storeId: number;
   results: Record<string, ResultValue>;
   tasksPerWorker: Record<string, number>;
+}
+
+/** A Python script run asynchronously (two at once share the cluster). */
+function runPython(args: string[], pyEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(DASK_PYTHON, args, { env: pyEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 async function daskRun(file: string, params: Record<string, number>, target: string, db = tempDb()): Promise<RunJson & { db: string }> {
@@ -120,6 +132,28 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     expect(total.kind).toBe('scalar');
     // The contract of docs/random.md: equal within 1e-12 relative (compensated sums on both sides).
     expect(Math.abs(total.value - local.value)).toBeLessThanOrEqual(1e-12 * Math.abs(local.value));
+  }, 240_000);
+
+  it('two exported scripts of one workflow with other seeds, on one scheduler at once, print their own totals', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-export-'));
+    const seeds = [0, 1];
+    const files = await Promise.all(
+      seeds.map(async (seed) => {
+        const script = await runCli(['export-dask', 'examples/seed-benchmark.json', ...paramArgs({ N: 2000, chunks: 100, seed })], env);
+        expect(script.code, script.stderr).toBe(0);
+        const file = path.join(dir, `seed-${seed}.py`);
+        writeFileSync(file, script.stdout);
+        return file;
+      }),
+    );
+    const pyEnv = { ...process.env, PYTHONPATH: path.resolve('python'), GPUFLOW_CAPI_DIR: path.resolve('native/build') };
+    const outs = await Promise.all(files.map((f) => runPython([f, cluster.address], pyEnv)));
+    for (const [i, seed] of seeds.entries()) {
+      expect(outs[i]!.code, outs[i]!.stderr).toBe(0);
+      const total = outs[i]!.stdout.trim().split('\n').map((l) => JSON.parse(l) as { node: string; value: number }).find((l) => l.node === 'total')!;
+      const local = (await runLocal(example('seed-benchmark.json'), { N: 2000, chunks: 100, seed })).total as { value: number };
+      expect(Math.abs(total.value - local.value)).toBeLessThanOrEqual(1e-12 * Math.abs(local.value));
+    }
   }, 240_000);
 
   // Last: it kills one of the shared cluster's workers.
