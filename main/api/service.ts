@@ -31,7 +31,7 @@ import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
 import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
-import { compileWorkflowAsync } from '../engine/compile/compile';
+import { compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile';
 import { DaskTarget, type ClusterInfo } from '../dask/target';
 import type { BridgeOptions } from '../dask/bridge';
 import { getSetting, setSetting } from '../store/settings';
@@ -132,7 +132,8 @@ export class GpuflowService {
   validate(doc: unknown, params: RunOptions['params'] = {}): Validation {
     try {
       const wf = validateWorkflow(doc, params);
-      const compiled = this.engine.compile(wf);
+      // Checked for the target the run goes to: a Dask cluster's workers bound its tasks.
+      const compiled = this.dask ? compileWorkflow(wf, { maxTaskBytes: this.dask.maxTaskBytes }) : this.engine.compile(wf);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
       return refusal(e);
@@ -146,7 +147,7 @@ export class GpuflowService {
   async validateAsync(doc: unknown, params: RunOptions['params'] = {}): Promise<Validation> {
     try {
       const wf = validateWorkflow(doc, params);
-      const compiled = await this.engine.compileAsync(wf);
+      const compiled = this.dask ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes }) : await this.engine.compileAsync(wf);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
       return refusal(e);

@@ -156,6 +156,27 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     }
   }, 240_000);
 
+  it('bench --dask ADDR from the CLI adds a Dask row whose digest agrees with the local rows', async () => {
+    const params = { N: 400, chunks: 100 };
+    const r = await runCli(['bench', 'examples/seed-benchmark.json', '--dask', cluster.address, '--repeat', '1', '--warmup', '0', '--json', '--db', tempDb(), ...paramArgs(params)], env, 240_000);
+    expect(r.code, r.stderr).toBe(0);
+    const record = JSON.parse(r.stdout) as { digestsAgree: boolean; configs: { name: string; available: boolean; digest?: string; workers: number }[] };
+    const dask = record.configs.find((c) => c.name === 'Dask cluster')!;
+    expect(dask).toMatchObject({ available: true, workers: 2 });
+    expect(dask.digest).toBe(await localDigest(example('seed-benchmark.json'), params));
+    expect(record.configs.find((c) => c.name === '1 CPU core')!.digest).toBe(dask.digest);
+    expect(record.digestsAgree).toBe(true);
+  }, 240_000);
+
+  it('bench --dask prints the reasons of a refused workflow, exit 2', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-bench-'));
+    const file = path.join(dir, 'empty.json');
+    writeFileSync(file, JSON.stringify({ version: 1, name: 'empty', nodes: [], edges: [] }));
+    const r = await runCli(['bench', file, '--dask', cluster.address, '--db', tempDb()], env, 120_000);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('gpuflow: invalid workflow\n  format: must be "gpuflow.workflow/1"');
+  }, 120_000);
+
   // Last: it kills one of the shared cluster's workers.
   it('finishes with the same digest when a Dask worker is killed mid-run', async () => {
     const params = { N: 1200, chunks: 200 };
