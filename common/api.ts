@@ -108,6 +108,10 @@ export interface ClusterInfo {
   python: string;
   versions: Record<string, string | null>;
   workers: DaskWorker[];
+  /** False once the scheduler was lost (or the bridge ended): the next run reconnects. */
+  connected?: boolean;
+  /** Why it is no longer connected. */
+  lost?: string;
 }
 
 /** Where the app's runs go: `target` null is this workstation; `remembered` is kept between sessions. */

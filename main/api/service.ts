@@ -32,8 +32,8 @@ import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
 import { compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile';
-import { DaskTarget, type ClusterInfo } from '../dask/target';
-import type { BridgeOptions } from '../dask/bridge';
+import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
+import { firstRefusal } from '../dask/supported';
 import { getSetting, setSetting } from '../store/settings';
 
 export interface StartedRun {
@@ -167,11 +167,14 @@ export class GpuflowService {
    */
   async runAsync(doc: unknown, opts: RunOptions = {}): Promise<StartedRun> {
     const wf = this.runWorkflow(doc, opts);
+    if (this.dask && !this.dask.connected) await this.reconnectDask(this.dask);
     const compiled = this.dask
       ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes })
       : opts.early && opts.node === undefined
         ? await opts.early.take()
         : await this.engine.compileAsync(wf);
+    const refused = this.dask ? firstRefusal(compiled) : null;
+    if (refused) throw new ApiError(400, 'not runnable on the Dask cluster', [refused.message]);
     return this.launch(wf, compiled, opts);
   }
 
@@ -180,12 +183,44 @@ export class GpuflowService {
    * back to this workstation (null). Connects first: a cluster that cannot be reached leaves the
    * target as it was and throws a DaskSetupError naming the cause.
    */
-  async setDaskTarget(address: string | null, opts: BridgeOptions = {}): Promise<ClusterInfo | null> {
+  async setDaskTarget(address: string | null, opts: ConnectOptions = {}): Promise<ClusterInfo | null> {
     const next = address === null ? null : await DaskTarget.connect(address, this.engine.bus, { log: (l) => this.engine.bus.emit({ type: 'log', level: 'info', message: `dask: ${l}` }), ...opts });
     const old = this.dask;
     this.dask = next;
-    await old?.close();
+    if (old) this.retire(old);
     return next?.info() ?? null;
+  }
+
+  /**
+   * Closes a target runs no longer go to once its run in flight has finished (a cluster switch
+   * does not cancel it); close() waits for those still retiring.
+   */
+  private retire(old: DaskTarget): void {
+    const closed = old.idle().then(() => old.close());
+    this.retiring.add(closed);
+    void closed.finally(() => this.retiring.delete(closed));
+  }
+
+  private readonly retiring = new Set<Promise<void>>();
+  private reconnecting: Promise<void> | null = null;
+
+  /** A target whose scheduler was lost connects again before the next run (a DaskSetupError, a 503, when it is still gone). */
+  private reconnectDask(lost: DaskTarget): Promise<void> {
+    this.reconnecting ??= lost
+      .reconnect()
+      .then(
+        (next) => {
+          if (this.dask === lost) {
+            this.dask = next;
+            this.retire(lost);
+          } else void next.close();
+        },
+        (e: unknown) => {
+          throw new ApiError(503, `the Dask cluster ${lost.target} is disconnected and reconnecting failed: ${e instanceof Error ? e.message : String(e)}`);
+        },
+      )
+      .finally(() => (this.reconnecting = null));
+    return this.reconnecting;
   }
 
   /** The Dask cluster runs go to (null: this workstation), with its workers as last reported. */
@@ -490,6 +525,7 @@ export class GpuflowService {
     for (const r of this.daskRuns.values()) r.cancel('gpuflow shutting down');
     await this.dask?.close();
     this.dask = null;
+    await Promise.all(this.retiring);
     await this.engine.shutdown({ detach: opts.detachWorkers });
     this.writer?.close();
     this.writer = null;

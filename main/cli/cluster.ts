@@ -9,7 +9,7 @@ import type { Prelaunch } from '../cluster/prelaunch';
 import { GpuflowService } from '../api/service';
 import { Engine } from '../engine/engine';
 import type { Store } from '../store/store';
-import { UsageError, type Parsed } from './args';
+import { secondsOption, UsageError, type Parsed } from './args';
 import { workerOptions } from './workers';
 import { DaskSetupError } from '../dask/interpreter';
 import { parseTarget } from '../dask/target';
@@ -61,7 +61,7 @@ export async function startService(opts: Parsed['values'], withStore = true, ear
   const svc = new GpuflowService(engine, store, { launcher, virtualGpus: w.virtualGpus, backends: w.backends });
   if (dask) {
     try {
-      const info = await svc.setDaskTarget(dask);
+      const info = await svc.setDaskTarget(dask, { waitS: secondsOption(opts['dask-wait'], 'dask-wait') });
       if (info) process.stderr.write(`Dask cluster ${info.scheduler}${info.target !== info.scheduler ? ` (${info.target})` : ''}: ${info.workers.length} workers, distributed ${info.versions.distributed ?? '?'}\n`);
     } catch (e) {
       await svc.close().catch(() => undefined);

@@ -8,7 +8,7 @@
 import { compileWorkflow } from '../engine/compile/compile';
 import { validateWorkflow } from '../engine/validate';
 import { wireGraph } from '../dask/graph';
-import { assertDaskRunnable, DaskUnsupportedError } from '../dask/supported';
+import { firstRefusal } from '../dask/supported';
 import { paramOverrides, UsageError, type Parsed } from './args';
 import { readWorkflowFile } from './run';
 
@@ -23,12 +23,8 @@ const pyString = (text: string) => JSON.stringify(text);
 export function daskScript(doc: unknown, params: Record<string, number | string | boolean>, source: string): string {
   const wf = validateWorkflow(doc, params);
   const compiled = compileWorkflow(wf);
-  try {
-    assertDaskRunnable(compiled);
-  } catch (e) {
-    if (e instanceof DaskUnsupportedError) throw new UsageError(`export-dask ${source}: ${e.message}`);
-    throw e;
-  }
+  const refused = firstRefusal(compiled);
+  if (refused) throw new UsageError(`export-dask ${source}: ${refused.message}`);
   const graph = wireGraph(compiled);
   const outputs = Object.fromEntries(Object.entries(compiled.outputs));
   return `#!/usr/bin/env python3

@@ -49,10 +49,11 @@ export function daskRefusal(t: TaskDef): string | null {
   return null;
 }
 
-/** Throws DaskUnsupportedError for the first task of `graph` the Dask target cannot run. */
-export function assertDaskRunnable(graph: TaskGraph): void {
+/** The refusal of the first task of `graph` the Dask target cannot run, or null. */
+export function firstRefusal(graph: TaskGraph): DaskUnsupportedError | null {
   for (const t of graph.tasks.values()) {
     const why = daskRefusal(t);
-    if (why !== null) throw new DaskUnsupportedError(t.node, t.op, why);
+    if (why !== null) return new DaskUnsupportedError(t.node, t.op, why);
   }
+  return null;
 }

@@ -18,6 +18,14 @@ import { DaskRun, laneOf } from './run';
 export const REMOTE_CONNECT_S = 5;
 /** Starting a LocalCluster's worker processes takes longer. */
 export const LOCAL_CONNECT_S = 60;
+/** How long a run waits while the cluster has no worker, then fails (--dask-wait). */
+export const DEFAULT_WAIT_S = 60;
+
+export interface ConnectOptions extends BridgeOptions {
+  timeoutS?: number;
+  /** Seconds a run waits for a worker on a cluster without any (the bridge's deadline). */
+  waitS?: number;
+}
 
 /** `tcp://host:port`, `tls://host:port`, `host:port` (tcp), `local:N` or `local-cuda`; a UsageError-like DaskSetupError otherwise. */
 export function parseTarget(text: string): string {
@@ -43,24 +51,28 @@ export class DaskTarget {
   private memory: Extract<FromBridge, { type: 'memory' }>['workers'] = {};
   private running: DaskRun | null = null;
   private closing = false;
+  /** Why the target cannot run any more (the scheduler lost, the bridge gone); null while connected. */
+  private lostReason: string | null = null;
 
   private constructor(
     readonly target: string,
     private readonly bridge: Bridge,
     private readonly ready: Ready,
-    private readonly connected: Extract<FromBridge, { type: 'connected' }>,
+    private readonly hello: Extract<FromBridge, { type: 'connected' }>,
     private readonly bus: EventBus | null,
+    private readonly options: ConnectOptions,
   ) {
-    for (const w of connected.workers) this.workers.set(w.name, w);
+    for (const w of hello.workers) this.workers.set(w.name, w);
     bridge.onMessage((m) => this.onMessage(m));
     bridge.onExit((why) => {
+      this.lostReason ??= why;
       if (!this.closing) bus?.emit({ type: 'log', level: 'error', message: `Dask cluster ${target}: ${why}` });
     });
-    for (const w of connected.workers) this.emitWorker(w, 'up');
+    for (const w of hello.workers) this.emitWorker(w, 'up');
   }
 
   /** Starts a bridge and connects it; every failure is a DaskSetupError whose message names the cause (and the address). */
-  static async connect(target: string, bus: EventBus | null, opts: BridgeOptions & { timeoutS?: number } = {}): Promise<DaskTarget> {
+  static async connect(target: string, bus: EventBus | null, opts: ConnectOptions = {}): Promise<DaskTarget> {
     const t = parseTarget(target);
     const why = await probeScheduler(t);
     if (why !== null) throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${why}`);
@@ -68,7 +80,7 @@ export class DaskTarget {
     const timeoutS = opts.timeoutS ?? (t.startsWith('local') ? LOCAL_CONNECT_S : REMOTE_CONNECT_S);
     let reply: FromBridge;
     try {
-      reply = await bridge.request({ type: 'connect', id: bridge.newId('c'), target: t, timeout_s: timeoutS }, ['connected'], (timeoutS + 5) * 1000);
+      reply = await bridge.request({ type: 'connect', id: bridge.newId('c'), target: t, timeout_s: timeoutS, wait_s: opts.waitS ?? DEFAULT_WAIT_S }, ['connected'], (timeoutS + 5) * 1000);
     } catch (e) {
       bridge.kill();
       throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${e instanceof Error ? e.message : String(e)}`);
@@ -81,7 +93,12 @@ export class DaskTarget {
       throw new DaskSetupError(code, msg);
     }
     if (reply.type !== 'connected') throw new DaskSetupError('bridge', `unexpected reply '${reply.type}' to connect`);
-    return new DaskTarget(t, bridge, ready, reply, bus);
+    return new DaskTarget(t, bridge, ready, reply, bus, opts);
+  }
+
+  /** A fresh connection to the same target with the same options (after the scheduler was lost). */
+  reconnect(): Promise<DaskTarget> {
+    return DaskTarget.connect(this.target, this.bus, this.options);
   }
 
   private emitWorker(w: DaskWorker, state: 'up' | 'down'): void {
@@ -94,10 +111,24 @@ export class DaskTarget {
       else this.workers.delete(m.worker.name);
       this.emitWorker(m.worker, m.event === 'added' ? 'up' : 'down');
     } else if (m.type === 'memory') this.memory = m.workers;
+    else if (m.type === 'lost') {
+      this.lostReason ??= m.message;
+      this.bus?.emit({ type: 'log', level: 'error', message: `Dask cluster ${this.target}: ${m.message}` });
+    }
   }
 
   get alive(): boolean {
     return this.bridge.alive;
+  }
+
+  /** Whether runs can go here: the bridge runs and the scheduler was not lost. */
+  get connected(): boolean {
+    return this.lostReason === null && this.bridge.alive;
+  }
+
+  /** Resolves when no run is in flight here (a cluster switch lets the running one finish). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running.result.catch(() => undefined);
   }
 
   /** The workers as last reported (joins and leaves applied). */
@@ -119,7 +150,7 @@ export class DaskTarget {
   }
 
   info(): ClusterInfo {
-    return { target: this.target, scheduler: this.connected.scheduler, dashboard: this.connected.dashboard, python: this.ready.python, versions: this.ready.versions, capi: this.ready.capi, workers: this.currentWorkers };
+    return { target: this.target, scheduler: this.hello.scheduler, dashboard: this.hello.dashboard, python: this.ready.python, versions: this.ready.versions, capi: this.ready.capi, workers: this.currentWorkers, connected: this.connected, ...(this.lostReason !== null ? { lost: this.lostReason } : {}) };
   }
 
   /** What a stored run records of the cluster it ran on. */

@@ -3,7 +3,8 @@ worker descriptions; and shipping this package to workers that lack it.
 
 APIs used (present in distributed 2022.12 and 2026.x): Client(address, timeout=),
 LocalCluster(n_workers=, threads_per_worker=, processes=, dashboard_address=),
-Client.scheduler_info(), Client.run(), Client.upload_file(), Client.get_versions(check=False).
+Client.scheduler_info(), Client.run(), Client.register_worker_plugin() (register_plugin where
+present), Client.get_versions(check=False).
 """
 from __future__ import annotations
 
@@ -85,31 +86,42 @@ def package_zip() -> bytes:
     return buf.getvalue()
 
 
-def ship(client: Any, probes: Dict[str, Dict[str, Any]], workdir: str) -> Dict[str, Dict[str, Any]]:
-    """Uploads the package to workers that cannot import it; returns fresh probes."""
+def ship(client: Any, probes: Dict[str, Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """Registers the package plugin (remote.package_plugin): workers that cannot import
+    gpuflow_dask get it now, and so does every worker that joins later; returns fresh probes
+    where some worker lacked it."""
+    from . import remote
+
+    _by_value(remote)
+    plugin = remote.package_plugin(package_zip())
+    try:
+        register = getattr(client, "register_plugin", None)  # distributed >= 2023.9
+        if register is not None:
+            register(plugin, name=plugin.name)
+        else:
+            client.register_worker_plugin(plugin, name=plugin.name)
+    except Exception as e:  # noqa: BLE001 - reported through the probes below
+        log.warning("registering the gpuflow_dask package plugin failed: %s", e)
     if all(p.get("gpuflow") for p in probes.values()):
         return probes
-    path = os.path.join(workdir, "gpuflow_dask.zip")
-    with open(path, "wb") as f:
-        f.write(package_zip())
-    log.warning("gpuflow_dask is missing on %d worker(s); uploading %s", sum(not p.get("gpuflow") for p in probes.values()), path)
-    try:
-        client.upload_file(path)
-    except Exception as e:  # noqa: BLE001 - reported through the probes below
-        log.warning("upload of gpuflow_dask failed: %s", e)
     return probe_all(client)
+
+
+def _by_value(module: Any) -> None:
+    """Functions of `module` travel to workers by value (they may lack gpuflow_dask)."""
+    import cloudpickle
+
+    try:
+        cloudpickle.register_pickle_by_value(module)
+    except (AttributeError, ValueError):  # cloudpickle < 2 or already registered
+        pass
 
 
 def probe_all(client: Any) -> Dict[str, Dict[str, Any]]:
     """remote.probe on every worker, by address."""
-    import cloudpickle
-
     from . import remote
 
-    try:
-        cloudpickle.register_pickle_by_value(remote)
-    except (AttributeError, ValueError):  # cloudpickle < 2 or already registered
-        pass
+    _by_value(remote)
     try:
         return client.run(remote.probe, on_error="return")
     except TypeError:  # distributed without on_error

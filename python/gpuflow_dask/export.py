@@ -11,7 +11,6 @@ started (local:N, local-cuda) is closed again; a scheduler it connected to is le
 from __future__ import annotations
 
 import json
-import tempfile
 from typing import Any, Dict, Optional
 
 from .batch import plan
@@ -33,8 +32,7 @@ def run_graph(graph: Dict[str, Any], address: str, timeout_s: float = 30.0, para
         # As the bridge does: the same distributed on both sides, and gpuflow_dask uploaded to
         # workers that cannot import it.
         check_versions(client)
-        with tempfile.TemporaryDirectory() as workdir:
-            missing = [a for a, p in ship(client, probe_all(client), workdir).items() if not p.get("gpuflow")]
+        missing = [a for a, p in ship(client, probe_all(client)).items() if not p.get("gpuflow")]
         if missing:
             raise ConnectError("worker-missing-package", f"gpuflow_dask is not importable on {', '.join(missing)} and could not be uploaded")
         values = client.get(dsk, [prefix + k for k in sub.outputs])

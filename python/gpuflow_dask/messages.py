@@ -30,6 +30,8 @@ class Connect:
     id: str
     target: str
     timeout_s: float
+    # How long a run waits while the cluster has no worker before it fails (--dask-wait).
+    wait_s: float = 60.0
 
 
 @dataclass
@@ -128,7 +130,10 @@ def parse(line: str) -> Inbound:
         timeout = obj.get("timeout_s", 10)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
             raise BadMessage(f"connect {mid}: timeout_s must be a number of seconds in (0, 3600]", mid)
-        return Connect(mid, target, float(timeout))
+        wait = obj.get("wait_s", 60)
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 < wait <= 86400:
+            raise BadMessage(f"connect {mid}: wait_s must be a number of seconds in (0, 86400]", mid)
+        return Connect(mid, target, float(timeout), float(wait))
     if t == "workers":
         return WorkersQuery(mid)
     if t == "cancel":
@@ -194,15 +199,35 @@ class TransferEvent(TypedDict):
     bytes: int
 
 
-FAILURE_CODES = ("task-error", "unsupported-op", "worker-missing-package", "internal")
+FAILURE_CODES = ("task-error", "unsupported-op", "worker-missing-package", "no-workers", "scheduler-lost", "internal")
+# A failure's message is stored with the run: bounded, so no pickled graph or repr of a huge
+# value ever lands in history (a CancelledError or a task's exception may carry one).
+MESSAGE_LIMIT = 1000
 ERROR_CODES = ("unreachable", "no-distributed", "version", "bad-message", "local-cuda-missing", "internal")
 
 
 def error(id: Optional[str], code: str, message: str) -> Dict[str, Any]:
     assert code in ERROR_CODES, code
-    return {"type": "error", "id": id, "code": code, "message": message}
+    return {"type": "error", "id": id, "code": code, "message": bounded(message)}
 
 
 def failed(id: str, code: str, message: str, key: Optional[str] = None, node: Optional[str] = None) -> Dict[str, Any]:
     assert code in FAILURE_CODES, code
-    return {"type": "failed", "id": id, "code": code, "message": message, "key": key, "node": node}
+    return {"type": "failed", "id": id, "code": code, "message": bounded(message), "key": key, "node": node}
+
+
+def bounded(message: str) -> str:
+    """`message` cut to MESSAGE_LIMIT characters, saying how much was left out."""
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    return f"{message[:MESSAGE_LIMIT]}... ({len(message) - MESSAGE_LIMIT} more characters)"
+
+
+def notice(id: Optional[str], message: str) -> Dict[str, Any]:
+    """Something the user should see now (a run waiting for workers); not an error."""
+    return {"type": "notice", "id": id, "message": message}
+
+
+def lost(scheduler: str, message: str) -> Dict[str, Any]:
+    """The scheduler is gone: main marks the target disconnected and reconnects for the next run."""
+    return {"type": "lost", "scheduler": scheduler, "message": message}

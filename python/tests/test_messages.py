@@ -48,5 +48,20 @@ class ParseTest(unittest.TestCase):
         self.assertBad(submit([{**TASK, "resource": "tpu"}], ["a"]), "resource")
 
 
+class BoundedFailureTest(unittest.TestCase):
+    def test_a_failure_message_stored_with_a_run_is_bounded(self):
+        from gpuflow_dask.messages import MESSAGE_LIMIT, failed
+
+        m = failed("r", "task-error", "CancelledError: " + "x" * 5000)
+        self.assertLessEqual(len(m["message"]), MESSAGE_LIMIT + 40)
+        self.assertTrue(m["message"].endswith("(4016 more characters)"), m["message"][-40:])
+
+    def test_connect_takes_a_wait_deadline(self):
+        self.assertEqual(parse('{"type":"connect","id":"c","target":"tcp://h:1","wait_s":2.5}').wait_s, 2.5)
+        self.assertEqual(parse('{"type":"connect","id":"c","target":"tcp://h:1"}').wait_s, 60.0)
+        with self.assertRaises(BadMessage):
+            parse('{"type":"connect","id":"c","target":"tcp://h:1","wait_s":0}')
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,101 @@
+/**
+ * The Dask target's faults against real `dask scheduler` / `dask worker` processes (Debian's
+ * distributed): a scheduler without workers (a message at once, a deadline, exit 1), the
+ * scheduler killed under serve's service (the target reads disconnected with the reason, and the
+ * next run reconnects to the restarted scheduler), and a cluster switch while a run is in flight
+ * (the run finishes; it is not recorded as cancelled by the user). One scheduler port per file.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../common/results';
+import { digestOf, runDigest } from '../../main/api/run-record';
+import { GpuflowService } from '../../main/api/service';
+import { discover } from '../../main/cluster/discovery';
+import { forkLauncher } from '../../main/cluster/fork-launcher';
+import { Engine } from '../../main/engine/engine';
+import { DASK_PYTHON, skipDask } from '../helpers/dask-cluster';
+import { freePort, killed, startScheduler, startWorker } from '../helpers/dask-processes';
+import { runLocal } from '../helpers/local-run';
+import { runCli } from './cli-helpers';
+
+const example = (f: string) => JSON.parse(readFileSync(`examples/${f}`, 'utf8')) as unknown;
+const seed = example('seed-benchmark.json');
+const localDigest = async (params: Record<string, number>) => runDigest({ results: await runLocal(seed, params) } as RunResult);
+
+async function until(what: string, ok: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', () => {
+  let port: number;
+  let address: string;
+  let scheduler: ChildProcess;
+  const workers: ChildProcess[] = [];
+  let svc: GpuflowService;
+
+  beforeAll(async () => {
+    port = await freePort();
+    address = `tcp://127.0.0.1:${port}`;
+    scheduler = await startScheduler(port);
+    const d = await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
+    // serve's service with no local workers: every run goes to the Dask target.
+    const engine = new Engine(d, { launcher: forkLauncher(), cpuWorkers: 0, useGpus: false, backends: ['js'] });
+    await engine.start();
+    svc = new GpuflowService(engine, null, { launcher: forkLauncher(), virtualGpus: 0, backends: ['js'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await svc?.close();
+    await Promise.all([...workers, scheduler].filter(Boolean).map(killed));
+  }, 60_000);
+
+  it('a scheduler without workers: "waiting for workers" at once, then exit 1 at the --dask-wait deadline', async () => {
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--dask-wait', '2', '--no-store', '--param', 'N=400', '--param', 'chunks=100'], { GPUFLOW_PYTHON: DASK_PYTHON }, 120_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`waiting for workers on ${address}`);
+    expect(r.stderr).toContain(`no Dask worker on ${address} for 2 s`);
+  }, 120_000);
+
+  it('--dask-wait that is not a number of seconds is a usage error naming it', async () => {
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--dask-wait', 'soon', '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--dask-wait must be a number of seconds in (0, 86400], got 'soon'");
+  });
+
+  it('a cluster switch lets the run in flight finish', async () => {
+    workers.push(startWorker(address));
+    await svc.setDaskTarget(address);
+    await until('a worker joined', () => (svc.daskTarget()?.currentWorkers.length ?? 0) > 0);
+    const params = { N: 2000, chunks: 100 };
+    const started = await svc.runAsync(seed, { params });
+    const ran = new Promise<void>((resolve) => {
+      const off = svc.subscribe((e) => e.type === 'task' && e.runId === started.runId && (off(), resolve()));
+    });
+    await ran;
+    await svc.setDaskTarget(null);
+    const r = await started.done;
+    expect(r.status, r.error).toBe('finished');
+    expect(digestOf(r)).toBe(await localDigest(params));
+  }, 180_000);
+
+  it('a killed scheduler marks the target disconnected with the reason; the next run reconnects', async () => {
+    await svc.setDaskTarget(address);
+    await until('a worker is listed', () => (svc.daskTarget()?.currentWorkers.length ?? 0) > 0);
+    expect(svc.cluster().info?.connected).toBe(true);
+    await killed(scheduler);
+    await until('the target reads disconnected', () => svc.cluster().info?.connected === false);
+    expect(svc.cluster().info?.lost).toContain(`lost the scheduler at ${address}`);
+    scheduler = await startScheduler(port);
+    workers.push(startWorker(address));
+    const params = { N: 400, chunks: 100 };
+    const r = await (await svc.runAsync(seed, { params })).done;
+    expect(r.status, r.error).toBe('finished');
+    expect(digestOf(r)).toBe(await localDigest(params));
+    expect(svc.cluster().info?.connected).toBe(true);
+  }, 180_000);
+});
