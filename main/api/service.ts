@@ -235,8 +235,8 @@ export class GpuflowService {
   }
 
   /** Selects the target for the app's runs and remembers it (null: this workstation). */
-  async selectCluster(address: string | null): Promise<ClusterInfo | null> {
-    const info = await this.setDaskTarget(address);
+  async selectCluster(address: string | null, opts: ConnectOptions = {}): Promise<ClusterInfo | null> {
+    const info = await this.setDaskTarget(address, opts);
     if (this.store) setSetting(this.store.db, 'dask.target', address);
     return info;
   }

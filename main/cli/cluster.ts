@@ -12,7 +12,7 @@ import type { Store } from '../store/store';
 import { secondsOption, UsageError, type Parsed } from './args';
 import { workerOptions } from './workers';
 import { DaskSetupError } from '../dask/interpreter';
-import { parseTarget } from '../dask/target';
+import { parseTarget } from '../dask/address';
 import { probeScheduler } from '../dask/reachable';
 
 /**
@@ -21,25 +21,14 @@ import { probeScheduler } from '../dask/reachable';
  */
 export async function startService(opts: Parsed['values'], withStore = true, early?: Prelaunch, whileStarting?: (engine: Engine) => void): Promise<GpuflowService> {
   // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
-  if (opts.dask !== undefined) {
-    let t: string;
-    try {
-      t = parseTarget(opts.dask);
-    } catch (e) {
-      throw new UsageError(`--dask: ${(e as Error).message}`);
-    }
-    const why = await probeScheduler(t);
-    if (why !== null) throw new DaskCliError(`cannot reach the Dask scheduler at ${t}: ${why}`);
+  const dask = daskOption(opts.dask);
+  if (dask !== undefined) {
+    const why = await probeScheduler(dask);
+    if (why !== null) throw new DaskCliError(`cannot reach the Dask scheduler at ${dask}: ${why}`);
   }
   const w = workerOptions(opts);
   const discovery = await (early?.discovery ?? discover());
   const launcher = early?.launcher ?? forkLauncher();
-  let dask: string | undefined;
-  try {
-    dask = opts.dask === undefined ? undefined : parseTarget(opts.dask);
-  } catch (e) {
-    throw new UsageError(`--dask: ${(e as Error).message}`);
-  }
   const engine = new Engine(discovery, { launcher, ...w });
   // The workers boot (a process each) while this process loads SQLite and opens the store.
   const starting = engine.start();
@@ -70,6 +59,17 @@ export async function startService(opts: Parsed['values'], withStore = true, ear
     }
   }
   return svc;
+}
+
+/** --dask's address in the bridge's form; a mistake is a usage error (exit 2) naming --dask. */
+export function daskOption(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  try {
+    return parseTarget(v);
+  } catch (e) {
+    if (e instanceof DaskSetupError) throw new UsageError(`--dask: ${e.message}`);
+    throw e;
+  }
 }
 
 /** A Dask target that cannot be used: exit 1 with its message (not a usage error). */

@@ -11,6 +11,7 @@ import type { TaskGraph } from '../../common/tasks';
 import type { EventBus } from '../engine/event-bus';
 import { Bridge, type BridgeOptions, type Ready } from './bridge';
 import { DaskSetupError } from './interpreter';
+import { parseTarget } from './address';
 import { probeScheduler } from './reachable';
 import { DaskRun, laneOf } from './run';
 
@@ -25,20 +26,6 @@ export interface ConnectOptions extends BridgeOptions {
   timeoutS?: number;
   /** Seconds a run waits for a worker on a cluster without any (the bridge's deadline). */
   waitS?: number;
-}
-
-/** `tcp://host:port`, `tls://host:port`, `host:port` (tcp), `local:N` or `local-cuda`; a UsageError-like DaskSetupError otherwise. */
-export function parseTarget(text: string): string {
-  const t = text.trim();
-  if (/^local:\d+$/.test(t)) {
-    const n = Number(t.slice(6));
-    if (n < 1 || n > 256) throw new DaskSetupError('bad-target', `--dask local:N needs 1 <= N <= 256, got '${t}'`);
-    return t;
-  }
-  if (t === 'local-cuda') return t;
-  if (/^(tcp|tls|ucx|inproc):\/\/[^\s/]+(:\d+)?$/.test(t)) return t;
-  if (/^[A-Za-z0-9.-]+:\d+$/.test(t)) return `tcp://${t}`;
-  throw new DaskSetupError('bad-target', `not a Dask cluster: '${text}' (use tcp://host:8786, local:N or local-cuda)`);
 }
 
 /** What the API shows of a cluster (common/api.ts), plus the bridge's C-ABI library status. */

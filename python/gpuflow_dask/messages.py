@@ -7,14 +7,14 @@ shapes the TypeScript side parses with zod (common/dask-messages.ts) are written
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TypedDict, Union
+
+from .address import parse_target
 
 PROTOCOL = 1
 RESOURCES = ("gpu", "cpu", "any")
 SPEC_KINDS = ("program", "combine", "array-op", "df", "trial")
-TARGET_RE = re.compile(r"^(tcp|tls|ucx|ws|wss|inproc)://\S+$|^local:\d+$|^local-cuda$")
 
 
 class BadMessage(ValueError):
@@ -125,8 +125,10 @@ def parse(line: str) -> Inbound:
     mid = _str(obj, "id", t)
     if t == "connect":
         target = _str(obj, "target", f"connect {mid}")
-        if not TARGET_RE.match(target):
-            raise BadMessage(f"connect {mid}: target {target!r} is not a scheduler address (tcp://host:port), local:N or local-cuda", mid)
+        try:
+            target = parse_target(target)
+        except ValueError as e:
+            raise BadMessage(f"connect {mid}: {e}", mid) from None
         timeout = obj.get("timeout_s", 10)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
             raise BadMessage(f"connect {mid}: timeout_s must be a number of seconds in (0, 3600]", mid)

@@ -35,7 +35,7 @@ class ParseTest(unittest.TestCase):
         self.assertBad("{nope", "not JSON")
         self.assertBad("[1]", "JSON object")
         self.assertBad('{"type":"launch","id":"x"}', "unknown message type", '"launch"')
-        self.assertBad('{"type":"connect","id":"c1","target":"http://x"}', "http://x", "not a scheduler address")
+        self.assertBad('{"type":"connect","id":"c1","target":"http://x"}', "http://x", "not a Dask cluster address")
         self.assertBad('{"type":"connect","id":"c1","target":"local:2","timeout_s":-1}', "timeout_s")
         self.assertBad('{"type":"workers"}', "'id'")
         e = self.assertBad(submit([{**TASK, "deps": ["zz"]}], ["a"]), "'a'", "'zz'", "not in the graph")

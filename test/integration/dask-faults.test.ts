@@ -13,6 +13,7 @@ import { digestOf, runDigest } from '../../main/api/run-record';
 import { GpuflowService } from '../../main/api/service';
 import { discover } from '../../main/cluster/discovery';
 import { forkLauncher } from '../../main/cluster/fork-launcher';
+import { DaskSetupError } from '../../main/dask/interpreter';
 import { Engine } from '../../main/engine/engine';
 import { DASK_PYTHON, skipDask } from '../helpers/dask-cluster';
 import { freePort, killed, startScheduler, startWorker } from '../helpers/dask-processes';
@@ -65,6 +66,30 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--dask-wait', 'soon', '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--dask-wait must be a number of seconds in (0, 86400], got 'soon'");
+  });
+
+  it.each([
+    ['tcp://127.0.0.1:99999', 'port 99999 is out of range (1-65535)'],
+    ['tcp://127.0.0.1', 'tcp://127.0.0.1 needs a port'],
+    ['ucx://127.0.0.1:13337', 'ucx:// is not supported'],
+    ['inproc://127.0.0.1/1/1', 'inproc:// is not supported'],
+  ])('--dask %s is a usage error naming --dask (exit 2)', async (addr, why) => {
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', addr, '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--dask: not a Dask cluster address '${addr}': ${why}`);
+  });
+
+  it('the connection test refuses a bad address as such (a 400 from the API), not a RangeError', async () => {
+    const e = await svc.testCluster('tcp://127.0.0.1:99999').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(DaskSetupError);
+    expect((e as DaskSetupError).code).toBe('bad-target');
+  });
+
+  it('an op the workers lack is refused before any connection, naming node and op (exit 2)', async () => {
+    // Nothing listens on port 1: a connection attempt would end in exit 1, "cannot reach".
+    const r = await runCli(['run', 'examples/tuning-random-search.json', '--dask', 'tcp://127.0.0.1:1', '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--dask: node 'search' \([^)]+\): the tuning trial '[^']+' is not supported on Dask/);
   });
 
   it('a cluster switch lets the run in flight finish', async () => {
