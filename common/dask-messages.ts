@@ -114,8 +114,15 @@ export interface WireTask {
   workBytes: number;
 }
 
+/** A tls:// scheduler's files (PEM paths): distributed.security.Security on the bridge's side. */
+export interface DaskTls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
 export type ToBridge =
-  | { type: 'connect'; id: string; target: string; timeout_s: number; wait_s?: number }
+  | { type: 'connect'; id: string; target: string; timeout_s: number; wait_s?: number; tls?: DaskTls }
   | { type: 'workers'; id: string }
   | { type: 'submit'; id: string; graph: { tasks: WireTask[]; outputs: string[] } }
   | { type: 'cancel'; id: string }

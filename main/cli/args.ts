@@ -24,6 +24,9 @@ export const OPTIONS = {
   'no-gpus': { type: 'boolean', default: false },
   dask: { type: 'string' },
   'dask-wait': { type: 'string' },
+  'dask-tls-ca': { type: 'string' },
+  'dask-tls-cert': { type: 'string' },
+  'dask-tls-key': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 

@@ -12,7 +12,10 @@ import type { Store } from '../store/store';
 import { secondsOption, UsageError, type Parsed } from './args';
 import { workerOptions } from './workers';
 import { DaskSetupError } from '../dask/interpreter';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseTarget } from '../dask/address';
+import type { ConnectOptions } from '../dask/target';
 import { probeScheduler } from '../dask/reachable';
 
 /**
@@ -22,6 +25,7 @@ import { probeScheduler } from '../dask/reachable';
 export async function startService(opts: Parsed['values'], withStore = true, early?: Prelaunch, whileStarting?: (engine: Engine) => void): Promise<GpuflowService> {
   // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
   const dask = daskOption(opts.dask);
+  const connectOptions = dask === undefined ? undefined : daskConnectOptions(opts, dask);
   if (dask !== undefined) {
     const why = await probeScheduler(dask);
     if (why !== null) throw new DaskCliError(`cannot reach the Dask scheduler at ${dask}: ${why}`);
@@ -50,7 +54,7 @@ export async function startService(opts: Parsed['values'], withStore = true, ear
   const svc = new GpuflowService(engine, store, { launcher, virtualGpus: w.virtualGpus, backends: w.backends });
   if (dask) {
     try {
-      const info = await svc.setDaskTarget(dask, { waitS: secondsOption(opts['dask-wait'], 'dask-wait') });
+      const info = await svc.setDaskTarget(dask, connectOptions);
       if (info) process.stderr.write(`Dask cluster ${info.scheduler}${info.target !== info.scheduler ? ` (${info.target})` : ''}: ${info.workers.length} workers, distributed ${info.versions.distributed ?? '?'}\n`);
     } catch (e) {
       await svc.close().catch(() => undefined);
@@ -70,6 +74,26 @@ export function daskOption(v: string | undefined): string | undefined {
     if (e instanceof DaskSetupError) throw new UsageError(`--dask: ${e.message}`);
     throw e;
   }
+}
+
+/** How --dask connects besides its address: --dask-wait, and the TLS files a tls:// address needs. */
+export function daskConnectOptions(opts: Parsed['values'], target: string): ConnectOptions {
+  const files = { ca: opts['dask-tls-ca'], cert: opts['dask-tls-cert'], key: opts['dask-tls-key'] };
+  const given = Object.entries(files).filter(([, v]) => v !== undefined);
+  const waitS = secondsOption(opts['dask-wait'], 'dask-wait');
+  if (!target.startsWith('tls://')) {
+    if (given.length) throw new UsageError(`--dask-tls-${given[0]![0]} applies to a tls:// address, not ${target}`);
+    return { waitS };
+  }
+  const missing = Object.keys(files).filter((k) => files[k as keyof typeof files] === undefined);
+  if (missing.length) throw new UsageError(`--dask ${target} needs ${missing.map((k) => `--dask-tls-${k}`).join(', ')} (the CA, the client certificate and its key, PEM files)`);
+  const tls = { ca: '', cert: '', key: '' };
+  for (const k of ['ca', 'cert', 'key'] as const) {
+    const p = resolve(files[k]!);
+    if (!existsSync(p)) throw new UsageError(`--dask-tls-${k}: cannot read ${p}`);
+    tls[k] = p;
+  }
+  return { waitS, tls };
 }
 
 /** A Dask target that cannot be used: exit 1 with its message (not a usage error). */

@@ -10,8 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { serve } from '../api/http';
-import { intOption, secondsOption, UsageError, type Parsed } from './args';
-import { daskOption, startService } from './cluster';
+import { intOption, UsageError, type Parsed } from './args';
+import { daskConnectOptions, daskOption, startService } from './cluster';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
@@ -39,8 +39,9 @@ export async function serveCommand(_positionals: string[], opts: Parsed['values'
     // Local workers always start (the app may switch back to this workstation); the cluster is
     // --dask's, else the one remembered in the store, connected in the background.
     const dask = daskOption(opts.dask);
+    const connectOptions = dask === undefined ? undefined : daskConnectOptions(opts, dask);
     const svc = await startService({ ...opts, dask: undefined });
-    if (dask !== undefined) await svc.selectCluster(dask, { waitS: secondsOption(opts['dask-wait'], 'dask-wait') });
+    if (dask !== undefined) await svc.selectCluster(dask, connectOptions);
     else void svc.restoreCluster();
     let served: Awaited<ReturnType<typeof serve>> | null = null;
     try {

@@ -5,7 +5,7 @@
  * comes from `info()`.
  */
 import type { ClusterInfo as ApiClusterInfo } from '../../common/api';
-import type { DaskWorker, FromBridge } from '../../common/dask-messages';
+import type { DaskTls, DaskWorker, FromBridge } from '../../common/dask-messages';
 import type { JsonValue } from '../../common/store-types';
 import type { TaskGraph } from '../../common/tasks';
 import type { EventBus } from '../engine/event-bus';
@@ -26,6 +26,8 @@ export interface ConnectOptions extends BridgeOptions {
   timeoutS?: number;
   /** Seconds a run waits for a worker on a cluster without any (the bridge's deadline). */
   waitS?: number;
+  /** A tls:// scheduler's CA, client certificate and key. */
+  tls?: DaskTls;
 }
 
 /** What the API shows of a cluster (common/api.ts), plus the bridge's C-ABI library status. */
@@ -67,7 +69,7 @@ export class DaskTarget {
     const timeoutS = opts.timeoutS ?? (t.startsWith('local') ? LOCAL_CONNECT_S : REMOTE_CONNECT_S);
     let reply: FromBridge;
     try {
-      reply = await bridge.request({ type: 'connect', id: bridge.newId('c'), target: t, timeout_s: timeoutS, wait_s: opts.waitS ?? DEFAULT_WAIT_S }, ['connected'], (timeoutS + 5) * 1000);
+      reply = await bridge.request({ type: 'connect', id: bridge.newId('c'), target: t, timeout_s: timeoutS, wait_s: opts.waitS ?? DEFAULT_WAIT_S, ...(opts.tls ? { tls: opts.tls } : {}) }, ['connected'], (timeoutS + 5) * 1000);
     } catch (e) {
       bridge.kill();
       throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${e instanceof Error ? e.message : String(e)}`);

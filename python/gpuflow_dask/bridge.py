@@ -104,7 +104,7 @@ class Bridge:
 
         self.close()
         try:
-            self.client, self.cluster = _with_timeout(lambda: start(msg.target, msg.timeout_s), msg.timeout_s + 5, msg.target)
+            self.client, self.cluster = _with_timeout(lambda: start(msg.target, msg.timeout_s, msg.tls), msg.timeout_s + 5, msg.target)
             check_versions(self.client)
             self.probes = ship(self.client, probe_all(self.client))
         except ConnectError as e:

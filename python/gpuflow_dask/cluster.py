@@ -39,7 +39,23 @@ def quiet_nvml() -> None:
         dask.config.set({"distributed.diagnostics.nvml": False})
 
 
-def start(target: str, timeout_s: float) -> Tuple[Any, Optional[Any]]:
+def security(target: str, tls: Optional[Dict[str, str]]) -> Optional[Any]:
+    """distributed.security.Security for a tls:// scheduler (CA, client certificate and key)."""
+    if not target.startswith("tls://"):
+        if tls is not None:
+            raise ConnectError("internal", f"TLS files were given for {target}, which is not a tls:// address")
+        return None
+    if tls is None:
+        raise ConnectError("internal", f"{target} needs a CA, a client certificate and its key (gpuflow: --dask-tls-ca, --dask-tls-cert, --dask-tls-key)")
+    for what, path in tls.items():
+        if not os.path.isfile(path):
+            raise ConnectError("internal", f"the TLS {what} file {path} does not exist")
+    from distributed.security import Security
+
+    return Security(tls_ca_file=tls["ca"], tls_client_cert=tls["cert"], tls_client_key=tls["key"], require_encryption=True)
+
+
+def start(target: str, timeout_s: float, tls: Optional[Dict[str, str]] = None) -> Tuple[Any, Optional[Any]]:
     """(client, cluster or None) for a target of the connect message."""
     try:
         from distributed import Client, LocalCluster
@@ -59,8 +75,9 @@ def start(target: str, timeout_s: float) -> Tuple[Any, Optional[Any]]:
             raise ConnectError("local-cuda-missing", f"local-cuda needs the Python package 'dask_cuda' ({e}); install dask-cuda, or use local:N") from None
         cluster = LocalCUDACluster(threads_per_worker=1, dashboard_address=":0")
         return Client(cluster, timeout=timeout_s), cluster
+    sec = security(target, tls)
     try:
-        return Client(target, timeout=timeout_s), None
+        return (Client(target, timeout=timeout_s, security=sec) if sec is not None else Client(target, timeout=timeout_s)), None
     except (OSError, TimeoutError) as e:
         raise ConnectError("unreachable", f"Dask scheduler {target} is unreachable within {timeout_s:g} s ({type(e).__name__}: {e})") from None
 

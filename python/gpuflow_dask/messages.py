@@ -32,6 +32,8 @@ class Connect:
     timeout_s: float
     # How long a run waits while the cluster has no worker before it fails (--dask-wait).
     wait_s: float = 60.0
+    # tls:// only: {"ca", "cert", "key"} file paths (distributed.security.Security).
+    tls: Optional[Dict[str, str]] = None
 
 
 @dataclass
@@ -135,7 +137,10 @@ def parse(line: str) -> Inbound:
         wait = obj.get("wait_s", 60)
         if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 < wait <= 86400:
             raise BadMessage(f"connect {mid}: wait_s must be a number of seconds in (0, 86400]", mid)
-        return Connect(mid, target, float(timeout), float(wait))
+        tls = obj.get("tls")
+        if tls is not None and (not isinstance(tls, dict) or set(tls) != {"ca", "cert", "key"} or not all(isinstance(v, str) and v for v in tls.values())):
+            raise BadMessage(f"connect {mid}: tls must be an object of file paths 'ca', 'cert' and 'key'", mid)
+        return Connect(mid, target, float(timeout), float(wait), tls)
     if t == "workers":
         return WorkersQuery(mid)
     if t == "cancel":

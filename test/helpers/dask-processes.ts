@@ -29,9 +29,9 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-/** A scheduler on 127.0.0.1:`port`, resolved once it accepts connections. */
-export async function startScheduler(port: number): Promise<ChildProcess> {
-  const child = spawn(DASK_PYTHON, ['-m', 'distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--dashboard-address', '127.0.0.1:0'], { env, stdio: 'ignore' });
+/** A scheduler on 127.0.0.1:`port` (`extra`: more of its options, TLS), resolved once it accepts connections. */
+export async function startScheduler(port: number, extra: string[] = []): Promise<ChildProcess> {
+  const child = spawn(DASK_PYTHON, ['-m', 'distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--dashboard-address', '127.0.0.1:0', ...extra], { env, stdio: 'ignore' });
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`dask scheduler exited ${child.exitCode}`);
     if (await listening(port)) return child;
@@ -42,8 +42,8 @@ export async function startScheduler(port: number): Promise<ChildProcess> {
 }
 
 /** One worker process of one thread (no nanny: killing it ends it). */
-export function startWorker(address: string): ChildProcess {
-  return spawn(DASK_PYTHON, ['-m', 'distributed.cli.dask_worker', address, '--nthreads', '1', '--no-nanny', '--host', '127.0.0.1', '--dashboard-address', '127.0.0.1:0'], { env, stdio: 'ignore' });
+export function startWorker(address: string, extra: string[] = []): ChildProcess {
+  return spawn(DASK_PYTHON, ['-m', 'distributed.cli.dask_worker', address, '--nthreads', '1', '--no-nanny', '--host', '127.0.0.1', '--dashboard-address', '127.0.0.1:0', ...extra], { env, stdio: 'ignore' });
 }
 
 export function killed(child: ChildProcess): Promise<void> {
