@@ -34,6 +34,7 @@ import { shortReason } from '../store/errors';
 import { compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile';
 import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
 import { firstRefusal } from '../dask/supported';
+import { parseTarget } from '../dask/address';
 import { getSetting, setSetting } from '../store/settings';
 
 export interface StartedRun {
@@ -184,6 +185,15 @@ export class GpuflowService {
    * target as it was and throws a DaskSetupError naming the cause.
    */
   async setDaskTarget(address: string | null, opts: ConnectOptions = {}): Promise<ClusterInfo | null> {
+    // One local cluster at a time: a local one in use (or still finishing a run) is closed first.
+    if (address !== null && parseTarget(address).startsWith('local')) {
+      const old = this.dask;
+      if (old?.target.startsWith('local')) {
+        this.dask = null;
+        this.retire(old);
+      }
+      await Promise.all(this.retiring);
+    }
     const next = address === null ? null : await DaskTarget.connect(address, this.engine.bus, { log: (l) => this.engine.bus.emit({ type: 'log', level: 'info', message: `dask: ${l}` }), ...opts });
     const old = this.dask;
     this.dask = next;
@@ -243,14 +253,30 @@ export class GpuflowService {
 
   /** The connection test: connects to `address` on its own bridge, lists its workers, disconnects. */
   async testCluster(address: string): Promise<ClusterInfo> {
-    const t = await DaskTarget.connect(address, null);
+    // One test bridge at a time, and no second local cluster: a test of the target in use asks it.
+    if (this.testing) throw new ApiError(409, 'a connection test is already running: try again when it has finished');
+    const target = parseTarget(address);
+    const current = this.dask;
+    if (current?.connected && current.target === target) {
+      await current.refreshWorkers();
+      return current.info();
+    }
+    if (target.startsWith('local')) throw new ApiError(409, `testing ${target} would start a local cluster beside the one gpuflow may run: use it instead (one local cluster at a time)`);
+    this.testing = true;
     try {
-      await t.refreshWorkers();
-      return t.info();
+      const t = await DaskTarget.connect(target, null);
+      try {
+        await t.refreshWorkers();
+        return t.info();
+      } finally {
+        await t.close();
+      }
     } finally {
-      await t.close();
+      this.testing = false;
     }
   }
+
+  private testing = false;
 
   /** Reconnects to the remembered cluster (serve and the app at start); a failure is logged, runs stay local. */
   async restoreCluster(): Promise<void> {

@@ -14,7 +14,8 @@ import { workerOptions } from './workers';
 import { DaskSetupError } from '../dask/interpreter';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseTarget } from '../dask/address';
+import { availableParallelism } from 'node:os';
+import { localWorkersOver, parseTarget } from '../dask/address';
 import type { ConnectOptions } from '../dask/target';
 import { probeScheduler } from '../dask/reachable';
 
@@ -68,12 +69,16 @@ export async function startService(opts: Parsed['values'], withStore = true, ear
 /** --dask's address in the bridge's form; a mistake is a usage error (exit 2) naming --dask. */
 export function daskOption(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
+  let t: string;
   try {
-    return parseTarget(v);
+    t = parseTarget(v);
   } catch (e) {
     if (e instanceof DaskSetupError) throw new UsageError(`--dask: ${e.message}`);
     throw e;
   }
+  const over = localWorkersOver(t, availableParallelism());
+  if (over !== null) throw new UsageError(`--dask: ${over}`);
+  return t;
 }
 
 /** How --dask connects besides its address: --dask-wait, and the TLS files a tls:// address needs. */

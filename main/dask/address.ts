@@ -40,3 +40,10 @@ export function parseTarget(text: string): string {
   if ('target' in r) return r.target;
   throw new DaskSetupError('bad-target', `not a Dask cluster address '${text.trim()}': ${r.error} (use tcp://host:8786, tls://host:8786, local:N or local-cuda)`);
 }
+
+/** Why `local:N` is too many workers for a machine of `cores` cores, or null (local clusters are bounded by the machine). */
+export function localWorkersOver(target: string, cores: number): string | null {
+  const m = /^local:([0-9]+)$/.exec(target);
+  if (!m || Number(m[1]) <= cores) return null;
+  return `${target} asks for more worker processes than this machine has cores (${cores}): use local:1 to local:${cores}`;
+}

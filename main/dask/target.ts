@@ -11,7 +11,8 @@ import type { TaskGraph } from '../../common/tasks';
 import type { EventBus } from '../engine/event-bus';
 import { Bridge, type BridgeOptions, type Ready } from './bridge';
 import { DaskSetupError } from './interpreter';
-import { parseTarget } from './address';
+import { availableParallelism } from 'node:os';
+import { localWorkersOver, parseTarget } from './address';
 import { probeScheduler } from './reachable';
 import { DaskRun, laneOf } from './run';
 
@@ -63,6 +64,8 @@ export class DaskTarget {
   /** Starts a bridge and connects it; every failure is a DaskSetupError whose message names the cause (and the address). */
   static async connect(target: string, bus: EventBus | null, opts: ConnectOptions = {}): Promise<DaskTarget> {
     const t = parseTarget(target);
+    const over = localWorkersOver(t, availableParallelism());
+    if (over !== null) throw new DaskSetupError('bad-target', over);
     const why = await probeScheduler(t);
     if (why !== null) throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${why}`);
     const { bridge, ready } = await Bridge.start(opts);

@@ -64,16 +64,19 @@ def start(target: str, timeout_s: float, tls: Optional[Dict[str, str]] = None) -
     quiet_nvml()
     if target.startswith("local:"):
         n = int(target.split(":", 1)[1])
-        if not 1 <= n <= 256:
-            raise ConnectError("internal", f"local:{n}: the number of workers must be 1..256")
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
+        cores = os.cpu_count() or 1
+        if not 1 <= n <= cores:
+            raise ConnectError("internal", f"local:{n}: this machine has {cores} cores; use local:1 to local:{cores}")
+        # Loopback only: the scheduler, the nannies, the workers and the dashboard (which has no
+        # authentication) answer on 127.0.0.1, never on the machine's other interfaces.
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
         return Client(cluster, timeout=timeout_s), cluster
     if target == "local-cuda":
         try:
             from dask_cuda import LocalCUDACluster
         except ImportError as e:
             raise ConnectError("local-cuda-missing", f"local-cuda needs the Python package 'dask_cuda' ({e}); install dask-cuda, or use local:N") from None
-        cluster = LocalCUDACluster(threads_per_worker=1, dashboard_address=":0")
+        cluster = LocalCUDACluster(threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0")
         return Client(cluster, timeout=timeout_s), cluster
     sec = security(target, tls)
     try:

@@ -7,10 +7,11 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../common/results';
 import { digestOf, runDigest } from '../../main/api/run-record';
-import { GpuflowService } from '../../main/api/service';
+import { ApiError, GpuflowService } from '../../main/api/service';
 import { discover } from '../../main/cluster/discovery';
 import { forkLauncher } from '../../main/cluster/fork-launcher';
 import { DaskSetupError } from '../../main/dask/interpreter';
@@ -83,6 +84,20 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     const e = await svc.testCluster('tcp://127.0.0.1:99999').catch((err: unknown) => err);
     expect(e).toBeInstanceOf(DaskSetupError);
     expect((e as DaskSetupError).code).toBe('bad-target');
+  });
+
+  it('local:N beyond the machine\'s cores is a usage error naming the cores (exit 2)', async () => {
+    const cores = availableParallelism();
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', `local:${cores + 1}`, '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--dask: local:${cores + 1} asks for more worker processes than this machine has cores (${cores})`);
+  });
+
+  it('the connection test starts no second local cluster (409)', async () => {
+    const e = await svc.testCluster('local:1').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).status).toBe(409);
+    expect((e as Error).message).toContain('one local cluster at a time');
   });
 
   it('an op the workers lack is refused before any connection, naming node and op (exit 2)', async () => {
