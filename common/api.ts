@@ -89,7 +89,8 @@ export type Params = Record<string, number | string | boolean>;
 
 export interface RunResultMessage {
   type: 'run-result';
-  result: RunResult & { digest: string; storeId: number | null };
+  /** digest: null unless the run finished (a failed run's partial results have no digest). */
+  result: RunResult & { digest: string | null; storeId: number | null };
 }
 
 export interface BenchResultMessage {

@@ -48,7 +48,8 @@ export interface StartedRun {
    * be written (disk full at the very end), with the result anyway and `storeError` saying so:
    * a finished run's answer is never lost to a failing store (issue 19).
    */
-  done: Promise<RunResult & { digest: string; storeId: number | null; eventsLost: string | null; storeError: string | null }>;
+  /** `digest` is null unless the run finished: a failed or cancelled run has no result to digest. */
+  done: Promise<RunResult & { digest: string | null; storeId: number | null; eventsLost: string | null; storeError: string | null }>;
 }
 
 export type Validation = { ok: true; tasks: number } | { ok: false; errors: string[] };
@@ -326,7 +327,7 @@ export class GpuflowService {
     const unsubscribe = this.writer && storeId !== null ? this.recordEvents(handle.runId, storeId, t0) : () => undefined;
     const done = handle.result.then(async (r) => {
       unsubscribe();
-      const digest = await runDigest(r);
+      const digest = r.status === 'finished' ? await runDigest(r) : null;
       let eventsLost: string | null = null;
       let storeError: string | null = null;
       if (this.store && storeId !== null) {
@@ -336,7 +337,7 @@ export class GpuflowService {
           if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
           this.store.finishRun(storeId, {
             status: r.status === 'finished' ? 'done' : r.status,
-            resultDigest: r.status === 'finished' ? digest : null,
+            resultDigest: digest,
             results: storedResults(r),
             error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
             eventsDropped: loss.dropped,

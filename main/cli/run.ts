@@ -69,7 +69,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
       if (r.status !== 'finished') process.stderr.write(`run ${r.status}: ${r.error ?? ''}\n`);
       for (const [k, v] of Object.entries(r.results)) process.stdout.write(`${k} = ${formatResult(v)}\n`);
       const workers = r.stats.workers.map((w) => `${w.id}${w.virtual ? ' (virtual)' : ''}: ${w.tasks}`).join(', ');
-      process.stdout.write(`${r.stats.tasks} tasks in ${(r.stats.durationMs / 1000).toFixed(2)} s on ${r.stats.workers.length} workers (${workers}); run ${r.storeId ?? r.runId}, digest ${r.digest.slice(0, 12)}\n`);
+      process.stdout.write(`${r.stats.tasks} tasks in ${(r.stats.durationMs / 1000).toFixed(2)} s on ${r.stats.workers.length} workers (${workers}); run ${r.storeId ?? r.runId}, digest ${r.digest?.slice(0, 12) ?? '-'}\n`);
     }
     for (const o of r.stats.leftOut ?? []) process.stderr.write(`warning: worker ${o.worker} left out of run ${r.storeId ?? r.runId}: ${o.reason}\n`);
     // The answer is right, but the run's record is not complete: say so, and exit non-zero.

@@ -19,7 +19,7 @@ import { Engine } from '../../main/engine/engine';
 import { DASK_PYTHON, skipDask } from '../helpers/dask-cluster';
 import { freePort, killed, startScheduler, startWorker } from '../helpers/dask-processes';
 import { runLocal } from '../helpers/local-run';
-import { runCli } from './cli-helpers';
+import { runCli, tempDb } from './cli-helpers';
 
 const example = (f: string) => JSON.parse(readFileSync(`examples/${f}`, 'utf8')) as unknown;
 const seed = example('seed-benchmark.json');
@@ -56,12 +56,24 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     await Promise.all([...workers, scheduler].filter(Boolean).map(killed));
   }, 60_000);
 
-  it('a scheduler without workers: "waiting for workers" at once, then exit 1 at the --dask-wait deadline', async () => {
-    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--dask-wait', '2', '--no-store', '--param', 'N=400', '--param', 'chunks=100'], { GPUFLOW_PYTHON: DASK_PYTHON }, 120_000);
+  it('a scheduler without workers: "waiting for workers" at once, then exit 1 at the --dask-wait deadline; no digest; a failed replay says why', async () => {
+    const db = tempDb();
+    const e = { GPUFLOW_PYTHON: DASK_PYTHON };
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--dask-wait', '2', '--db', db, '--json', '--param', 'N=400', '--param', 'chunks=100'], e, 120_000);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`waiting for workers on ${address}`);
-    expect(r.stderr).toContain(`no Dask worker on ${address} for 2 s`);
-  }, 120_000);
+    const out = JSON.parse(r.stdout) as { status: string; error: string; digest: string | null; storeId: number };
+    expect(out.status).toBe('failed');
+    expect(out.error).toContain(`no Dask worker on ${address} for 2 s`);
+    // A failed run has no result to digest: none in the output, none stored.
+    expect(out.digest).toBeNull();
+    const show = JSON.parse((await runCli(['show', String(out.storeId), '--db', db, '--json'], e)).stdout) as { digest: string | null };
+    expect(show.digest).toBeNull();
+    const replay = await runCli(['replay', String(out.storeId), '--dask', address, '--dask-wait', '1', '--db', db], e, 120_000);
+    expect(replay.code).toBe(1);
+    expect(replay.stdout).toMatch(new RegExp(`^replay of run ${out.storeId} as run \\d+: failed: .*no Dask worker on ${address.replace(/\./g, '\\.')} for 1 s.*; no digest to compare \\(the original's none\\)$`, 'm'));
+    expect(replay.stdout).not.toContain('undefined');
+  }, 180_000);
 
   it('--dask-wait that is not a number of seconds is a usage error naming it', async () => {
     const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--dask-wait', 'soon', '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });

@@ -79,6 +79,11 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     } finally {
       store.close();
     }
+    // show prints the cluster (scheduler, versions, workers), history a target column.
+    const show = await runCli(['show', String(r.storeId), '--db', r.db], env);
+    expect(show.stdout).toMatch(/^target {4}Dask cluster tcp:\/\/127\.0\.0\.1:\d+ \(local:2\); python 3\.[\d.]+, dask \d{4}\.[^,]+, distributed \d{4}\.[^;]+; 2 workers: 0 \(127\.0\.0\.1, 1 thread\), 1 \(127\.0\.0\.1, 1 thread\); from /m);
+    const history = await runCli(['history', '--db', r.db], env);
+    expect(history.stdout).toMatch(new RegExp(`^\\s*${r.storeId} .* seed benchmark +local:2 +${r.digest.slice(0, 12)}$`, 'm'));
   }, 240_000);
 
   it('runs the dataframe groupby example with the local digest', async () => {
