@@ -72,17 +72,32 @@ def start(target: str, timeout_s: float, tls: Optional[Dict[str, str]] = None) -
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
         return Client(cluster, timeout=timeout_s), cluster
     if target == "local-cuda":
-        try:
-            from dask_cuda import LocalCUDACluster
-        except ImportError as e:
-            raise ConnectError("local-cuda-missing", f"local-cuda needs the Python package 'dask_cuda' ({e}); install dask-cuda, or use local:N") from None
-        cluster = LocalCUDACluster(threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0")
-        return Client(cluster, timeout=timeout_s), cluster
+        return _local_cuda(timeout_s)
     sec = security(target, tls)
     try:
         return (Client(target, timeout=timeout_s, security=sec) if sec is not None else Client(target, timeout=timeout_s)), None
     except (OSError, TimeoutError) as e:
         raise ConnectError("unreachable", f"Dask scheduler {target} is unreachable within {timeout_s:g} s ({type(e).__name__}: {e})") from None
+
+
+def _local_cuda(timeout_s: float) -> Tuple[Any, Any]:
+    """dask-cuda's LocalCUDACluster where installed; else one pinned Nanny per visible GPU."""
+    from distributed import Client
+
+    try:
+        from dask_cuda import LocalCUDACluster
+    except ImportError:
+        LocalCUDACluster = None
+    if LocalCUDACluster is not None:
+        cluster = LocalCUDACluster(threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        return Client(cluster, timeout=timeout_s), cluster
+    from .cuda_cluster import start_cuda_cluster, visible_gpus
+
+    gpus = visible_gpus()
+    if not gpus:
+        raise ConnectError("local-cuda-missing", "local-cuda: no GPU is visible here (CUDA_VISIBLE_DEVICES is empty or unset and nvidia-smi lists none); use local:N")
+    cluster = start_cuda_cluster(gpus)
+    return Client(cluster, timeout=timeout_s), cluster
 
 
 def check_versions(client: Any) -> None:
