@@ -20,7 +20,9 @@ commands:
   devices                      GPUs, CPU and compute backends (--json)
   run <workflow.json>          run a workflow (--json, --param NAME=VALUE, --virtual-gpus N,
                                --cpu-workers N, --threads N, --backend js|native-cpu|cuda, --db FILE,
-                               --dask tcp://host:8786|local:N|local-cuda: run it on a Dask cluster)
+                               --dask tcp://host:8786|tls://host:8786|local:N|local-cuda: run it on a
+                               Dask cluster; --dask-wait S: how long a run waits for workers, default
+                               60; --dask-tls-ca/--dask-tls-cert/--dask-tls-key FILE for tls://)
   export-dask <workflow.json>  a standalone Python script running it with gpuflow_dask (stdout)
   explain <workflow.json>      the task graph before and after optimisation, and its critical path
   serve                        the API and UI over HTTP + WebSocket (--host, --port, --token)
