@@ -90,7 +90,8 @@ export type Params = Record<string, number | string | boolean>;
 
 export interface RunResultMessage {
   type: 'run-result';
-  result: RunResult & { digest: string; storeId: number | null };
+  /** digest: null unless the run finished (a failed run's partial results have no digest). */
+  result: RunResult & { digest: string | null; storeId: number | null };
 }
 
 /** A benchmark under way: a page that loads shows it running, and its 'bench-result' when it comes. */
@@ -118,6 +119,10 @@ export interface ClusterInfo {
   python: string;
   versions: Record<string, string | null>;
   workers: DaskWorker[];
+  /** False once the scheduler was lost (or the bridge ended): the next run reconnects. */
+  connected?: boolean;
+  /** Why it is no longer connected. */
+  lost?: string;
 }
 
 /** Where the app's runs go: `target` null is this workstation; `remembered` is kept between sessions. */

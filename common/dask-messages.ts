@@ -84,11 +84,15 @@ export const fromBridgeSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('failed'),
     id: z.string(),
-    code: z.enum(['task-error', 'unsupported-op', 'worker-missing-package', 'internal']),
+    code: z.enum(['task-error', 'unsupported-op', 'worker-missing-package', 'no-workers', 'scheduler-lost', 'internal']),
     message: z.string(),
     key: z.string().nullable().optional(),
     node: z.string().nullable().optional(),
   }),
+  /** Something the user should see now (a run waiting for workers); not an error. */
+  z.object({ type: z.literal('notice'), id: z.string().nullable(), message: z.string() }),
+  /** The scheduler is gone: the target is disconnected, the next run reconnects. */
+  z.object({ type: z.literal('lost'), scheduler: z.string(), message: z.string() }),
   z.object({
     type: z.literal('error'),
     id: z.string().nullable(),
@@ -110,8 +114,15 @@ export interface WireTask {
   workBytes: number;
 }
 
+/** A tls:// scheduler's files (PEM paths): distributed.security.Security on the bridge's side. */
+export interface DaskTls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
 export type ToBridge =
-  | { type: 'connect'; id: string; target: string; timeout_s: number }
+  | { type: 'connect'; id: string; target: string; timeout_s: number; wait_s?: number; tls?: DaskTls }
   | { type: 'workers'; id: string }
   | { type: 'submit'; id: string; graph: { tasks: WireTask[]; outputs: string[] } }
   | { type: 'cancel'; id: string }

@@ -73,8 +73,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${e.message}\n`);
       return 2;
     }
-    process.stderr.write(`gpuflow: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
+    // An ApiError's `errors` say what is wrong (which node, which field): printed under its message.
+    const details = e instanceof Error && 'errors' in e && Array.isArray(e.errors) ? e.errors.map((l) => `  ${String(l)}\n`).join('') : '';
+    process.stderr.write(`gpuflow: ${e instanceof Error ? e.message : String(e)}\n${details}`);
+    // A refused document (ApiError 400) is a usage error like an invalid workflow file.
+    return e instanceof Error && 'status' in e && e.status === 400 ? 2 : 1;
   } finally {
     // Workers forked for a run that never started them (a refused workflow, an error).
     early?.dispose();

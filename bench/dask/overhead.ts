@@ -8,8 +8,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
-const [N = '40000', chunks = '2000', workers = '8'] = process.argv.slice(2);
+// `--dask local:W` is bounded by the machine's cores (main/dask/address.ts localWorkersOver).
+const [N = '40000', chunks = '2000', workers = String(availableParallelism())] = process.argv.slice(2);
 
 function run(extra: string[]): { ms: number; tasks: number; digest: string; perWorker: Record<string, number> } {
   const r = spawnSync(process.execPath, ['bin/gpuflow.mjs', 'run', 'examples/seed-benchmark.json', '--json', '--no-store', '--param', `N=${N}`, '--param', `chunks=${chunks}`, ...extra], {

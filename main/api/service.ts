@@ -32,9 +32,10 @@ import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
 import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
-import { compileWorkflowAsync } from '../engine/compile/compile';
-import { DaskTarget, type ClusterInfo } from '../dask/target';
-import type { BridgeOptions } from '../dask/bridge';
+import { compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile';
+import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
+import { firstRefusal } from '../dask/supported';
+import { parseTarget } from '../dask/address';
 import { getSetting, setSetting } from '../store/settings';
 
 export interface StartedRun {
@@ -48,7 +49,8 @@ export interface StartedRun {
    * be written (disk full at the very end), with the result anyway and `storeError` saying so:
    * a finished run's answer is never lost to a failing store (issue 19).
    */
-  done: Promise<RunResult & { digest: string; storeId: number | null; eventsLost: string | null; storeError: string | null }>;
+  /** `digest` is null unless the run finished: a failed or cancelled run has no result to digest. */
+  done: Promise<RunResult & { digest: string | null; storeId: number | null; eventsLost: string | null; storeError: string | null }>;
 }
 
 export type Validation = { ok: true; tasks: number } | { ok: false; errors: string[] };
@@ -126,7 +128,8 @@ export class GpuflowService {
   validate(doc: unknown, params: RunOptions['params'] = {}): Validation {
     try {
       const wf = validateWorkflow(doc, params);
-      const compiled = this.engine.compile(wf);
+      // Checked for the target the run goes to: a Dask cluster's workers bound its tasks.
+      const compiled = this.dask ? compileWorkflow(wf, { maxTaskBytes: this.dask.maxTaskBytes }) : this.engine.compile(wf);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
       return refusal(e);
@@ -140,7 +143,7 @@ export class GpuflowService {
   async validateAsync(doc: unknown, params: RunOptions['params'] = {}): Promise<Validation> {
     try {
       const wf = validateWorkflow(doc, params);
-      const compiled = await this.engine.compileAsync(wf);
+      const compiled = this.dask ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes }) : await this.engine.compileAsync(wf);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
       return refusal(e);
@@ -160,11 +163,14 @@ export class GpuflowService {
    */
   async runAsync(doc: unknown, opts: RunOptions = {}): Promise<StartedRun> {
     const wf = this.runWorkflow(doc, opts);
+    if (this.dask && !this.dask.connected) await this.reconnectDask(this.dask);
     const compiled = this.dask
       ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes })
       : opts.early && opts.node === undefined
         ? await opts.early.take()
         : await this.engine.compileAsync(wf);
+    const refused = this.dask ? firstRefusal(compiled) : null;
+    if (refused) throw new ApiError(400, 'not runnable on the Dask cluster', [refused.message]);
     return this.launch(wf, compiled, opts);
   }
 
@@ -173,12 +179,53 @@ export class GpuflowService {
    * back to this workstation (null). Connects first: a cluster that cannot be reached leaves the
    * target as it was and throws a DaskSetupError naming the cause.
    */
-  async setDaskTarget(address: string | null, opts: BridgeOptions = {}): Promise<ClusterInfo | null> {
+  async setDaskTarget(address: string | null, opts: ConnectOptions = {}): Promise<ClusterInfo | null> {
+    // One local cluster at a time: a local one in use (or still finishing a run) is closed first.
+    if (address !== null && parseTarget(address).startsWith('local')) {
+      const old = this.dask;
+      if (old?.target.startsWith('local')) {
+        this.dask = null;
+        this.retire(old);
+      }
+      await Promise.all(this.retiring);
+    }
     const next = address === null ? null : await DaskTarget.connect(address, this.engine.bus, { log: (l) => this.engine.bus.emit({ type: 'log', level: 'info', message: `dask: ${l}` }), ...opts });
     const old = this.dask;
     this.dask = next;
-    await old?.close();
+    if (old) this.retire(old);
     return next?.info() ?? null;
+  }
+
+  /**
+   * Closes a target runs no longer go to once its run in flight has finished (a cluster switch
+   * does not cancel it); close() waits for those still retiring.
+   */
+  private retire(old: DaskTarget): void {
+    const closed = old.idle().then(() => old.close());
+    this.retiring.add(closed);
+    void closed.finally(() => this.retiring.delete(closed));
+  }
+
+  private readonly retiring = new Set<Promise<void>>();
+  private reconnecting: Promise<void> | null = null;
+
+  /** A target whose scheduler was lost connects again before the next run (a DaskSetupError, a 503, when it is still gone). */
+  private reconnectDask(lost: DaskTarget): Promise<void> {
+    this.reconnecting ??= lost
+      .reconnect()
+      .then(
+        (next) => {
+          if (this.dask === lost) {
+            this.dask = next;
+            this.retire(lost);
+          } else void next.close();
+        },
+        (e: unknown) => {
+          throw new ApiError(503, `the Dask cluster ${lost.target} is disconnected and reconnecting failed: ${e instanceof Error ? e.message : String(e)}`);
+        },
+      )
+      .finally(() => (this.reconnecting = null));
+    return this.reconnecting;
   }
 
   /** The Dask cluster runs go to (null: this workstation), with its workers as last reported. */
@@ -193,22 +240,38 @@ export class GpuflowService {
   }
 
   /** Selects the target for the app's runs and remembers it (null: this workstation). */
-  async selectCluster(address: string | null): Promise<ClusterInfo | null> {
-    const info = await this.setDaskTarget(address);
+  async selectCluster(address: string | null, opts: ConnectOptions = {}): Promise<ClusterInfo | null> {
+    const info = await this.setDaskTarget(address, opts);
     if (this.store) setSetting(this.store.db, 'dask.target', address);
     return info;
   }
 
   /** The connection test: connects to `address` on its own bridge, lists its workers, disconnects. */
   async testCluster(address: string): Promise<ClusterInfo> {
-    const t = await DaskTarget.connect(address, null);
+    // One test bridge at a time, and no second local cluster: a test of the target in use asks it.
+    if (this.testing) throw new ApiError(409, 'a connection test is already running: try again when it has finished');
+    const target = parseTarget(address);
+    const current = this.dask;
+    if (current?.connected && current.target === target) {
+      await current.refreshWorkers();
+      return current.info();
+    }
+    if (target.startsWith('local')) throw new ApiError(409, `testing ${target} would start a local cluster beside the one gpuflow may run: use it instead (one local cluster at a time)`);
+    this.testing = true;
     try {
-      await t.refreshWorkers();
-      return t.info();
+      const t = await DaskTarget.connect(target, null);
+      try {
+        await t.refreshWorkers();
+        return t.info();
+      } finally {
+        await t.close();
+      }
     } finally {
-      await t.close();
+      this.testing = false;
     }
   }
+
+  private testing = false;
 
   /** Reconnects to the remembered cluster (serve and the app at start); a failure is logged, runs stay local. */
   async restoreCluster(): Promise<void> {
@@ -258,7 +321,7 @@ export class GpuflowService {
     const unsubscribe = this.writer && storeId !== null ? this.recordEvents(handle.runId, storeId, t0) : () => undefined;
     const done = handle.result.then(async (r) => {
       unsubscribe();
-      const digest = await runDigest(r);
+      const digest = r.status === 'finished' ? await runDigest(r) : null;
       let eventsLost: string | null = null;
       let storeError: string | null = null;
       if (this.store && storeId !== null) {
@@ -268,7 +331,7 @@ export class GpuflowService {
           if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
           this.store.finishRun(storeId, {
             status: r.status === 'finished' ? 'done' : r.status,
-            resultDigest: r.status === 'finished' ? digest : null,
+            resultDigest: digest,
             results: storedResults(r),
             error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
             eventsDropped: loss.dropped,
@@ -489,6 +552,7 @@ export class GpuflowService {
     for (const r of this.daskRuns.values()) r.cancel('gpuflow shutting down');
     await this.dask?.close();
     this.dask = null;
+    await Promise.all(this.retiring);
     await this.engine.shutdown({ detach: opts.detachWorkers });
     this.writer?.close();
     this.writer = null;

@@ -23,6 +23,10 @@ export const OPTIONS = {
   benchmarks: { type: 'boolean', default: false },
   'no-gpus': { type: 'boolean', default: false },
   dask: { type: 'string' },
+  'dask-wait': { type: 'string' },
+  'dask-tls-ca': { type: 'string' },
+  'dask-tls-cert': { type: 'string' },
+  'dask-tls-key': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -51,4 +55,11 @@ export function paramOverrides(list: string[] | undefined): Record<string, numbe
     out[k] = /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v;
   }
   return out;
+}
+
+/** A positive number of seconds (--dask-wait 30, 2.5). */
+export function secondsOption(v: string | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0 || Number(v) > 86_400) throw new UsageError(`--${name} must be a number of seconds in (0, 86400], got '${v}'`);
+  return Number(v);
 }

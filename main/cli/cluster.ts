@@ -9,10 +9,14 @@ import type { Prelaunch } from '../cluster/prelaunch';
 import { GpuflowService } from '../api/service';
 import { Engine } from '../engine/engine';
 import type { Store } from '../store/store';
-import { UsageError, type Parsed } from './args';
+import { secondsOption, UsageError, type Parsed } from './args';
 import { workerOptions } from './workers';
 import { DaskSetupError } from '../dask/interpreter';
-import { parseTarget } from '../dask/target';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { localWorkersOver, parseTarget } from '../dask/address';
+import type { ConnectOptions } from '../dask/target';
 import { probeScheduler } from '../dask/reachable';
 
 /**
@@ -21,25 +25,15 @@ import { probeScheduler } from '../dask/reachable';
  */
 export async function startService(opts: Parsed['values'], withStore = true, early?: Prelaunch, whileStarting?: (engine: Engine) => void): Promise<GpuflowService> {
   // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
-  if (opts.dask !== undefined) {
-    let t: string;
-    try {
-      t = parseTarget(opts.dask);
-    } catch (e) {
-      throw new UsageError(`--dask: ${(e as Error).message}`);
-    }
-    const why = await probeScheduler(t);
-    if (why !== null) throw new DaskCliError(`cannot reach the Dask scheduler at ${t}: ${why}`);
+  const dask = daskOption(opts.dask);
+  const connectOptions = dask === undefined ? undefined : daskConnectOptions(opts, dask);
+  if (dask !== undefined) {
+    const why = await probeScheduler(dask);
+    if (why !== null) throw new DaskCliError(`cannot reach the Dask scheduler at ${dask}: ${why}`);
   }
   const w = workerOptions(opts);
   const discovery = await (early?.discovery ?? discover());
   const launcher = early?.launcher ?? forkLauncher();
-  let dask: string | undefined;
-  try {
-    dask = opts.dask === undefined ? undefined : parseTarget(opts.dask);
-  } catch (e) {
-    throw new UsageError(`--dask: ${(e as Error).message}`);
-  }
   const engine = new Engine(discovery, { launcher, ...w });
   // The workers boot (a process each) while this process loads SQLite and opens the store.
   const starting = engine.start();
@@ -61,7 +55,7 @@ export async function startService(opts: Parsed['values'], withStore = true, ear
   const svc = new GpuflowService(engine, store, { launcher, virtualGpus: w.virtualGpus, backends: w.backends });
   if (dask) {
     try {
-      const info = await svc.setDaskTarget(dask);
+      const info = await svc.setDaskTarget(dask, connectOptions);
       if (info) process.stderr.write(`Dask cluster ${info.scheduler}${info.target !== info.scheduler ? ` (${info.target})` : ''}: ${info.workers.length} workers, distributed ${info.versions.distributed ?? '?'}\n`);
     } catch (e) {
       await svc.close().catch(() => undefined);
@@ -70,6 +64,41 @@ export async function startService(opts: Parsed['values'], withStore = true, ear
     }
   }
   return svc;
+}
+
+/** --dask's address in the bridge's form; a mistake is a usage error (exit 2) naming --dask. */
+export function daskOption(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  let t: string;
+  try {
+    t = parseTarget(v);
+  } catch (e) {
+    if (e instanceof DaskSetupError) throw new UsageError(`--dask: ${e.message}`);
+    throw e;
+  }
+  const over = localWorkersOver(t, availableParallelism());
+  if (over !== null) throw new UsageError(`--dask: ${over}`);
+  return t;
+}
+
+/** How --dask connects besides its address: --dask-wait, and the TLS files a tls:// address needs. */
+export function daskConnectOptions(opts: Parsed['values'], target: string): ConnectOptions {
+  const files = { ca: opts['dask-tls-ca'], cert: opts['dask-tls-cert'], key: opts['dask-tls-key'] };
+  const given = Object.entries(files).filter(([, v]) => v !== undefined);
+  const waitS = secondsOption(opts['dask-wait'], 'dask-wait');
+  if (!target.startsWith('tls://')) {
+    if (given.length) throw new UsageError(`--dask-tls-${given[0]![0]} applies to a tls:// address, not ${target}`);
+    return { waitS };
+  }
+  const missing = Object.keys(files).filter((k) => files[k as keyof typeof files] === undefined);
+  if (missing.length) throw new UsageError(`--dask ${target} needs ${missing.map((k) => `--dask-tls-${k}`).join(', ')} (the CA, the client certificate and its key, PEM files)`);
+  const tls = { ca: '', cert: '', key: '' };
+  for (const k of ['ca', 'cert', 'key'] as const) {
+    const p = resolve(files[k]!);
+    if (!existsSync(p)) throw new UsageError(`--dask-tls-${k}: cannot read ${p}`);
+    tls[k] = p;
+  }
+  return { waitS, tls };
 }
 
 /** A Dask target that cannot be used: exit 1 with its message (not a usage error). */

@@ -8,19 +8,27 @@
 import { compileWorkflow } from '../engine/compile/compile';
 import { validateWorkflow } from '../engine/validate';
 import { wireGraph } from '../dask/graph';
-import { paramOverrides, type Parsed } from './args';
+import { firstRefusal } from '../dask/supported';
+import { paramOverrides, UsageError, type Parsed } from './args';
 import { readWorkflowFile } from './run';
 
-/** A JSON string literal is a valid Python string literal (same escapes); embedded as such. */
+/**
+ * The one way a string from outside (workflow name, file path, params, the graph) enters the
+ * script: as a JSON string literal, which Python reads as a string literal with the same
+ * escapes. No outside text is ever placed inside a docstring or comment, where a quote or a
+ * newline could end it.
+ */
 const pyString = (text: string) => JSON.stringify(text);
 
 export function daskScript(doc: unknown, params: Record<string, number | string | boolean>, source: string): string {
   const wf = validateWorkflow(doc, params);
   const compiled = compileWorkflow(wf);
+  const refused = firstRefusal(compiled);
+  if (refused) throw new UsageError(`export-dask ${source}: ${refused.message}`);
   const graph = wireGraph(compiled);
   const outputs = Object.fromEntries(Object.entries(compiled.outputs));
   return `#!/usr/bin/env python3
-"""${(wf.doc.name ?? 'workflow').replace(/"""/g, "'''").replace(/\\/g, '/')}: exported by \`gpuflow export-dask ${source.replace(/\\/g, '/')}\`.
+"""A gpuflow workflow exported by \`gpuflow export-dask\` (WORKFLOW and SOURCE below name it).
 
 Runs gpuflow's compiled task graph (${graph.tasks.length} tasks) on a Dask cluster:
     python3 this.py [tcp://scheduler:8786 | local:N | local-cuda]     (default local:2)
@@ -32,6 +40,9 @@ import sys
 
 from gpuflow_dask.export import run_graph
 
+WORKFLOW = ${pyString(wf.doc.name ?? 'workflow')}
+SOURCE = ${pyString(source)}
+PARAMS = json.loads(${pyString(JSON.stringify(params))})
 GRAPH = json.loads(${pyString(JSON.stringify(graph))})
 # Node -> how its result is assembled from task outputs (common/tasks.ts NodeOutput).
 OUTPUTS = json.loads(${pyString(JSON.stringify(outputs))})
@@ -50,7 +61,9 @@ def shown(v):
 
 
 def main(address: str) -> None:
-    values = run_graph(GRAPH, address)
+    # The params go into the Dask keys' token (with a fresh one per run): two scripts of one
+    # workflow with other params on one scheduler at once never share results.
+    values = run_graph(GRAPH, address, params={"source": SOURCE, "params": PARAMS})
     # One JSON line per output node: {"node", "kind", "value"} (a list of parts for chunked outputs).
     for node, out in OUTPUTS.items():
         keys = out["keys"] if "keys" in out else [out["key"]]

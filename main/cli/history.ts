@@ -5,6 +5,7 @@ import { exportRuns, importExportFile, writeExportFile } from '../store';
 import { intOption, UsageError, type Parsed } from './args';
 import { startService } from './cluster';
 import { benchmarksCommand, openCliStore } from './records';
+import { targetLabel } from '../dask/record';
 
 const SORT_KEYS: RunSortKey[] = ['started', 'duration', 'status', 'name', 'id'];
 
@@ -51,7 +52,7 @@ export async function historyCommand(positionals: string[], opts: Parsed['values
     if (runs.length === 0) process.stdout.write('no runs yet\n');
     for (const r of runs) {
       const dur = r.durationMs === null ? '-' : `${(r.durationMs / 1000).toFixed(2)} s`;
-      process.stdout.write(`${String(r.id).padStart(5)}  ${new Date(r.started).toISOString()}  ${r.status.padEnd(11)} ${dur.padStart(9)}  ${(r.workflowName || r.workflowHash.slice(0, 12)).padEnd(24)} ${r.resultDigest?.slice(0, 12) ?? ''}${r.replayOf ? `  (replay of ${r.replayOf})` : ''}\n`);
+      process.stdout.write(`${String(r.id).padStart(5)}  ${new Date(r.started).toISOString()}  ${r.status.padEnd(11)} ${dur.padStart(9)}  ${(r.workflowName || r.workflowHash.slice(0, 12)).padEnd(24)} ${targetLabel(r.target).padEnd(22)} ${r.resultDigest?.slice(0, 12) ?? '-'}${r.replayOf ? `  (replay of ${r.replayOf})` : ''}\n`);
     }
     return 0;
   } finally {
@@ -74,9 +75,18 @@ export async function replayCommand(positionals: string[], opts: Parsed['values'
     const match = r.status === 'finished' && original.resultDigest !== null && r.digest === original.resultDigest;
     const report = { original: id, replay: r.storeId, status: r.status, error: r.error, originalDigest: original.resultDigest, replayDigest: r.digest, match };
     if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    else process.stdout.write(`replay of run ${id} as run ${r.storeId}: ${r.status}; digest ${match ? 'matches' : 'DIFFERS'} (${original.resultDigest?.slice(0, 12)} vs ${r.digest.slice(0, 12)})\n`);
+    else process.stdout.write(replayLine(id, r.storeId, r.status, r.error, original.resultDigest, r.digest, match));
     return match ? 0 : 1;
   } finally {
     await svc.close();
   }
+}
+
+const digestText = (d: string | null) => d?.slice(0, 12) ?? 'none';
+
+/** The replay's one line: a failure says why; a missing digest reads 'none', never 'undefined'. */
+export function replayLine(original: number, replay: number | null, status: string, error: string | undefined, was: string | null, now: string | null, match: boolean): string {
+  const as = replay !== null ? ` as run ${replay}` : '';
+  if (status !== 'finished') return `replay of run ${original}${as}: ${status}${error ? `: ${error}` : ''}; no digest to compare (the original's ${digestText(was)})\n`;
+  return `replay of run ${original}${as}: ${status}; digest ${match ? 'matches' : 'DIFFERS'} (${digestText(was)} vs ${digestText(now)})\n`;
 }

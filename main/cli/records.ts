@@ -8,6 +8,7 @@ import type { WorkflowDoc } from '../../common/workflow';
 import { defaultDbPath, openStore } from '../store';
 import { intOption, UsageError, type Parsed } from './args';
 import { benchTable } from './bench';
+import { daskRecordOf, daskTargetText, type DaskRecord } from '../dask/record';
 
 /** Opens the store as history sees it: runs whose process died are shown interrupted, not running. */
 export function openCliStore(opts: Parsed['values']) {
@@ -29,7 +30,7 @@ export interface RunShow {
   params: Record<string, JsonValue>;
   seeds: JsonValue;
   /** Where it ran: the machine, and the workers and backends it had (and any left out). */
-  target: { machine: string; host: string; pid: number; devices: JsonValue; backends: JsonValue };
+  target: { machine: string; host: string; pid: number; devices: JsonValue; backends: JsonValue; dask: DaskRecord | null };
   digest: string | null;
   /** From the run's recorded task events (per op and worker, kept past the event cap). */
   stats: { tasks: number; busyMs: number; workers: { worker: string; tasks: number; busyMs: number }[]; ops: { op: string; tasks: number; msTotal: number; msMax: number }[]; transfers: { count: number; bytes: number; ms: number }; events: { total: number; dropped: number } };
@@ -73,7 +74,7 @@ export function runShow(run: RunRecord, doc: WorkflowDoc | null, aggregates: rea
     workflow: { hash: run.workflowHash, name: run.workflowName, doc },
     params: run.params,
     seeds: run.seeds,
-    target: { machine: run.machine, host: run.host, pid: run.pid, devices: run.devices, backends: run.backends },
+    target: { machine: run.machine, host: run.host, pid: run.pid, devices: run.devices, backends: run.backends, dask: daskRecordOf(run.target) },
     digest: run.resultDigest,
     stats: {
       tasks: ws.reduce((s, w) => s + w.tasks, 0),
@@ -100,7 +101,9 @@ function showText(r: RunShow): string {
     `status    ${r.status}${r.error ? `: ${r.error}` : ''}`,
     `started   ${new Date(r.started).toISOString()}${r.durationMs !== null ? `, ${(r.durationMs / 1000).toFixed(2)} s` : ''}`,
     `params    ${short(r.params)}`,
-    `target    ${r.target.host} (machine ${r.target.machine.slice(0, 12)}); workers ${devices.map((d) => `${d.id ?? '?'}${d.leftOut ? ' (left out)' : ''}`).join(', ') || '-'}`,
+    r.target.dask
+      ? `target    ${daskTargetText(r.target.dask)}; from ${r.target.host}`
+      : `target    ${r.target.host} (machine ${r.target.machine.slice(0, 12)}); workers ${devices.map((d) => `${d.id ?? '?'}${d.leftOut ? ' (left out)' : ''}`).join(', ') || '-'}`,
     `digest    ${r.digest ?? '-'}`,
     `stats     ${r.stats.tasks} tasks, ${(r.stats.busyMs / 1000).toFixed(2)} s busy; ${r.stats.workers.map((w) => `${w.worker}: ${w.tasks}`).join(', ') || 'no task events'}; ${r.stats.transfers.count} transfers (${r.stats.transfers.bytes} bytes); ${r.stats.events.total} events${r.stats.events.dropped ? ` (${r.stats.events.dropped} past the cap)` : ''}`,
     'results',

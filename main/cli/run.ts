@@ -35,6 +35,12 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   const params = paramOverrides(opts.param);
   // A bad document is refused before the engine starts (workers forked early are killed).
   const wf = validateWorkflow(doc, params);
+  // An op the Dask workers cannot run is refused before any connection (exit 2, node and op named).
+  if (opts.dask !== undefined) {
+    const [{ compileWorkflow }, { firstRefusal }] = await Promise.all([import('../engine/compile/compile'), import('../dask/supported')]);
+    const refused = firstRefusal(compileWorkflow(wf));
+    if (refused) throw new UsageError(`--dask: ${refused.message}`);
+  }
   // The graph compiles while the workers start (a Dask target compiles for its own workers).
   let compiled: EarlyCompile | undefined;
   const svc = await startService(opts, true, early, (engine) => {
@@ -43,7 +49,11 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   try {
     let current: string | null = null;
     const progress = progressPrinter(() => current);
-    const unsub = svc.subscribe((e) => progress.onEvent(e));
+    const unsub = svc.subscribe((e) => {
+      progress.onEvent(e);
+      // What a Dask run must say at once ("waiting for workers on ...", a lost scheduler).
+      if (opts.dask !== undefined && e.type === 'log' && e.level !== 'info') process.stderr.write(`${e.message}\n`);
+    });
     const started = await svc.runAsync(doc, { params, early: compiled });
     current = started.runId;
     const stop = () => started.handle.cancel('interrupted (SIGINT)');
@@ -59,7 +69,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
       if (r.status !== 'finished') process.stderr.write(`run ${r.status}: ${r.error ?? ''}\n`);
       for (const [k, v] of Object.entries(r.results)) process.stdout.write(`${k} = ${formatResult(v)}\n`);
       const workers = r.stats.workers.map((w) => `${w.id}${w.virtual ? ' (virtual)' : ''}: ${w.tasks}`).join(', ');
-      process.stdout.write(`${r.stats.tasks} tasks in ${(r.stats.durationMs / 1000).toFixed(2)} s on ${r.stats.workers.length} workers (${workers}); run ${r.storeId ?? r.runId}, digest ${r.digest.slice(0, 12)}\n`);
+      process.stdout.write(`${r.stats.tasks} tasks in ${(r.stats.durationMs / 1000).toFixed(2)} s on ${r.stats.workers.length} workers (${workers}); run ${r.storeId ?? r.runId}, digest ${r.digest?.slice(0, 12) ?? '-'}\n`);
     }
     for (const o of r.stats.leftOut ?? []) process.stderr.write(`warning: worker ${o.worker} left out of run ${r.storeId ?? r.runId}: ${o.reason}\n`);
     // The answer is right, but the run's record is not complete: say so, and exit non-zero.

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { serve } from '../api/http';
 import { intOption, UsageError, type Parsed } from './args';
-import { startService } from './cluster';
+import { daskConnectOptions, daskOption, startService } from './cluster';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
@@ -38,8 +38,10 @@ export async function serveCommand(_positionals: string[], opts: Parsed['values'
   try {
     // Local workers always start (the app may switch back to this workstation); the cluster is
     // --dask's, else the one remembered in the store, connected in the background.
+    const dask = daskOption(opts.dask);
+    const connectOptions = dask === undefined ? undefined : daskConnectOptions(opts, dask);
     const svc = await startService({ ...opts, dask: undefined });
-    if (opts.dask !== undefined) await svc.selectCluster(opts.dask);
+    if (dask !== undefined) await svc.selectCluster(dask, connectOptions);
     else void svc.restoreCluster();
     let served: Awaited<ReturnType<typeof serve>> | null = null;
     try {

@@ -75,7 +75,8 @@ export class DaskRun {
     this.cancelReason = reason;
   }
 
-  private cancelReason = 'cancelled by the user';
+  /** Set by cancel(); a cancel nobody here asked for (the bridge closing) says so. */
+  private cancelReason = 'cancelled on the Dask side (its bridge closed)';
 
   private stat(lane: string): WorkerStat {
     let s = this.stats.get(lane);
@@ -130,6 +131,9 @@ export class DaskRun {
         return;
       case 'result':
         this.sent = m.values;
+        return;
+      case 'notice':
+        this.bus.emit({ type: 'log', level: 'warn', message: `run ${this.runId}: ${m.message}` });
         return;
       case 'done':
         void this.complete();

@@ -5,12 +5,14 @@
  * comes from `info()`.
  */
 import type { ClusterInfo as ApiClusterInfo } from '../../common/api';
-import type { DaskWorker, FromBridge } from '../../common/dask-messages';
+import type { DaskTls, DaskWorker, FromBridge } from '../../common/dask-messages';
 import type { JsonValue } from '../../common/store-types';
 import type { TaskGraph } from '../../common/tasks';
 import type { EventBus } from '../engine/event-bus';
 import { Bridge, type BridgeOptions, type Ready } from './bridge';
 import { DaskSetupError } from './interpreter';
+import { availableParallelism } from 'node:os';
+import { localWorkersOver, parseTarget } from './address';
 import { probeScheduler } from './reachable';
 import { DaskRun, laneOf } from './run';
 
@@ -18,19 +20,15 @@ import { DaskRun, laneOf } from './run';
 export const REMOTE_CONNECT_S = 5;
 /** Starting a LocalCluster's worker processes takes longer. */
 export const LOCAL_CONNECT_S = 60;
+/** How long a run waits while the cluster has no worker, then fails (--dask-wait). */
+export const DEFAULT_WAIT_S = 60;
 
-/** `tcp://host:port`, `tls://host:port`, `host:port` (tcp), `local:N` or `local-cuda`; a UsageError-like DaskSetupError otherwise. */
-export function parseTarget(text: string): string {
-  const t = text.trim();
-  if (/^local:\d+$/.test(t)) {
-    const n = Number(t.slice(6));
-    if (n < 1 || n > 256) throw new DaskSetupError('bad-target', `--dask local:N needs 1 <= N <= 256, got '${t}'`);
-    return t;
-  }
-  if (t === 'local-cuda') return t;
-  if (/^(tcp|tls|ucx|inproc):\/\/[^\s/]+(:\d+)?$/.test(t)) return t;
-  if (/^[A-Za-z0-9.-]+:\d+$/.test(t)) return `tcp://${t}`;
-  throw new DaskSetupError('bad-target', `not a Dask cluster: '${text}' (use tcp://host:8786, local:N or local-cuda)`);
+export interface ConnectOptions extends BridgeOptions {
+  timeoutS?: number;
+  /** Seconds a run waits for a worker on a cluster without any (the bridge's deadline). */
+  waitS?: number;
+  /** A tls:// scheduler's CA, client certificate and key. */
+  tls?: DaskTls;
 }
 
 /** What the API shows of a cluster (common/api.ts), plus the bridge's C-ABI library status. */
@@ -43,32 +41,38 @@ export class DaskTarget {
   private memory: Extract<FromBridge, { type: 'memory' }>['workers'] = {};
   private running: DaskRun | null = null;
   private closing = false;
+  /** Why the target cannot run any more (the scheduler lost, the bridge gone); null while connected. */
+  private lostReason: string | null = null;
 
   private constructor(
     readonly target: string,
     private readonly bridge: Bridge,
     private readonly ready: Ready,
-    private readonly connected: Extract<FromBridge, { type: 'connected' }>,
+    private readonly hello: Extract<FromBridge, { type: 'connected' }>,
     private readonly bus: EventBus | null,
+    private readonly options: ConnectOptions,
   ) {
-    for (const w of connected.workers) this.workers.set(w.name, w);
+    for (const w of hello.workers) this.workers.set(w.name, w);
     bridge.onMessage((m) => this.onMessage(m));
     bridge.onExit((why) => {
+      this.lostReason ??= why;
       if (!this.closing) bus?.emit({ type: 'log', level: 'error', message: `Dask cluster ${target}: ${why}` });
     });
-    for (const w of connected.workers) this.emitWorker(w, 'up');
+    for (const w of hello.workers) this.emitWorker(w, 'up');
   }
 
   /** Starts a bridge and connects it; every failure is a DaskSetupError whose message names the cause (and the address). */
-  static async connect(target: string, bus: EventBus | null, opts: BridgeOptions & { timeoutS?: number } = {}): Promise<DaskTarget> {
+  static async connect(target: string, bus: EventBus | null, opts: ConnectOptions = {}): Promise<DaskTarget> {
     const t = parseTarget(target);
+    const over = localWorkersOver(t, availableParallelism());
+    if (over !== null) throw new DaskSetupError('bad-target', over);
     const why = await probeScheduler(t);
     if (why !== null) throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${why}`);
     const { bridge, ready } = await Bridge.start(opts);
     const timeoutS = opts.timeoutS ?? (t.startsWith('local') ? LOCAL_CONNECT_S : REMOTE_CONNECT_S);
     let reply: FromBridge;
     try {
-      reply = await bridge.request({ type: 'connect', id: bridge.newId('c'), target: t, timeout_s: timeoutS }, ['connected'], (timeoutS + 5) * 1000);
+      reply = await bridge.request({ type: 'connect', id: bridge.newId('c'), target: t, timeout_s: timeoutS, wait_s: opts.waitS ?? DEFAULT_WAIT_S, ...(opts.tls ? { tls: opts.tls } : {}) }, ['connected'], (timeoutS + 5) * 1000);
     } catch (e) {
       bridge.kill();
       throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${e instanceof Error ? e.message : String(e)}`);
@@ -81,7 +85,12 @@ export class DaskTarget {
       throw new DaskSetupError(code, msg);
     }
     if (reply.type !== 'connected') throw new DaskSetupError('bridge', `unexpected reply '${reply.type}' to connect`);
-    return new DaskTarget(t, bridge, ready, reply, bus);
+    return new DaskTarget(t, bridge, ready, reply, bus, opts);
+  }
+
+  /** A fresh connection to the same target with the same options (after the scheduler was lost). */
+  reconnect(): Promise<DaskTarget> {
+    return DaskTarget.connect(this.target, this.bus, this.options);
   }
 
   private emitWorker(w: DaskWorker, state: 'up' | 'down'): void {
@@ -94,10 +103,24 @@ export class DaskTarget {
       else this.workers.delete(m.worker.name);
       this.emitWorker(m.worker, m.event === 'added' ? 'up' : 'down');
     } else if (m.type === 'memory') this.memory = m.workers;
+    else if (m.type === 'lost') {
+      this.lostReason ??= m.message;
+      this.bus?.emit({ type: 'log', level: 'error', message: `Dask cluster ${this.target}: ${m.message}` });
+    }
   }
 
   get alive(): boolean {
     return this.bridge.alive;
+  }
+
+  /** Whether runs can go here: the bridge runs and the scheduler was not lost. */
+  get connected(): boolean {
+    return this.lostReason === null && this.bridge.alive;
+  }
+
+  /** Resolves when no run is in flight here (a cluster switch lets the running one finish). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running.result.catch(() => undefined);
   }
 
   /** The workers as last reported (joins and leaves applied). */
@@ -119,7 +142,7 @@ export class DaskTarget {
   }
 
   info(): ClusterInfo {
-    return { target: this.target, scheduler: this.connected.scheduler, dashboard: this.connected.dashboard, python: this.ready.python, versions: this.ready.versions, capi: this.ready.capi, workers: this.currentWorkers };
+    return { target: this.target, scheduler: this.hello.scheduler, dashboard: this.hello.dashboard, python: this.ready.python, versions: this.ready.versions, capi: this.ready.capi, workers: this.currentWorkers, connected: this.connected, ...(this.lostReason !== null ? { lost: this.lostReason } : {}) };
   }
 
   /** What a stored run records of the cluster it ran on. */

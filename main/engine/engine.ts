@@ -70,9 +70,9 @@ export class Engine {
     return this.pool.start();
   }
 
-  /** The largest memory limit among workers: no task may need more. */
-  get maxTaskBytes(): number {
-    return Math.max(...[...this.pool.workers.values()].map((w) => w.config.memoryLimit));
+  /** The largest memory limit among workers: no task may need more (none without workers: a Dask-only engine). */
+  get maxTaskBytes(): number | undefined {
+    return largest([...this.pool.workers.values()].map((w) => w.config.memoryLimit));
   }
 
   /**
@@ -102,7 +102,7 @@ export class Engine {
    */
   precompile(wf: ValidWorkflow): EarlyCompile {
     const planned = this.plannedDeviceTarget;
-    const maxTaskBytes = Math.max(...this.pool.plannedConfigs.map((c) => c.memoryLimit));
+    const maxTaskBytes = largest(this.pool.plannedConfigs.map((c) => c.memoryLimit));
     const early = compileWorkflowAsync(wf, { maxTaskBytes, device: planned }).then((c) => (traceStart('compiled-early'), c));
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);
@@ -156,4 +156,9 @@ export class Engine {
     for (const r of this.runs.values()) r.cancel('engine shutting down');
     await this.pool.shutdown(opts);
   }
+}
+
+/** The largest of `limits`; undefined for none (Math.max of nothing is -Infinity: every task too big). */
+function largest(limits: number[]): number | undefined {
+  return limits.length ? Math.max(...limits) : undefined;
 }

@@ -15,7 +15,6 @@ import os
 import platform
 import queue
 import sys
-import tempfile
 import threading
 from typing import Any, Dict, Optional, TextIO
 
@@ -72,7 +71,11 @@ class Bridge:
         self.pump: Any = None
         self.probes: Dict[str, Dict[str, Any]] = {}
         self.runs: Dict[str, Any] = {}
-        self.workdir = tempfile.mkdtemp(prefix="gpuflow-dask-")
+        self.wait_s = 60.0
+        self.scheduler = ""
+        # Why the scheduler is gone (None while connected): later submits fail at once with it.
+        self.lost_reason: Optional[str] = None
+        self.lost_lock = threading.Lock()
 
     # ---- messages ----
     def handle(self, msg: Any) -> bool:
@@ -101,9 +104,9 @@ class Bridge:
 
         self.close()
         try:
-            self.client, self.cluster = _with_timeout(lambda: start(msg.target, msg.timeout_s), msg.timeout_s + 5, msg.target)
+            self.client, self.cluster = _with_timeout(lambda: start(msg.target, msg.timeout_s, msg.tls), msg.timeout_s + 5, msg.target)
             check_versions(self.client)
-            self.probes = ship(self.client, probe_all(self.client), self.workdir)
+            self.probes = ship(self.client, probe_all(self.client))
         except ConnectError as e:
             self.close()
             self.emit(error(msg.id, e.code, str(e)))
@@ -115,7 +118,11 @@ class Bridge:
         from .cluster import scheduler_info
         from .events import EventPump
 
+        self.wait_s = msg.wait_s
+        self.scheduler = str(self.client.scheduler.address)
+        self.lost_reason = None
         self.pump = EventPump(self.client, self.emit, self.probe_of, self.probes)
+        self.pump.on_failed_poll = self.check_lost
         # The scheduler installs its task-stream plugin on the first query: do it now, so the
         # first run's early tasks are recorded.
         self.pump.install()
@@ -129,6 +136,25 @@ class Bridge:
         except Exception:  # noqa: BLE001 - no dashboard
             dashboard = None
         self.emit({"type": "connected", "id": msg.id, "scheduler": self.client.scheduler.address, "dashboard": dashboard, "workers": self.describe()})
+
+    def on_lost(self, message: str) -> None:
+        """Tells main once that the scheduler is gone (main marks the target disconnected)."""
+        from .messages import lost
+
+        with self.lost_lock:
+            if self.lost_reason is not None:
+                return
+            self.lost_reason = message
+        self.emit(lost(self.scheduler, message))
+
+    def check_lost(self) -> bool:
+        """After a failed event poll: whether the scheduler is gone (then main hears of it)."""
+        from .runs import scheduler_reachable
+
+        if self.client is None or scheduler_reachable(self.scheduler):
+            return False
+        self.on_lost(f"lost the scheduler at {self.scheduler} (it no longer accepts connections); the next run reconnects")
+        return True
 
     def describe(self) -> Any:
         from .cluster import describe
@@ -165,7 +191,14 @@ class Bridge:
         if msg.id in self.runs:
             self.emit(failed(msg.id, "internal", f"submit: run {msg.id} is already in flight"))
             return
-        run = Run(self.client, msg, self.emit, self.pump, lambda r: self.runs.pop(r.sub.id, None))
+        if self.lost_reason is not None:
+            self.emit(failed(msg.id, "scheduler-lost", self.lost_reason))
+            return
+        from .runs import Cluster
+
+        pump = self.pump
+        cluster = Cluster(self.scheduler, self.wait_s, lambda: len(pump.workers), self.on_lost)
+        run = Run(self.client, msg, self.emit, self.pump, lambda r: self.runs.pop(r.sub.id, None), cluster)
         self.runs[msg.id] = run
         try:
             run.start()

@@ -3,7 +3,8 @@ worker descriptions; and shipping this package to workers that lack it.
 
 APIs used (present in distributed 2022.12 and 2026.x): Client(address, timeout=),
 LocalCluster(n_workers=, threads_per_worker=, processes=, dashboard_address=),
-Client.scheduler_info(), Client.run(), Client.upload_file(), Client.get_versions(check=False).
+Client.scheduler_info(), Client.run(), Client.register_worker_plugin() (register_plugin where
+present), Client.get_versions(check=False).
 """
 from __future__ import annotations
 
@@ -38,7 +39,23 @@ def quiet_nvml() -> None:
         dask.config.set({"distributed.diagnostics.nvml": False})
 
 
-def start(target: str, timeout_s: float) -> Tuple[Any, Optional[Any]]:
+def security(target: str, tls: Optional[Dict[str, str]]) -> Optional[Any]:
+    """distributed.security.Security for a tls:// scheduler (CA, client certificate and key)."""
+    if not target.startswith("tls://"):
+        if tls is not None:
+            raise ConnectError("internal", f"TLS files were given for {target}, which is not a tls:// address")
+        return None
+    if tls is None:
+        raise ConnectError("internal", f"{target} needs a CA, a client certificate and its key (gpuflow: --dask-tls-ca, --dask-tls-cert, --dask-tls-key)")
+    for what, path in tls.items():
+        if not os.path.isfile(path):
+            raise ConnectError("internal", f"the TLS {what} file {path} does not exist")
+    from distributed.security import Security
+
+    return Security(tls_ca_file=tls["ca"], tls_client_cert=tls["cert"], tls_client_key=tls["key"], require_encryption=True)
+
+
+def start(target: str, timeout_s: float, tls: Optional[Dict[str, str]] = None) -> Tuple[Any, Optional[Any]]:
     """(client, cluster or None) for a target of the connect message."""
     try:
         from distributed import Client, LocalCluster
@@ -47,21 +64,40 @@ def start(target: str, timeout_s: float) -> Tuple[Any, Optional[Any]]:
     quiet_nvml()
     if target.startswith("local:"):
         n = int(target.split(":", 1)[1])
-        if not 1 <= n <= 256:
-            raise ConnectError("internal", f"local:{n}: the number of workers must be 1..256")
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
+        cores = os.cpu_count() or 1
+        if not 1 <= n <= cores:
+            raise ConnectError("internal", f"local:{n}: this machine has {cores} cores; use local:1 to local:{cores}")
+        # Loopback only: the scheduler, the nannies, the workers and the dashboard (which has no
+        # authentication) answer on 127.0.0.1, never on the machine's other interfaces.
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
         return Client(cluster, timeout=timeout_s), cluster
     if target == "local-cuda":
-        try:
-            from dask_cuda import LocalCUDACluster
-        except ImportError as e:
-            raise ConnectError("local-cuda-missing", f"local-cuda needs the Python package 'dask_cuda' ({e}); install dask-cuda, or use local:N") from None
-        cluster = LocalCUDACluster(threads_per_worker=1, dashboard_address=":0")
-        return Client(cluster, timeout=timeout_s), cluster
+        return _local_cuda(timeout_s)
+    sec = security(target, tls)
     try:
-        return Client(target, timeout=timeout_s), None
+        return (Client(target, timeout=timeout_s, security=sec) if sec is not None else Client(target, timeout=timeout_s)), None
     except (OSError, TimeoutError) as e:
         raise ConnectError("unreachable", f"Dask scheduler {target} is unreachable within {timeout_s:g} s ({type(e).__name__}: {e})") from None
+
+
+def _local_cuda(timeout_s: float) -> Tuple[Any, Any]:
+    """dask-cuda's LocalCUDACluster where installed; else one pinned Nanny per visible GPU."""
+    from distributed import Client
+
+    try:
+        from dask_cuda import LocalCUDACluster
+    except ImportError:
+        LocalCUDACluster = None
+    if LocalCUDACluster is not None:
+        cluster = LocalCUDACluster(threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        return Client(cluster, timeout=timeout_s), cluster
+    from .cuda_cluster import start_cuda_cluster, visible_gpus
+
+    gpus = visible_gpus()
+    if not gpus:
+        raise ConnectError("local-cuda-missing", "local-cuda: no GPU is visible here (CUDA_VISIBLE_DEVICES is empty or unset and nvidia-smi lists none); use local:N")
+    cluster = start_cuda_cluster(gpus)
+    return Client(cluster, timeout=timeout_s), cluster
 
 
 def check_versions(client: Any) -> None:
@@ -85,31 +121,42 @@ def package_zip() -> bytes:
     return buf.getvalue()
 
 
-def ship(client: Any, probes: Dict[str, Dict[str, Any]], workdir: str) -> Dict[str, Dict[str, Any]]:
-    """Uploads the package to workers that cannot import it; returns fresh probes."""
+def ship(client: Any, probes: Dict[str, Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """Registers the package plugin (remote.package_plugin): workers that cannot import
+    gpuflow_dask get it now, and so does every worker that joins later; returns fresh probes
+    where some worker lacked it."""
+    from . import remote
+
+    _by_value(remote)
+    plugin = remote.package_plugin(package_zip())
+    try:
+        register = getattr(client, "register_plugin", None)  # distributed >= 2023.9
+        if register is not None:
+            register(plugin, name=plugin.name)
+        else:
+            client.register_worker_plugin(plugin, name=plugin.name)
+    except Exception as e:  # noqa: BLE001 - reported through the probes below
+        log.warning("registering the gpuflow_dask package plugin failed: %s", e)
     if all(p.get("gpuflow") for p in probes.values()):
         return probes
-    path = os.path.join(workdir, "gpuflow_dask.zip")
-    with open(path, "wb") as f:
-        f.write(package_zip())
-    log.warning("gpuflow_dask is missing on %d worker(s); uploading %s", sum(not p.get("gpuflow") for p in probes.values()), path)
-    try:
-        client.upload_file(path)
-    except Exception as e:  # noqa: BLE001 - reported through the probes below
-        log.warning("upload of gpuflow_dask failed: %s", e)
     return probe_all(client)
+
+
+def _by_value(module: Any) -> None:
+    """Functions of `module` travel to workers by value (they may lack gpuflow_dask)."""
+    import cloudpickle
+
+    try:
+        cloudpickle.register_pickle_by_value(module)
+    except (AttributeError, ValueError):  # cloudpickle < 2 or already registered
+        pass
 
 
 def probe_all(client: Any) -> Dict[str, Dict[str, Any]]:
     """remote.probe on every worker, by address."""
-    import cloudpickle
-
     from . import remote
 
-    try:
-        cloudpickle.register_pickle_by_value(remote)
-    except (AttributeError, ValueError):  # cloudpickle < 2 or already registered
-        pass
+    _by_value(remote)
     try:
         return client.run(remote.probe, on_error="return")
     except TypeError:  # distributed without on_error

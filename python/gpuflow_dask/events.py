@@ -50,6 +50,8 @@ class EventPump(threading.Thread):
         self.workers: Dict[str, Dict[str, Any]] = {}
         self.names: Dict[str, str] = {}
         self.last_memory = 0.0
+        # Called after a failed poll; True stops the pump (the bridge's check for a lost scheduler).
+        self.on_failed_poll: Callable[[], bool] = lambda: False
 
     def watch(self, w: RunWatch) -> None:
         with self.lock:
@@ -71,12 +73,18 @@ class EventPump(threading.Thread):
 
     def run(self) -> None:
         while not self.stop_flag.wait(POLL_S):
+            # A client that lost its scheduler reconnects in the background; its cached info
+            # answers the polls below without error, so its status is what tells.
+            if self.client.status not in ("running", "newly-created") and self.on_failed_poll():
+                return
             try:
                 self.poll_workers()
                 self.poll_tasks()
             except Exception as e:  # noqa: BLE001 - a failed poll is logged, the next one retries
                 if not self.stop_flag.is_set():
                     log.warning("event poll failed: %s: %s", type(e).__name__, e)
+                    if self.on_failed_poll():
+                        return
 
     def name_of(self, addr: str) -> str:
         return self.names.get(addr, addr)

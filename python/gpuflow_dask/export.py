@@ -11,30 +11,31 @@ started (local:N, local-cuda) is closed again; a scheduler it connected to is le
 from __future__ import annotations
 
 import json
-import tempfile
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from .batch import plan
 from .cluster import ConnectError, check_versions, probe_all, ship, start
 from .messages import parse
-from .runs import dask_graph
+from .runs import dask_graph, key_prefix
 
 
-def run_graph(graph: Dict[str, Any], address: str, timeout_s: float = 30.0) -> Dict[str, Any]:
+def run_graph(graph: Dict[str, Any], address: str, timeout_s: float = 30.0, params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Each output key of `graph` -> its value, computed on the cluster at `address`."""
     # The submit parser validates the graph as the bridge would, with the same error messages.
     sub = parse(json.dumps({"type": "submit", "id": "export", "graph": graph}))
-    dsk = dask_graph(sub, "", plan(sub.tasks, sub.outputs))
+    # Keys of their own (graph + params token, fresh token): two scripts on one scheduler at
+    # once, or one script run twice, never receive each other's results.
+    prefix = key_prefix("export", graph, params)
+    dsk = dask_graph(sub, prefix, plan(sub.tasks, sub.outputs))
     client, cluster = start(address, timeout_s)
     try:
         # As the bridge does: the same distributed on both sides, and gpuflow_dask uploaded to
         # workers that cannot import it.
         check_versions(client)
-        with tempfile.TemporaryDirectory() as workdir:
-            missing = [a for a, p in ship(client, probe_all(client), workdir).items() if not p.get("gpuflow")]
+        missing = [a for a, p in ship(client, probe_all(client)).items() if not p.get("gpuflow")]
         if missing:
             raise ConnectError("worker-missing-package", f"gpuflow_dask is not importable on {', '.join(missing)} and could not be uploaded")
-        values = client.get(dsk, list(sub.outputs))
+        values = client.get(dsk, [prefix + k for k in sub.outputs])
         return dict(zip(sub.outputs, values))
     finally:
         client.close()

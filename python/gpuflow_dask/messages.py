@@ -7,14 +7,14 @@ shapes the TypeScript side parses with zod (common/dask-messages.ts) are written
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TypedDict, Union
+
+from .address import parse_target
 
 PROTOCOL = 1
 RESOURCES = ("gpu", "cpu", "any")
 SPEC_KINDS = ("program", "combine", "array-op", "df", "trial")
-TARGET_RE = re.compile(r"^(tcp|tls|ucx|ws|wss|inproc)://\S+$|^local:\d+$|^local-cuda$")
 
 
 class BadMessage(ValueError):
@@ -30,6 +30,10 @@ class Connect:
     id: str
     target: str
     timeout_s: float
+    # How long a run waits while the cluster has no worker before it fails (--dask-wait).
+    wait_s: float = 60.0
+    # tls:// only: {"ca", "cert", "key"} file paths (distributed.security.Security).
+    tls: Optional[Dict[str, str]] = None
 
 
 @dataclass
@@ -123,12 +127,20 @@ def parse(line: str) -> Inbound:
     mid = _str(obj, "id", t)
     if t == "connect":
         target = _str(obj, "target", f"connect {mid}")
-        if not TARGET_RE.match(target):
-            raise BadMessage(f"connect {mid}: target {target!r} is not a scheduler address (tcp://host:port), local:N or local-cuda", mid)
+        try:
+            target = parse_target(target)
+        except ValueError as e:
+            raise BadMessage(f"connect {mid}: {e}", mid) from None
         timeout = obj.get("timeout_s", 10)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
             raise BadMessage(f"connect {mid}: timeout_s must be a number of seconds in (0, 3600]", mid)
-        return Connect(mid, target, float(timeout))
+        wait = obj.get("wait_s", 60)
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 < wait <= 86400:
+            raise BadMessage(f"connect {mid}: wait_s must be a number of seconds in (0, 86400]", mid)
+        tls = obj.get("tls")
+        if tls is not None and (not isinstance(tls, dict) or set(tls) != {"ca", "cert", "key"} or not all(isinstance(v, str) and v for v in tls.values())):
+            raise BadMessage(f"connect {mid}: tls must be an object of file paths 'ca', 'cert' and 'key'", mid)
+        return Connect(mid, target, float(timeout), float(wait), tls)
     if t == "workers":
         return WorkersQuery(mid)
     if t == "cancel":
@@ -194,15 +206,35 @@ class TransferEvent(TypedDict):
     bytes: int
 
 
-FAILURE_CODES = ("task-error", "unsupported-op", "worker-missing-package", "internal")
+FAILURE_CODES = ("task-error", "unsupported-op", "worker-missing-package", "no-workers", "scheduler-lost", "internal")
+# A failure's message is stored with the run: bounded, so no pickled graph or repr of a huge
+# value ever lands in history (a CancelledError or a task's exception may carry one).
+MESSAGE_LIMIT = 1000
 ERROR_CODES = ("unreachable", "no-distributed", "version", "bad-message", "local-cuda-missing", "internal")
 
 
 def error(id: Optional[str], code: str, message: str) -> Dict[str, Any]:
     assert code in ERROR_CODES, code
-    return {"type": "error", "id": id, "code": code, "message": message}
+    return {"type": "error", "id": id, "code": code, "message": bounded(message)}
 
 
 def failed(id: str, code: str, message: str, key: Optional[str] = None, node: Optional[str] = None) -> Dict[str, Any]:
     assert code in FAILURE_CODES, code
-    return {"type": "failed", "id": id, "code": code, "message": message, "key": key, "node": node}
+    return {"type": "failed", "id": id, "code": code, "message": bounded(message), "key": key, "node": node}
+
+
+def bounded(message: str) -> str:
+    """`message` cut to MESSAGE_LIMIT characters, saying how much was left out."""
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    return f"{message[:MESSAGE_LIMIT]}... ({len(message) - MESSAGE_LIMIT} more characters)"
+
+
+def notice(id: Optional[str], message: str) -> Dict[str, Any]:
+    """Something the user should see now (a run waiting for workers); not an error."""
+    return {"type": "notice", "id": id, "message": message}
+
+
+def lost(scheduler: str, message: str) -> Dict[str, Any]:
+    """The scheduler is gone: main marks the target disconnected and reconnects for the next run."""
+    return {"type": "lost", "scheduler": scheduler, "message": message}

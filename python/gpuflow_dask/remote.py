@@ -22,3 +22,32 @@ def probe() -> Dict[str, Any]:
     out["cuda"] = out["capi"] and capi.load_cuda() is not None
     out["why"] = capi.why() + ("; cuda: " + capi.cuda_why() if out["capi"] else "")
     return out
+
+
+def package_plugin(zipped: bytes) -> Any:
+    """A WorkerPlugin that makes gpuflow_dask importable on every worker, those that join later
+    included (the scheduler hands its plugins to each new worker): where the package is not
+    importable, the zip is written into the worker's directory and put on sys.path. The class is
+    made here, inside a function, so cloudpickle sends it by value."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class GpuflowPackage(WorkerPlugin):  # type: ignore[misc]
+        name = "gpuflow-dask-package"
+
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def setup(self, worker: Any) -> None:
+            import importlib
+            import importlib.util
+            import sys
+
+            if importlib.util.find_spec("gpuflow_dask") is not None:
+                return
+            path = os.path.join(str(worker.local_directory), "gpuflow_dask.zip")
+            with open(path, "wb") as f:
+                f.write(self.data)
+            sys.path.insert(0, path)
+            importlib.invalidate_caches()
+
+    return GpuflowPackage(zipped)

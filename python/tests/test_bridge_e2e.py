@@ -2,6 +2,9 @@
 answer equals the js engine's, tasks ran on both workers with their events before `done`, bad
 lines get `bad-message` and the bridge keeps going, an unreachable scheduler is named within
 its timeout, and cancel leaves the cluster able to run the next graph."""
+import os
+import shutil
+import tempfile
 import time
 import unittest
 
@@ -125,6 +128,16 @@ def slow_graph(chunks: int, rows: int, cols: int):
 
 
 class BridgeWithoutCluster(unittest.TestCase):
+    def test_leaves_no_temp_folder(self):
+        tmp = tempfile.mkdtemp(prefix="gpuflow-bridge-tmp-")
+        try:
+            b = BridgeProcess({"TMPDIR": tmp})
+            b.until(lambda m: m["type"] == "ready")
+            self.assertEqual(b.close(), 0)
+            self.assertEqual(os.listdir(tmp), [])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def test_unreachable_scheduler_named_within_timeout(self):
         b = BridgeProcess()
         try:
@@ -145,13 +158,15 @@ class BridgeWithoutCluster(unittest.TestCase):
             self.skipTest("dask_cuda is installed here")
         except ImportError:
             pass
-        b = BridgeProcess()
+        # Without dask-cuda, local-cuda starts one worker per visible GPU (test_local_cuda.py);
+        # with none visible it says so.
+        b = BridgeProcess({"CUDA_VISIBLE_DEVICES": ""})
         try:
             b.until(lambda m: m["type"] == "ready")
             b.send({"type": "connect", "id": "c8", "target": "local-cuda", "timeout_s": 5})
             m = b.reply("c8", 30)
             self.assertEqual((m["type"], m["code"]), ("error", "local-cuda-missing"))
-            self.assertIn("dask_cuda", m["message"])
+            self.assertIn("no GPU is visible", m["message"])
             b.send({"type": "submit", "id": "r9", "graph": {"tasks": [], "outputs": []}})
             self.assertEqual(b.reply("r9")["code"], "internal")  # not connected
         finally:

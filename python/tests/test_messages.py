@@ -35,7 +35,7 @@ class ParseTest(unittest.TestCase):
         self.assertBad("{nope", "not JSON")
         self.assertBad("[1]", "JSON object")
         self.assertBad('{"type":"launch","id":"x"}', "unknown message type", '"launch"')
-        self.assertBad('{"type":"connect","id":"c1","target":"http://x"}', "http://x", "not a scheduler address")
+        self.assertBad('{"type":"connect","id":"c1","target":"http://x"}', "http://x", "not a Dask cluster address")
         self.assertBad('{"type":"connect","id":"c1","target":"local:2","timeout_s":-1}', "timeout_s")
         self.assertBad('{"type":"workers"}', "'id'")
         e = self.assertBad(submit([{**TASK, "deps": ["zz"]}], ["a"]), "'a'", "'zz'", "not in the graph")
@@ -46,6 +46,21 @@ class ParseTest(unittest.TestCase):
         self.assertBad(submit([{**TASK, "spec": {"kind": "combine"}}], ["a"]), "finalize")
         self.assertBad(submit([{**TASK, "spec": {"kind": "program", "program": {}, "code": 3}}], ["a"]), "spec.code")
         self.assertBad(submit([{**TASK, "resource": "tpu"}], ["a"]), "resource")
+
+
+class BoundedFailureTest(unittest.TestCase):
+    def test_a_failure_message_stored_with_a_run_is_bounded(self):
+        from gpuflow_dask.messages import MESSAGE_LIMIT, failed
+
+        m = failed("r", "task-error", "CancelledError: " + "x" * 5000)
+        self.assertLessEqual(len(m["message"]), MESSAGE_LIMIT + 40)
+        self.assertTrue(m["message"].endswith("(4016 more characters)"), m["message"][-40:])
+
+    def test_connect_takes_a_wait_deadline(self):
+        self.assertEqual(parse('{"type":"connect","id":"c","target":"tcp://h:1","wait_s":2.5}').wait_s, 2.5)
+        self.assertEqual(parse('{"type":"connect","id":"c","target":"tcp://h:1"}').wait_s, 60.0)
+        with self.assertRaises(BadMessage):
+            parse('{"type":"connect","id":"c","target":"tcp://h:1","wait_s":0}')
 
 
 if __name__ == "__main__":

@@ -90,9 +90,9 @@ export function ResultsPanel() {
   const entries = Object.entries(result.results);
   const shown = selected && result.results[selected] ? entries.filter(([k]) => k === selected) : entries;
   return (
-    <div className="gf-results" data-testid="results" data-status={result.status} data-digest={result.digest}>
+    <div className="gf-results" data-testid="results" data-status={result.status} data-digest={result.digest ?? ''}>
       <div>
-        <strong>{result.status}</strong> · {result.stats.tasks} tasks · {result.stats.durationMs} ms · digest <code>{result.digest.slice(0, 12)}</code>
+        <strong>{result.status}</strong> · {result.stats.tasks} tasks · {result.stats.durationMs} ms · digest <code>{result.digest?.slice(0, 12) ?? '—'}</code>
         {result.storeId !== null && <> · run #{result.storeId}</>}
       </div>
       {replayOf && (

@@ -5,7 +5,7 @@
  * reference); the stored events on both Dask workers; a Dask worker killed mid-run; an
  * unreachable scheduler. One LocalCluster is shared by the tests that do not start their own.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,6 +34,18 @@ interface RunJson {
   storeId: number;
   results: Record<string, ResultValue>;
   tasksPerWorker: Record<string, number>;
+}
+
+/** A Python script run asynchronously (two at once share the cluster). */
+function runPython(args: string[], pyEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(DASK_PYTHON, args, { env: pyEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 async function daskRun(file: string, params: Record<string, number>, target: string, db = tempDb()): Promise<RunJson & { db: string }> {
@@ -67,6 +79,11 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     } finally {
       store.close();
     }
+    // show prints the cluster (scheduler, versions, workers), history a target column.
+    const show = await runCli(['show', String(r.storeId), '--db', r.db], env);
+    expect(show.stdout).toMatch(/^target {4}Dask cluster tcp:\/\/127\.0\.0\.1:\d+ \(local:2\); python 3\.[\d.]+, dask \d{4}\.[^,]+, distributed \d{4}\.[^;]+; 2 workers: 0 \(127\.0\.0\.1, 1 thread\), 1 \(127\.0\.0\.1, 1 thread\); from /m);
+    const history = await runCli(['history', '--db', r.db], env);
+    expect(history.stdout).toMatch(new RegExp(`^\\s*${r.storeId} .* seed benchmark +local:2 +${r.digest.slice(0, 12)}$`, 'm'));
   }, 240_000);
 
   it('runs the dataframe groupby example with the local digest', async () => {
@@ -121,6 +138,49 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     // The contract of docs/random.md: equal within 1e-12 relative (compensated sums on both sides).
     expect(Math.abs(total.value - local.value)).toBeLessThanOrEqual(1e-12 * Math.abs(local.value));
   }, 240_000);
+
+  it('two exported scripts of one workflow with other seeds, on one scheduler at once, print their own totals', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-export-'));
+    const seeds = [0, 1];
+    const files = await Promise.all(
+      seeds.map(async (seed) => {
+        const script = await runCli(['export-dask', 'examples/seed-benchmark.json', ...paramArgs({ N: 2000, chunks: 100, seed })], env);
+        expect(script.code, script.stderr).toBe(0);
+        const file = path.join(dir, `seed-${seed}.py`);
+        writeFileSync(file, script.stdout);
+        return file;
+      }),
+    );
+    const pyEnv = { ...process.env, PYTHONPATH: path.resolve('python'), GPUFLOW_CAPI_DIR: path.resolve('native/build') };
+    const outs = await Promise.all(files.map((f) => runPython([f, cluster.address], pyEnv)));
+    for (const [i, seed] of seeds.entries()) {
+      expect(outs[i]!.code, outs[i]!.stderr).toBe(0);
+      const total = outs[i]!.stdout.trim().split('\n').map((l) => JSON.parse(l) as { node: string; value: number }).find((l) => l.node === 'total')!;
+      const local = (await runLocal(example('seed-benchmark.json'), { N: 2000, chunks: 100, seed })).total as { value: number };
+      expect(Math.abs(total.value - local.value)).toBeLessThanOrEqual(1e-12 * Math.abs(local.value));
+    }
+  }, 240_000);
+
+  it('bench --dask ADDR from the CLI adds a Dask row whose digest agrees with the local rows', async () => {
+    const params = { N: 400, chunks: 100 };
+    const r = await runCli(['bench', 'examples/seed-benchmark.json', '--dask', cluster.address, '--repeat', '1', '--warmup', '0', '--json', '--db', tempDb(), ...paramArgs(params)], env, 240_000);
+    expect(r.code, r.stderr).toBe(0);
+    const record = JSON.parse(r.stdout) as { digestsAgree: boolean; configs: { name: string; available: boolean; digest?: string; workers: number }[] };
+    const dask = record.configs.find((c) => c.name === 'Dask cluster')!;
+    expect(dask).toMatchObject({ available: true, workers: 2 });
+    expect(dask.digest).toBe(await localDigest(example('seed-benchmark.json'), params));
+    expect(record.configs.find((c) => c.name === '1 CPU core')!.digest).toBe(dask.digest);
+    expect(record.digestsAgree).toBe(true);
+  }, 240_000);
+
+  it('bench --dask prints the reasons of a refused workflow, exit 2', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-bench-'));
+    const file = path.join(dir, 'empty.json');
+    writeFileSync(file, JSON.stringify({ version: 1, name: 'empty', nodes: [], edges: [] }));
+    const r = await runCli(['bench', file, '--dask', cluster.address, '--db', tempDb()], env, 120_000);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('gpuflow: invalid workflow\n  format: must be "gpuflow.workflow/1"');
+  }, 120_000);
 
   // Last: it kills one of the shared cluster's workers.
   it('finishes with the same digest when a Dask worker is killed mid-run', async () => {

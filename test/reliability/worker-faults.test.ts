@@ -38,7 +38,7 @@ describe('a task over its worker memory limit', () => {
     // No workers are started: compile only needs the plan's limits.
     const engine = new Engine(d, { launcher: forkLauncher(), cpuWorkers: 1, backends: ['js'] });
     planWorkers({ discovery: d, cpuWorkers: 1, backends: ['js'] }, 'no-token').forEach((p) => engine.pool.workers.set(p.config.id, { config: p.config } as never));
-    const limit = engine.maxTaskBytes;
+    const limit = engine.maxTaskBytes!;
     const side = Math.ceil(Math.sqrt(limit / 8)) + 1000; // one float64 block bigger than any worker may hold
     const wf = validateWorkflow({ ...bigBlocks, nodes: [{ ...bigBlocks.nodes[0], params: { shape: [side, side], chunks: [side, side], seed: 1 } }] });
     let err: unknown;

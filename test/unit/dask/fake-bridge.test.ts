@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../../common/events';
 import { digestOf, loadTableDigests } from '../../../main/api/run-record';
 import { DaskSetupError } from '../../../main/dask/interpreter';
-import { DaskTarget, parseTarget } from '../../../main/dask/target';
+import { parseTarget } from '../../../main/dask/address';
+import { DaskTarget } from '../../../main/dask/target';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { EventBus } from '../../../main/engine/event-bus';
 import { validateWorkflow } from '../../../main/engine/validate';
@@ -46,7 +47,7 @@ describe('main/dask against a fake bridge', () => {
     expect(parseTarget('sched.example.org:8786')).toBe('tcp://sched.example.org:8786');
     expect(parseTarget('local:3')).toBe('local:3');
     expect(() => parseTarget('local:0')).toThrow(/1 <= N/);
-    expect(() => parseTarget('http://x')).toThrow(/not a Dask cluster: 'http:\/\/x'/);
+    expect(() => parseTarget('http://x')).toThrow(/not a Dask cluster address 'http:\/\/x'/);
   });
 
   it('announces the workers as dask-<name> lanes', () => {

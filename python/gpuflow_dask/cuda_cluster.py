@@ -1,0 +1,71 @@
+"""`local-cuda` without dask-cuda: one worker process per visible GPU, each pinned to its GPU
+through CUDA_VISIBLE_DEVICES, as dask-cuda's LocalCUDACluster does (its GPU first, the others
+after, so device 0 in the worker is its own GPU). A distributed.SpecCluster of Nannies whose
+`env` carries the pin (Nanny(env=) in 2022.12 and 2026.x); everything on 127.0.0.1.
+
+The GPU list is CUDA_VISIBLE_DEVICES when set (as dask-cuda reads it), else the indices
+nvidia-smi lists; the spec is built from that list alone, so it is tested on a machine without
+GPUs with a list given by hand.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Any, Dict, List, Optional, Sequence
+
+
+def visible_gpus(env: Optional[Dict[str, str]] = None, nvidia_smi: Optional[str] = None) -> List[str]:
+    """The GPUs local-cuda may use, as CUDA_VISIBLE_DEVICES entries (indices or UUIDs)."""
+    e = os.environ if env is None else env
+    listed = e.get("CUDA_VISIBLE_DEVICES")
+    if listed is not None:
+        return [g.strip() for g in listed.split(",") if g.strip() and g.strip() != "-1"]
+    smi = nvidia_smi or shutil.which("nvidia-smi")
+    if not smi:
+        return []
+    try:
+        out = subprocess.run([smi, "--query-gpu=index", "--format=csv,noheader"], capture_output=True, text=True, timeout=20, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [line.strip() for line in out.splitlines() if line.strip().isdigit()]
+
+
+def pinned(gpus: Sequence[str], i: int) -> str:
+    """Worker i's CUDA_VISIBLE_DEVICES: its GPU first, then the others in order (dask-cuda's rule)."""
+    return ",".join([*gpus[i:], *gpus[:i]])
+
+
+def worker_specs(gpus: Sequence[str], threads: int = 1, memory_limit: Any = "auto") -> Dict[str, Dict[str, Any]]:
+    """The SpecCluster worker specs: one Nanny per GPU, named by its GPU, pinned with env."""
+    from distributed import Nanny
+
+    return {
+        f"gpu-{g}": {
+            "cls": Nanny,
+            "options": {
+                "env": {"CUDA_VISIBLE_DEVICES": pinned(gpus, i)},
+                "nthreads": threads,
+                "name": f"gpu-{g}",
+                "host": "127.0.0.1",
+                "dashboard_address": "127.0.0.1:0",
+                "memory_limit": memory_limit,
+                "resources": {"GPU": 1},
+            },
+        }
+        for i, g in enumerate(gpus)
+    }
+
+
+def scheduler_spec() -> Dict[str, Any]:
+    from distributed import Scheduler
+
+    return {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}}
+
+
+def start_cuda_cluster(gpus: Sequence[str]) -> Any:
+    """A SpecCluster of one pinned worker per GPU in `gpus`; memory split evenly between them."""
+    from distributed import SpecCluster
+    from distributed.system import MEMORY_LIMIT
+
+    return SpecCluster(workers=worker_specs(gpus, memory_limit=max(1, MEMORY_LIMIT // max(1, len(gpus)))), scheduler=scheduler_spec(), name="gpuflow-local-cuda")

@@ -1,0 +1,82 @@
+"""`local-cuda` without dask-cuda (gpuflow_dask/cuda_cluster.py) on this GPU-less machine, with
+GPU lists given by hand: the visible GPUs read as dask-cuda reads them, one Nanny spec per GPU
+pinned with CUDA_VISIBLE_DEVICES (its GPU first, dask-cuda's rotation), the pin reaching each
+worker process, and the bridge running a graph on such a cluster."""
+import os
+import stat
+import tempfile
+import unittest
+
+import numpy as np
+
+from bridge_process import BridgeProcess
+from helpers import fixture, js_value
+from gpuflow_dask.cuda_cluster import pinned, start_cuda_cluster, visible_gpus, worker_specs
+from gpuflow_dask.values import from_wire
+
+
+class VisibleGpus(unittest.TestCase):
+    def test_from_cuda_visible_devices(self):
+        self.assertEqual(visible_gpus({"CUDA_VISIBLE_DEVICES": "2, 3"}), ["2", "3"])
+        self.assertEqual(visible_gpus({"CUDA_VISIBLE_DEVICES": "GPU-aa,GPU-bb"}), ["GPU-aa", "GPU-bb"])
+        self.assertEqual(visible_gpus({"CUDA_VISIBLE_DEVICES": ""}), [])
+        self.assertEqual(visible_gpus({"CUDA_VISIBLE_DEVICES": "-1"}), [])
+
+    def test_from_nvidia_smi(self):
+        with tempfile.TemporaryDirectory() as d:
+            smi = os.path.join(d, "nvidia-smi")
+            with open(smi, "w") as f:
+                f.write("#!/bin/sh\nprintf '0\\n1\\n2\\n3\\n'\n")
+            os.chmod(smi, stat.S_IRWXU)
+            self.assertEqual(visible_gpus({}, smi), ["0", "1", "2", "3"])
+        self.assertEqual(visible_gpus({}, "/nonexistent/nvidia-smi"), [])
+
+
+class WorkerSpecs(unittest.TestCase):
+    def test_one_pinned_nanny_per_gpu(self):
+        from distributed import Nanny
+
+        specs = worker_specs(["0", "1", "2", "3"])
+        self.assertEqual(list(specs), ["gpu-0", "gpu-1", "gpu-2", "gpu-3"])
+        self.assertEqual([s["options"]["env"]["CUDA_VISIBLE_DEVICES"] for s in specs.values()], ["0,1,2,3", "1,2,3,0", "2,3,0,1", "3,0,1,2"])
+        for s in specs.values():
+            self.assertIs(s["cls"], Nanny)
+            self.assertEqual((s["options"]["host"], s["options"]["nthreads"], s["options"]["resources"]), ("127.0.0.1", 1, {"GPU": 1}))
+        self.assertEqual(pinned(["5", "7"], 1), "7,5")
+
+    def test_the_pin_reaches_each_worker_process(self):
+        from distributed import Client
+
+        cluster = start_cuda_cluster(["0", "1"])
+        try:
+            with Client(cluster) as client:
+                seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+                names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+                self.assertEqual({names[a]: v for a, v in seen.items()}, {"gpu-0": "0,1", "gpu-1": "1,0"})
+        finally:
+            cluster.close()
+
+
+class BridgeOnLocalCuda(unittest.TestCase):
+    def test_runs_the_seed_graph_on_one_worker_per_gpu(self):
+        b = BridgeProcess({"CUDA_VISIBLE_DEVICES": "0,1"})
+        try:
+            b.until(lambda m: m["type"] == "ready")
+            b.send({"type": "connect", "id": "c", "target": "local-cuda", "timeout_s": 60})
+            c = b.reply("c", 180)
+            self.assertEqual(c["type"], "connected", c)
+            self.assertEqual(sorted(w["name"] for w in c["workers"]), ["gpu-0", "gpu-1"])
+            fx = fixture("seed")
+            out = fx["outputs"]["total"]["key"]
+            start = len(b.messages)
+            b.send({"type": "submit", "id": "g", "graph": {"tasks": fx["tasks"], "outputs": [out]}})
+            end = b.reply("g", 120)
+            self.assertEqual(end["type"], "done", end)
+            result = next(m for m in b.messages[start:] if m["type"] == "result" and m["id"] == "g")
+            np.testing.assert_allclose(from_wire(result["values"][out]), js_value(fx, out), rtol=1e-12)
+        finally:
+            self.assertEqual(b.close(), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

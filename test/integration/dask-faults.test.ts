@@ -1,0 +1,153 @@
+/**
+ * The Dask target's faults against real `dask scheduler` / `dask worker` processes (Debian's
+ * distributed): a scheduler without workers (a message at once, a deadline, exit 1), the
+ * scheduler killed under serve's service (the target reads disconnected with the reason, and the
+ * next run reconnects to the restarted scheduler), and a cluster switch while a run is in flight
+ * (the run finishes; it is not recorded as cancelled by the user). One scheduler port per file.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../common/results';
+import { digestOf, runDigest } from '../../main/api/run-record';
+import { ApiError, GpuflowService } from '../../main/api/service';
+import { discover } from '../../main/cluster/discovery';
+import { forkLauncher } from '../../main/cluster/fork-launcher';
+import { DaskSetupError } from '../../main/dask/interpreter';
+import { Engine } from '../../main/engine/engine';
+import { DASK_PYTHON, skipDask } from '../helpers/dask-cluster';
+import { freePort, killed, startScheduler, startWorker } from '../helpers/dask-processes';
+import { runLocal } from '../helpers/local-run';
+import { runCli, tempDb } from './cli-helpers';
+
+const example = (f: string) => JSON.parse(readFileSync(`examples/${f}`, 'utf8')) as unknown;
+const seed = example('seed-benchmark.json');
+const localDigest = async (params: Record<string, number>) => runDigest({ results: await runLocal(seed, params) } as RunResult);
+
+async function until(what: string, ok: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', () => {
+  let port: number;
+  let address: string;
+  let scheduler: ChildProcess;
+  const workers: ChildProcess[] = [];
+  let svc: GpuflowService;
+
+  beforeAll(async () => {
+    port = await freePort();
+    address = `tcp://127.0.0.1:${port}`;
+    scheduler = await startScheduler(port);
+    const d = await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
+    // serve's service with no local workers: every run goes to the Dask target.
+    const engine = new Engine(d, { launcher: forkLauncher(), cpuWorkers: 0, useGpus: false, backends: ['js'] });
+    await engine.start();
+    svc = new GpuflowService(engine, null, { launcher: forkLauncher(), virtualGpus: 0, backends: ['js'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await svc?.close();
+    await Promise.all([...workers, scheduler].filter(Boolean).map(killed));
+  }, 60_000);
+
+  it('a scheduler without workers: "waiting for workers" at once, then exit 1 at the --dask-wait deadline; no digest; a failed replay says why', async () => {
+    const db = tempDb();
+    const e = { GPUFLOW_PYTHON: DASK_PYTHON };
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--dask-wait', '2', '--db', db, '--json', '--param', 'N=400', '--param', 'chunks=100'], e, 120_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`waiting for workers on ${address}`);
+    const out = JSON.parse(r.stdout) as { status: string; error: string; digest: string | null; storeId: number };
+    expect(out.status).toBe('failed');
+    expect(out.error).toContain(`no Dask worker on ${address} for 2 s`);
+    // A failed run has no result to digest: none in the output, none stored.
+    expect(out.digest).toBeNull();
+    const show = JSON.parse((await runCli(['show', String(out.storeId), '--db', db, '--json'], e)).stdout) as { digest: string | null };
+    expect(show.digest).toBeNull();
+    const replay = await runCli(['replay', String(out.storeId), '--dask', address, '--dask-wait', '1', '--db', db], e, 120_000);
+    expect(replay.code).toBe(1);
+    expect(replay.stdout).toMatch(new RegExp(`^replay of run ${out.storeId} as run \\d+: failed: .*no Dask worker on ${address.replace(/\./g, '\\.')} for 1 s.*; no digest to compare \\(the original's none\\)$`, 'm'));
+    expect(replay.stdout).not.toContain('undefined');
+  }, 180_000);
+
+  it('--dask-wait that is not a number of seconds is a usage error naming it', async () => {
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', address, '--dask-wait', 'soon', '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--dask-wait must be a number of seconds in (0, 86400], got 'soon'");
+  });
+
+  it.each([
+    ['tcp://127.0.0.1:99999', 'port 99999 is out of range (1-65535)'],
+    ['tcp://127.0.0.1', 'tcp://127.0.0.1 needs a port'],
+    ['ucx://127.0.0.1:13337', 'ucx:// is not supported'],
+    ['inproc://127.0.0.1/1/1', 'inproc:// is not supported'],
+  ])('--dask %s is a usage error naming --dask (exit 2)', async (addr, why) => {
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', addr, '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--dask: not a Dask cluster address '${addr}': ${why}`);
+  });
+
+  it('the connection test refuses a bad address as such (a 400 from the API), not a RangeError', async () => {
+    const e = await svc.testCluster('tcp://127.0.0.1:99999').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(DaskSetupError);
+    expect((e as DaskSetupError).code).toBe('bad-target');
+  });
+
+  it('local:N beyond the machine\'s cores is a usage error naming the cores (exit 2)', async () => {
+    const cores = availableParallelism();
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--dask', `local:${cores + 1}`, '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--dask: local:${cores + 1} asks for more worker processes than this machine has cores (${cores})`);
+  });
+
+  it('the connection test starts no second local cluster (409)', async () => {
+    const e = await svc.testCluster('local:1').catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).status).toBe(409);
+    expect((e as Error).message).toContain('one local cluster at a time');
+  });
+
+  it('an op the workers lack is refused before any connection, naming node and op (exit 2)', async () => {
+    // Nothing listens on port 1: a connection attempt would end in exit 1, "cannot reach".
+    const r = await runCli(['run', 'examples/tuning-random-search.json', '--dask', 'tcp://127.0.0.1:1', '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--dask: node 'search' \([^)]+\): the tuning trial '[^']+' is not supported on Dask/);
+  });
+
+  it('a cluster switch lets the run in flight finish', async () => {
+    workers.push(startWorker(address));
+    await svc.setDaskTarget(address);
+    await until('a worker joined', () => (svc.daskTarget()?.currentWorkers.length ?? 0) > 0);
+    const params = { N: 2000, chunks: 100 };
+    const started = await svc.runAsync(seed, { params });
+    const ran = new Promise<void>((resolve) => {
+      const off = svc.subscribe((e) => e.type === 'task' && e.runId === started.runId && (off(), resolve()));
+    });
+    await ran;
+    await svc.setDaskTarget(null);
+    const r = await started.done;
+    expect(r.status, r.error).toBe('finished');
+    expect(digestOf(r)).toBe(await localDigest(params));
+  }, 180_000);
+
+  it('a killed scheduler marks the target disconnected with the reason; the next run reconnects', async () => {
+    await svc.setDaskTarget(address);
+    await until('a worker is listed', () => (svc.daskTarget()?.currentWorkers.length ?? 0) > 0);
+    expect(svc.cluster().info?.connected).toBe(true);
+    await killed(scheduler);
+    await until('the target reads disconnected', () => svc.cluster().info?.connected === false);
+    expect(svc.cluster().info?.lost).toContain(`lost the scheduler at ${address}`);
+    scheduler = await startScheduler(port);
+    workers.push(startWorker(address));
+    const params = { N: 400, chunks: 100 };
+    const r = await (await svc.runAsync(seed, { params })).done;
+    expect(r.status, r.error).toBe('finished');
+    expect(digestOf(r)).toBe(await localDigest(params));
+    expect(svc.cluster().info?.connected).toBe(true);
+  }, 180_000);
+});
