@@ -6,7 +6,8 @@ import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { fullRegion, normalizeChunks } from '../compile/chunks';
-import { fromKeys, mapBlocks, reduceAllSteps, reduceAxisSteps, settle, sliceArray } from '../compile/array-lower';
+import { fitsFusion } from '../compile/fuse-bound';
+import { fromKeys, mapBlocks, materialize, reduceAllSteps, reduceAxisSteps, settle, sliceArray } from '../compile/array-lower';
 import type { BuildContext, LazyArray, OpDef } from './types';
 import { normalizeIndex, parseSliceText } from './slice-syntax';
 import { normalizeAxes, reduceAxesSteps } from '../compile/reduce-axes';
@@ -17,7 +18,8 @@ export function arrayInput(ctx: BuildContext, port: string): LazyArray {
   // A reduction's scalar is a 0-d array to whatever consumes it.
   if (v.kind === 'scalar') return fromKeys([], [], v.dtype, [v.key], ctx.nodeId, [ctx.nodeId]);
   if (v.kind !== 'array') return ctx.fail(`inputs.${port}`, `expects an array, got ${v.portType}`);
-  return v;
+  // Every array op reads its inputs here, so this is the one place fusion is bounded (fuse-bound.ts).
+  return fitsFusion(v.block(v.chunks.map(() => 0)).expr) ? v : materialize(v, ctx, `fused-${port}`);
 }
 
 export function num(ctx: BuildContext, name: string): number {
