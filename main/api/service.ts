@@ -18,7 +18,7 @@ import { nativeInfo } from '../../native';
 import { runBenchmark } from './bench';
 import { runDigest, storedResults } from './run-record';
 import { listExamples } from './examples';
-import { QueueError, RunQueue } from './run-queue';
+import { QueueError, QueueFullError, RunQueue } from './run-queue';
 import type { QueueEntry } from '../../common/events';
 import { upstreamDoc } from '../engine/upstream';
 import type { Compiled } from '../engine/compile/compile';
@@ -308,10 +308,20 @@ export class GpuflowService {
   async enqueue(doc: unknown, opts: Pick<RunOptions, 'params' | 'node'> = {}): Promise<QueueEntry> {
     const wf = this.runWorkflow(doc, opts);
     const label = `${wf.doc.name ?? 'workflow'}${opts.node !== undefined ? ` → ${opts.node}` : ''}`;
-    return this.queue.add(label, opts.node ?? null, async () => {
-      const s = await this.runAsync(doc, { ...opts, reuse: true });
-      return { runId: s.runId, storeId: s.storeId, done: s.done };
-    });
+    try {
+      return await this.queue.add(
+        label,
+        opts.node ?? null,
+        async () => {
+          const s = await this.runAsync(doc, { ...opts, reuse: true });
+          return { runId: s.runId, storeId: s.storeId, done: s.done };
+        },
+        JSON.stringify(doc).length,
+      );
+    } catch (e) {
+      if (e instanceof QueueFullError) throw new ApiError(429, e.message);
+      throw e;
+    }
   }
 
   queueEntries(): QueueEntry[] {
