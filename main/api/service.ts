@@ -32,6 +32,8 @@ import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
 import { compileWorkflowAsync } from '../engine/compile/compile';
+import { CompileBusy } from '../engine/compile/compile-gate';
+import { WorkAborted } from '../engine/slices';
 import { DaskTarget, type ClusterInfo } from '../dask/target';
 import type { BridgeOptions } from '../dask/bridge';
 import { getSetting, setSetting } from '../store/settings';
@@ -53,7 +55,19 @@ export interface StartedRun {
 export type Validation = { ok: true; tasks: number } | { ok: false; errors: string[] };
 
 /** A refused document's errors as "path (node 'id'): detail" lines. */
+/**
+ * A compile that did not happen because serve was busy (503: try again) or its client left (499,
+ * nginx's "client closed request": nobody reads it). Neither is the document's fault.
+ */
+function compileRefusal(e: unknown): ApiError | null {
+  if (e instanceof CompileBusy) return new ApiError(503, e.message);
+  if (e instanceof WorkAborted) return new ApiError(499, e.message);
+  return null;
+}
+
 function refusal(e: unknown): Validation {
+  const busy = compileRefusal(e);
+  if (busy) throw busy;
   if (e instanceof WorkflowErrors) return { ok: false, errors: e.errors.map((x) => x.message) };
   return { ok: false, errors: [e instanceof Error ? e.message : String(e)] };
 }
@@ -70,6 +84,8 @@ export interface RunOptions {
    * CLI): used instead of compiling again. Not with `node`, nor for a Dask target.
    */
   early?: EarlyCompile;
+  /** Aborts the compile (serve: the request's client went away). */
+  signal?: AbortSignal;
 }
 
 function seedsOf(doc: WorkflowDoc, wf: ValidWorkflow): JsonValue {
@@ -143,10 +159,10 @@ export class GpuflowService {
    * `validate`, compiling in slices (Engine.compileAsync): serve and the app check documents as
    * they are edited, and a 100 000-task graph must not stall main's loop for seconds (D8).
    */
-  async validateAsync(doc: unknown, params: RunOptions['params'] = {}): Promise<Validation> {
+  async validateAsync(doc: unknown, params: RunOptions['params'] = {}, signal?: AbortSignal): Promise<Validation> {
     try {
       const wf = validateWorkflow(doc, params);
-      const compiled = await this.engine.compileAsync(wf);
+      const compiled = await this.engine.compileAsync(wf, signal);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
       return refusal(e);
@@ -166,11 +182,17 @@ export class GpuflowService {
    */
   async runAsync(doc: unknown, opts: RunOptions = {}): Promise<StartedRun> {
     const wf = this.runWorkflow(doc, opts);
-    const compiled = this.dask
-      ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes })
-      : opts.early && opts.node === undefined
-        ? await opts.early.take()
-        : await this.engine.compileAsync(wf);
+    const dask = this.dask;
+    let compiled: Compiled;
+    try {
+      compiled = dask
+        ? await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { maxTaskBytes: dask.maxTaskBytes, signal: opts.signal }), opts.signal)
+        : opts.early && opts.node === undefined
+          ? await opts.early.take()
+          : await this.engine.compileAsync(wf, opts.signal);
+    } catch (e) {
+      throw compileRefusal(e) ?? e;
+    }
     return this.launch(wf, compiled, opts);
   }
 

@@ -174,6 +174,15 @@ const reduce: OpDef = {
       { name: 'ddof', kind: 'number', integer: true, min: 0, default: 0, doc: 'delta degrees of freedom (var, std)' },
     ],
   },
+  // One chunk task per input block; over all axes, a combine tree of fan-in split_every on top.
+  minTasks(ctx) {
+    const x = ctx.inputs.x;
+    if (x?.kind !== 'array') return 0;
+    const blocks = x.chunks.reduce((n, c) => n * c.length, 1);
+    const whole = ctx.params.axis === undefined && ctx.params.axes === undefined && ctx.params.keepdims !== true;
+    const s = typeof ctx.params.split_every === 'number' && ctx.params.split_every >= 2 ? ctx.params.split_every : 8;
+    return whole ? blocks + Math.ceil((blocks - 1) / (s - 1)) : blocks;
+  },
   // A generator: a reduction over a big grid emits a task per block (main/engine/slices.ts).
   *build(ctx) {
     const x = arrayInput(ctx, 'x');
