@@ -37,6 +37,8 @@ import { WorkAborted } from '../engine/slices';
 import { DaskTarget, type ClusterInfo } from '../dask/target';
 import type { BridgeOptions } from '../dask/bridge';
 import { getSetting, setSetting } from '../store/settings';
+import { DeferredWrites, isBusy, LOOP_BUSY_TIMEOUT_MS } from '../store/deferred-writes';
+import { BUSY_TIMEOUT_MS } from '../store/db';
 
 export interface StartedRun {
   runId: string;
@@ -63,6 +65,16 @@ function compileRefusal(e: unknown): ApiError | null {
   if (e instanceof CompileBusy) return new ApiError(503, e.message);
   if (e instanceof WorkAborted) return new ApiError(499, e.message);
   return null;
+}
+
+/** `fn`'s value; another process's lock on the database becomes a 503 saying so. */
+function busyAs503<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (isBusy(e)) throw new ApiError(503, e instanceof Error ? e.message : String(e));
+    throw e;
+  }
 }
 
 function refusal(e: unknown): Validation {
@@ -126,6 +138,8 @@ export class GpuflowService {
   private readonly sampler: WorkerSampler;
   /** Where runs go: null for this workstation's engine, else a Dask cluster (main/dask). */
   private dask: DaskTarget | null = null;
+  /** Store writes that found another process's lock, retried off the request path (deferred-writes.ts). */
+  private readonly deferred = new DeferredWrites((what, e) => process.stderr.write(`[store] ${what} could not be saved: ${e instanceof Error ? e.message : String(e)}\n`));
 
   constructor(
     readonly engine: Engine,
@@ -133,6 +147,8 @@ export class GpuflowService {
     readonly options: ServiceOptions,
   ) {
     this.writer = store ? store.createEventWriter({ flushMs: 250 }) : null;
+    // A lock held elsewhere must not stall this process's loop: short waits, retried later.
+    store?.setBusyTimeout(LOOP_BUSY_TIMEOUT_MS);
     this.sampler = new WorkerSampler(() => engine.pool.workers.values(), engine.bus, {
       queryGpus: engine.discovery.gpus.length ? () => queryGpus() : undefined,
     }).start();
@@ -268,16 +284,19 @@ export class GpuflowService {
         workers.push({ id, kind: w?.config.kind ?? null, label: w?.config.label ?? id, backends: [], leftOut: reason });
       }
     if (this.store) {
-      const version = this.store.saveWorkflowVersion(wf.doc);
-      const rec = this.store.startRun({
-        workflowHash: version.hash,
-        params: (wf.doc.params ?? {}) as Record<string, JsonValue>,
-        seeds: seedsOf(wf.doc, wf),
-        devices: workers as unknown as JsonValue,
-        machine: this.machine,
-        replayOf: opts.replayOf,
-        target: dask ? dask.record() : null,
-      });
+      const store = this.store;
+      // The run's id comes from this write, so it cannot wait: a lock held elsewhere is a 503.
+      const rec = busyAs503(() =>
+        store.startRun({
+          workflowHash: store.saveWorkflowVersion(wf.doc).hash,
+          params: (wf.doc.params ?? {}) as Record<string, JsonValue>,
+          seeds: seedsOf(wf.doc, wf),
+          devices: workers as unknown as JsonValue,
+          machine: this.machine,
+          replayOf: opts.replayOf,
+          target: dask ? dask.record() : null,
+        }),
+      );
       storeId = rec.id;
       uuid = rec.uuid;
     }
@@ -294,13 +313,16 @@ export class GpuflowService {
           // Events that could not be written (full disk, …) are recorded on the run, never lost silently.
           const loss = this.writer ? this.writer.settleRun(storeId) : { dropped: 0, error: undefined };
           if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
-          this.store.finishRun(storeId, {
-            status: r.status === 'finished' ? 'done' : r.status,
+          const store = this.store;
+          const id = storeId;
+          const outcome = {
+            status: r.status === 'finished' ? ('done' as const) : r.status,
             resultDigest: r.status === 'finished' ? digest : null,
             results: storedResults(r),
             error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
             eventsDropped: loss.dropped,
-          });
+          };
+          this.deferred.write(`the end of run ${id}`, () => store.finishRun(id, outcome));
         } catch (e) {
           storeError = e instanceof Error ? e.message : String(e);
         }
@@ -522,6 +544,9 @@ export class GpuflowService {
     await this.dask?.close();
     this.dask = null;
     await this.engine.shutdown({ detach: opts.detachWorkers });
+    // What waited for another process's lock is written now, waiting as long as the CLI does.
+    this.store?.setBusyTimeout(BUSY_TIMEOUT_MS);
+    this.deferred.drain();
     this.writer?.close();
     this.writer = null;
     this.store?.close();
