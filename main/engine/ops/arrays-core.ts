@@ -19,8 +19,15 @@ export function arrayInput(ctx: BuildContext, port: string): LazyArray {
   if (v.kind === 'scalar') return fromKeys([], [], v.dtype, [v.key], ctx.nodeId, [ctx.nodeId]);
   if (v.kind !== 'array') return ctx.fail(`inputs.${port}`, `expects an array, got ${v.portType}`);
   // Every array op reads its inputs here, so this is the one place fusion is bounded (fuse-bound.ts).
-  return fitsFusion(v.block(v.chunks.map(() => 0)).expr) ? v : materialize(v, ctx, `fused-${port}`);
+  if (fitsFusion(v.block(v.chunks.map(() => 0)).expr)) return v;
+  // Materialised once per value: a second port or consumer reading it (a + a) reads those tasks.
+  let m = settled.get(v);
+  if (!m) settled.set(v, (m = materialize(v, ctx, `fused-${port}`)));
+  return m;
 }
+
+/** Values too deep to fuse into, and the tasks-backed array each became (arrayInput). */
+const settled = new WeakMap<LazyArray, LazyArray>();
 
 export function num(ctx: BuildContext, name: string): number {
   const v = ctx.params[name];

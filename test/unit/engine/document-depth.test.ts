@@ -77,6 +77,19 @@ describe('document shape bounds', () => {
     expect(out.total).toMatchObject({ kind: 'scalar', value: 4 * 2 ** 40 });
   });
 
+  it('a value too deep to fuse into, read on two ports (s + s), is materialised once', async () => {
+    // Fusion breaks about every FUSE_MAX_DEPTH ops: s47 is materialised, and s48..s93 make the next program just too deep.
+    const N = 2 * FUSE_MAX_DEPTH - 2;
+    const ops = Array.from({ length: N }, (_, i): [string, string, Record<string, unknown>] => [`s${i}`, 'scalar_op', { op: 'add', value: 1 }]);
+    const doc = chain(['x', 'zeros', { shape: [4], chunks: [2] }], ...ops) as { nodes: unknown[]; edges: unknown[] };
+    doc.nodes.push({ id: 'twice', op: 'binary', params: { op: 'add' } }, { id: 'total', op: 'reduce', params: { op: 'sum' } });
+    doc.edges.push({ source: `s${N - 1}`, sourcePort: 'out', target: 'twice', targetPort: 'a' }, { source: `s${N - 1}`, sourcePort: 'out', target: 'twice', targetPort: 'b' }, { source: 'twice', sourcePort: 'out', target: 'total', targetPort: 'x' });
+    const c = compileWorkflow(validateWorkflow(doc));
+    expect([...c.tasks.keys()].filter((k) => k.startsWith('twice/fused-'))).toEqual(['twice/fused-a(0)', 'twice/fused-a(1)']);
+    // 4 elements of N, doubled.
+    expect((await runLocal(doc)).total).toMatchObject({ kind: 'scalar', value: 4 * N * 2 });
+  });
+
   it('a filter of 3 000 `or` terms is refused naming the node, the param and the limit', () => {
     const expr = Array.from({ length: 3000 }, (_, i) => `id == ${i}`).join(' or ');
     const doc = chain(['ts', 'timeseries', { partitions: 2, rows_per_partition: 10 }], ['keep', 'filter', { expr }, 'df']);
