@@ -350,7 +350,8 @@ export class RunController {
 
   private fetch(key: string): Promise<ChunkValue> {
     // Only a ready worker is asked: a restarted one under the holder's id (alive, not yet ready)
-    // never answers a fetch, and the run, all its tasks finished, waited for it forever.
+    // holds nothing and may not have its store yet; a fetch there may never be answered, and a
+    // run whose tasks had all finished would wait for it (issue 29 item 7).
     const ready = new Set(this.pool.ready);
     const w = this.scheduler.holdersOf(key).map((h) => this.pool.workers.get(h)).find((x) => x !== undefined && ready.has(x));
     if (!w) return Promise.reject(new Error(`no live worker holds ${key}`));
