@@ -146,7 +146,15 @@ export class GpuflowService {
     readonly store: Store | null,
     readonly options: ServiceOptions,
   ) {
-    this.writer = store ? store.createEventWriter({ flushMs: 250 }) : null;
+    // A lock held elsewhere fails a flush every 250 ms (each batch is kept and retried): say so
+    // once per 10 s, not four times a second; other failures are each reported.
+    let lockNoted = 0;
+    const onError = (err: unknown) => {
+      if (isBusy(err) && Date.now() - lockNoted < 10_000) return;
+      if (isBusy(err)) lockNoted = Date.now();
+      console.error(`[store] event flush failed: ${err instanceof Error ? err.message : String(err)}${isBusy(err) ? ' (kept, retrying)' : ''}`);
+    };
+    this.writer = store ? store.createEventWriter({ flushMs: 250, onError }) : null;
     // A lock held elsewhere must not stall this process's loop: short waits, retried later.
     store?.setBusyTimeout(LOOP_BUSY_TIMEOUT_MS);
     this.sampler = new WorkerSampler(() => engine.pool.workers.values(), engine.bus, {
