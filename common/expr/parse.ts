@@ -34,9 +34,45 @@ function describe(t: Token): string {
 /** Nesting deeper than this is refused (the parser recurses; user text must not overflow the stack). */
 export const MAX_NESTING = 200;
 
+/** Sub-trees a node holds (for the height bound below). */
+function kids(n: Node): Node[] {
+  switch (n.kind) {
+    case 'neg':
+    case 'not':
+    case 'in':
+    case 'isnull':
+      return [n.arg];
+    case 'arith':
+    case 'cmp':
+    case 'logic':
+      return [n.a, n.b];
+    case 'call':
+      return n.args;
+    default:
+      return [];
+  }
+}
+
 class Parser {
   private i = 0;
   private depth = 0;
+  /**
+   * Height of each composite node built so far. Recursion depth alone does not bound the tree:
+   * `a or b or ... ` (3 000 terms) loops at one level but builds a tree 3 000 deep, which the
+   * checker and evaluators then recurse through (issue 29 item 7).
+   */
+  private readonly heights = new WeakMap<Node, number>();
+
+  /** Records `n`'s height, refusing a tree taller than MAX_NESTING with the position of `n`. */
+  private built<N extends Node>(n: N): N {
+    let h = 1;
+    for (const k of kids(n)) h = Math.max(h, (this.heights.get(k) ?? 1) + 1);
+    if (h > MAX_NESTING) {
+      throw new ExprError('EXPR_SYNTAX', n.pos, `expression more than ${MAX_NESTING} operators deep (each term of a chain of 'or', 'and', '+' ... counts one): split it into several nodes, or use 'in [...]' for a list of values`, this.src);
+    }
+    this.heights.set(n, h);
+    return n;
+  }
 
   /** Runs one level of recursive descent, refusing input nested beyond MAX_NESTING. */
   private nested<T>(fn: () => T): T {
@@ -85,7 +121,7 @@ class Parser {
     let a = this.and();
     while (this.isKw('or')) {
       const pos = this.toks[this.i++].pos;
-      a = { kind: 'logic', op: 'or', a, b: this.and(), pos };
+      a = this.built({ kind: 'logic', op: 'or', a, b: this.and(), pos });
     }
     return a;
   }
@@ -94,7 +130,7 @@ class Parser {
     let a = this.not();
     while (this.isKw('and')) {
       const pos = this.toks[this.i++].pos;
-      a = { kind: 'logic', op: 'and', a, b: this.not(), pos };
+      a = this.built({ kind: 'logic', op: 'and', a, b: this.not(), pos });
     }
     return a;
   }
@@ -102,7 +138,7 @@ class Parser {
   private not(): Node {
     if (this.isKw('not')) {
       const pos = this.toks[this.i++].pos;
-      return { kind: 'not', arg: this.nested(() => this.not()), pos };
+      return this.built({ kind: 'not', arg: this.nested(() => this.not()), pos });
     }
     return this.cmp();
   }
@@ -113,15 +149,15 @@ class Parser {
     let n: Node = a;
     if (t.kind === 'op' && CMP_OPS.has(t.text)) {
       this.i++;
-      n = { kind: 'cmp', op: t.text as CmpOp, a, b: this.sum(), pos: t.pos };
+      n = this.built({ kind: 'cmp', op: t.text as CmpOp, a, b: this.sum(), pos: t.pos });
     } else if (this.isKw('in')) {
       this.i++;
-      n = { kind: 'in', arg: a, items: this.list(), negated: false, pos: t.pos };
+      n = this.built({ kind: 'in', arg: a, items: this.list(), negated: false, pos: t.pos });
     } else if (this.isKw('not')) {
       this.i++;
       if (!this.isKw('in')) this.fail("'in' after 'not' (as in: x not in [1, 2])");
       this.i++;
-      n = { kind: 'in', arg: a, items: this.list(), negated: true, pos: t.pos };
+      n = this.built({ kind: 'in', arg: a, items: this.list(), negated: true, pos: t.pos });
     } else if (this.isKw('is')) {
       this.i++;
       let negated = false;
@@ -131,7 +167,7 @@ class Parser {
       }
       if (!this.isKw('null')) this.fail(`'null' after 'is${negated ? ' not' : ''}'`);
       this.i++;
-      n = { kind: 'isnull', arg: a, negated, pos: t.pos };
+      n = this.built({ kind: 'isnull', arg: a, negated, pos: t.pos });
     }
     const u = this.t;
     if (n !== a && u.kind === 'op' && CMP_OPS.has(u.text)) {
@@ -185,7 +221,7 @@ class Parser {
     let a = this.product();
     while (this.isOp('+') || this.isOp('-')) {
       const t = this.toks[this.i++];
-      a = { kind: 'arith', op: t.text as ArithOp, a, b: this.product(), pos: t.pos };
+      a = this.built({ kind: 'arith', op: t.text as ArithOp, a, b: this.product(), pos: t.pos });
     }
     return a;
   }
@@ -194,7 +230,7 @@ class Parser {
     let a = this.unary();
     while (this.isOp('*') || this.isOp('/') || this.isOp('%')) {
       const t = this.toks[this.i++];
-      a = { kind: 'arith', op: t.text as ArithOp, a, b: this.unary(), pos: t.pos };
+      a = this.built({ kind: 'arith', op: t.text as ArithOp, a, b: this.unary(), pos: t.pos });
     }
     return a;
   }
@@ -205,7 +241,7 @@ class Parser {
       const arg = this.nested(() => this.unary());
       // Fold -literal so that `x > -1` compares with a constant, not a computed column.
       if (arg.kind === 'num') return { ...arg, value: -arg.value, pos };
-      return { kind: 'neg', arg, pos };
+      return this.built({ kind: 'neg', arg, pos });
     }
     return this.primary();
   }
@@ -238,7 +274,7 @@ class Parser {
           break;
         }
       } else this.i++;
-      return { kind: 'call', fn: fn as FnName, args, pos: t.pos };
+      return this.built({ kind: 'call', fn: fn as FnName, args, pos: t.pos });
     }
     if (this.isOp('(')) {
       this.i++;

@@ -10,14 +10,17 @@ export class FixedBudgetGroup implements TrialGroup {
   readonly bracket = 0;
   readonly trials: TrialState[];
   private leader: TrialState | null = null;
+  /** Trials still running: `done` is asked after every report, so it must not scan them all (issue 29). */
+  private running: number;
 
   constructor(trials: NewTrial[], private readonly epochs: number) {
     this.trials = trials.map((t, i) => newTrialState(t, i, 0));
     for (const t of this.trials) t.target = epochs;
+    this.running = this.trials.length;
   }
 
   get done(): boolean {
-    return this.trials.every((t) => t.status !== 'running');
+    return this.running === 0;
   }
 
   start(): TrialCommand[] {
@@ -25,12 +28,14 @@ export class FixedBudgetGroup implements TrialGroup {
   }
 
   report(trial: TrialState, score: number): TrialCommand[] {
+    this.running--;
     trial.score = score;
     trial.epochs = trial.target;
     return this.settle(trial);
   }
 
   fail(trial: TrialState, error: string): TrialCommand[] {
+    this.running--;
     trial.status = 'failed';
     trial.error = error;
     return [];

@@ -63,6 +63,8 @@ export class HalvingBracket implements TrialGroup {
   readonly trials: TrialState[];
   private steps = 0;
   private finished = false;
+  /** Trials whose status is 'running', kept so a report does not scan every trial (issue 29). */
+  private running = 0;
 
   constructor(readonly bracket: number, trials: NewTrial[], private readonly cfg: HalvingConfig) {
     checkHalvingConfig(cfg);
@@ -81,6 +83,7 @@ export class HalvingBracket implements TrialGroup {
     for (const t of this.trials) t.target = skipFirstCall ? r0 : 1;
     if (skipFirstCall) this.steps = 1;
     if (this.trials.length === 0) this.finished = true;
+    this.running = this.trials.length;
     return this.trials.map(startCommand);
   }
 
@@ -88,12 +91,14 @@ export class HalvingBracket implements TrialGroup {
     trial.score = score;
     trial.epochs = trial.target;
     trial.status = 'idle';
+    this.running--;
     return this.maybeDecide();
   }
 
   fail(trial: TrialState, error: string): TrialCommand[] {
     trial.status = 'failed';
     trial.error = error;
+    this.running--;
     return this.maybeDecide();
   }
 
@@ -108,7 +113,7 @@ export class HalvingBracket implements TrialGroup {
 
   /** dask-ml gathers every outstanding score before adapting: decide once none is running. */
   private maybeDecide(): TrialCommand[] {
-    if (this.finished || this.trials.some((t) => t.status === 'running')) return [];
+    if (this.finished || this.running > 0) return [];
     return this.decide();
   }
 
@@ -142,9 +147,10 @@ export class HalvingBracket implements TrialGroup {
       if (reachedMax || rk <= t.epochs) continue;
       t.target = rk;
       t.status = 'running';
+      this.running++;
       out.push({ kind: 'continue', trialId: t.id, epochs: rk });
     }
-    if (!this.trials.some((t) => t.status === 'running')) this.finished = true;
+    if (this.running === 0) this.finished = true;
     return out;
   }
 }

@@ -6,6 +6,12 @@
  * below LOW it catches up from the bus's ring after the last sequence number it sent, or — when
  * the ring has moved past it — says so, exactly as a reconnect with ?since= would. Results carry
  * no sequence number and are rare, so they wait in a short queue instead.
+ *
+ * A client that stays stalled is closed (issue 29 item 8: each one still held about 2.8 MB of
+ * kernel send queue, forever): after STALL_CLOSE_MS without draining below LOW, or at once when
+ * its unsent bytes pass MAX_BUFFERED (results and the frame in flight may overshoot HIGH). It is
+ * terminated, not closed politely: a peer that does not read would not read a close frame either.
+ * A browser reconnects with ?since= and gets what it missed.
  */
 import type { WebSocket } from 'ws';
 import type { EngineEvent } from '../../common/events';
@@ -15,19 +21,26 @@ export const HIGH_WATER = 4 * 1024 * 1024;
 const LOW_WATER = 256 * 1024;
 const POLL_MS = 100;
 const MAX_PENDING_RESULTS = 100;
+export const STALL_CLOSE_MS = 30_000;
+export const MAX_BUFFERED = 4 * HIGH_WATER;
 
 export function streamEvents(ws: WebSocket, svc: GpuflowService, since: number): void {
   let lastSent = since;
   let lagging = false;
+  let laggingSince = 0;
   let poll: ReturnType<typeof setInterval> | null = null;
   const pendingResults: unknown[] = [];
 
   const raw = (m: unknown) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+    if (ws.readyState !== ws.OPEN) return;
+    ws.send(JSON.stringify(m));
+    if (ws.bufferedAmount > MAX_BUFFERED) ws.terminate();
   };
   const checkPressure = () => {
+    if (ws.bufferedAmount > MAX_BUFFERED) return void ws.terminate();
     if (lagging || ws.bufferedAmount <= HIGH_WATER) return;
     lagging = true;
+    laggingSince = Date.now();
     poll = setInterval(catchUp, POLL_MS);
   };
   const sendEvent = (e: EngineEvent) => {
@@ -45,6 +58,7 @@ export function streamEvents(ws: WebSocket, svc: GpuflowService, since: number):
     }
   };
   function catchUp(): void {
+    if (ws.readyState === ws.OPEN && ws.bufferedAmount > LOW_WATER && Date.now() - laggingSince > STALL_CLOSE_MS) return void ws.terminate();
     if (ws.readyState !== ws.OPEN || ws.bufferedAmount > LOW_WATER) return;
     if (poll) clearInterval(poll);
     poll = null;

@@ -22,6 +22,7 @@ import { benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRe
 import { DaskSetupError } from '../dask/interpreter';
 import { ApiError } from './api-error';
 import type { GpuflowService } from './service';
+import { abortOnClose } from './abort-on-close';
 
 const MAX_BODY = 16 * 1024 * 1024;
 const DRAIN_LIMIT = 4 * MAX_BODY;
@@ -108,7 +109,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
     res.end(JSON.stringify(body));
   };
 
-  async function api(req: IncomingMessage, url: URL): Promise<[number, unknown]> {
+  async function api(req: IncomingMessage, url: URL, signal: AbortSignal): Promise<[number, unknown]> {
     const parts = url.pathname.split('/').filter(Boolean).slice(1); // after "api"
     const m = req.method ?? 'GET';
     // /runs/<id>/... and /workers/<id>/...: the second segment is an id.
@@ -128,11 +129,11 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
         return [200, await svc.examples()];
       case 'POST /validate': {
         const b = parse(runRequest, await readBody(req));
-        return [200, await svc.validateAsync(b.doc, b.params)];
+        return [200, await svc.validateAsync(b.doc, b.params, signal)];
       }
       case 'POST /runs': {
         const b = parse(startRunRequest, await readBody(req));
-        const started = await svc.runAsync(b.doc, { params: b.params, node: b.node, reuse: b.reuse });
+        const started = await svc.runAsync(b.doc, { params: b.params, node: b.node, reuse: b.reuse, signal });
         started.done.catch(() => undefined);
         return [200, { runId: started.runId, storeId: started.storeId }];
       }
@@ -258,7 +259,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       return serveStatic(res, url, cookie);
     }
     checkJsonBody(req);
-    api(req, url).then(
+    api(req, url, abortOnClose(res)).then(
       ([status, body]) => send(res, status, body),
       (e: unknown) => fail(res, e),
     );

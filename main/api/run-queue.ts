@@ -19,10 +19,22 @@ export interface QueueStart {
   done: Promise<unknown>;
 }
 
+/**
+ * Bounds on what clients can make the queue hold (issue 29 item 8): every entry keeps its
+ * document until it runs, and every 'queue' event and GET /api/queue carries every entry, so 12
+ * entries named with 4 MB strings made each of those 48 MB. Entries, their documents' bytes and
+ * the label shown are all bounded; a full queue refuses the click saying why.
+ */
+export const MAX_QUEUE_ENTRIES = 100;
+export const MAX_QUEUE_BYTES = 64 * 1024 * 1024;
+export const MAX_LABEL_CHARS = 200;
+
 export type QueueListener = (entries: QueueEntry[], refused?: { id: string; label: string; errors: string[] }) => void;
 
 interface Item {
   entry: QueueEntry;
+  /** What the entry holds until it runs (its document's JSON length), counted against MAX_QUEUE_BYTES. */
+  bytes: number;
   /** Starts the run (compiling in slices, so it may take a while); throws when it cannot. */
   start: () => Promise<QueueStart>;
 }
@@ -39,8 +51,12 @@ export class RunQueue {
    * throws here (the click gets the errors); otherwise it waits and a failure to start is
    * reported with the 'refused' of a queue change.
    */
-  async add(label: string, node: string | null, start: () => Promise<QueueStart>): Promise<QueueEntry> {
-    const item: Item = { entry: { id: randomUUID(), label, node, state: 'queued', runId: null, storeId: null, queuedAt: Date.now() }, start };
+  async add(label: string, node: string | null, start: () => Promise<QueueStart>, bytes = 0): Promise<QueueEntry> {
+    if (this.items.length >= MAX_QUEUE_ENTRIES) throw new QueueFullError(`the run queue is full (${MAX_QUEUE_ENTRIES} entries): wait for a run to end or remove queued ones`);
+    const held = this.items.reduce((n, x) => n + x.bytes, 0);
+    if (held + bytes > MAX_QUEUE_BYTES) throw new QueueFullError(`the run queue holds ${held} bytes of documents and this one is ${bytes}: more than ${MAX_QUEUE_BYTES} in all; wait for a run to end or remove queued ones`);
+    const shown = label.length > MAX_LABEL_CHARS ? `${label.slice(0, MAX_LABEL_CHARS - 1)}…` : label;
+    const item: Item = { entry: { id: randomUUID(), label: shown, node, state: 'queued', runId: null, storeId: null, queuedAt: Date.now() }, start, bytes };
     this.items.push(item);
     if (this.items.length > 1) {
       this.changed();
@@ -118,6 +134,8 @@ export class RunQueue {
 }
 
 export class QueueError extends Error {}
+/** The queue is at one of its bounds: the entry is not added. */
+export class QueueFullError extends Error {}
 
 function errorsOf(e: unknown): string[] {
   if (e instanceof WorkflowErrors) return e.errors.map((x) => x.message);

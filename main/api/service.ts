@@ -19,7 +19,7 @@ import { ApiError } from './api-error';
 import { runBenchmark } from './bench';
 import { runDigest, storedResults } from './run-record';
 import { listExamples } from './examples';
-import { QueueError, RunQueue } from './run-queue';
+import { QueueError, QueueFullError, RunQueue } from './run-queue';
 import type { QueueEntry } from '../../common/events';
 import { upstreamDoc } from '../engine/upstream';
 import type { Compiled } from '../engine/compile/compile';
@@ -33,10 +33,14 @@ import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
 import { compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile';
+import { CompileBusy } from '../engine/compile/compile-gate';
+import { WorkAborted } from '../engine/slices';
 import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
 import { firstRefusal } from '../dask/supported';
 import { parseTarget } from '../dask/address';
 import { getSetting, setSetting } from '../store/settings';
+import { DeferredWrites, isBusy, LOOP_BUSY_TIMEOUT_MS } from '../store/deferred-writes';
+import { BUSY_TIMEOUT_MS } from '../store/db';
 
 export interface StartedRun {
   runId: string;
@@ -56,7 +60,29 @@ export interface StartedRun {
 export type Validation = { ok: true; tasks: number } | { ok: false; errors: string[] };
 
 /** A refused document's errors as "path (node 'id'): detail" lines. */
+/**
+ * A compile that did not happen because serve was busy (503: try again) or its client left (499,
+ * nginx's "client closed request": nobody reads it). Neither is the document's fault.
+ */
+function compileRefusal(e: unknown): ApiError | null {
+  if (e instanceof CompileBusy) return new ApiError(503, e.message);
+  if (e instanceof WorkAborted) return new ApiError(499, e.message);
+  return null;
+}
+
+/** `fn`'s value; another process's lock on the database becomes a 503 saying so. */
+function busyAs503<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (isBusy(e)) throw new ApiError(503, e instanceof Error ? e.message : String(e));
+    throw e;
+  }
+}
+
 function refusal(e: unknown): Validation {
+  const busy = compileRefusal(e);
+  if (busy) throw busy;
   if (e instanceof WorkflowErrors) return { ok: false, errors: e.errors.map((x) => x.message) };
   return { ok: false, errors: [e instanceof Error ? e.message : String(e)] };
 }
@@ -73,6 +99,8 @@ export interface RunOptions {
    * CLI): used instead of compiling again. Not with `node`, nor for a Dask target.
    */
   early?: EarlyCompile;
+  /** Aborts the compile (serve: the request's client went away). */
+  signal?: AbortSignal;
 }
 
 function seedsOf(doc: WorkflowDoc, wf: ValidWorkflow): JsonValue {
@@ -106,13 +134,25 @@ export class GpuflowService {
   private readonly sampler: WorkerSampler;
   /** Where runs go: null for this workstation's engine, else a Dask cluster (main/dask). */
   private dask: DaskTarget | null = null;
+  /** Store writes that found another process's lock, retried off the request path (deferred-writes.ts). */
+  private readonly deferred = new DeferredWrites((what, e) => process.stderr.write(`[store] ${what} could not be saved: ${e instanceof Error ? e.message : String(e)}\n`));
 
   constructor(
     readonly engine: Engine,
     readonly store: Store | null,
     readonly options: ServiceOptions,
   ) {
-    this.writer = store ? store.createEventWriter({ flushMs: 250 }) : null;
+    // A lock held elsewhere fails a flush every 250 ms (each batch is kept and retried): say so
+    // once per 10 s, not four times a second; other failures are each reported.
+    let lockNoted = 0;
+    const onError = (err: unknown) => {
+      if (isBusy(err) && Date.now() - lockNoted < 10_000) return;
+      if (isBusy(err)) lockNoted = Date.now();
+      console.error(`[store] event flush failed: ${err instanceof Error ? err.message : String(err)}${isBusy(err) ? ' (kept, retrying)' : ''}`);
+    };
+    this.writer = store ? store.createEventWriter({ flushMs: 250, onError }) : null;
+    // A lock held elsewhere must not stall this process's loop: short waits, retried later.
+    store?.setBusyTimeout(LOOP_BUSY_TIMEOUT_MS);
     this.sampler = new WorkerSampler(() => engine.pool.workers.values(), engine.bus, {
       queryGpus: engine.discovery.gpus.length ? () => queryGpus() : undefined,
     }).start();
@@ -140,10 +180,13 @@ export class GpuflowService {
    * `validate`, compiling in slices (Engine.compileAsync): serve and the app check documents as
    * they are edited, and a 100 000-task graph must not stall main's loop for seconds (D8).
    */
-  async validateAsync(doc: unknown, params: RunOptions['params'] = {}): Promise<Validation> {
+  async validateAsync(doc: unknown, params: RunOptions['params'] = {}, signal?: AbortSignal): Promise<Validation> {
     try {
       const wf = validateWorkflow(doc, params);
-      const compiled = this.dask ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes }) : await this.engine.compileAsync(wf);
+      const dask = this.dask;
+      const compiled = dask
+        ? await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { maxTaskBytes: dask.maxTaskBytes, signal }), signal)
+        : await this.engine.compileAsync(wf, signal);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
       return refusal(e);
@@ -164,12 +207,18 @@ export class GpuflowService {
   async runAsync(doc: unknown, opts: RunOptions = {}): Promise<StartedRun> {
     const wf = this.runWorkflow(doc, opts);
     if (this.dask && !this.dask.connected) await this.reconnectDask(this.dask);
-    const compiled = this.dask
-      ? await compileWorkflowAsync(wf, { maxTaskBytes: this.dask.maxTaskBytes })
-      : opts.early && opts.node === undefined
-        ? await opts.early.take()
-        : await this.engine.compileAsync(wf);
-    const refused = this.dask ? firstRefusal(compiled) : null;
+    const dask = this.dask;
+    let compiled: Compiled;
+    try {
+      compiled = dask
+        ? await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { maxTaskBytes: dask.maxTaskBytes, signal: opts.signal }), opts.signal)
+        : opts.early && opts.node === undefined
+          ? await opts.early.take()
+          : await this.engine.compileAsync(wf, opts.signal);
+    } catch (e) {
+      throw compileRefusal(e) ?? e;
+    }
+    const refused = dask ? firstRefusal(compiled) : null;
     if (refused) throw new ApiError(400, 'not runnable on the Dask cluster', [refused.message]);
     return this.launch(wf, compiled, opts);
   }
@@ -303,16 +352,19 @@ export class GpuflowService {
         workers.push({ id, kind: w?.config.kind ?? null, label: w?.config.label ?? id, backends: [], leftOut: reason });
       }
     if (this.store) {
-      const version = this.store.saveWorkflowVersion(wf.doc);
-      const rec = this.store.startRun({
-        workflowHash: version.hash,
-        params: (wf.doc.params ?? {}) as Record<string, JsonValue>,
-        seeds: seedsOf(wf.doc, wf),
-        devices: workers as unknown as JsonValue,
-        machine: this.machine,
-        replayOf: opts.replayOf,
-        target: dask ? dask.record() : null,
-      });
+      const store = this.store;
+      // The run's id comes from this write, so it cannot wait: a lock held elsewhere is a 503.
+      const rec = busyAs503(() =>
+        store.startRun({
+          workflowHash: store.saveWorkflowVersion(wf.doc).hash,
+          params: (wf.doc.params ?? {}) as Record<string, JsonValue>,
+          seeds: seedsOf(wf.doc, wf),
+          devices: workers as unknown as JsonValue,
+          machine: this.machine,
+          replayOf: opts.replayOf,
+          target: dask ? dask.record() : null,
+        }),
+      );
       storeId = rec.id;
       uuid = rec.uuid;
     }
@@ -329,13 +381,16 @@ export class GpuflowService {
           // Events that could not be written (full disk, …) are recorded on the run, never lost silently.
           const loss = this.writer ? this.writer.settleRun(storeId) : { dropped: 0, error: undefined };
           if (loss.dropped > 0) eventsLost = `${loss.dropped} task events could not be saved: ${shortReason(loss.error)}`;
-          this.store.finishRun(storeId, {
-            status: r.status === 'finished' ? 'done' : r.status,
+          const store = this.store;
+          const id = storeId;
+          const outcome = {
+            status: r.status === 'finished' ? ('done' as const) : r.status,
             resultDigest: digest,
             results: storedResults(r),
             error: [r.error, eventsLost].filter(Boolean).join('; ') || null,
             eventsDropped: loss.dropped,
-          });
+          };
+          this.deferred.write(`the end of run ${id}`, () => store.finishRun(id, outcome));
         } catch (e) {
           storeError = e instanceof Error ? e.message : String(e);
         }
@@ -365,10 +420,20 @@ export class GpuflowService {
   async enqueue(doc: unknown, opts: Pick<RunOptions, 'params' | 'node'> = {}): Promise<QueueEntry> {
     const wf = this.runWorkflow(doc, opts);
     const label = `${wf.doc.name ?? 'workflow'}${opts.node !== undefined ? ` → ${opts.node}` : ''}`;
-    return this.queue.add(label, opts.node ?? null, async () => {
-      const s = await this.runAsync(doc, { ...opts, reuse: true });
-      return { runId: s.runId, storeId: s.storeId, done: s.done };
-    });
+    try {
+      return await this.queue.add(
+        label,
+        opts.node ?? null,
+        async () => {
+          const s = await this.runAsync(doc, { ...opts, reuse: true });
+          return { runId: s.runId, storeId: s.storeId, done: s.done };
+        },
+        JSON.stringify(doc).length,
+      );
+    } catch (e) {
+      if (e instanceof QueueFullError) throw new ApiError(429, e.message);
+      throw e;
+    }
   }
 
   queueEntries(): QueueEntry[] {
@@ -554,6 +619,9 @@ export class GpuflowService {
     this.dask = null;
     await Promise.all(this.retiring);
     await this.engine.shutdown({ detach: opts.detachWorkers });
+    // What waited for another process's lock is written now, waiting as long as the CLI does.
+    this.store?.setBusyTimeout(BUSY_TIMEOUT_MS);
+    this.deferred.drain();
     this.writer?.close();
     this.writer = null;
     this.store?.close();

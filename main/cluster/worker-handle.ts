@@ -17,6 +17,18 @@ export interface WorkerEnd {
   detail?: string;
 }
 
+/** Signals a process gets for its own fault (a bad access, an abort), not from another process. */
+const FAULT_SIGNALS = new Set(['SIGSEGV', 'SIGBUS', 'SIGABRT', 'SIGFPE', 'SIGILL', 'SIGTRAP', 'SIGSYS']);
+
+/**
+ * Whether the worker ended by its own doing (an uncaught error, a fatal signal), not killed from
+ * outside (SIGKILL/SIGTERM from a person, the OOM killer, our heartbeat watchdog): only such an
+ * end counts against the tasks it ran as poison (scheduler MAX_CRASHES).
+ */
+export function endedByItself(end: WorkerEnd): boolean {
+  return end.reason === 'crashed' || (end.reason === 'killed' && end.signal !== null && FAULT_SIGNALS.has(end.signal));
+}
+
 export interface BackendState {
   name: string;
   available: boolean;

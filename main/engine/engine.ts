@@ -8,6 +8,7 @@ import type { RunResult } from '../../common/results';
 import type { Discovery } from '../cluster/discovery';
 import { WorkerPool, type PoolOptions } from '../cluster/pool';
 import { compileWorkflow, compileWorkflowAsync, type Compiled } from './compile/compile';
+import { CompileGate } from './compile/compile-gate';
 import { EventBus } from './event-bus';
 import { RunController } from './run';
 import { ResultCache, type CacheOptions } from './cache/result-cache';
@@ -115,9 +116,15 @@ export class Engine {
     return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget });
   }
 
-  /** `compile` in slices of a few ms (main/engine/slices.ts): main's loop keeps serving meanwhile. */
-  compileAsync(wf: ValidWorkflow): Promise<Compiled> {
-    return compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget });
+  /** One compile at a time for the whole process, with a short line behind it (compile-gate.ts). */
+  readonly compileGate = new CompileGate();
+
+  /**
+   * `compile` in slices of a few ms (main/engine/slices.ts): main's loop keeps serving meanwhile.
+   * Through the compile gate; `signal` (a client gone) stops it waiting or compiling.
+   */
+  compileAsync(wf: ValidWorkflow, signal?: AbortSignal): Promise<Compiled> {
+    return this.compileGate.run(() => compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, signal }), signal);
   }
 
   run(wf: ValidWorkflow, runId: string = randomUUID(), opts: EngineRunOptions = {}): RunHandle {

@@ -17,7 +17,7 @@ import type { FromWorker } from '../../common/messages';
 import type { ResultValue, RunResult, WorkerStat } from '../../common/results';
 import type { TaskGraph } from '../../common/tasks';
 import type { WorkerPool } from '../cluster/pool';
-import type { WorkerHandle } from '../cluster/worker-handle';
+import { endedByItself, type WorkerHandle } from '../cluster/worker-handle';
 import type { EventBus } from './event-bus';
 import { outputValue } from './outputs';
 import { Scheduler, type Instruction, type Stimulus } from './scheduler/scheduler';
@@ -93,7 +93,7 @@ export class RunController {
       up: (w) => this.stimulus({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }),
       down: (w, end) => {
         this.failFetches(w.id, end.reason);
-        this.stimulus({ type: 'worker-removed', id: w.id, reason: end.reason });
+        this.stimulus({ type: 'worker-removed', id: w.id, reason: end.reason, fault: endedByItself(end) });
       },
       gone: (w, reason) => {
         this.failFetches(w.id, reason);
@@ -171,6 +171,15 @@ export class RunController {
       this.stat(w);
       this.apply(this.scheduler.handle({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }, started.seq));
     }
+    // The pool's other workers: gone (given up, device lost) or restarting. Without them a run
+    // started when no worker was ready waited forever; now it waits only for restarting ones,
+    // and fails at once, naming why, when every worker is gone (issue 29 item 7).
+    // Restarting ones first: the scheduler gives up as soon as it knows only gone workers.
+    const ready = new Set(this.pool.ready.map((w) => w.id));
+    const others = [...this.pool.workers.keys()].filter((id) => !ready.has(id));
+    for (const id of others.filter((x) => !this.pool.gone.has(x))) this.apply(this.scheduler.handle({ type: 'worker-removed', id, reason: 'restarting' }, started.seq));
+    const gone = others.filter((x) => this.pool.gone.has(x)).map((id) => ({ id, reason: this.pool.gone.get(id)! }));
+    if (gone.length) this.apply(this.scheduler.handle({ type: 'workers-gone', workers: gone }, started.seq));
     yield* this.scheduler.startSteps(started.seq, (batch) => this.apply(batch));
     const backlog = this.backlog ?? [];
     this.backlog = null;
@@ -340,8 +349,11 @@ export class RunController {
   }
 
   private fetch(key: string): Promise<ChunkValue> {
-    const holders = this.scheduler.holdersOf(key);
-    const w = holders.map((h) => this.pool.workers.get(h)).find((x) => x?.alive);
+    // Only a ready worker is asked: a restarted one under the holder's id (alive, not yet ready)
+    // holds nothing and may not have its store yet; a fetch there may never be answered, and a
+    // run whose tasks had all finished would wait for it (issue 29 item 7).
+    const ready = new Set(this.pool.ready);
+    const w = this.scheduler.holdersOf(key).map((h) => this.pool.workers.get(h)).find((x) => x !== undefined && ready.has(x));
     if (!w) return Promise.reject(new Error(`no live worker holds ${key}`));
     const requestId = RunController.nextRequest++;
     return new Promise((resolve, reject) => {

@@ -36,17 +36,28 @@ export function runToEnd<T>(steps: Steps<T>): T {
   }
 }
 
+/** Work given up because its `signal` aborted (e.g. serve's client went away mid-compile). */
+export class WorkAborted extends Error {
+  override name = 'WorkAborted';
+}
+
 /**
  * Runs the work in slices of about `sliceMs`, letting the event loop run between them. The first
- * slice starts at once, so small work finishes without ever yielding to the loop.
+ * slice starts at once, so small work finishes without ever yielding to the loop. When `signal`
+ * aborts, the work stops at its next slice boundary (its generator is closed) and the promise
+ * rejects with WorkAborted: a compile nobody waits for any more stops using main's thread.
  */
-export async function runInSlices<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {
+export async function runInSlices<T>(steps: Steps<T>, sliceMs = SLICE_MS, signal?: AbortSignal): Promise<T> {
   let until = performance.now() + sliceMs;
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
     if (performance.now() >= until) {
       await new Promise<void>((resolve) => setImmediate(resolve));
+      if (signal?.aborted) {
+        steps.return(undefined as never);
+        throw new WorkAborted(typeof signal.reason === 'string' ? signal.reason : 'aborted');
+      }
       until = performance.now() + sliceMs;
     }
   }

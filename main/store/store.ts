@@ -56,6 +56,11 @@ export class Store implements EventSink {
     return guarded(this.path, fn);
   }
 
+  /** How long a write waits for another process's lock before failing with a 'busy' StoreError, ms. */
+  setBusyTimeout(ms: number): void {
+    this.g(() => this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`));
+  }
+
   /** Runs `fn` in one IMMEDIATE transaction (all or nothing). */
   transaction<T>(fn: () => T): T {
     return this.g(() => this.db.transaction(fn).immediate());

@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../../main/engine/event-bus';
-import { HIGH_WATER, streamEvents } from '../../main/api/event-stream';
+import { HIGH_WATER, MAX_BUFFERED, STALL_CLOSE_MS, streamEvents } from '../../main/api/event-stream';
 import type { GpuflowService } from '../../main/api/service';
 import { figures } from './helpers';
 
@@ -29,6 +29,11 @@ class StalledSocket {
     this.readyState = 3;
     for (const f of this.closeHandlers) f();
   }
+  terminated = false;
+  terminate(): void {
+    this.terminated = true;
+    this.close();
+  }
 }
 
 beforeEach(() => vi.useFakeTimers());
@@ -36,14 +41,8 @@ afterEach(() => vi.useRealTimers());
 
 describe('event stream backpressure', () => {
   it('stops sending to a stalled client, then resumes from its last sequence number with nothing lost or repeated', () => {
-    const bus = new EventBus(1_000_000);
-    const results = new Set<(m: unknown) => void>();
-    const svc = { engine: { bus }, subscribe: (fn: never) => bus.subscribe(fn), onResult: (fn: (m: unknown) => void) => (results.add(fn), () => results.delete(fn)) } as unknown as GpuflowService;
-    const ws = new StalledSocket();
-    streamEvents(ws as never, svc, 0);
-    const pad = 'x'.repeat(1000);
     const N = 20_000; // ~20 MB of events
-    for (let i = 0; i < N; i++) bus.emit({ type: 'log', level: 'info', message: `${i} ${pad}` });
+    const { results, ws } = stalledClient(N);
     for (const r of results) r({ type: 'run-result', result: { runId: 'r1' } });
     const framesWhileStalled = ws.frames.length;
     const bytesHeld = ws.bufferedAmount;
@@ -64,4 +63,45 @@ describe('event stream backpressure', () => {
     expect(gotResult).toBe(true);
     ws.close();
   });
+
+  it(`closes a client that stays stalled past STALL_CLOSE_MS, and unsubscribes it (issue 29 item 8)`, () => {
+    const { bus, ws } = stalledClient(10_000);
+    // Over HIGH_WATER: lagging, but not closed while it may still drain.
+    vi.advanceTimersByTime(STALL_CLOSE_MS - 1000);
+    expect(ws.terminated).toBe(false);
+    vi.advanceTimersByTime(2000);
+    expect(ws.terminated).toBe(true);
+    // Closed: later events are not even formatted for it.
+    const frames = ws.frames.length;
+    bus.emit({ type: 'log', level: 'info', message: 'after' });
+    expect(ws.frames.length).toBe(frames);
+  });
+
+  it('closes at once a client whose unsent bytes pass MAX_BUFFERED (results are sent while lagging is off)', () => {
+    const { results, ws } = stalledClient(0);
+    const big = { type: 'run-result', result: { runId: 'r', blob: 'y'.repeat(MAX_BUFFERED + 1) } };
+    for (const r of results) r(big);
+    expect(ws.terminated).toBe(true);
+  });
+
+  it('a client that drains within STALL_CLOSE_MS stays open', () => {
+    const { ws } = stalledClient(10_000);
+    vi.advanceTimersByTime(STALL_CLOSE_MS / 2);
+    ws.bufferedAmount = 0;
+    vi.advanceTimersByTime(STALL_CLOSE_MS - 1000);
+    expect(ws.terminated).toBe(false);
+    ws.close();
+  });
 });
+
+/** A stream to a stalled stand-in socket after `events` log events of ~1 KB each. */
+function stalledClient(events: number) {
+  const bus = new EventBus(1_000_000);
+  const results = new Set<(m: unknown) => void>();
+  const svc = { engine: { bus }, subscribe: (fn: never) => bus.subscribe(fn), onResult: (fn: (m: unknown) => void) => (results.add(fn), () => results.delete(fn)) } as unknown as GpuflowService;
+  const ws = new StalledSocket();
+  streamEvents(ws as never, svc, 0);
+  const pad = 'x'.repeat(1000);
+  for (let i = 0; i < events; i++) bus.emit({ type: 'log', level: 'info', message: `${i} ${pad}` });
+  return { bus, results, ws };
+}

@@ -29,6 +29,8 @@ export interface CompileOptions {
   wholeArrayLimit?: number;
   /** Fuse dataframe sources into their first reader (df-fuse.ts); default true. */
   fuseSources?: boolean;
+  /** compileWorkflowAsync stops at its next slice when this aborts (WorkAborted). */
+  signal?: AbortSignal;
 }
 
 export interface Compiled extends TaskGraph {
@@ -48,7 +50,7 @@ export function compileWorkflow(wf: ValidWorkflow, opts: CompileOptions = {}): C
  * and the CLI use, since a 100 000-task graph takes seconds to compile (defect D8).
  */
 export function compileWorkflowAsync(wf: ValidWorkflow, opts: CompileOptions = {}): Promise<Compiled> {
-  return runInSlices(compileSteps(wf, opts));
+  return runInSlices(compileSteps(wf, opts), undefined, opts.signal);
 }
 
 /** The compiler as cooperative work: yields between tasks of big grids (main/engine/slices.ts). */
@@ -91,6 +93,11 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
         tasks.set(t.key, { ...t, node: t.node ?? id });
       },
     };
+    // Refused before any block is built when the node alone would pass the bound (limits.ts).
+    const least = op.minTasks?.(ctx) ?? 0;
+    if (tasks.size + least > MAX_TASKS) {
+      throw new WorkflowError(`nodes[${i}]`, `the workflow needs more than ${MAX_TASKS} tasks (this node alone at least ${least}): use larger chunks, blocks or fewer files`, id);
+    }
     let out: Record<string, LazyValue>;
     try {
       const built = op.build(ctx);

@@ -6,7 +6,8 @@ import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { fullRegion, normalizeChunks } from '../compile/chunks';
-import { fromKeys, mapBlocks, reduceAllSteps, reduceAxisSteps, settle, sliceArray } from '../compile/array-lower';
+import { fitsFusion } from '../compile/fuse-bound';
+import { fromKeys, mapBlocks, materialize, reduceAllSteps, reduceAxisSteps, settle, sliceArray } from '../compile/array-lower';
 import type { BuildContext, LazyArray, OpDef } from './types';
 import { normalizeIndex, parseSliceText } from './slice-syntax';
 import { normalizeAxes, reduceAxesSteps } from '../compile/reduce-axes';
@@ -17,8 +18,16 @@ export function arrayInput(ctx: BuildContext, port: string): LazyArray {
   // A reduction's scalar is a 0-d array to whatever consumes it.
   if (v.kind === 'scalar') return fromKeys([], [], v.dtype, [v.key], ctx.nodeId, [ctx.nodeId]);
   if (v.kind !== 'array') return ctx.fail(`inputs.${port}`, `expects an array, got ${v.portType}`);
-  return v;
+  // Every array op reads its inputs here, so this is the one place fusion is bounded (fuse-bound.ts).
+  if (fitsFusion(v.block(v.chunks.map(() => 0)).expr)) return v;
+  // Materialised once per value: a second port or consumer reading it (a + a) reads those tasks.
+  let m = settled.get(v);
+  if (!m) settled.set(v, (m = materialize(v, ctx, `fused-${port}`)));
+  return m;
 }
+
+/** Values too deep to fuse into, and the tasks-backed array each became (arrayInput). */
+const settled = new WeakMap<LazyArray, LazyArray>();
 
 export function num(ctx: BuildContext, name: string): number {
   const v = ctx.params[name];
@@ -171,6 +180,15 @@ const reduce: OpDef = {
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8, doc: 'fan-in of the combine tree' },
       { name: 'ddof', kind: 'number', integer: true, min: 0, default: 0, doc: 'delta degrees of freedom (var, std)' },
     ],
+  },
+  // One chunk task per input block; over all axes, a combine tree of fan-in split_every on top.
+  minTasks(ctx) {
+    const x = ctx.inputs.x;
+    if (x?.kind !== 'array') return 0;
+    const blocks = x.chunks.reduce((n, c) => n * c.length, 1);
+    const whole = ctx.params.axis === undefined && ctx.params.axes === undefined && ctx.params.keepdims !== true;
+    const s = typeof ctx.params.split_every === 'number' && ctx.params.split_every >= 2 ? ctx.params.split_every : 8;
+    return whole ? blocks + Math.ceil((blocks - 1) / (s - 1)) : blocks;
   },
   // A generator: a reduction over a big grid emits a task per block (main/engine/slices.ts).
   *build(ctx) {

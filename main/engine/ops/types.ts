@@ -79,4 +79,10 @@ export interface OpDef {
    * between tasks (main/engine/slices.ts), so a run started by serve or the app compiles in slices.
    */
   build(ctx: BuildContext): Record<string, LazyValue> | Steps<Record<string, LazyValue>>;
+  /**
+   * The fewest tasks `build` will emit, from its inputs' shapes and chunks alone (nothing built),
+   * so a graph over MAX_TASKS is refused in milliseconds instead of after building every block
+   * (issue 29 item 5: 1400² one-element chunks + reduce was refused after 98 s and +950 MB).
+   */
+  minTasks?(ctx: BuildContext): number;
 }

@@ -37,8 +37,14 @@ export interface WorkerSlot {
 
 export type Stimulus =
   | { type: 'worker-added'; id: string; kind: WorkerKind; slots: number }
-  /** `gone`: the worker will not come back (its device is gone); otherwise it may be restarted. */
-  | { type: 'worker-removed'; id: string; reason: string; gone?: boolean }
+  /**
+   * `gone`: the worker will not come back (its device is gone); otherwise it may be restarted.
+   * `fault`: its process ended by its own fault (an uncaught error, a fatal signal), which counts
+   * against the tasks it ran (MAX_CRASHES); a kill from outside does not.
+   */
+  | { type: 'worker-removed'; id: string; reason: string; gone?: boolean; fault?: boolean }
+  /** Workers of the pool already gone when the run starts, told at once so a failure names all. */
+  | { type: 'workers-gone'; workers: Array<{ id: string; reason: string }> }
   | { type: 'task-finished'; key: string; worker: string; bytes: number }
   /** `retry`: the cause is gone (e.g. the result cache freed the memory it lacked): run it again. */
   | { type: 'task-erred'; key: string; worker: string; message: string; code?: TaskErrorCode; retry?: boolean }
@@ -63,13 +69,23 @@ interface TaskRec {
   /** Workers holding a copy they fetched as an input (released with the output). */
   copies: Set<string>;
   runningOn: string | null;
-  /** Times a worker died while running it. */
+  /** Times a worker died (or lost its device) while running it. */
   lost: number;
+  /** Times a worker process died while running it (not device loss): see MAX_CRASHES. */
+  crashes: number;
   history: HistoryEntry[];
 }
 
-/** A task whose worker died this many times while running it is given up (a poison task). */
+/** A task whose worker died or lost its device this many times while running it is given up. */
 export const MAX_LOST = 12;
+/**
+ * A task that was placed on a worker each time its process died by its own fault (an uncaught
+ * error, a fatal signal: not a kill from outside), this many times, fails its run as a poison task
+ * instead of going to the next worker (issue 29: a spec that overflowed the IPC deserializer
+ * killed every worker six times over, then every later run hung). Two, not one: a task only
+ * queued behind the culprit on one worker is a suspect too, and should not fail the run alone.
+ */
+export const MAX_CRASHES = 2;
 
 function accepts(kind: WorkerKind, r: Resource): boolean {
   if (r === 'any') return true;
@@ -134,7 +150,7 @@ export class Scheduler {
     const prio = yield* staticPrioritiesSteps(tasks, [...this.outputKeys].sort());
     let n = 0;
     for (const [key, def] of tasks) {
-      this.tasks.set(key, { def, state: 'waiting', priority: prio.get(key) ?? 0, waitingOn: new Set(def.deps), dependents: new Set(), holders: new Set(), copies: new Set(), runningOn: null, lost: 0, history: [] });
+      this.tasks.set(key, { def, state: 'waiting', priority: prio.get(key) ?? 0, waitingOn: new Set(def.deps), dependents: new Set(), holders: new Set(), copies: new Set(), runningOn: null, lost: 0, crashes: 0, history: [] });
       if (++n % YIELD_EVERY === 0) yield;
     }
     for (const [key, t] of this.tasks) {
@@ -209,7 +225,7 @@ export class Scheduler {
 
   handle(s: Stimulus, cause: number): Instruction[] {
     this.cause = cause;
-    if (this.over && s.type !== 'worker-added' && s.type !== 'worker-removed') return this.flush();
+    if (this.over && s.type !== 'worker-added' && s.type !== 'worker-removed' && s.type !== 'workers-gone') return this.flush();
     switch (s.type) {
       case 'worker-added':
         // A worker that comes back under a known id is a new process: what the old one held is gone.
@@ -219,7 +235,11 @@ export class Scheduler {
         this.workers.set(s.id, { id: s.id, kind: s.kind, slots: s.slots, running: new Set(), heldBytes: 0 });
         break;
       case 'worker-removed':
-        this.workerRemoved(s.id, s.gone ? s.reason : undefined);
+        // A process that ended by its own fault did so under what it ran: each task is a suspect.
+        this.workerRemoved(s.id, s.gone ? s.reason : undefined, s.fault ? s.reason : undefined);
+        break;
+      case 'workers-gone':
+        for (const w of s.workers) this.workerRemoved(w.id, w.reason);
         break;
       case 'task-finished':
         this.finished(s.key, s.worker, s.bytes);
@@ -343,13 +363,18 @@ export class Scheduler {
     this.move(key, 'done');
   }
 
-  /** A worker left: it may come back (restart) unless `goneReason` says it is gone for good. */
-  private workerRemoved(id: string, goneReason?: string): void {
+  /**
+   * A worker left: it may come back (restart) unless `goneReason` says it is gone for good.
+   * `crash`: why its process ended, when it ended by its own fault (counted against its tasks).
+   * A worker the run never saw may be reported too (a pool worker restarting when the run began):
+   * the run waits for it as for any restarting one.
+   */
+  private workerRemoved(id: string, goneReason?: string, crash?: string): void {
     const w = this.workers.get(id);
     if (goneReason !== undefined) {
       this.absent.delete(id);
       if (!this.gone.has(id)) this.gone.set(id, goneReason);
-    } else if (w) this.absent.add(id);
+    } else this.absent.add(id);
     if (!w) return;
     this.workers.delete(id);
     if (this.over) return;
@@ -366,10 +391,22 @@ export class Scheduler {
       if (t.state === 'ready') this.ready[t.def.resource].push(k);
     }
     // Tasks running there go back; a task that keeps killing its workers is given up.
+    const poison = crash === undefined ? [] : [...w.running].filter((k) => this.tasks.get(k)!.crashes + 1 >= MAX_CRASHES);
+    if (poison.length) {
+      const t = this.tasks.get(poison[0])!;
+      for (const key of poison) this.tasks.get(key)!.crashes++;
+      this.fail(
+        `node '${t.def.node}': poison task: ${poison.length > 1 ? `tasks ${poison.join(', ')} were` : `task ${poison[0]} was`} running each of the ${MAX_CRASHES} times a worker process died under ${poison.length > 1 ? 'them' : 'it'} (last: ${id}, ${crash}); not sent to another worker`,
+        poison[0],
+        t.def.node,
+      );
+      return;
+    }
     for (const key of w.running) {
       const t = this.tasks.get(key)!;
       t.runningOn = null;
       t.lost++;
+      if (crash !== undefined) t.crashes++;
       if (t.lost >= MAX_LOST) {
         this.move(key, 'erred', id);
         this.fail(`node '${t.def.node}': task ${key} lost its worker ${t.lost} times; giving up`, key, t.def.node);

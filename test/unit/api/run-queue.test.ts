@@ -1,7 +1,7 @@
 /** The run queue alone, with runs that end when the test says: order, removal, cancel -> next, a refused start. */
 import { describe, expect, it } from 'vitest';
 import type { QueueEntry } from '../../../common/events';
-import { RunQueue } from '../../../main/api/run-queue';
+import { MAX_LABEL_CHARS, MAX_QUEUE_BYTES, MAX_QUEUE_ENTRIES, QueueFullError, RunQueue } from '../../../main/api/run-queue';
 import { WorkflowError } from '../../../main/engine/errors';
 
 function harness() {
@@ -83,5 +83,28 @@ describe('RunQueue', () => {
     await h.settle();
     expect(h.refusals).toEqual([["nodes[0].params.chunks (node 'x'): must be greater than 0"]]);
     expect(h.started).toEqual(['a', 'c']);
+  });
+
+  it('holds at most MAX_QUEUE_ENTRIES entries and MAX_QUEUE_BYTES of documents, and shows labels cut to MAX_LABEL_CHARS (issue 29 item 8)', async () => {
+    const h = harness();
+    await h.q.add('x'.repeat(4 * 1024 * 1024), null, h.runOf('big-name'));
+    expect(h.q.list()[0].label).toHaveLength(MAX_LABEL_CHARS);
+    expect(h.q.list()[0].label.endsWith('…')).toBe(true);
+    for (let i = 1; i < MAX_QUEUE_ENTRIES; i++) await h.q.add(`e${i}`, null, h.runOf(`e${i}`));
+    await expect(h.q.add('one too many', null, h.runOf('late'))).rejects.toThrow(new QueueFullError(`the run queue is full (${MAX_QUEUE_ENTRIES} entries): wait for a run to end or remove queued ones`));
+    expect(h.q.list()).toHaveLength(MAX_QUEUE_ENTRIES);
+    // Every 'queue' event carries the whole list: its size stays bounded too.
+    expect(JSON.stringify(h.q.list()).length).toBeLessThan(MAX_QUEUE_ENTRIES * (MAX_LABEL_CHARS + 200));
+
+    const b = harness();
+    await b.q.add('a', null, b.runOf('a'), MAX_QUEUE_BYTES - 10);
+    await expect(b.q.add('b', null, b.runOf('b'), 11)).rejects.toThrow(QueueFullError);
+    await b.q.add('c', null, b.runOf('c'), 10);
+    expect(b.q.list().map((e) => e.label)).toEqual(['a', 'c']);
+    // The bytes are freed once the entry has run.
+    b.ends.get('a')!();
+    await b.settle();
+    await b.q.add('d', null, b.runOf('d'), MAX_QUEUE_BYTES - 20);
+    expect(b.q.list().map((e) => e.label)).toEqual(['c', 'd']);
   });
 });

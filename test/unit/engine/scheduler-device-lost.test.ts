@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NodeOutput, TaskDef } from '../../../common/tasks';
-import { MAX_LOST, Scheduler, type Instruction } from '../../../main/engine/scheduler/scheduler';
+import { MAX_CRASHES, MAX_LOST, Scheduler, type Instruction } from '../../../main/engine/scheduler/scheduler';
 
 const t = (key: string, deps: string[]): TaskDef => ({ key, deps, spec: { kind: 'combine', finalize: false }, resource: 'any', node: 'n', op: 'x', outBytes: 100, workBytes: 100 });
 
@@ -103,5 +103,57 @@ describe('scheduler: a worker whose device is lost', () => {
       const msg = 'CUDA kernel launch: invalid argument (cudaErrorInvalidValue)';
       expect(failed(s.handle({ type: 'task-erred', key: 'b2', worker, message: msg, code }, 4))).toMatchObject({ error: `node 'n': task b2 failed on ${worker}: ${msg}`, node: 'n', key: 'b2' });
     }
+  });
+});
+
+describe('scheduler: a poison task (issue 29 item 7)', () => {
+  it(`fails the run when a worker process died under the same task ${MAX_CRASHES} times, naming it; not before`, () => {
+    const tasks = new Map([['only', t('only', [])]]);
+    const s = new Scheduler(tasks, { n: { kind: 'scalar', key: 'only', dtype: 'float64' } }, () => 0);
+    s.handle({ type: 'worker-added', id: 'A', kind: 'cpu', slots: 1 }, 1);
+    s.handle({ type: 'worker-added', id: 'B', kind: 'cpu', slots: 1 }, 2);
+    const first = executes(s.start(3))[0];
+    // The first death sends it to the other worker.
+    const again = s.handle({ type: 'worker-removed', id: first.worker, reason: 'crashed', fault: true }, 4);
+    expect(failed(again)).toBeUndefined();
+    const second = executes(again)[0];
+    expect(second.key).toBe('only');
+    expect(second.worker).not.toBe(first.worker);
+    // The second: it goes to no third worker, even one that has just come back.
+    s.handle({ type: 'worker-added', id: first.worker, kind: 'cpu', slots: 1 }, 5);
+    const res = s.handle({ type: 'worker-removed', id: second.worker, reason: 'crashed', fault: true }, 6);
+    expect(executes(res)).toEqual([]);
+    expect(failed(res)).toMatchObject({ error: `node 'n': poison task: task only was running each of the ${MAX_CRASHES} times a worker process died under it (last: ${second.worker}, crashed); not sent to another worker`, key: 'only', node: 'n' });
+    expect(s.stateOf('only')).toBe('erred');
+  });
+
+  it('a device lost, or a worker killed from outside (SIGKILL), under a task is not counted as the task killing its worker', () => {
+    const tasks = new Map([['only', t('only', [])]]);
+    const s = new Scheduler(tasks, { n: { kind: 'scalar', key: 'only', dtype: 'float64' } }, () => 0);
+    s.handle({ type: 'worker-added', id: 'busy', kind: 'cpu', slots: 0 }, 0);
+    s.start(1);
+    for (let i = 0; i < 3; i++) {
+      s.handle({ type: 'worker-added', id: `g${i}`, kind: 'gpu', slots: 1 }, 2 + 2 * i);
+      expect(failed(s.handle({ type: 'task-erred', key: 'only', worker: `g${i}`, message: LOST, code: 'device' }, 3 + 2 * i))).toBeUndefined();
+    }
+    for (let i = 0; i < 3; i++) {
+      expect(executes(s.handle({ type: 'worker-added', id: `k${i}`, kind: 'gpu', slots: 1 }, 10 + 2 * i))).toHaveLength(1);
+      expect(failed(s.handle({ type: 'worker-removed', id: `k${i}`, reason: 'killed' }, 11 + 2 * i))).toBeUndefined();
+    }
+  });
+
+  it('a run that starts with every worker gone fails at once, naming each; one restarting keeps it waiting', () => {
+    const { tasks, outputs } = graph();
+    const s = new Scheduler(tasks, outputs, () => 0);
+    const gone = [
+      { id: 'vgpu0', reason: 'ended 6 times within 60 s' },
+      { id: 'vgpu1', reason: 'ended 6 times within 60 s' },
+    ];
+    const res = s.handle({ type: 'workers-gone', workers: gone }, 1);
+    expect(failed(res)?.error).toBe('no worker left to run the work: gone: vgpu0 (ended 6 times within 60 s), vgpu1 (ended 6 times within 60 s)');
+    const waiting = new Scheduler(tasks, outputs, () => 0);
+    waiting.handle({ type: 'worker-removed', id: 'cpu0', reason: 'restarting' }, 1);
+    expect(failed(waiting.handle({ type: 'workers-gone', workers: gone }, 2))).toBeUndefined();
+    expect(failed(waiting.start(3))).toBeUndefined();
   });
 });

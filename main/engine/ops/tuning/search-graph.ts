@@ -18,6 +18,7 @@ import { staticRounds } from '../../../../common/tuning/replay';
 import { modelSpecFromParams, TrialSpecError, type MetricName } from '../../../../common/tuning/trial';
 import type { SearchSpec, TrialCommand } from '../../../../common/tuning/types';
 import type { BuildContext } from '../types';
+import { YIELD_EVERY, type Steps } from '../../slices';
 import { dataDeps, DEFAULT_SPLIT, type DatasetMeta, type ModelMeta } from './values';
 
 export interface SearchGraphInput {
@@ -36,7 +37,8 @@ export interface SearchGraph {
 
 const KiB = 1024;
 
-export function emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): SearchGraph {
+/** Yields between trials (main/engine/slices.ts): a search of thousands of trials is seconds of work. */
+export function* emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): Steps<SearchGraph> {
   const data = { source: g.data.source, split: g.data.split ?? { ...DEFAULT_SPLIT, ...(g.data.task === 'classification' ? { stratify: true } : {}) } };
   const workBytes = g.data.nRows * (g.data.nFeatures + 1) * 4 * 4 + 4 * KiB * KiB;
   const common = { base: g.model.base, metric: g.metric, data };
@@ -48,11 +50,12 @@ export function emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): SearchG
   const halving = g.spec.method === 'successive-halving' || g.spec.method === 'hyperband';
   for (const b of staticRounds(g.spec)) {
     let prev: string[] = [];
-    b.rounds.forEach((r, k) => {
+    for (const [k, r] of b.rounds.entries()) {
       const op = halving ? `train b${b.bracket}/r${k} →${r.epochs}ep` : `train →${r.epochs}ep`;
       const keys: string[] = [];
       const mine = starts.filter((s) => s.bracket === b.bracket);
       for (let i = 0; i < r.tasks; i++) {
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) yield;
         const key = halving ? ctx.key(`b${b.bracket}r${k}`, [i]) : ctx.key('trial', [i]);
         let params: Record<string, unknown>;
         if (k === 0) {
@@ -73,7 +76,7 @@ export function emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): SearchG
       }
       trialTasks += r.tasks;
       prev = keys;
-    });
+    }
     finals.push(...prev);
   }
   const summary = { search: g.spec, metric: g.metric, plan: planSearch(g.spec), node: ctx.nodeId };

@@ -6,6 +6,7 @@
  */
 import { SearchSpaceError } from '../../../../common/tuning/space';
 import { parseSearchSpec, SearchSpecError } from '../../../../common/tuning/spec';
+import { MAX_SEARCH_TRIALS, searchTrialCount } from '../../../../common/tuning/trial-count';
 import { METRICS_BY_TASK, type MetricName } from '../../../../common/tuning/trial';
 import type { SearchSpec } from '../../../../common/tuning/types';
 import type { OpDef } from '../types';
@@ -48,7 +49,7 @@ const search: OpDef = {
       { name: 'save_to', kind: 'string', path: 'folder', doc: 'directory to save the best model in (TF.js format: model.json + weights.bin)' },
     ],
   },
-  build(ctx) {
+  *build(ctx) {
     const data = datasetInput(ctx, 'data');
     const model = modelInput(ctx, 'model');
     const kind = model.base.kind;
@@ -78,9 +79,15 @@ const search: OpDef = {
       const m = /^params\.?([A-Za-z_]*)[^:]*: ([\s\S]*)$/.exec(e.message);
       return ctx.fail(m && m[1] ? `params.${m[1]}` : 'params', m ? e.message.replace(/^params\.?/, '') : e.message);
     }
+    const trials = searchTrialCount(spec);
+    if (trials > MAX_SEARCH_TRIALS) {
+      // Named by the param that sets the count, so the person knows what to lower.
+      const field = method === 'grid' || (method === 'successive-halving' && nIter === undefined) ? 'params.space' : method === 'hyperband' ? 'params.max_iter' : 'params.n_iter';
+      return ctx.fail(field, `the search would train ${trials} models, more than ${MAX_SEARCH_TRIALS} (the limit per search node): ${method === 'hyperband' ? 'use a smaller max_iter' : method === 'grid' ? 'use fewer values, or a random search with n_iter' : 'use a smaller n_iter'}`);
+    }
     // Through the one path policy (issue 19: save_to used to write wherever it was pointed).
     const saveTo = typeof ctx.params.save_to === 'string' && ctx.params.save_to !== '' ? checkPath(ctx.params.save_to, 'params.save_to', ctx) : undefined;
-    const g = emitSearchTasks(ctx, { spec, data, model, metric, saveTo });
+    const g = yield* emitSearchTasks(ctx, { spec, data, model, metric, saveTo });
     return {
       best: { kind: 'opaque', portType: 'model', keys: [g.leaderboardKey, g.bestModelKey], meta: { bestModelKey: g.bestModelKey, task: data.task, nFeatures: data.nFeatures, trialTasks: g.trialTasks, features: modelFeatures(data), ...(data.targetType ? { targetType: data.targetType } : {}) } },
     };
