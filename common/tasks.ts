@@ -45,12 +45,13 @@ export interface TaskDef {
 }
 
 /** How a workflow node's result is assembled from task outputs. */
+/** `digestDigits`: set on values computed from float32 data (common/results.ts ResultValue). */
 export type NodeOutput =
-  | { kind: 'scalar'; key: string; dtype: string }
-  | { kind: 'array'; shape: number[]; chunks: number[][]; dtype: string; keys: string[] }
+  | { kind: 'scalar'; key: string; dtype: string; digestDigits?: number }
+  | { kind: 'array'; shape: number[]; chunks: number[][]; dtype: string; keys: string[]; digestDigits?: number }
   | { kind: 'value'; key: string }
   /** A large array reported as a summary computed on the workers; `key` yields a bundle {stats, hist, corner}. */
-  | { kind: 'array-summary'; key: string; shape: number[]; dtype: string }
+  | { kind: 'array-summary'; key: string; shape: number[]; dtype: string; digestDigits?: number }
   /** A dataframe: its partitions' keys in order and its columns (name, expression type). */
   | { kind: 'table'; keys: string[]; columns: { name: string; type: string }[] }
   /** Several JSON values reported as one list (e.g. one per file a writer wrote). */
