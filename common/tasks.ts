@@ -20,7 +20,12 @@ export type TaskSpec =
   | { kind: 'trial'; op: string; params: Record<string, unknown> };
 
 /** Where a block belongs (TaskDef.place). */
-export type TaskPlace = { grid: [number, number] } | { index: number };
+/**
+ * `grid`: a 2-D block (matmul's SUMMA layout); `index`: a 1-D block, round robin (TSQR's row
+ * blocks); `share`: the k-th of n tasks split into contiguous shares, one a worker (a reduction's
+ * chunk partials and their combines, so each combine finds its partials where it runs).
+ */
+export type TaskPlace = { grid: [number, number] } | { index: number } | { share: [number, number] };
 
 export interface TaskDef {
   key: string;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunResult } from '../../common/results';
 import type { Discovery } from '../cluster/discovery';
 import { WorkerPool, type PoolOptions } from '../cluster/pool';
-import { compileWorkflow, compileWorkflowAsync, type Compiled } from './compile/compile';
+import { compileWorkflow, compileWorkflowAsync, type CompileOptions, type Compiled } from './compile/compile';
 import { EventBus } from './event-bus';
 import { RunController } from './run';
 import { ResultCache, type CacheOptions } from './cache/result-cache';
@@ -30,7 +30,21 @@ function targetOf(gpus: WorkerConfig[]): DeviceTarget | undefined {
   return gpus.length ? { gpus: gpus.length, bytes: Math.min(...gpus.map((c) => c.memoryLimit)) } : undefined;
 }
 
+/**
+ * What the compiler is told of the workers beside the cuda target: with GPU workers (real or
+ * virtual), fused array programs and their combines are theirs alone (a CPU worker takes them
+ * only to be slower and to send its partials through the host: issue 30, 119 chunks moved that
+ * way in the 2 TB seed run on four H100s plus CPU workers), and reductions coarsen their chunk
+ * tasks for them (compile/coarsen.ts; GPUFLOW_COARSEN=0: off).
+ */
+function workerOptions(configs: WorkerConfig[]): Pick<CompileOptions, 'arrayResource' | 'gpuWorkers'> {
+  const gpus = configs.filter((c) => c.kind === 'gpu' || c.kind === 'virtual-gpu').length;
+  if (gpus === 0) return {};
+  return { arrayResource: 'gpu', gpuWorkers: process.env.GPUFLOW_COARSEN === '0' ? 0 : gpus };
+}
+
 const sameTarget = (a: DeviceTarget | undefined, b: DeviceTarget | undefined) => a?.gpus === b?.gpus && a?.bytes === b?.bytes;
+const sameWorkers = (a: Pick<CompileOptions, 'arrayResource' | 'gpuWorkers'>, b: Pick<CompileOptions, 'arrayResource' | 'gpuWorkers'>) => a.arrayResource === b.arrayResource && a.gpuWorkers === b.gpuWorkers;
 
 export interface RunHandle {
   runId: string;
@@ -103,21 +117,27 @@ export class Engine {
   precompile(wf: ValidWorkflow): EarlyCompile {
     const planned = this.plannedDeviceTarget;
     const maxTaskBytes = Math.max(...this.pool.plannedConfigs.map((c) => c.memoryLimit));
-    const early = compileWorkflowAsync(wf, { maxTaskBytes, device: planned }).then((c) => (traceStart('compiled-early'), c));
+    const workers = workerOptions(this.pool.plannedConfigs);
+    const early = compileWorkflowAsync(wf, { maxTaskBytes, device: planned, ...workers }).then((c) => (traceStart('compiled-early'), c));
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);
     return {
-      take: () => (sameTarget(planned, this.deviceTarget) && maxTaskBytes === this.maxTaskBytes ? early : this.compileAsync(wf)),
+      take: () => (sameTarget(planned, this.deviceTarget) && sameWorkers(workers, this.workerOptions) && maxTaskBytes === this.maxTaskBytes ? early : this.compileAsync(wf)),
     };
   }
 
+  /** The compiler's view of the ready workers' kinds (workerOptions). */
+  private get workerOptions(): Pick<CompileOptions, 'arrayResource' | 'gpuWorkers'> {
+    return workerOptions([...this.pool.workers.values()].map((w) => w.config));
+  }
+
   compile(wf: ValidWorkflow): Compiled {
-    return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget });
+    return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, ...this.workerOptions });
   }
 
   /** `compile` in slices of a few ms (main/engine/slices.ts): main's loop keeps serving meanwhile. */
   compileAsync(wf: ValidWorkflow): Promise<Compiled> {
-    return compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget });
+    return compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, ...this.workerOptions });
   }
 
   run(wf: ValidWorkflow, runId: string = randomUUID(), opts: EngineRunOptions = {}): RunHandle {

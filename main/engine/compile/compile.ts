@@ -26,6 +26,8 @@ export interface CompileOptions {
   arrayResource?: Resource;
   /** The run's cuda GPU workers (absent: none): linalg ops take one-task paths when their data fits one (docs/linalg.md). */
   device?: DeviceTarget;
+  /** GPU workers, real or virtual, that reductions coarsen chunk tasks for (coarsen.ts); default 0: none. */
+  gpuWorkers?: number;
   /** Output arrays with more elements are reported as summaries computed on the workers. */
   wholeArrayLimit?: number;
   /** Fuse dataframe sources into their first reader (df-fuse.ts); default true. */
@@ -75,6 +77,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       inputs,
       arrayResource: opts.arrayResource ?? 'any',
       device: opts.device,
+      gpuWorkers: opts.gpuWorkers ?? 0,
       key: (name, idx) => `${id}/${name}${idx ? `(${idx.join(',')})` : ''}`,
       fail: (field, detail) => {
         throw new WorkflowError(`nodes[${i}].${field}`, detail, id);

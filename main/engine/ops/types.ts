@@ -62,6 +62,8 @@ export interface BuildContext {
   arrayResource: Resource;
   /** The run's GPU workers with the cuda backend (absent: none), for ops that lower differently when their data fits one device. */
   device?: DeviceTarget;
+  /** GPU workers (real or virtual) that reductions coarsen their chunk tasks for (compile/coarsen.ts); 0: none. */
+  gpuWorkers: number;
 }
 
 /** What the compiler knows of the run's cuda GPU workers. */
