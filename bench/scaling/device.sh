@@ -17,11 +17,10 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 export GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-unknown}
 J=$OUT/scaling.jsonl
 { nvidia-smi --query-gpu=index,name,driver_version,memory.total,persistence_mode --format=csv,noheader; nvidia-smi topo -m; nproc; } 2>&1 | tee $OUT/machine.txt
-# The addon: the one built with the bundles when it loads with CUDA here, else built now.
+# The addon, built here (node-addon-api's headers from .devbuild/node-addon-api); nothing runs without it.
 export GPUFLOW_NATIVE_DIR=$PWD/native/build
-if ! node -e "const a=require('$PWD/native/build/gpuflow.node');const s=a.cudaStatus?a.cudaStatus():a.info();process.exit(JSON.stringify(s).includes('\"cuda\":true')?0:1)" 2>/dev/null; then
-  t0=$(date +%s); node native/build.mjs --force 2>&1 | tail -1; echo "addon build: $(( $(date +%s) - t0 )) s" | tee -a $OUT/machine.txt
-else echo "addon: prebuilt, loads with CUDA" | tee -a $OUT/machine.txt; fi
+t0=$(date +%s); node native/build.mjs --force 2>&1 | tail -2; echo "addon build: $(( $(date +%s) - t0 )) s" | tee -a $OUT/machine.txt
+node -e "const a=require('$PWD/native/build/gpuflow.node');const s=a.cudaStatus();console.log(JSON.stringify(s));process.exit(s.cuda?0:1)" || { echo "the addon did not build with CUDA: stopping" | tee -a $OUT/machine.txt; exit 1; }
 [ -d node_modules ] || cp -r .devbuild/node_modules node_modules
 ALL=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
 NG=$(echo $ALL | tr ',' '\n' | wc -l)
@@ -43,11 +42,13 @@ seeds() { # devices reps [cli args]
     run seed-full-$dt $devs bench/engine-gpu/seed-full.json $SEED --param dtype=$dt "$@"
   done; done
 }
+# REPS runs of each on 1 GPU and on all, one on the sets between.
 for devs in $SETS; do
-  seeds $devs 2 $GPU
-  for rep in 1 2; do T=120 run matmul-16384 $devs bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU; done
-  for rep in 1 2; do T=120 run groupby-78M $devs examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
-  T=180 run matmul-32768 $devs bench/scaling/matmul.json --param N=32768 --param chunks=8192 $GPU
+  r=1; [ "$devs" = 0 ] || [ "$devs" = "${SETS##* }" ] && r=${REPS:-2}
+  seeds $devs $r $GPU
+  for rep in $(seq 1 $r); do T=60 run matmul-16384 $devs bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU; done
+  for rep in $(seq 1 $r); do T=60 run groupby-78M $devs examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
+  [ $r -gt 1 ] && T=90 run matmul-32768 $devs bench/scaling/matmul.json --param N=32768 --param chunks=8192 $GPU
 done
 # A/B: the chunks as asked (no coarsening for the GPUs), on one GPU and on all.
 for devs in 0 ${SETS##* }; do GPUFLOW_COARSEN=0 seeds $devs 1 $GPU; done
@@ -57,6 +58,6 @@ for rep in 1 2; do for dt in float64 float32; do
 done; done
 # Dask + CuPy, same machine and call (one GPU, threaded scheduler).
 if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi
-PYTHONUNBUFFERED=1 timeout ${DASK_TIMEOUT:-100} python3 bench/engine-gpu/dask_cupy.py '[{"n":500000,"dtype":"float64","mode":"sliced"},{"n":500000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float32","mode":"sliced"}]' | sed 's/^{/{"label":"dask-cupy",/' | tee -a $J
+[ $SECONDS -lt ${DASK_BEFORE_S:-330} ] && PYTHONUNBUFFERED=1 timeout ${DASK_TIMEOUT:-70} python3 bench/engine-gpu/dask_cupy.py '[{"n":500000,"dtype":"float64","mode":"sliced"},{"n":500000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float32","mode":"sliced"}]' | sed 's/^{/{"label":"dask-cupy",/' | tee -a $J
 # The GPU checks (CUDA ops against the CPU kernels), when the call has time left.
-[ -z "$NO_CHECKS" ] && timeout ${CHECKS_TIMEOUT:-90} node .devbuild/device-run.mjs --out $OUT --resident 2>&1 | grep -iv "^{" | tail -15
+[ -z "$NO_CHECKS" ] && [ $SECONDS -lt ${CHECKS_BEFORE_S:-380} ] && timeout ${CHECKS_TIMEOUT:-70} node .devbuild/device-run.mjs --out $OUT --resident 2>&1 | grep -iv "^{" | tail -15
