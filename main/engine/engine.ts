@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunResult } from '../../common/results';
 import type { Discovery } from '../cluster/discovery';
 import { WorkerPool, type PoolOptions } from '../cluster/pool';
+import { CPU_BACKED_TASK_ELEMENTS, GPU_TASK_ELEMENTS } from './compile/coarsen';
 import { compileWorkflow, compileWorkflowAsync, type CompileOptions, type Compiled } from './compile/compile';
 import { EventBus } from './event-bus';
 import { RunController } from './run';
@@ -35,16 +36,20 @@ function targetOf(gpus: WorkerConfig[]): DeviceTarget | undefined {
  * virtual), fused array programs and their combines are theirs alone (a CPU worker takes them
  * only to be slower and to send its partials through the host: issue 30, 119 chunks moved that
  * way in the 2 TB seed run on four H100s plus CPU workers), and reductions coarsen their chunk
- * tasks for them (compile/coarsen.ts; GPUFLOW_COARSEN=0: off).
+ * tasks for them (compile/coarsen.ts; GPUFLOW_COARSEN=0: off), to GPU-sized tasks when every GPU
+ * worker has its cuda backend (`cudaGpus` of them), to CPU-sized ones otherwise.
  */
-function workerOptions(configs: WorkerConfig[]): Pick<CompileOptions, 'arrayResource' | 'gpuWorkers'> {
+function workerOptions(configs: WorkerConfig[], cudaGpus: number): WorkerOptions {
   const gpus = configs.filter((c) => c.kind === 'gpu' || c.kind === 'virtual-gpu').length;
   if (gpus === 0) return {};
-  return { arrayResource: 'gpu', gpuWorkers: process.env.GPUFLOW_COARSEN === '0' ? 0 : gpus };
+  const taskElements = cudaGpus === gpus ? GPU_TASK_ELEMENTS : CPU_BACKED_TASK_ELEMENTS;
+  return { arrayResource: 'gpu', gpuShare: { gpus: process.env.GPUFLOW_COARSEN === '0' ? 0 : gpus, taskElements } };
 }
 
+type WorkerOptions = Pick<CompileOptions, 'arrayResource' | 'gpuShare'>;
+
 const sameTarget = (a: DeviceTarget | undefined, b: DeviceTarget | undefined) => a?.gpus === b?.gpus && a?.bytes === b?.bytes;
-const sameWorkers = (a: Pick<CompileOptions, 'arrayResource' | 'gpuWorkers'>, b: Pick<CompileOptions, 'arrayResource' | 'gpuWorkers'>) => a.arrayResource === b.arrayResource && a.gpuWorkers === b.gpuWorkers;
+const sameWorkers = (a: WorkerOptions, b: WorkerOptions) => a.arrayResource === b.arrayResource && a.gpuShare?.gpus === b.gpuShare?.gpus && a.gpuShare?.taskElements === b.gpuShare?.taskElements;
 
 export interface RunHandle {
   runId: string;
@@ -95,8 +100,17 @@ export class Engine {
    * GPUFLOW_ONE_DEVICE_LINALG=0 turns those off.
    */
   get deviceTarget(): DeviceTarget | undefined {
-    const gpus = [...this.pool.workers.values()].filter((w) => w.config.kind === 'gpu' && w.backends.some((b) => b.name === 'cuda' && b.available));
-    return targetOf(gpus.map((w) => w.config));
+    return targetOf(this.cudaGpus);
+  }
+
+  /** The ready GPU workers whose cuda backend loaded. */
+  private get cudaGpus(): WorkerConfig[] {
+    return [...this.pool.workers.values()].filter((w) => w.config.kind === 'gpu' && w.backends.some((b) => b.name === 'cuda' && b.available)).map((w) => w.config);
+  }
+
+  /** The planned GPU workers whose backends include cuda. */
+  private get plannedCudaGpus(): WorkerConfig[] {
+    return this.pool.plannedConfigs.filter((c) => c.kind === 'gpu' && c.backends.includes('cuda'));
   }
 
   /**
@@ -104,7 +118,7 @@ export class Engine {
    * whose backends include cuda, with its cuda backend loaded.
    */
   get plannedDeviceTarget(): DeviceTarget | undefined {
-    return targetOf(this.pool.plannedConfigs.filter((c) => c.kind === 'gpu' && c.backends.includes('cuda')));
+    return targetOf(this.plannedCudaGpus);
   }
 
   /**
@@ -117,7 +131,7 @@ export class Engine {
   precompile(wf: ValidWorkflow): EarlyCompile {
     const planned = this.plannedDeviceTarget;
     const maxTaskBytes = Math.max(...this.pool.plannedConfigs.map((c) => c.memoryLimit));
-    const workers = workerOptions(this.pool.plannedConfigs);
+    const workers = workerOptions(this.pool.plannedConfigs, this.plannedCudaGpus.length);
     const early = compileWorkflowAsync(wf, { maxTaskBytes, device: planned, ...workers }).then((c) => (traceStart('compiled-early'), c));
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);
@@ -127,8 +141,8 @@ export class Engine {
   }
 
   /** The compiler's view of the ready workers' kinds (workerOptions). */
-  private get workerOptions(): Pick<CompileOptions, 'arrayResource' | 'gpuWorkers'> {
-    return workerOptions([...this.pool.workers.values()].map((w) => w.config));
+  private get workerOptions(): WorkerOptions {
+    return workerOptions([...this.pool.workers.values()].map((w) => w.config), this.cudaGpus.length);
   }
 
   compile(wf: ValidWorkflow): Compiled {

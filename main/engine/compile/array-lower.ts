@@ -204,7 +204,7 @@ export function viewAxes(a: LazyArray, layout: number[]): LazyArray {
 
 /** The k-th of n contiguous shares (placement.ts) when the run has GPU workers to share them. */
 function share(ctx: BuildContext, k: number, n: number): { place?: TaskPlace } {
-  return ctx.gpuWorkers > 1 ? { place: { share: [k, n] } } : {};
+  return ctx.gpuShare.gpus > 1 ? { place: { share: [k, n] } } : {};
 }
 
 /**
@@ -241,7 +241,7 @@ function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, nam
 
 /** Reduction over all axes: per-block chunk steps fused into the blocks' programs, then a combine tree. */
 export function* reduceAllSteps(a0: LazyArray, op: ReduceOp, splitEvery: number, ctx: BuildContext, ddof?: number): Steps<LazyScalar> {
-  const a = coarsenForGpus(a0, ctx.gpuWorkers);
+  const a = coarsenForGpus(a0, ctx.gpuShare);
   const partials: string[] = [];
   const blocks = a.chunks.reduce((n, c) => n * c.length, 1);
   const at: number[] = [];

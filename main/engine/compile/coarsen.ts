@@ -23,6 +23,11 @@ import { reblockLazy } from './reblock';
  * materialised; about 7 ms on an H100), below the 2^31 the device kernels index a block with.
  */
 export const GPU_TASK_ELEMENTS = 2 ** 30;
+/**
+ * The cap for GPU workers that run on the CPU (virtual GPUs, or GPU workers whose cuda backend is
+ * absent): 2^20 elements, tens of ms there, so a cancel or a lost worker costs no more than that.
+ */
+export const CPU_BACKED_TASK_ELEMENTS = 2 ** 20;
 /** Tasks left for each GPU worker at least, so the GPUs share the work to its end. */
 export const TASKS_PER_GPU = 8;
 
@@ -46,13 +51,20 @@ function merged(chunks: number[], f: number): number[] {
   return out;
 }
 
-/** `a` in coarser chunks for a reduction on `gpus` GPU workers, or `a` itself when it cannot or need not be. */
-export function coarsenForGpus(a: LazyArray, gpus: number): LazyArray {
+/** How a run's GPU workers take coarsened tasks: how many, and the most elements a task may hold. */
+export interface GpuShare {
+  gpus: number;
+  taskElements: number;
+}
+
+/** `a` in coarser chunks for a reduction on `share.gpus` GPU workers, or `a` itself when it cannot or need not be. */
+export function coarsenForGpus(a: LazyArray, share: GpuShare): LazyArray {
+  const { gpus } = share;
   if (gpus <= 0) return a;
   const blocks = a.chunks.reduce((n, c) => n * c.length, 1);
   const total = sizeOf(a.shape);
   if (blocks <= gpus * TASKS_PER_GPU || total === 0) return a;
-  const target = Math.min(GPU_TASK_ELEMENTS, total / (gpus * TASKS_PER_GPU));
+  const target = Math.min(share.taskElements, total / (gpus * TASKS_PER_GPU));
   const factors = mergeFactors(a.chunks.map((c) => c.length), target / (total / blocks));
   if (factors.every((f) => f === 1)) return a;
   return reblockLazy(a, a.chunks.map((c, d) => merged(c, factors[d]))) ?? a;

@@ -19,6 +19,7 @@ import { fuseDfSources } from './df-fuse';
 import { eachBlockIndex } from './chunks';
 import { summaryOutput } from './summary-lower';
 import { digestDigitsOf, hasFloat32Lineage } from './precision';
+import type { GpuShare } from './coarsen';
 
 export interface CompileOptions {
   /** Largest bytes a single task may touch (the biggest worker's memory limit). */
@@ -26,8 +27,8 @@ export interface CompileOptions {
   arrayResource?: Resource;
   /** The run's cuda GPU workers (absent: none): linalg ops take one-task paths when their data fits one (docs/linalg.md). */
   device?: DeviceTarget;
-  /** GPU workers, real or virtual, that reductions coarsen chunk tasks for (coarsen.ts); default 0: none. */
-  gpuWorkers?: number;
+  /** GPU workers, real or virtual, that reductions coarsen chunk tasks for, and their task cap (coarsen.ts); default none. */
+  gpuShare?: GpuShare;
   /** Output arrays with more elements are reported as summaries computed on the workers. */
   wholeArrayLimit?: number;
   /** Fuse dataframe sources into their first reader (df-fuse.ts); default true. */
@@ -77,7 +78,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       inputs,
       arrayResource: opts.arrayResource ?? 'any',
       device: opts.device,
-      gpuWorkers: opts.gpuWorkers ?? 0,
+      gpuShare: opts.gpuShare ?? { gpus: 0, taskElements: 0 },
       key: (name, idx) => `${id}/${name}${idx ? `(${idx.join(',')})` : ''}`,
       fail: (field, detail) => {
         throw new WorkflowError(`nodes[${i}].${field}`, detail, id);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { digestOf } from '../../../main/api/run-record';
 import type { RunResult } from '../../../common/results';
-import { GPU_TASK_ELEMENTS, TASKS_PER_GPU, mergeFactors } from '../../../main/engine/compile/coarsen';
+import { CPU_BACKED_TASK_ELEMENTS, GPU_TASK_ELEMENTS, TASKS_PER_GPU, mergeFactors } from '../../../main/engine/compile/coarsen';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { ownerOf } from '../../../main/engine/scheduler/placement';
 import { validateWorkflow } from '../../../main/engine/validate';
@@ -26,7 +26,7 @@ describe('coarsening for GPU workers', () => {
   });
 
   it('gives the 2 TB seed workload 3 x 3 chunks a task on four GPUs, within the element cap', () => {
-    const c = compileWorkflow(validateWorkflow(full, { N: 500000, chunks: 10000 }), { gpuWorkers: 4, arrayResource: 'gpu' });
+    const c = compileWorkflow(validateWorkflow(full, { N: 500000, chunks: 10000 }), { gpuShare: { gpus: 4, taskElements: GPU_TASK_ELEMENTS }, arrayResource: 'gpu' });
     const programs = [...c.tasks.values()].filter((t) => t.spec.kind === 'program');
     expect(programs.length).toBe(17 * 17);
     for (const t of programs) if (t.spec.kind === 'program') expect(t.spec.program.shape.reduce((a, b) => a * b, 1)).toBeLessThanOrEqual(GPU_TASK_ELEMENTS);
@@ -35,10 +35,18 @@ describe('coarsening for GPU workers', () => {
     expect([...cpu.tasks.values()].filter((t) => t.spec.kind === 'program').length).toBe(2500);
   });
 
+  it('keeps tasks CPU-sized for GPU workers that run on the CPU (virtual GPUs)', () => {
+    const doc = { format: 'gpuflow.workflow/1', nodes: [{ id: 'x', op: 'random_normal', params: { shape: [60000, 60000], chunks: [1000, 1000], seed: 1 } }, { id: 'total', op: 'reduce', params: { op: 'sum' } }], edges: [{ source: 'x', sourcePort: 'out', target: 'total', targetPort: 'x' }] };
+    const programs = (taskElements: number) => [...compileWorkflow(validateWorkflow(doc), { gpuShare: { gpus: 2, taskElements }, arrayResource: 'gpu' }).tasks.values()].filter((t) => t.spec.kind === 'program').length;
+    // 1e6-element chunks are already at the CPU-backed cap (2^20); a cuda GPU takes 15 x 15 of them.
+    expect(programs(CPU_BACKED_TASK_ELEMENTS)).toBe(3600);
+    expect(programs(GPU_TASK_ELEMENTS)).toBe(16);
+  });
+
   for (const [name, doc] of [['sliced', seed], ['every sample', full]] as const) {
     it(`${name}: the same total and digest as the CPU graph, GPU-only tasks in contiguous shares`, async () => {
       const params = { N: 2000, chunks: 100 };
-      const opts = { gpuWorkers: 3, arrayResource: 'gpu' as const };
+      const opts = { gpuShare: { gpus: 3, taskElements: CPU_BACKED_TASK_ELEMENTS }, arrayResource: 'gpu' as const };
       const c = compileWorkflow(validateWorkflow(doc, params), opts);
       const programs = [...c.tasks.values()].filter((t) => t.spec.kind === 'program');
       expect(programs.length).toBeLessThan(400);
