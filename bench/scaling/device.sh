@@ -42,6 +42,20 @@ seeds() { # devices reps [cli args]
     run seed-full-$dt $devs bench/engine-gpu/seed-full.json $SEED --param dtype=$dt "$@"
   done; done
 }
+# A/B on all GPUs (ONLY=ab runs this alone, skipping the rest): the coarsened task size
+# (GPUFLOW_GPU_TASK_ELEMENTS 2^28, 2^29 against the default 2^30) and the cuBLAS / cuSOLVER warm-up
+# left out (GPUFLOW_WARM_LIBRARIES=0), which otherwise runs beside the first kernels; one GPU too
+# for the warm-up.
+ab() {
+  for rep in 1 2; do for v in default warm0 e28 e29; do
+    case $v in warm0) E=GPUFLOW_WARM_LIBRARIES=0;; e28) E=GPUFLOW_GPU_TASK_ELEMENTS=268435456;; e29) E=GPUFLOW_GPU_TASK_ELEMENTS=536870912;; *) E=AB_DEFAULT=1;; esac
+    ( export $E
+      for dt in float32 float64; do run ab-$v-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+      run ab-$v-seed-full-float32 ${SETS##* } bench/engine-gpu/seed-full.json $SEED --param dtype=float32 $GPU
+      case $v in default|warm0) run ab-$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU;; esac )
+  done; done
+}
+if [ "$ONLY" = ab ]; then ab; exit 0; fi
 # REPS runs of each on 1 GPU and on all, one on the sets between.
 for devs in $SETS; do
   r=1; [ "$devs" = 0 ] || [ "$devs" = "${SETS##* }" ] && r=${REPS:-2}

@@ -32,18 +32,34 @@ function targetOf(gpus: WorkerConfig[]): DeviceTarget | undefined {
 }
 
 /**
- * What the compiler is told of the workers beside the cuda target: with GPU workers (real or
- * virtual), fused array programs and their combines are theirs alone (a CPU worker takes them
- * only to be slower and to send its partials through the host: issue 30, 119 chunks moved that
- * way in the 2 TB seed run on four H100s plus CPU workers), and reductions coarsen their chunk
- * tasks for them (compile/coarsen.ts; GPUFLOW_COARSEN=0: off), to GPU-sized tasks when every GPU
- * worker has its cuda backend (`cudaGpus` of them), to CPU-sized ones otherwise.
+ * What the compiler is told of the workers beside the cuda target. When every GPU worker has its
+ * cuda backend (`cudaGpus` of them), fused array programs and their combines are theirs alone: a
+ * CPU worker would take them only to be slower and to send its partials through the host (issue
+ * 30: 119 chunks moved that way in the 2 TB seed run on four H100s plus CPU workers, 0.46 s
+ * against 0.37). GPU workers that run on the CPU (virtual GPUs) are no faster than a CPU worker,
+ * which keeps its share there. Reductions coarsen their chunk tasks for the GPU workers
+ * (compile/coarsen.ts; GPUFLOW_COARSEN=0: off): GPU-sized tasks on cuda, CPU-sized otherwise.
  */
 function workerOptions(configs: WorkerConfig[], cudaGpus: number): WorkerOptions {
   const gpus = configs.filter((c) => c.kind === 'gpu' || c.kind === 'virtual-gpu').length;
   if (gpus === 0) return {};
-  const taskElements = cudaGpus === gpus ? GPU_TASK_ELEMENTS : CPU_BACKED_TASK_ELEMENTS;
-  return { arrayResource: 'gpu', gpuShare: { gpus: process.env.GPUFLOW_COARSEN === '0' ? 0 : gpus, taskElements } };
+  const cuda = cudaGpus === gpus;
+  return {
+    ...(cuda ? { arrayResource: 'gpu' as const } : {}),
+    gpuShare: { gpus: process.env.GPUFLOW_COARSEN === '0' ? 0 : gpus, taskElements: cuda ? gpuTaskElements() : CPU_BACKED_TASK_ELEMENTS },
+  };
+}
+
+/**
+ * GPU_TASK_ELEMENTS, or GPUFLOW_GPU_TASK_ELEMENTS for A/B runs on the GPU machine (bench/scaling/):
+ * a whole number from 2^20 up to 2^30, past which the device kernels' 32-bit block indexing ends.
+ */
+function gpuTaskElements(): number {
+  const v = process.env.GPUFLOW_GPU_TASK_ELEMENTS;
+  if (v === undefined || v === '') return GPU_TASK_ELEMENTS;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < CPU_BACKED_TASK_ELEMENTS || n > GPU_TASK_ELEMENTS) throw new Error(`GPUFLOW_GPU_TASK_ELEMENTS: expected a whole number from ${CPU_BACKED_TASK_ELEMENTS} to ${GPU_TASK_ELEMENTS}, got '${v}'`);
+  return n;
 }
 
 type WorkerOptions = Pick<CompileOptions, 'arrayResource' | 'gpuShare'>;

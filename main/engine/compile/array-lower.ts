@@ -202,9 +202,13 @@ export function viewAxes(a: LazyArray, layout: number[]): LazyArray {
   };
 }
 
-/** The k-th of n contiguous shares (placement.ts) when the run has GPU workers to share them. */
+/**
+ * The k-th of n contiguous shares (placement.ts) when the programs are the GPU workers' alone and
+ * there are several (a share is never taken by a CPU worker, so with CPU-backed GPUs, which leave
+ * the CPU workers their part, there are none).
+ */
 function share(ctx: BuildContext, k: number, n: number): { place?: TaskPlace } {
-  return ctx.gpuShare.gpus > 1 ? { place: { share: [k, n] } } : {};
+  return ctx.gpuShare.gpus > 1 && ctx.arrayResource === 'gpu' ? { place: { share: [k, n] } } : {};
 }
 
 /**
