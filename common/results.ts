@@ -11,9 +11,13 @@ export interface ArraySummary {
   corner: { shape: number[]; data: number[] };
 }
 
+/**
+ * `digestDigits`: significant digits the result digest keeps of this value's numbers, when fewer
+ * than the default (common/digest.ts): set for values computed from float32 data.
+ */
 export type ResultValue =
-  | { kind: 'scalar'; dtype: DType | string; value: number }
-  | { kind: 'array'; dtype: DType | string; shape: number[]; data?: number[]; summary?: ArraySummary; file?: string }
+  | { kind: 'scalar'; dtype: DType | string; value: number; digestDigits?: number }
+  | { kind: 'array'; dtype: DType | string; shape: number[]; data?: number[]; summary?: ArraySummary; file?: string; digestDigits?: number }
   | { kind: 'json'; value: unknown }
   /** A dataframe: total rows, its columns, and Arrow IPC stream bytes (base64) of at most the
    * first TABLE_PREVIEW_ROWS rows; `truncated` when rows were left out. Never JSON rows. */

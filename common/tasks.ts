@@ -20,7 +20,12 @@ export type TaskSpec =
   | { kind: 'trial'; op: string; params: Record<string, unknown> };
 
 /** Where a block belongs (TaskDef.place). */
-export type TaskPlace = { grid: [number, number] } | { index: number };
+/**
+ * `grid`: a 2-D block (matmul's SUMMA layout); `index`: a 1-D block, round robin (TSQR's row
+ * blocks); `share`: the k-th of n tasks split into contiguous shares, one a worker (a reduction's
+ * chunk partials and their combines, so each combine finds its partials where it runs).
+ */
+export type TaskPlace = { grid: [number, number] } | { index: number } | { share: [number, number] };
 
 export interface TaskDef {
   key: string;
@@ -45,12 +50,13 @@ export interface TaskDef {
 }
 
 /** How a workflow node's result is assembled from task outputs. */
+/** `digestDigits`: set on values computed from float32 data (common/results.ts ResultValue). */
 export type NodeOutput =
-  | { kind: 'scalar'; key: string; dtype: string }
-  | { kind: 'array'; shape: number[]; chunks: number[][]; dtype: string; keys: string[] }
+  | { kind: 'scalar'; key: string; dtype: string; digestDigits?: number }
+  | { kind: 'array'; shape: number[]; chunks: number[][]; dtype: string; keys: string[]; digestDigits?: number }
   | { kind: 'value'; key: string }
   /** A large array reported as a summary computed on the workers; `key` yields a bundle {stats, hist, corner}. */
-  | { kind: 'array-summary'; key: string; shape: number[]; dtype: string }
+  | { kind: 'array-summary'; key: string; shape: number[]; dtype: string; digestDigits?: number }
   /** A dataframe: its partitions' keys in order and its columns (name, expression type). */
   | { kind: 'table'; keys: string[]; columns: { name: string; type: string }[] }
   /** Several JSON values reported as one list (e.g. one per file a writer wrote). */

@@ -32,10 +32,15 @@ function start(): Promise<void> {
     context = quiet(addon.cudaWarmContext()).then(() => traceStart('worker-context-done'));
     // Chained here, first: the library phase is queued (and the addon's leases told to wait for
     // it) before anyone awaiting the context can ask cudaStatus() or start a task.
-    libraries = context
-      .then(() => addon.cudaWarmLibraries())
-      .catch(() => undefined)
-      .then(() => traceStart('worker-libraries-done'));
+    // GPUFLOW_WARM_LIBRARIES=0 leaves it out (A/B runs, bench/scaling/: does it slow the first
+    // kernels beside it?); a linear algebra call then makes its own handle.
+    libraries =
+      process.env.GPUFLOW_WARM_LIBRARIES === '0'
+        ? context
+        : context
+            .then(() => addon.cudaWarmLibraries())
+            .catch(() => undefined)
+            .then(() => traceStart('worker-libraries-done'));
   }
   return context;
 }

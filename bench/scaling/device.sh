@@ -1,34 +1,77 @@
 #!/bin/bash
-# One call on a multi-GPU machine (after bench/engine-gpu/build.sh here; carry .device and
-# .devbuild): builds the addon, then runs the seed workload (2 TB, chunks 10000; sliced and every
-# sample) and a matmul that moves blocks between GPUs, through the whole engine, on 1 GPU
-# (GPUFLOW_DEVICES=0) and on every GPU, one worker per GPU found by gpuflow's own discovery.
-source .device/prelude
+# One call on a multi-GPU machine (issue 30), after bench/engine-gpu/build.sh here; carry .device
+# and .devbuild (the prelude is sourced by the call when the tree sits elsewhere). In that call:
+# the bare driver start of 1, 2 and all GPUs (bench/scaling/driver_start.py); then fresh
+# `gpuflow run`s of the product's bundles (.devbuild/cli.mjs -> out/cli) on 1, 2, 4 (and 8) GPUs,
+# one worker per GPU, backend cuda, no CPU worker, timed as whole processes with the start-up
+# trace (bench/engine-gpu/timed-run.mjs): the 2 TB seed workload sliced and every sample in
+# float64 and float32 (N=500000, chunks 10000), matmul 16384² (chunks 4096) and 32768² (chunks
+# 8192) float32, the 78 M-row groupby; A/B with the GPU coarsening off (GPUFLOW_COARSEN=0), the
+# default worker set (GPUs plus CPU workers) beside the GPUs alone; Dask + CuPy on the seed
+# workload (one GPU, the threaded scheduler; dask wheels from .whl when carried); the GPU checks
+# (bench/native/device-run.ts --resident). Everything lands in $OUT/scaling.jsonl (one JSON line a
+# run, `label` says which) and $OUT/machine.txt.
+command -v node >/dev/null 2>&1 || source .device/prelude
 # NVLink multicast stays off (KINDS.md).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | tee $OUT/machine.txt
-t0=$(date +%s); node native/build.mjs --force 2>&1 | tail -1; echo "addon build: $(( $(date +%s) - t0 )) s"
-export GPUFLOW_NATIVE_DIR=$PWD/native/build GPUFLOW_WORKER_ENTRY=$PWD/.devbuild/gpuflow/worker.js
+export GPUFLOW_COMMIT=${GPUFLOW_COMMIT:-unknown}
+J=$OUT/scaling.jsonl
+{ nvidia-smi --query-gpu=index,name,driver_version,memory.total,persistence_mode --format=csv,noheader; nvidia-smi topo -m; nproc; } 2>&1 | tee $OUT/machine.txt
+# The addon, built here (node-addon-api's headers from .devbuild/node-addon-api); nothing runs without it.
+export GPUFLOW_NATIVE_DIR=$PWD/native/build
+t0=$(date +%s); node native/build.mjs --force 2>&1 | tail -2; echo "addon build: $(( $(date +%s) - t0 )) s" | tee -a $OUT/machine.txt
+node -e "const a=require('$PWD/native/build/gpuflow.node');const s=a.cudaStatus();console.log(JSON.stringify(s));process.exit(s.cuda?0:1)" || { echo "the addon did not build with CUDA: stopping" | tee -a $OUT/machine.txt; exit 1; }
+[ -d node_modules ] || cp -r .devbuild/node_modules node_modules
 ALL=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
-run() { # label devices workflow params...
+NG=$(echo $ALL | tr ',' '\n' | wc -l)
+SETS="0"; [ $NG -ge 2 ] && SETS="$SETS 0,1"; [ $NG -ge 4 ] && SETS="$SETS 0,1,2,3"; [ $NG -ge 8 ] && SETS="$SETS $ALL"
+timeout 60 python3 bench/scaling/driver_start.py $NG 2 | tee -a $J
+export GPUFLOW_TRACE_START=1
+CLI=.devbuild/cli.mjs
+run() { # label devices workflow [cli args...]; env passes through
   local label=$1 devs=$2 wf=$3; shift 3
-  local s=$(date +%s.%N)
-  GPUFLOW_DEVICES=$devs timeout ${T:-90} node .devbuild/gpuflow/main.mjs run $wf --no-store --json --backend cuda --cpu-workers 0 "$@" > /tmp/r.json 2>/tmp/r.err
-  local rc=$? e=$(date +%s.%N)
-  node -e "const f=require('fs');let r={};try{r=JSON.parse(f.readFileSync('/tmp/r.json','utf8'))}catch(x){r={error:f.readFileSync('/tmp/r.err','utf8').slice(-600)}};console.log(JSON.stringify({label:'$label',devices:'$devs',rc:$rc,processSeconds:$e-$s,status:r.status,value:r.results&&r.results.total&&r.results.total.value,durationMs:r.stats&&r.stats.durationMs,tasks:r.stats&&r.stats.tasks,transfers:r.stats&&r.stats.transfers,workers:r.stats&&r.stats.workers&&r.stats.workers.map(w=>[w.id,w.tasks,w.busyMs,w.backends]),error:r.error}))" | tee -a $OUT/scaling.jsonl | cut -c1-300
+  GPUFLOW_DEVICES=$devs node bench/engine-gpu/timed-run.mjs "{\"label\":\"$label\",\"devices\":\"$devs\",\"gpus\":$(echo $devs | tr ',' '\n' | wc -l),\"coarsen\":\"${GPUFLOW_COARSEN:-1}\"}" --timeout ${T:-90} -- \
+    $CLI run $wf --no-store --json "$@" | tee -a $J | cut -c1-260
 }
-for devs in 0 $ALL; do
-  for rep in 1 2; do
-    run seed-sliced-f64 $devs examples/seed-benchmark.json --param N=500000 --param chunks=10000 --param dtype=float64
-    run seed-full-f64 $devs bench/engine-gpu/seed-full.json --param N=500000 --param chunks=10000 --param dtype=float64
-  done
-  T=120 run matmul-f32 $devs bench/scaling/matmul.json --param N=16384 --param chunks=4096
+GPU="--backend cuda --cpu-workers 0"
+SEED="--param N=500000 --param chunks=10000"
+seeds() { # devices reps [cli args]
+  local devs=$1 reps=$2; shift 2
+  for rep in $(seq 1 $reps); do for dt in float64 float32; do
+    run seed-sliced-$dt $devs examples/seed-benchmark.json $SEED --param dtype=$dt "$@"
+    run seed-full-$dt $devs bench/engine-gpu/seed-full.json $SEED --param dtype=$dt "$@"
+  done; done
+}
+# A/B on all GPUs (ONLY=ab runs this alone, skipping the rest): the coarsened task size
+# (GPUFLOW_GPU_TASK_ELEMENTS 2^28, 2^29 against the default 2^30) and the cuBLAS / cuSOLVER warm-up
+# left out (GPUFLOW_WARM_LIBRARIES=0), which otherwise runs beside the first kernels; one GPU too
+# for the warm-up.
+ab() {
+  for rep in 1 2; do for v in default warm0 e28 e29; do
+    case $v in warm0) E=GPUFLOW_WARM_LIBRARIES=0;; e28) E=GPUFLOW_GPU_TASK_ELEMENTS=268435456;; e29) E=GPUFLOW_GPU_TASK_ELEMENTS=536870912;; *) E=AB_DEFAULT=1;; esac
+    ( export $E
+      for dt in float32 float64; do run ab-$v-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+      run ab-$v-seed-full-float32 ${SETS##* } bench/engine-gpu/seed-full.json $SEED --param dtype=float32 $GPU
+      case $v in default|warm0) run ab-$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU;; esac )
+  done; done
+}
+if [ "$ONLY" = ab ]; then ab; exit 0; fi
+# REPS runs of each on 1 GPU and on all, one on the sets between.
+for devs in $SETS; do
+  r=1; [ "$devs" = 0 ] || [ "$devs" = "${SETS##* }" ] && r=${REPS:-2}
+  seeds $devs $r $GPU
+  for rep in $(seq 1 $r); do T=60 run matmul-16384 $devs bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU; done
+  for rep in $(seq 1 $r); do T=60 run groupby-78M $devs examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
+  [ $r -gt 1 ] && T=90 run matmul-32768 $devs bench/scaling/matmul.json --param N=32768 --param chunks=8192 $GPU
 done
-# Blocks between GPUs by CUDA IPC (stats.transfers.ipc / .host / .hostReasons say how they went):
-# the same with IPC off, and with every GPU visible to each worker (for drivers that will not map
-# a hidden GPU's memory; GPUFLOW_SHOW_ALL_GPUS=1).
-if [ "$ALL" != 0 ]; then
-  GPUFLOW_IPC=0 T=120 run matmul-f32-no-ipc $ALL bench/scaling/matmul.json --param N=16384 --param chunks=4096
-  GPUFLOW_SHOW_ALL_GPUS=1 T=120 run matmul-f32-all-visible $ALL bench/scaling/matmul.json --param N=16384 --param chunks=4096
-  for devs in 0 $ALL; do T=180 run matmul-f32-32768 $devs bench/scaling/matmul.json --param N=32768 --param chunks=4096; done
-fi
+# A/B: the chunks as asked (no coarsening for the GPUs), on one GPU and on all.
+for devs in 0 ${SETS##* }; do GPUFLOW_COARSEN=0 seeds $devs 1 $GPU; done
+# The default worker set (GPU workers plus CPU workers) against the GPUs alone, all GPUs.
+for rep in 1 2; do for dt in float64 float32; do
+  run default-set-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt
+done; done
+# Dask + CuPy, same machine and call (one GPU, threaded scheduler).
+if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi
+[ $SECONDS -lt ${DASK_BEFORE_S:-330} ] && PYTHONUNBUFFERED=1 timeout ${DASK_TIMEOUT:-70} python3 bench/engine-gpu/dask_cupy.py '[{"n":500000,"dtype":"float64","mode":"sliced"},{"n":500000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float32","mode":"sliced"}]' | sed 's/^{/{"label":"dask-cupy",/' | tee -a $J
+# The GPU checks (CUDA ops against the CPU kernels), when the call has time left.
+[ -z "$NO_CHECKS" ] && [ $SECONDS -lt ${CHECKS_BEFORE_S:-380} ] && timeout ${CHECKS_TIMEOUT:-70} node .devbuild/device-run.mjs --out $OUT --resident 2>&1 | grep -iv "^{" | tail -15

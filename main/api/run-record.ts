@@ -1,4 +1,5 @@
 /** What the store keeps of a run's result: a digest over its values, and a summary without bulk data. */
+import { canonicalJson } from '../../common/canonical-json';
 import { resultDigest } from '../../common/digest';
 import type { RunResult } from '../../common/results';
 import type { JsonValue } from '../../common/store-types';
@@ -33,6 +34,15 @@ export function storedResults(r: RunResult): JsonValue {
 }
 
 /**
+ * `value` with its numbers rounded to `digits` significant digits (a float32-lineage result,
+ * common/digest.ts), as canonical JSON reads back; unchanged without `digits`. Rounding again to
+ * the digest's 10 digits keeps them.
+ */
+function fewerDigits(value: unknown, digits: number | undefined): unknown {
+  return digits === undefined || value === null || value === undefined ? value : JSON.parse(canonicalJson(value, { digits }));
+}
+
+/**
  * The values a digest covers: every scalar and every array element returned (or its summary); for
  * a table its row count and the logical content of its preview (schema and values), never its
  * Arrow IPC bytes, whose dictionary ids and chunking vary from process to process. A run with a
@@ -41,8 +51,8 @@ export function storedResults(r: RunResult): JsonValue {
 export function digestOf(r: RunResult): string {
   const vals: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(r.results)) {
-    if (v.kind === 'scalar') vals[k] = v.value;
-    else if (v.kind === 'array') vals[k] = { shape: v.shape, data: v.data ?? null, summary: v.data ? null : v.summary };
+    if (v.kind === 'scalar') vals[k] = fewerDigits(v.value, v.digestDigits);
+    else if (v.kind === 'array') vals[k] = { shape: v.shape, data: fewerDigits(v.data ?? null, v.digestDigits), summary: v.data ? null : fewerDigits(v.summary, v.digestDigits) };
     else if (v.kind === 'table') {
       if (!tableContentOf) throw new Error(`digestOf: result '${k}' is a table: call loadTableDigests() first`);
       vals[k] = { rows: v.rows, columns: v.columns, content: tableContentOf(v.ipc) };

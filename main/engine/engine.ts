@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { RunResult } from '../../common/results';
 import type { Discovery } from '../cluster/discovery';
 import { WorkerPool, type PoolOptions } from '../cluster/pool';
-import { compileWorkflow, compileWorkflowAsync, type Compiled } from './compile/compile';
+import { CPU_BACKED_TASK_ELEMENTS, GPU_TASK_ELEMENTS } from './compile/coarsen';
+import { compileWorkflow, compileWorkflowAsync, type CompileOptions, type Compiled } from './compile/compile';
 import { CompileGate } from './compile/compile-gate';
 import { EventBus } from './event-bus';
 import { RunController } from './run';
@@ -31,7 +32,41 @@ function targetOf(gpus: WorkerConfig[]): DeviceTarget | undefined {
   return gpus.length ? { gpus: gpus.length, bytes: Math.min(...gpus.map((c) => c.memoryLimit)) } : undefined;
 }
 
+/**
+ * What the compiler is told of the workers beside the cuda target. When every GPU worker has its
+ * cuda backend (`cudaGpus` of them), fused array programs and their combines are theirs alone: a
+ * CPU worker would take them only to be slower and to send its partials through the host (issue
+ * 30: 119 chunks moved that way in the 2 TB seed run on four H100s plus CPU workers, 0.46 s
+ * against 0.37). GPU workers that run on the CPU (virtual GPUs) are no faster than a CPU worker,
+ * which keeps its share there. Reductions coarsen their chunk tasks for the GPU workers
+ * (compile/coarsen.ts; GPUFLOW_COARSEN=0: off): GPU-sized tasks on cuda, CPU-sized otherwise.
+ */
+function workerOptions(configs: WorkerConfig[], cudaGpus: number): WorkerOptions {
+  const gpus = configs.filter((c) => c.kind === 'gpu' || c.kind === 'virtual-gpu').length;
+  if (gpus === 0) return {};
+  const cuda = cudaGpus === gpus;
+  return {
+    ...(cuda ? { arrayResource: 'gpu' as const } : {}),
+    gpuShare: { gpus: process.env.GPUFLOW_COARSEN === '0' ? 0 : gpus, taskElements: cuda ? gpuTaskElements() : CPU_BACKED_TASK_ELEMENTS },
+  };
+}
+
+/**
+ * GPU_TASK_ELEMENTS, or GPUFLOW_GPU_TASK_ELEMENTS for A/B runs on the GPU machine (bench/scaling/):
+ * a whole number from 2^20 up to 2^30, past which the device kernels' 32-bit block indexing ends.
+ */
+function gpuTaskElements(): number {
+  const v = process.env.GPUFLOW_GPU_TASK_ELEMENTS;
+  if (v === undefined || v === '') return GPU_TASK_ELEMENTS;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < CPU_BACKED_TASK_ELEMENTS || n > GPU_TASK_ELEMENTS) throw new Error(`GPUFLOW_GPU_TASK_ELEMENTS: expected a whole number from ${CPU_BACKED_TASK_ELEMENTS} to ${GPU_TASK_ELEMENTS}, got '${v}'`);
+  return n;
+}
+
+type WorkerOptions = Pick<CompileOptions, 'arrayResource' | 'gpuShare'>;
+
 const sameTarget = (a: DeviceTarget | undefined, b: DeviceTarget | undefined) => a?.gpus === b?.gpus && a?.bytes === b?.bytes;
+const sameWorkers = (a: WorkerOptions, b: WorkerOptions) => a.arrayResource === b.arrayResource && a.gpuShare?.gpus === b.gpuShare?.gpus && a.gpuShare?.taskElements === b.gpuShare?.taskElements;
 
 export interface RunHandle {
   runId: string;
@@ -82,8 +117,17 @@ export class Engine {
    * GPUFLOW_ONE_DEVICE_LINALG=0 turns those off.
    */
   get deviceTarget(): DeviceTarget | undefined {
-    const gpus = [...this.pool.workers.values()].filter((w) => w.config.kind === 'gpu' && w.backends.some((b) => b.name === 'cuda' && b.available));
-    return targetOf(gpus.map((w) => w.config));
+    return targetOf(this.cudaGpus);
+  }
+
+  /** The ready GPU workers whose cuda backend loaded. */
+  private get cudaGpus(): WorkerConfig[] {
+    return [...this.pool.workers.values()].filter((w) => w.config.kind === 'gpu' && w.backends.some((b) => b.name === 'cuda' && b.available)).map((w) => w.config);
+  }
+
+  /** The planned GPU workers whose backends include cuda. */
+  private get plannedCudaGpus(): WorkerConfig[] {
+    return this.pool.plannedConfigs.filter((c) => c.kind === 'gpu' && c.backends.includes('cuda'));
   }
 
   /**
@@ -91,7 +135,7 @@ export class Engine {
    * whose backends include cuda, with its cuda backend loaded.
    */
   get plannedDeviceTarget(): DeviceTarget | undefined {
-    return targetOf(this.pool.plannedConfigs.filter((c) => c.kind === 'gpu' && c.backends.includes('cuda')));
+    return targetOf(this.plannedCudaGpus);
   }
 
   /**
@@ -104,16 +148,22 @@ export class Engine {
   precompile(wf: ValidWorkflow): EarlyCompile {
     const planned = this.plannedDeviceTarget;
     const maxTaskBytes = largest(this.pool.plannedConfigs.map((c) => c.memoryLimit));
-    const early = compileWorkflowAsync(wf, { maxTaskBytes, device: planned }).then((c) => (traceStart('compiled-early'), c));
+    const workers = workerOptions(this.pool.plannedConfigs, this.plannedCudaGpus.length);
+    const early = compileWorkflowAsync(wf, { maxTaskBytes, device: planned, ...workers }).then((c) => (traceStart('compiled-early'), c));
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);
     return {
-      take: () => (sameTarget(planned, this.deviceTarget) && maxTaskBytes === this.maxTaskBytes ? early : this.compileAsync(wf)),
+      take: () => (sameTarget(planned, this.deviceTarget) && sameWorkers(workers, this.workerOptions) && maxTaskBytes === this.maxTaskBytes ? early : this.compileAsync(wf)),
     };
   }
 
+  /** The compiler's view of the ready workers' kinds (workerOptions). */
+  private get workerOptions(): WorkerOptions {
+    return workerOptions([...this.pool.workers.values()].map((w) => w.config), this.cudaGpus.length);
+  }
+
   compile(wf: ValidWorkflow): Compiled {
-    return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget });
+    return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, ...this.workerOptions });
   }
 
   /** One compile at a time for the whole process, with a short line behind it (compile-gate.ts). */
@@ -124,7 +174,10 @@ export class Engine {
    * Through the compile gate; `signal` (a client gone) stops it waiting or compiling.
    */
   compileAsync(wf: ValidWorkflow, signal?: AbortSignal): Promise<Compiled> {
-    return this.compileGate.run(() => compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, signal }), signal);
+    return this.compileGate.run(
+      () => compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, signal, ...this.workerOptions }),
+      signal,
+    );
   }
 
   run(wf: ValidWorkflow, runId: string = randomUUID(), opts: EngineRunOptions = {}): RunHandle {

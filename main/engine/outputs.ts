@@ -7,7 +7,7 @@ import type { ChunkValue } from '../../common/arrays';
 import type { ResultValue } from '../../common/results';
 import type { NodeOutput } from '../../common/tasks';
 import { summaryFromBundle } from './compile/summary-lower';
-import { assembleArray } from './results';
+import { assembleArray, digitsOf } from './results';
 
 /** The keys whose values `outputValue` reads for `out`. */
 export function outputKeys(out: NodeOutput): string[] {
@@ -19,7 +19,7 @@ export async function outputValue(out: NodeOutput, fetch: (key: string) => Promi
     const v = await fetch(out.key);
     if (v.kind !== 'array') throw new Error(`output ${out.key} is a ${v.kind}, expected a value`);
     const x = v.array.data[0];
-    return { kind: 'scalar', dtype: out.dtype, value: typeof x === 'bigint' ? Number(x) : x };
+    return { kind: 'scalar', dtype: out.dtype, value: typeof x === 'bigint' ? Number(x) : x, ...digitsOf(out) };
   }
   if (out.kind === 'array') {
     const blocks = await Promise.all(out.keys.map((k) => fetch(k)));
@@ -34,7 +34,7 @@ export async function outputValue(out: NodeOutput, fetch: (key: string) => Promi
   const v = await fetch(out.key);
   if (out.kind === 'array-summary') {
     if (v.kind !== 'arrays') throw new Error(`output ${out.key} is a ${v.kind}, expected a summary bundle`);
-    return { kind: 'array', dtype: out.dtype, shape: out.shape, summary: summaryFromBundle(v.arrays) };
+    return { kind: 'array', dtype: out.dtype, shape: out.shape, summary: summaryFromBundle(v.arrays), ...digitsOf(out) };
   }
   return v.kind === 'json' ? { kind: 'json', value: v.value } : { kind: 'json', value: { kind: v.kind } };
 }

@@ -15,6 +15,11 @@ function toNumber(x: number | bigint): number {
   return typeof x === 'bigint' ? Number(x) : x;
 }
 
+/** An output's `digestDigits` (float32 lineage, common/digest.ts), passed on to its result value. */
+export function digitsOf(out: { digestDigits?: number }): { digestDigits?: number } {
+  return out.digestDigits === undefined ? {} : { digestDigits: out.digestDigits };
+}
+
 export function assembleArray(out: Extract<NodeOutput, { kind: 'array' }>, blocks: ChunkValue[]): ResultValue {
   const n = sizeOf(out.shape);
   const data = new Float64Array(n);
@@ -37,8 +42,9 @@ export function assembleArray(out: Extract<NodeOutput, { kind: 'array' }>, block
       data[flat] = toNumber(src[k]);
     }
   });
-  if (n <= WHOLE_ARRAY_LIMIT) return { kind: 'array', dtype: out.dtype, shape: out.shape, data: Array.from(data), summary: summarize(data, out.shape) };
-  return { kind: 'array', dtype: out.dtype, shape: out.shape, summary: summarize(data, out.shape) };
+  const digits = digitsOf(out);
+  if (n <= WHOLE_ARRAY_LIMIT) return { kind: 'array', dtype: out.dtype, shape: out.shape, data: Array.from(data), summary: summarize(data, out.shape), ...digits };
+  return { kind: 'array', dtype: out.dtype, shape: out.shape, summary: summarize(data, out.shape), ...digits };
 }
 
 export function summarize(data: Float64Array, shape: number[], bins = 20): ArraySummary {

@@ -4,7 +4,7 @@
  * flight, one message back a task) whose CUDA calls the CPU kernels answer
  * (GPUFLOW_BENCH_FAKE_CUDA, native/fake-cuda.ts). Its answers must be those of a CPU worker
  * running the same native-cpu kernels on one thread (same chunk partials, same combine tree: the
- * same digest), and close to the js reference's. Skipped where the addon is not built.
+ * same digest; coarsening for GPUs off, GPUFLOW_COARSEN=0), and close to the js reference's. Skipped where the addon is not built.
  */
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -33,15 +33,18 @@ async function runOn(discovery: Discovery, backends: Array<'cuda' | 'native-cpu'
   Object.assign(process.env, env);
   const engine = new Engine(discovery, { launcher: forkLauncher(), useGpus: discovery.gpus.length > 0, cpuWorkers: discovery.gpus.length > 0 ? 0 : 1, threadsPerCpuWorker: 1, virtualGpus: 0, backends });
   engines.push(engine);
+  // The environment stays until the graph is compiled (GPUFLOW_COARSEN is read there).
   try {
     await engine.start();
+    const wf = validateWorkflow(JSON.parse(readFileSync(file, 'utf8')), params);
+    const run = engine.run(wf);
+    process.env = saved;
+    const r = await run.result;
+    expect(r.status, r.error).toBe('finished');
+    return r;
   } finally {
     process.env = saved;
   }
-  const wf = validateWorkflow(JSON.parse(readFileSync(file, 'utf8')), params);
-  const r = await engine.run(wf).result;
-  expect(r.status, r.error).toBe('finished');
-  return r;
 }
 
 describe.skipIf(!native)('a GPU worker path on fake CUDA', () => {
@@ -51,7 +54,8 @@ describe.skipIf(!native)('a GPU worker path on fake CUDA', () => {
   ] as const) {
     it(`${file} ${dtype}: the digest of a native-cpu worker, every chunk on 'cuda'`, async () => {
       const params = { N: 400, chunks: 20, dtype };
-      const gpu = await runOn(fakeGpu, ['cuda', 'js'], { GPUFLOW_BENCH_FAKE_CUDA: '1' }, params, file);
+      // The chunks as asked (no coarsening for the GPU, compile/coarsen.ts): 400 tasks through the path.
+      const gpu = await runOn(fakeGpu, ['cuda', 'js'], { GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_COARSEN: '0' }, params, file);
       const cpuRun = await runOn({ gpus: [], cpu }, ['native-cpu', 'js'], {}, params, file);
       const js = await runOn({ gpus: [], cpu }, ['js'], {}, params, file);
       expect(gpu.stats.workers.map((w) => [w.id, w.backends.cuda])).toEqual([['gpu0', 400]]);

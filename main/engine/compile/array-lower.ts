@@ -12,6 +12,7 @@ import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
 import { runToEnd, type Steps } from '../slices';
 import { blockIndices, blockOffset, blockShape, eachBlockIndex, fullRegion, gridShape } from './chunks';
 import { restrictExpr, shiftDeps } from './restrict';
+import { coarsenForGpus } from './coarsen';
 
 /** A lazy array whose blocks are the outputs of tasks `keys` (C order over the block grid). */
 export function fromKeys(shape: number[], chunks: number[][], dtype: DType, keys: string[], opName: string, nodes: string[]): LazyArray {
@@ -201,30 +202,57 @@ export function viewAxes(a: LazyArray, layout: number[]): LazyArray {
   };
 }
 
-function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name: string, outBytes: number, ddof: number | undefined, finalOp: string): Steps<string> {
+/**
+ * The k-th of n contiguous shares (placement.ts) when the programs are the GPU workers' alone and
+ * there are several (a share is never taken by a CPU worker, so with CPU-backed GPUs, which leave
+ * the CPU workers their part, there are none).
+ */
+function share(ctx: BuildContext, k: number, n: number): { place?: TaskPlace } {
+  return ctx.gpuShare.gpus > 1 && ctx.arrayResource === 'gpu' ? { place: { share: [k, n] } } : {};
+}
+
+/**
+ * `shares`: the partials were placed in contiguous shares (reduceAllSteps), `at[i]` the share of
+ * partial i out of `of`: each combine goes where the middle one of the partials under it went.
+ */
+function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name: string, outBytes: number, ddof: number | undefined, finalOp: string, shares?: { at: number[]; of: number }): Steps<string> {
   let level = keys;
+  // The share of the partial each key of the level sits over.
+  let at = shares?.at ?? [];
   let depth = 0;
   do {
     const next: string[] = [];
+    const nextAt: number[] = [];
     const last = level.length <= splitEvery;
     for (let i = 0; i < level.length; i += splitEvery) {
       yield;
       const group = level.slice(i, i + splitEvery);
       const key = ctx.key(`${name}-combine${depth}`, [i / splitEvery]);
-      ctx.emit({ key, deps: group, spec: { kind: 'combine', finalize: last, ddof }, resource: 'any', op: last ? finalOp : 'combine', outBytes, workBytes: outBytes * group.length });
+      // Partials made on GPUs are combined there, by the GPU that made most of them: a CPU worker
+      // or another GPU would only fetch them.
+      const mid = at[i + (group.length >> 1)];
+      const place = shares ? share(ctx, mid, shares.of) : {};
+      ctx.emit({ key, deps: group, spec: { kind: 'combine', finalize: last, ddof }, resource: ctx.arrayResource, op: last ? finalOp : 'combine', outBytes, workBytes: outBytes * group.length, ...place });
       next.push(key);
+      nextAt.push(mid);
     }
     level = next;
+    at = nextAt;
     depth++;
   } while (level.length > 1);
   return level[0];
 }
 
 /** Reduction over all axes: per-block chunk steps fused into the blocks' programs, then a combine tree. */
-export function* reduceAllSteps(a: LazyArray, op: ReduceOp, splitEvery: number, ctx: BuildContext, ddof?: number): Steps<LazyScalar> {
+export function* reduceAllSteps(a0: LazyArray, op: ReduceOp, splitEvery: number, ctx: BuildContext, ddof?: number): Steps<LazyScalar> {
+  const a = coarsenForGpus(a0, ctx.gpuShare);
   const partials: string[] = [];
+  const blocks = a.chunks.reduce((n, c) => n * c.length, 1);
+  const at: number[] = [];
+  let b = -1;
   for (const idx of eachBlockIndex(a.chunks)) {
     yield;
+    b++;
     const shape = blockShape(a.chunks, idx);
     if (sizeOf(shape) === 0) continue;
     const { expr, deps } = a.block(idx);
@@ -237,11 +265,13 @@ export function* reduceAllSteps(a: LazyArray, op: ReduceOp, splitEvery: number, 
       op: `${a.opName}+${op}`,
       outBytes: 24,
       workBytes: sizeOf(shape) * bytesPerElement(a.dtype),
+      ...share(ctx, b, blocks),
     });
     partials.push(key);
+    at.push(b);
   }
   if (partials.length === 0) ctx.fail('input', `cannot ${op} an empty array`);
-  const key = yield* treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`);
+  const key = yield* treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`, { at, of: blocks });
   return { kind: 'scalar', key, dtype: op === 'argmin' || op === 'argmax' ? 'int64' : 'float64' };
 }
 

@@ -18,6 +18,8 @@ import { materializeSteps } from './array-lower';
 import { fuseDfSources } from './df-fuse';
 import { eachBlockIndex } from './chunks';
 import { summaryOutput } from './summary-lower';
+import { digestDigitsOf, hasFloat32Lineage } from './precision';
+import type { GpuShare } from './coarsen';
 
 export interface CompileOptions {
   /** Largest bytes a single task may touch (the biggest worker's memory limit). */
@@ -25,6 +27,8 @@ export interface CompileOptions {
   arrayResource?: Resource;
   /** The run's cuda GPU workers (absent: none): linalg ops take one-task paths when their data fits one (docs/linalg.md). */
   device?: DeviceTarget;
+  /** GPU workers, real or virtual, that reductions coarsen chunk tasks for, and their task cap (coarsen.ts); default none. */
+  gpuShare?: GpuShare;
   /** Output arrays with more elements are reported as summaries computed on the workers. */
   wholeArrayLimit?: number;
   /** Fuse dataframe sources into their first reader (df-fuse.ts); default true. */
@@ -60,6 +64,8 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   const hasOut = new Set(wf.doc.edges.map((e) => e.source));
   const nodeIndex = new Map(wf.doc.nodes.map((n, i) => [n.id, i]));
   const outputs: Record<string, NodeOutput> = {};
+  // Nodes with float32 lineage (precision.ts): their outputs' digests keep fewer digits.
+  const float32 = new Set<string>();
   let unfused = 0;
 
   for (const id of wf.order) {
@@ -74,6 +80,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       inputs,
       arrayResource: opts.arrayResource ?? 'any',
       device: opts.device,
+      gpuShare: opts.gpuShare ?? { gpus: 0, taskElements: 0 },
       key: (name, idx) => `${id}/${name}${idx ? `(${idx.join(',')})` : ''}`,
       fail: (field, detail) => {
         throw new WorkflowError(`nodes[${i}].${field}`, detail, id);
@@ -108,13 +115,15 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       throw new WorkflowError(`nodes[${i}]`, e instanceof Error ? e.message : String(e), id);
     }
     values.set(id, out);
+    if (hasFloat32Lineage(out, wf.doc.edges.some((e) => e.target === id && float32.has(e.source)))) float32.add(id);
+    const digits = digestDigitsOf(float32.has(id));
     for (const v of Object.values(out)) if (v.kind === 'array') unfused += v.chunks.reduce((n, c) => n * c.length, 1);
 
     if (!hasOut.has(id)) {
       for (const [port, v] of Object.entries(out)) {
         const name = Object.keys(out).length > 1 ? `${id}.${port}` : id;
-        if (v.kind === 'scalar') outputs[name] = { kind: 'scalar', key: v.key, dtype: v.dtype };
-        else if (v.kind === 'array' && sizeOf(v.shape) > (opts.wholeArrayLimit ?? WHOLE_ARRAY_LIMIT)) outputs[name] = summaryOutput(v, ctx, port);
+        if (v.kind === 'scalar') outputs[name] = { kind: 'scalar', key: v.key, dtype: v.dtype, ...digits };
+        else if (v.kind === 'array' && sizeOf(v.shape) > (opts.wholeArrayLimit ?? WHOLE_ARRAY_LIMIT)) outputs[name] = { ...summaryOutput(v, ctx, port), ...digits };
         else if (v.kind === 'array') {
           const m = yield* materializeSteps(v, ctx, `${port}-block`);
           const keys: string[] = [];
@@ -122,7 +131,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
             keys.push(m.block(idx).deps[0]);
             if (keys.length % YIELD_EVERY === 0) yield;
           }
-          outputs[name] = { kind: 'array', shape: m.shape, chunks: m.chunks, dtype: m.dtype, keys };
+          outputs[name] = { kind: 'array', shape: m.shape, chunks: m.chunks, dtype: m.dtype, keys, ...digits };
         } else if (v.portType === 'dataframe' && Array.isArray(v.meta.columns)) outputs[name] = { kind: 'table', keys: v.keys, columns: v.meta.columns as { name: string; type: string }[] };
         else if (v.report === 'all') outputs[name] = { kind: 'values', keys: v.keys };
         else outputs[name] = { kind: 'value', key: v.keys[0] };

@@ -9,6 +9,7 @@ import type { NodeKindSpec } from '../../../common/catalog';
 import type { ParamValue } from '../../../common/workflow';
 import type { Resource, TaskDef } from '../../../common/tasks';
 import type { Steps } from '../slices';
+import type { GpuShare } from '../compile/coarsen';
 
 export interface LazyArray {
   kind: 'array';
@@ -62,6 +63,8 @@ export interface BuildContext {
   arrayResource: Resource;
   /** The run's GPU workers with the cuda backend (absent: none), for ops that lower differently when their data fits one device. */
   device?: DeviceTarget;
+  /** GPU workers (real or virtual) that reductions coarsen their chunk tasks for, and their task cap (compile/coarsen.ts); gpus 0: none. */
+  gpuShare: GpuShare;
 }
 
 /** What the compiler knows of the run's cuda GPU workers. */

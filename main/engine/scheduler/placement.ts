@@ -12,6 +12,10 @@
  * A 1-D place ({ index: i }, TSQR's row blocks, their QR and their recombination) belongs to
  * worker i mod P, so each row block is made, factored and recombined where it lives.
  *
+ * A share ({ share: [k, n] }, a reduction's k-th chunk partial of n, or its k-th combine of n at
+ * one level of the tree) belongs to worker floor(k P / n): each GPU gets a contiguous run of
+ * chunks, and a combine of neighbouring partials runs where they were made, fetching none.
+ *
  * Example, 2 workers, 2 x 2 blocks: worker 0 owns A[*,0], B[*,0], C[*,0]; worker 1 owns A[*,1],
  * B[*,1], C[*,1]. C[0,0] = A[0,0] B[0,0] + A[0,1] B[1,0] runs on worker 0, which fetches A[0,1].
  */
@@ -40,6 +44,7 @@ export function gridWorkers<W extends GridWorker>(candidates: W[]): W[] {
 export function ownerOf<W>(place: TaskPlace, workers: W[]): W | null {
   if (workers.length < 2) return null;
   if ('index' in place) return workers[place.index % workers.length];
+  if ('share' in place) return workers[Math.min(workers.length - 1, Math.floor((place.share[0] * workers.length) / place.share[1]))];
   const [pr, pc] = processGrid(workers.length);
   return workers[(place.grid[0] % pr) * pc + (place.grid[1] % pc)];
 }

@@ -494,9 +494,12 @@ export class Scheduler {
     }
     const workers = [...this.workers.values()];
     const resources: Resource[] = ['any', 'gpu', 'cpu'];
+    const gpuWorkers = workers.filter((w) => accepts(w.kind, 'gpu'));
     const candidates = {
       any: workers,
-      gpu: workers.filter((w) => accepts(w.kind, 'gpu')),
+      // GPU work (the fused programs of a run that had GPU workers) goes to the CPU workers once
+      // no GPU worker is left (device lost), rather than waiting for none.
+      gpu: gpuWorkers.length ? gpuWorkers : workers,
       cpu: workers.filter((w) => accepts(w.kind, 'cpu')),
     } satisfies Record<Resource, typeof workers>;
     const free = (r: Resource) => candidates[r].some((w) => w.running.size < w.slots);
