@@ -74,6 +74,8 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
       return { benchId: s.benchId };
     },
     benchmarks: (h) => svc.benchmarks(check(z.string().max(128).optional(), h, 'benchmarks(workflowHash)')),
+    benchProgress: () => svc.benchProgress(),
+    cancelBench: (b) => svc.cancelBench(check(str, b, 'cancelBench(benchId)')),
   };
   for (const [name, fn] of Object.entries(handlers)) {
     ipcMain.handle(CHANNEL.call(name), async (ev: IpcMainInvokeEvent, ...args: unknown[]) => {

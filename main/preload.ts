@@ -41,6 +41,8 @@ const api = {
   compare: call('compare') as GpuflowApi['compare'],
   startBench: call('startBench') as GpuflowApi['startBench'],
   benchmarks: call('benchmarks') as GpuflowApi['benchmarks'],
+  benchProgress: call('benchProgress') as GpuflowApi['benchProgress'],
+  cancelBench: call('cancelBench') as GpuflowApi['cancelBench'],
   subscribe(onMessage: (m: StreamMessage) => void, since?: number): () => void {
     listeners.add(onMessage);
     if (listeners.size === 1) ipcRenderer.send('gpuflow:subscribe', since ?? 0);

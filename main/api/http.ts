@@ -14,7 +14,7 @@ import { WorkflowError, WorkflowErrors } from '../engine/errors';
 import { authorized, contentSecurityPolicy, cookieName } from './auth';
 import { streamEvents } from './event-stream';
 import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
-import { benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
+import { benchCancelRequest, benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
 import { DaskSetupError } from '../dask/interpreter';
 import { ApiError, type GpuflowService } from './service';
 
@@ -182,6 +182,12 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       case 'POST /cluster/test': {
         const b = parse(clusterTestRequest, await readBody(req));
         return [200, await daskCall(() => svc.testCluster(b.address))];
+      }
+      case 'GET /bench/progress':
+        return [200, svc.benchProgress()];
+      case 'POST /bench/cancel': {
+        const b = parse(benchCancelRequest, await readBody(req));
+        return [200, { cancelled: svc.cancelBench(b.benchId) }];
       }
       case 'GET /benchmarks':
         return [200, svc.benchmarks(url.searchParams.get('workflow') ?? undefined)];

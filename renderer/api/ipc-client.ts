@@ -58,6 +58,8 @@ export function createIpcClient(p: PreloadApi = window.gpuflow!): PreloadApi {
     compare: wrap(p.compare),
     startBench: wrap(p.startBench),
     benchmarks: wrap(p.benchmarks),
+    benchProgress: wrap(p.benchProgress),
+    cancelBench: wrap(p.cancelBench),
     subscribe: (fn, since) => p.subscribe(fn, since),
     openWorkflow: wrap(p.openWorkflow),
     saveWorkflow: wrap(p.saveWorkflow),

@@ -10,6 +10,7 @@ import type { BenchmarkRecord } from '../../common/store-types';
 import { axisMax, benchRows, sameWorkflow, type BenchRow } from '../logic/bench-chart';
 import { formatDate } from '../logic/format';
 import { formatMs } from '../logic/stream-draw';
+import { BenchLivePanel } from './BenchLive';
 import { useData, useEditor, useSession } from './hooks';
 import { useWidth } from './use-width';
 
@@ -183,10 +184,10 @@ export function BenchView() {
       <div className="gf-view-bar">
         <h3>Benchmarks</h3>
         <label>
-          repeat <input type="number" min={1} value={repeat} onChange={(e) => setRepeat(Math.max(1, Number(e.target.value)))} />
+          repeat <input type="number" min={1} value={repeat} aria-label="repetitions per configuration" onChange={(e) => setRepeat(Math.max(1, Number(e.target.value)))} />
         </label>
         <label>
-          warm-up <input type="number" min={0} value={warmup} onChange={(e) => setWarmup(Math.max(0, Number(e.target.value)))} />
+          warm-up <input type="number" min={0} value={warmup} aria-label="warm-up runs per configuration" onChange={(e) => setWarmup(Math.max(0, Number(e.target.value)))} />
         </label>
         <button className="gf-primary" disabled={bench.running || refusal !== null} title={refusal ?? ''} onClick={() => void session.startBench({ repeat, warmup })} data-testid="start-bench">
           {bench.running ? 'Benchmarking…' : 'Benchmark current workflow'}
@@ -213,6 +214,7 @@ export function BenchView() {
           ))}
         </div>
       )}
+      <BenchLivePanel />
       {refusal && (
         <p className="gf-field-error" data-testid="bench-refusal">
           {refusal}
