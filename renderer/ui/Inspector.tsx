@@ -1,6 +1,8 @@
 /**
  * The form for the selected node, generated from its kind's ParamSpec, with a message under each
- * field that does not parse; with no node selected, the workflow's name and parameter table.
+ * field that does not parse, and under them the node's result from the run on show (value, array
+ * preview with shape and dtype, table with its column types), where the eye already is; with no
+ * node selected, the workflow's name and parameter table.
  */
 import { useEffect, useState } from 'react';
 import type { ParamSpec } from '../../common/catalog';
@@ -8,6 +10,7 @@ import type { ParamValue } from '../../common/workflow';
 import { formatParam, parseParam, type ParamTable } from '../logic/param-form';
 import { fieldKey } from '../state/editor-store';
 import { useEditor, useRun, useSession } from './hooks';
+import { Value } from './ResultsPanel';
 
 function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: ParamSpec; value: ParamValue | undefined; table: ParamTable }) {
   const session = useSession();
@@ -121,6 +124,21 @@ function WorkflowForm() {
   );
 }
 
+/** The selected node's output from the run on show, if that run produced one. */
+function NodeResult({ id }: { id: string }) {
+  const v = useRun((s) => s.result?.results[id]);
+  const runNo = useRun((s) => s.result?.storeId ?? null);
+  if (!v) return null;
+  return (
+    <section className="gf-inspector-result" data-testid={`inspector-result-${id}`}>
+      <h4>
+        Result{runNo !== null && <span className="gf-muted"> · run #{runNo}</span>}
+      </h4>
+      <Value node={id} v={v} />
+    </section>
+  );
+}
+
 export function Inspector() {
   const selected = useEditor((s) => (s.selectedNodes.length === 1 ? s.selectedNodes[0] : null));
   const node = useEditor((s) => s.graph.nodes.find((n) => n.id === selected));
@@ -140,6 +158,7 @@ export function Inspector() {
           {e}
         </p>
       ))}
+      <NodeResult id={node.id} />
     </aside>
   );
 }

@@ -26,7 +26,8 @@ function fmt(x: number): string {
   return Number.isInteger(x) ? String(x) : Math.abs(x) >= 1e6 || Math.abs(x) < 1e-3 ? x.toExponential(6) : x.toPrecision(10);
 }
 
-function Value({ node, v }: { node: string; v: ResultValue }) {
+/** One node's output: scalar, search leaderboard, JSON, table or array preview (dtype, shape, summary, corner). */
+export function Value({ node, v }: { node: string; v: ResultValue }) {
   if (v.kind === 'scalar') return <span className="gf-scalar" data-value={v.value}>{fmt(v.value)}</span>;
   if (v.kind === 'json') {
     const search = readSearchResult(v.value);
