@@ -1,6 +1,8 @@
 /**
  * The window: toolbar; the main area (editor: palette | canvas | inspector + results; or the
- * history / benchmarks view at full width) above the task stream | progress | workers strip.
+ * history / benchmarks view at full width); in the editor, above the task stream | progress |
+ * workers strip (the dock belongs to the run on the canvas: History and Benchmarks have their
+ * own, so it is not shown there).
  * Panels are resizable and collapsible with remembered sizes (ui/layout.tsx).
  */
 import { ReactFlowProvider } from '@xyflow/react';
@@ -56,7 +58,8 @@ export function App() {
                 {view === 'history' && <HistoryView />}
                 {view === 'benchmarks' && <BenchView />}
               </Panel>
-              <Handle direction="vertical" />
+              {view === 'editor' && <Handle direction="vertical" />}
+              {view === 'editor' && (
               <FoldingPanel name="bottom" order={2} defaultSize={32} minSize={14}>
                 <PanelGroup direction="horizontal" autoSaveId="gpuflow.layout.bottom">
                   <Panel id="stream" order={1} minSize={30} defaultSize={56}>
@@ -72,6 +75,7 @@ export function App() {
                   </Panel>
                 </PanelGroup>
               </FoldingPanel>
+              )}
             </PanelGroup>
           </div>
         </PanelToggles>

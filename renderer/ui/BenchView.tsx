@@ -184,10 +184,10 @@ export function BenchView() {
       <div className="gf-view-bar">
         <h3>Benchmarks</h3>
         <label>
-          repeat <input type="number" min={1} value={repeat} aria-label="repetitions per configuration" onChange={(e) => setRepeat(Math.max(1, Number(e.target.value)))} />
+          repeat <input type="number" min={1} value={repeat} aria-label="repeat (timed runs per configuration)" onChange={(e) => setRepeat(Math.max(1, Number(e.target.value)))} />
         </label>
         <label>
-          warm-up <input type="number" min={0} value={warmup} aria-label="warm-up runs per configuration" onChange={(e) => setWarmup(Math.max(0, Number(e.target.value)))} />
+          warm-up <input type="number" min={0} value={warmup} aria-label="warm-up (untimed runs per configuration)" onChange={(e) => setWarmup(Math.max(0, Number(e.target.value)))} />
         </label>
         <button className="gf-primary" disabled={bench.running || refusal !== null} title={refusal ?? ''} onClick={() => void session.startBench({ repeat, warmup })} data-testid="start-bench">
           {bench.running ? 'Benchmarking…' : 'Benchmark current workflow'}
