@@ -248,6 +248,13 @@ export function GraphEditor() {
           </button>
         </Panel>
       </ReactFlow>
+      {graph.nodes.length === 0 && (
+        <div className="gf-empty-hint" data-testid="empty-canvas-hint">
+          <strong>An empty workflow.</strong>
+          <span>Drag a node from the palette on the left (or double-click it), or open one from Examples… in the toolbar.</span>
+          <span className="gf-muted">Connect an output port to an input port, then Run (Ctrl+Enter).</span>
+        </div>
+      )}
       {notice && (
         <div className={`gf-notice ${notice.kind}`} role="alert" data-testid="notice" data-code={notice.code ?? ''}>
           {notice.text}

@@ -10,6 +10,7 @@ import type { ParamValue } from '../../common/workflow';
 import { formatParam, parseParam, type ParamTable } from '../logic/param-form';
 import { fieldKey } from '../state/editor-store';
 import { useEditor, useRun, useSession } from './hooks';
+import { AggsEditor } from './AggsEditor';
 import { Value } from './ResultsPanel';
 
 function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: ParamSpec; value: ParamValue | undefined; table: ParamTable }) {
@@ -43,7 +44,15 @@ function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: Para
       </select>
     );
   } else if (spec.kind === 'boolean') {
-    input = <input id={id} name={spec.name} type="checkbox" checked={value === undefined ? spec.default === true : value === true} onChange={(e) => commit(String(e.target.checked))} />;
+    const on = value === undefined ? spec.default === true : value === true;
+    input = (
+      <label className="gf-switch">
+        <input id={id} name={spec.name} type="checkbox" role="switch" aria-checked={on} checked={on} onChange={(e) => commit(String(e.target.checked))} />
+        <span>{on ? 'on' : 'off'}</span>
+      </label>
+    );
+  } else if (spec.kind === 'json' && spec.name === 'aggs') {
+    input = <AggsEditor id={id} value={value} onChange={(v) => session.editor.getState().setParam(nodeId, spec.name, v)} />;
   } else {
     input = (
       <input
