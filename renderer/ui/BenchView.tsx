@@ -177,7 +177,8 @@ export function BenchView() {
   const [warmup, setWarmup] = useState(1);
   useEffect(() => void session.refreshBenchmarks(), [session]);
   const shown = bench.last ?? list[0] ?? null;
-  const numeric = Object.entries(params).filter(([, v]) => typeof v === 'number');
+  // The size row: every number or text param (N, chunks, dtype…); booleans stay in the inspector.
+  const sized = Object.entries(params).filter((e): e is [string, number | string] => typeof e[1] === 'number' || typeof e[1] === 'string');
   const refusal = nodes === 0 ? 'The workflow is empty: add nodes or open an example to benchmark it.' : null;
   return (
     <div className="gf-view" data-testid="benchmarks">
@@ -193,19 +194,23 @@ export function BenchView() {
           {bench.running ? 'Benchmarking…' : 'Benchmark current workflow'}
         </button>
       </div>
-      {numeric.length > 0 && (
+      {sized.length > 0 && (
         <div className="gf-params-row gf-card" data-testid="bench-size">
           <strong>Size</strong>
           <span className="gf-muted">the workflow's params (also in the inspector):</span>
-          {numeric.map(([k, v]) => (
+          {sized.map(([k, v]) => (
             <label key={k}>
               ${k}
               <input
-                type="number"
+                type={typeof v === 'number' ? 'number' : 'text'}
                 defaultValue={String(v)}
                 key={`${k}=${String(v)}`}
                 aria-label={`param ${k}`}
                 onBlur={(e) => {
+                  if (typeof v === 'string') {
+                    if (e.target.value !== v) session.editor.getState().setWorkflowParam(k, e.target.value);
+                    return;
+                  }
                   const n = Number(e.target.value);
                   if (Number.isFinite(n) && n !== v) session.editor.getState().setWorkflowParam(k, n);
                 }}

@@ -111,13 +111,13 @@ function WorkflowForm() {
               if (val !== v) session.editor.getState().setWorkflowParam(k, val);
             }}
           />
-          <button onClick={() => session.editor.getState().setWorkflowParam(k, undefined)} title="remove">
+          <button onClick={() => session.editor.getState().setWorkflowParam(k, undefined)} title="remove" aria-label={`remove parameter ${k}`}>
             ×
           </button>
         </div>
       ))}
       <div className="gf-field row">
-        <input placeholder="new parameter name" value={newName} onChange={(e) => setNewName(e.target.value)} />
+        <input placeholder="new parameter name" aria-label="new parameter name" value={newName} onChange={(e) => setNewName(e.target.value)} />
         <button
           disabled={!/^[A-Za-z_][A-Za-z0-9_]*$/.test(newName)}
           onClick={() => {
