@@ -6,10 +6,9 @@
  * Panels are resizable and collapsible with remembered sizes (ui/layout.tsx).
  */
 import { ReactFlowProvider } from '@xyflow/react';
-import { BenchView } from './BenchView';
+import { lazy, Suspense } from 'react';
 import { GeneralErrors } from './GeneralErrors';
 import { GraphEditor } from './GraphEditor';
-import { HistoryView } from './HistoryView';
 import { useData } from './hooks';
 import { Inspector } from './Inspector';
 import { FoldingPanel, Handle, Panel, PanelGroup, PanelToggles } from './layout';
@@ -20,6 +19,10 @@ import { TaskStream } from './TaskStream';
 import { ThemeContext, useTheme } from './theme-hook';
 import { Toolbar } from './Toolbar';
 import { WorkersPanel } from './WorkersPanel';
+
+// History (with Compare) and Benchmarks load when first opened: the editor paints first.
+const HistoryView = lazy(() => import('./HistoryView').then((m) => ({ default: m.HistoryView })));
+const BenchView = lazy(() => import('./BenchView').then((m) => ({ default: m.BenchView })));
 
 function Editor() {
   return (
@@ -55,8 +58,10 @@ export function App() {
             <PanelGroup direction="vertical" autoSaveId="gpuflow.layout.window" className="gf-body">
               <Panel id="main" order={1} minSize={30}>
                 {view === 'editor' && <Editor />}
-                {view === 'history' && <HistoryView />}
-                {view === 'benchmarks' && <BenchView />}
+                <Suspense fallback={<p className="gf-muted gf-view">Loading…</p>}>
+                  {view === 'history' && <HistoryView />}
+                  {view === 'benchmarks' && <BenchView />}
+                </Suspense>
               </Panel>
               {view === 'editor' && <Handle direction="vertical" />}
               {view === 'editor' && (
