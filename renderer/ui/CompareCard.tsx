@@ -12,6 +12,9 @@ import { useSession } from './hooks';
 
 const MAX_ROWS = 50;
 
+/** Numbers to compare in full (12 significant digits), so two close values do not print alike. */
+const exact = (x: number) => (Number.isFinite(x) ? String(Number(x.toPrecision(12))) : String(x));
+
 function TablePair({ p }: { p: Extract<ResultPair, { kind: 'table' }> }) {
   const d = p.diff;
   if (!d || !p.a.table || !p.b.table) return <p className="gf-field-error">Could not decode: {p.a.error ?? p.b.error}</p>;
@@ -67,7 +70,7 @@ function Pair({ p, a, b }: { p: ResultPair; a: number; b: number }) {
     case 'scalar':
       return (
         <p data-testid={`compare-scalar-${p.node}`} data-diff={p.diff}>
-          #{a} <strong>{formatNumber(p.a)}</strong> · #{b} <strong>{formatNumber(p.b)}</strong> · difference {formatNumber(p.diff)}
+          #{a} <strong>{exact(p.a)}</strong> · #{b} <strong>{exact(p.b)}</strong> · difference {exact(p.diff)}
           {p.rel > 0 && <span className="gf-muted"> (relative {p.rel.toExponential(2)})</span>}
         </p>
       );

@@ -217,6 +217,13 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     await page.getByLabel('warm-up').fill('0');
     await page.getByTestId('start-bench').click();
     expect(await page.getByTestId('task-stream').count()).toBe(0);
+    // While it runs: the configuration, the repetition and the time left, and Cancel.
+    const step = page.getByTestId('bench-live-step');
+    await step.waitFor({ timeout: 60_000 });
+    expect(await step.textContent()).toMatch(/configuration \d of \d · (starting workers|warm-up|repetition)/);
+    expect(await page.getByTestId('cancel-bench').isEnabled()).toBe(true);
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    await page.screenshot({ path: path.join(SHOTS, `benchmark-running-${await page.evaluate(() => document.documentElement.dataset.theme)}.png`) });
     const rec = page.getByTestId('bench-record');
     await rec.waitFor({ timeout: 120_000 });
     expect(await rec.getAttribute('data-digests-agree')).toBe('true');
