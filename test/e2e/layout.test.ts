@@ -152,6 +152,21 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     // Every node reads done, and the sink shows its value on the canvas.
     for (const id of ['x', 'plus1', 'every_other', 'total']) expect(await page.getByTestId(`node-state-${id}`).textContent()).toContain('done');
     await page.locator('.react-flow__node[data-id="total"] [data-testid="node-preview"]').waitFor();
+    // The selected node's result is in the inspector, under its params: the same value as the run's.
+    await page.locator('.react-flow__node[data-id="total"]').click();
+    const inInspector = page.locator('[data-testid="inspector-result-total"] .gf-scalar');
+    await inInspector.waitFor();
+    expect(await inInspector.getAttribute('data-value')).toBe(await page.locator('[data-testid="result-total"] .gf-scalar').getAttribute('data-value'));
+    // Layout (Ctrl+L) at 1280×720 leaves every node inside the canvas.
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.locator('.react-flow__pane').click({ position: { x: 30, y: 30 } });
+    await page.keyboard.press('Control+L');
+    const inside = async () => {
+      const canvas = (await page.getByTestId('graph-canvas').boundingBox())!;
+      const boxes = await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as { left: number; right: number; top: number; bottom: number }));
+      return boxes.every((b) => b.left >= canvas.x - 1 && b.right <= canvas.x + canvas.width + 1 && b.top >= canvas.y - 1 && b.bottom <= canvas.y + canvas.height + 1);
+    };
+    await expect.poll(inside).toBe(true);
     await everySize('editor', 'editor', async () => {
       const r = await page.getByTestId('task-stream').boundingBox();
       const wrap = await page.locator('.gf-stream-canvas').boundingBox();
