@@ -25,6 +25,8 @@
  *   POST /api/bench     {doc,params,repeat,warmup}   startBench(...)
  *   GET  /api/bench                   runningBenches()   benchmarks under way (a page that loads re-attaches)
  *   GET  /api/benchmarks?workflow=    benchmarks(workflowHash)
+ *   GET  /api/bench/progress          benchProgress()
+ *   POST /api/bench/cancel {benchId}  cancelBench(benchId)
  *   WS   /api/events?since=<seq>      EngineEvent JSON per message, then live events;
  *                                     also {type:'run-result', result} and {type:'bench-result', result}
  */
@@ -103,6 +105,30 @@ export interface RunningBench {
   startedAt: number;
 }
 
+/**
+ * A running benchmark as the Benchmarks view shows it (GET /api/bench/progress, polled while one
+ * runs, so a page that loads mid-benchmark sees it too): the configuration and repetition on now,
+ * the time so far and an estimate of the time left.
+ */
+export interface BenchProgress {
+  benchId: string;
+  workflowName: string;
+  /** The configurations to run, in order ('1 CPU core', …), and the index of the one on now. */
+  configs: string[];
+  configIndex: number;
+  /** 'starting': its workers are starting; then its warm-up runs, then its timed repetitions. */
+  phase: 'starting' | 'warm-up' | 'timed';
+  /** Runs of this configuration finished so far (warm-up ones included), of warmup + repeat. */
+  runsDone: number;
+  warmup: number;
+  repeat: number;
+  elapsedMs: number;
+  /** Time left, from the mean of the runs so far (this configuration's own once it has one); null before the first run ends. */
+  etaMs: number | null;
+  /** The last run's time, ms. */
+  lastMs: number | null;
+}
+
 export interface BenchResultMessage {
   type: 'bench-result';
   benchId: string;
@@ -155,6 +181,10 @@ export interface GpuflowApi {
   startBench(doc: WorkflowDoc, opts?: { params?: Params; repeat?: number; warmup?: number }): Promise<{ benchId: string }>;
   benchmarks(workflowHash?: string): Promise<BenchmarkRecord[]>;
   runningBenches(): Promise<RunningBench[]>;
+  /** The benchmarks running now, with their progress. */
+  benchProgress(): Promise<BenchProgress[]>;
+  /** Stops a running benchmark (its current run is cancelled, nothing is recorded); false if it is not running. */
+  cancelBench(benchId: string): Promise<boolean>;
   /** The cluster selector (serve only for now; absent where the front end has no Dask support). */
   cluster?(): Promise<ClusterState>;
   /** Sends the app's runs to a Dask cluster (tcp://host:8786, local:N, local-cuda) or back here (null); remembered. */

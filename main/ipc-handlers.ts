@@ -75,6 +75,8 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
     },
     benchmarks: (h) => svc.benchmarks(check(z.string().max(128).optional(), h, 'benchmarks(workflowHash)')),
     runningBenches: () => svc.runningBenches(),
+    benchProgress: () => svc.benchProgress(),
+    cancelBench: (b) => svc.cancelBench(check(str, b, 'cancelBench(benchId)')),
   };
   for (const [name, fn] of Object.entries(handlers)) {
     ipcMain.handle(CHANNEL.call(name), async (ev: IpcMainInvokeEvent, ...args: unknown[]) => {

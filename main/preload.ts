@@ -42,6 +42,8 @@ const api = {
   startBench: call('startBench') as GpuflowApi['startBench'],
   benchmarks: call('benchmarks') as GpuflowApi['benchmarks'],
   runningBenches: call('runningBenches') as GpuflowApi['runningBenches'],
+  benchProgress: call('benchProgress') as GpuflowApi['benchProgress'],
+  cancelBench: call('cancelBench') as GpuflowApi['cancelBench'],
   subscribe(onMessage: (m: StreamMessage) => void, since?: number): () => void {
     listeners.add(onMessage);
     if (listeners.size === 1) ipcRenderer.send('gpuflow:subscribe', since ?? 0);

@@ -63,6 +63,8 @@ export interface BenchOptions {
   warmup?: number;
   backends?: PoolOptions['backends'];
   onProgress?: (msg: string) => void;
+  /** The same steps, for the progress tracker: a configuration's workers starting and up (by its index in benchConfigs), and each run's time. */
+  onStep?: (step: { type: 'starting' | 'up'; configIndex: number } | { type: 'ran'; ms: number }) => void;
   /** Stops the benchmark: the current run is cancelled, its pool shut down, and `runBenchmark` rejects. */
   signal?: AbortSignal;
   /** The Dask cluster set as the target: adds the 'Dask cluster' configuration. */
@@ -72,7 +74,7 @@ export interface BenchOptions {
 const stopped = () => new Error('benchmark stopped');
 
 /** Warm-up and timed runs of one configuration; every repetition must give the same digest. */
-async function timedRuns(name: string, warmup: number, repeat: number, start: () => { result: Promise<RunResult>; cancel(why?: string): void }, opts: Pick<BenchOptions, 'signal' | 'onProgress'>) {
+async function timedRuns(name: string, warmup: number, repeat: number, start: () => { result: Promise<RunResult>; cancel(why?: string): void }, opts: Pick<BenchOptions, 'signal' | 'onProgress' | 'onStep'>) {
   const times: number[] = [];
   let digest: string | null = null;
   const backends: Record<string, JsonValue> = {};
@@ -91,6 +93,7 @@ async function timedRuns(name: string, warmup: number, repeat: number, start: ()
     digest = d;
     for (const w of r.stats.workers) for (const [b, n] of Object.entries(w.backends)) backends[b] = ((backends[b] as number | undefined) ?? 0) + n;
     if (i >= warmup) times.push(ms);
+    opts.onStep?.({ type: 'ran', ms });
     opts.onProgress?.(`${name}: ${i < warmup ? 'warm-up' : `repetition ${i - warmup + 1}/${repeat}`} ${ms.toFixed(0)} ms`);
   }
   return { times, digest, backends };
@@ -101,16 +104,19 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
   const repeat = opts.repeat ?? 3;
   const warmup = opts.warmup ?? 1;
   const configs: BenchmarkConfigInput[] = [];
-  for (const c of benchConfigs(opts.discovery, opts.virtualGpus, opts.nativeCpu)) {
+  const planned = benchConfigs(opts.discovery, opts.virtualGpus, opts.nativeCpu);
+  for (const [index, c] of planned.entries()) {
     if (opts.signal?.aborted) throw stopped();
     if (!c.available || !c.pool) {
       configs.push({ name: c.name, available: false, unavailableReason: c.reason ?? 'unavailable', virtual: c.virtual, workers: 0, times: [] });
       continue;
     }
     opts.onProgress?.(`${c.name}${c.virtual ? ' (virtual)' : ''}: starting workers`);
+    opts.onStep?.({ type: 'starting', configIndex: index });
     const engine = new Engine(opts.discovery, { ...c.pool, launcher: opts.launcher, backends: opts.backends });
     try {
       await engine.start();
+      opts.onStep?.({ type: 'up', configIndex: index });
       const { times, digest, backends } = await timedRuns(c.name, warmup, repeat, () => engine.run(wf), opts);
       configs.push({ name: c.name, available: true, virtual: c.virtual, workers: engine.pool.ready.length, times, digest, backends });
     } finally {
@@ -121,10 +127,24 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
   if (dask) {
     // Compiled for the cluster's workers; each repetition is a whole Dask run (graph submitted, results back).
     const graph = compileWorkflow(wf, { maxTaskBytes: dask.maxTaskBytes });
+    opts.onStep?.({ type: 'starting', configIndex: planned.length });
+    opts.onStep?.({ type: 'up', configIndex: planned.length });
     const { times, digest, backends } = await timedRuns('Dask cluster', warmup, repeat, () => dask.run(graph, randomUUID()), opts);
     configs.push({ name: 'Dask cluster', available: true, virtual: false, workers: dask.currentWorkers.length, times, digest, backends });
   }
   const version = opts.store.saveWorkflowVersion(wf.doc as WorkflowDoc);
   const machine = machineFingerprint(localMachineInfo(opts.discovery.gpus.map((g) => ({ name: g.name, memoryMiB: g.memoryTotalMiB }))));
   return opts.store.saveBenchmark({ workflowHash: version.hash, machine, params: (wf.doc.params ?? {}) as Record<string, JsonValue>, warmup, repetitions: repeat, configs });
+}
+
+/** The configurations' names in the order runBenchmark runs them, and which will run (for the progress tracker). */
+export function plannedConfigs(opts: Pick<BenchOptions, 'discovery' | 'virtualGpus' | 'nativeCpu' | 'dask'>): { names: string[]; available: boolean[] } {
+  const cs = benchConfigs(opts.discovery, opts.virtualGpus, opts.nativeCpu);
+  const names: string[] = cs.map((c) => (c.virtual ? `${c.name} (virtual)` : c.name));
+  const available = cs.map((c) => c.available && c.pool !== undefined);
+  if (opts.dask) {
+    names.push('Dask cluster');
+    available.push(true);
+  }
+  return { names, available };
 }

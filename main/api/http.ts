@@ -18,11 +18,12 @@ import { streamEvents } from './event-stream';
 import { loopDelayMonitor } from './loop-delay';
 import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
 import { scanJsonBody } from './json-body';
-import { benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
+import { benchCancelRequest, benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
 import { DaskSetupError } from '../dask/interpreter';
 import { ApiError } from './api-error';
 import type { GpuflowService } from './service';
 import { abortOnClose } from './abort-on-close';
+import { CompressedFiles, compressible, pickEncoding } from './static-compress';
 
 const MAX_BODY = 16 * 1024 * 1024;
 const DRAIN_LIMIT = 4 * MAX_BODY;
@@ -180,6 +181,12 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       }
       case 'GET /bench':
         return [200, svc.runningBenches()];
+      case 'GET /bench/progress':
+        return [200, svc.benchProgress()];
+      case 'POST /bench/cancel': {
+        const b = parse(benchCancelRequest, await readBody(req));
+        return [200, { cancelled: svc.cancelBench(b.benchId) }];
+      }
       case 'GET /benchmarks':
         return [200, svc.benchmarks(url.searchParams.get('workflow') ?? undefined)];
       default:
@@ -187,7 +194,9 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
     }
   }
 
-  function serveStatic(res: ServerResponse, url: URL, cookie: string): void {
+  const compressed = new CompressedFiles();
+
+  function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL, cookie: string): void {
     let rel: string;
     try {
       rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
@@ -211,6 +220,19 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
     // the API never accepts this cookie (auth.ts).
     const token = url.searchParams.get('token');
     if (token) headers['set-cookie'] = `${cookie}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+    const enc = compressible(headers['content-type']) ? pickEncoding(req.headers['accept-encoding']) : null;
+    if (enc) {
+      const st = statSync(file);
+      compressed.get(file, st, enc).then(
+        (body) => {
+          res.writeHead(200, { ...headers, 'content-encoding': enc, vary: 'Accept-Encoding', 'content-length': String(body.length) });
+          res.end(req.method === 'HEAD' ? undefined : body);
+        },
+        () => res.destroy(),
+      );
+      return;
+    }
+    if (compressible(headers['content-type'])) headers.vary = 'Accept-Encoding';
     res.writeHead(200, headers);
     const stream = createReadStream(file);
     stream.on('error', () => res.destroy());
@@ -256,7 +278,7 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
     conns.trust(req.socket);
     if (!isApi) {
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new ApiError(405, `${req.method} is not allowed here`);
-      return serveStatic(res, url, cookie);
+      return serveStatic(req, res, url, cookie);
     }
     checkJsonBody(req);
     api(req, url, abortOnClose(res)).then(

@@ -7,6 +7,7 @@ export const runRequest = z.object({ doc: z.unknown(), params });
 export const startRunRequest = z.object({ doc: z.unknown(), params, node: z.string().min(1).max(200).optional(), reuse: z.boolean().optional() });
 export const queueRequest = z.object({ doc: z.unknown(), params, node: z.string().min(1).max(200).optional() });
 export const benchRequest = z.object({ doc: z.unknown(), params, repeat: z.number().int().min(1).max(50).optional(), warmup: z.number().int().min(0).max(10).optional() });
+export const benchCancelRequest = z.object({ benchId: z.string().min(1).max(200) });
 export const historyQuery = z.object({
   status: z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted']).optional(),
   workflow: z.string().max(500).optional(),

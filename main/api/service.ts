@@ -5,7 +5,7 @@
  * result digest.
  */
 import { randomUUID } from 'node:crypto';
-import type { BenchResultMessage, DeviceInfo, ExampleInfo, RunResultMessage, RunningBench, WorkerInfo } from '../../common/api';
+import type { BenchProgress, BenchResultMessage, DeviceInfo, ExampleInfo, RunResultMessage, RunningBench, WorkerInfo } from '../../common/api';
 import type { EngineEvent } from '../../common/events';
 import type { RunResult } from '../../common/results';
 import type { WorkflowDoc } from '../../common/workflow';
@@ -16,7 +16,8 @@ import { queryGpus } from '../cluster/discovery';
 import { WorkerSampler } from '../cluster/worker-sampler';
 import { nativeInfo } from '../../native';
 import { ApiError } from './api-error';
-import { runBenchmark } from './bench';
+import { plannedConfigs, runBenchmark } from './bench';
+import { BenchProgressTracker } from './bench-progress';
 import { runDigest, storedResults } from './run-record';
 import { listExamples } from './examples';
 import { QueueError, QueueFullError, RunQueue } from './run-queue';
@@ -129,7 +130,7 @@ export class GpuflowService {
   /** The app's run queue; its changes go out as 'queue' events. */
   private readonly queue: RunQueue;
   /** Running benchmarks' stop switches: close() stops them (their pools are not the engine's). */
-  private readonly benches = new Set<{ stop: AbortController; done: Promise<unknown>; info: RunningBench }>();
+  private readonly benches = new Set<{ stop: AbortController; done: Promise<unknown>; info: RunningBench; progress: BenchProgressTracker }>();
   /** Utilisation and memory over time per worker, for the workers panel. */
   private readonly sampler: WorkerSampler;
   /** Where runs go: null for this workstation's engine, else a Dask cluster (main/dask). */
@@ -552,18 +553,27 @@ export class GpuflowService {
     if (check.tasks === 0) throw new ApiError(400, 'nothing to benchmark', ['the workflow has no tasks to run: add nodes (or open an example) first']);
     const benchId = randomUUID();
     const stop = new AbortController();
+    const nativeCpu = nativeInfo().available && (this.options.backends === undefined || this.options.backends.includes('native-cpu'));
+    const plan = plannedConfigs({ discovery: this.engine.discovery, virtualGpus: this.options.virtualGpus, nativeCpu, dask: this.dask });
+    const name = typeof doc === 'object' && doc !== null && 'name' in doc && typeof doc.name === 'string' ? doc.name : 'workflow';
+    const progress = new BenchProgressTracker(benchId, name, plan.names, plan.available, opts.warmup ?? 1, opts.repeat ?? 3, Date.now());
     const done = runBenchmark(doc, {
       signal: stop.signal,
       discovery: this.engine.discovery,
       launcher: this.options.launcher,
       store,
       virtualGpus: this.options.virtualGpus,
-      nativeCpu: nativeInfo().available && (this.options.backends === undefined || this.options.backends.includes('native-cpu')),
+      nativeCpu,
       backends: this.options.backends,
       params: opts.params,
       repeat: opts.repeat,
       warmup: opts.warmup,
       onProgress: (message) => this.engine.bus.emit({ type: 'log', level: 'info', message: `benchmark: ${message}` }),
+      onStep: (s) => {
+        if (s.type === 'ran') progress.ran(s.ms);
+        else if (s.type === 'starting') progress.starting(s.configIndex);
+        else progress.workersUp();
+      },
       dask: this.dask,
     });
     done.then(
@@ -575,10 +585,26 @@ export class GpuflowService {
       },
     );
     const workflow = typeof doc === 'object' && doc !== null && 'name' in doc && typeof doc.name === 'string' ? doc.name : 'workflow';
-    const entry = { stop, done: done.catch(() => undefined), info: { benchId, workflow, startedAt: Date.now() } };
+    const entry = { stop, done: done.catch(() => undefined), info: { benchId, workflow, startedAt: Date.now() }, progress };
     this.benches.add(entry);
     void entry.done.then(() => this.benches.delete(entry));
     return { benchId, done, stop: () => stop.abort() };
+  }
+
+  /** The benchmarks running now, with their progress. */
+  benchProgress(): BenchProgress[] {
+    const now = Date.now();
+    return [...this.benches].map((b) => b.progress.snapshot(now));
+  }
+
+  /** Stops a running benchmark: its current run is cancelled, its pools shut down, nothing recorded. */
+  cancelBench(benchId: string): boolean {
+    for (const b of this.benches) {
+      if (b.progress.benchId !== benchId || b.stop.signal.aborted) continue;
+      b.stop.abort();
+      return true;
+    }
+    return false;
   }
 
   private recordEvents(runId: string, storeId: number, t0: number): () => void {

@@ -59,6 +59,8 @@ export function createIpcClient(p: PreloadApi = window.gpuflow!): PreloadApi {
     startBench: wrap(p.startBench),
     benchmarks: wrap(p.benchmarks),
     runningBenches: wrap(p.runningBenches),
+    benchProgress: wrap(p.benchProgress),
+    cancelBench: wrap(p.cancelBench),
     subscribe: (fn, since) => p.subscribe(fn, since),
     openWorkflow: wrap(p.openWorkflow),
     saveWorkflow: wrap(p.saveWorkflow),

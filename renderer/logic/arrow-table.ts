@@ -1,8 +1,9 @@
 /** Decoding a dataframe result's Arrow IPC preview (base64) into columns the table view reads. */
-import { tableFromIPC } from 'apache-arrow';
+import { DataType, DateUnit, Precision, TimeUnit, tableFromIPC } from 'apache-arrow';
 
 export interface DecodedTable {
-  columns: { name: string; type: string }[];
+  /** `type` in words a person reads ("string (dictionary)"), `arrowType` as Arrow names it. */
+  columns: { name: string; type: string; arrowType: string }[];
   numRows: number;
   /** The cell at (row, column) as display text. */
   cell(row: number, col: number): string;
@@ -30,11 +31,36 @@ export function formatCell(v: unknown): string {
   return String(v);
 }
 
+const UNIT: Record<number, string> = { [TimeUnit.SECOND]: 's', [TimeUnit.MILLISECOND]: 'ms', [TimeUnit.MICROSECOND]: 'µs', [TimeUnit.NANOSECOND]: 'ns' };
+
+/**
+ * An Arrow type in the words of pandas / NumPy users: Dictionary<Int32, Utf8> is "string
+ * (dictionary)", Float64 "float64", Int32 "int32", Utf8 "string", Timestamp<MILLISECOND> "datetime
+ * (ms)", Date32<DAY> "date". Anything not named here falls back to Arrow's own name in lower case.
+ */
+export function humanType(t: DataType): string {
+  if (DataType.isDictionary(t)) return `${humanType(t.dictionary)} (dictionary)`;
+  if (DataType.isUtf8(t) || DataType.isLargeUtf8(t)) return 'string';
+  if (DataType.isInt(t)) return `${t.isSigned ? 'int' : 'uint'}${t.bitWidth}`;
+  if (DataType.isFloat(t)) return t.precision === Precision.HALF ? 'float16' : t.precision === Precision.SINGLE ? 'float32' : 'float64';
+  if (DataType.isBool(t)) return 'bool';
+  if (DataType.isTimestamp(t)) return `datetime (${UNIT[t.unit] ?? '?'}${t.timezone ? `, ${t.timezone}` : ''})`;
+  if (DataType.isDate(t)) return t.unit === DateUnit.DAY ? 'date' : 'date (ms)';
+  if (DataType.isTime(t)) return `time (${UNIT[t.unit] ?? '?'})`;
+  if (DataType.isDuration(t)) return `duration (${UNIT[t.unit] ?? '?'})`;
+  if (DataType.isDecimal(t)) return `decimal(${t.precision}, ${t.scale})`;
+  if (DataType.isList(t)) return `list of ${t.children[0] ? humanType(t.children[0].type) : '?'}`;
+  if (DataType.isStruct(t)) return 'struct';
+  if (DataType.isBinary(t) || DataType.isLargeBinary(t) || DataType.isFixedSizeBinary(t)) return 'bytes';
+  if (DataType.isNull(t)) return 'null';
+  return String(t).toLowerCase();
+}
+
 export function decodeTable(ipcBase64: string): DecodedTable {
   const t = tableFromIPC(base64ToBytes(ipcBase64));
   const vectors = t.schema.fields.map((_, i) => t.getChildAt(i));
   return {
-    columns: t.schema.fields.map((f) => ({ name: f.name, type: String(f.type) })),
+    columns: t.schema.fields.map((f) => ({ name: f.name, type: humanType(f.type), arrowType: String(f.type) })),
     numRows: t.numRows,
     cell: (row, col) => formatCell(vectors[col]?.get(row)),
   };

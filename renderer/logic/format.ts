@@ -16,12 +16,29 @@ export function formatDate(ms: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/**
+ * A param value in words for a node card: shapes and chunks as "1000 × 500", lists of names as
+ * "a, b", a group-by aggregation {column, agg} as "mean(x)", other objects as "k=v" pairs, so a
+ * card never shows "[object Object]".
+ */
+export function paramText(v: unknown): string {
+  if (Array.isArray(v)) return v.map(paramText).join(v.every((x) => typeof x === 'number') ? ' × ' : ', ');
+  if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, unknown>;
+    if (typeof o.agg === 'string' && typeof o.column === 'string') return `${o.agg}(${o.column})${typeof o.as === 'string' ? ` as ${o.as}` : ''}`;
+    return Object.entries(o)
+      .map(([k, x]) => `${k}=${paramText(x)}`)
+      .join(' ');
+  }
+  return String(v);
+}
+
 /** A node's params as short "name value" pairs for the canvas (arrays joined, long text cut). */
 export function keyParams(params: Record<string, unknown>, limit = 4): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const [k, v] of Object.entries(params)) {
     if (out.length >= limit) break;
-    let s = Array.isArray(v) ? v.map((x) => String(x)).join(' × ') : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+    let s = paramText(v);
     if (s.length > 22) s = `${s.slice(0, 21)}…`;
     out.push([k, s]);
   }

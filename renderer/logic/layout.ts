@@ -39,3 +39,9 @@ export function layeredLayout(nodes: WorkflowNode[], edges: WorkflowEdge[], gapX
   });
   return out;
 }
+
+/** The minimap scaled to the canvas: a sixth of its width, within 96..200 px, 5:3. */
+export function miniSize(canvasWidth: number): { width: number; height: number } {
+  const width = Math.round(Math.max(96, Math.min(200, canvasWidth / 6)));
+  return { width, height: Math.round(width * 0.6) };
+}

@@ -55,6 +55,13 @@ export function parseParam(spec: ParamSpec, text: string, table: ParamTable = {}
       return t === 'true' || t === 'false' ? { ok: true, value: t === 'true' } : { ok: false, error: `${spec.name} must be true or false` };
     case 'numbers': {
       const parts = t.split(/[\s,]+/).filter(Boolean);
+      // One chunk size stands for every axis, as in Dask (`500` -> (500, 500)): kept a number,
+      // which the engine broadcasts over the shape however many axes it has.
+      if (spec.name === 'chunks' && parts.length === 1 && !isRef(parts[0]) && !/[[\]]/.test(t)) {
+        const x = Number(parts[0]);
+        const p = checkNumber(spec, x, spec.name);
+        return p ? { ok: false, error: p } : { ok: true, value: x };
+      }
       const out: ParamValue[] = [];
       for (const [i, s] of parts.entries()) {
         if (isRef(s)) {

@@ -3,10 +3,14 @@
  * their own colour, errors in the error colour. Lanes share the panel's height (the stream fills
  * its panel). Tasks narrower than a pixel are aggregated into one-pixel columns per lane (the op
  * of the longest item in the column wins), in typed arrays, so a run with 100k tasks draws in a
- * few milliseconds. Returns what it drew, per lane and per op, which the page exposes for tests
+ * few milliseconds. Tasks still running are drawn from their start to `now`, growing with each
+ * frame, in their node's op colour (a neutral colour until the node has a finished task) with an
+ * outline, labelled with their latest progress report when it fits. Lanes are in display order
+ * (worker kind, then index). Returns what it drew, per lane and per op, which the page exposes for tests
  * and the legend reads. Pure: takes a minimal 2D-context interface and the theme's colours.
  */
 import { KIND_ERROR, KIND_TRANSFER, type TaskLog } from '../state/task-log';
+import { ERROR_COLOR, TRANSFER_COLOR } from './op-colors';
 
 export interface Ctx2D {
   fillStyle: string | CanvasGradient | CanvasPattern;
@@ -43,25 +47,11 @@ export const LABEL_W = 180;
 export const AXIS_H = 18;
 export const MIN_LANE_H = 14;
 export const MAX_LANE_H = 96;
-export const TRANSFER_COLOR = '#e4572e';
-export const ERROR_COLOR = '#b00020';
 
 /** Lane height that fills `height` pixels with `lanes` lanes, within readable bounds. */
 export function laneHeight(height: number, lanes: number): number {
   const h = Math.floor((height - AXIS_H) / Math.max(1, lanes));
   return Math.max(MIN_LANE_H, Math.min(MAX_LANE_H, h));
-}
-
-/**
- * Well-separated colours (Tableau 10, reds left out for transfers and errors). An op's colour is
- * the palette entry of its index in the run's op table (the order ops first appeared), so the ops
- * of one run never share a colour until there are more than ten; transfers and errors have their own.
- */
-export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#edc948', '#76b7b2', '#9c755f', '#ff9da7', '#bab0ac', '#3b8bc2'];
-export function opColor(op: string, index: number): string {
-  if (op === 'transfer') return TRANSFER_COLOR;
-  if (op === 'error') return ERROR_COLOR;
-  return PALETTE[((index % PALETTE.length) + PALETTE.length) % PALETTE.length];
 }
 
 /** The label cut to fit `px` pixels at ~6.2 px a character (the canvas font), with an ellipsis. */
@@ -76,12 +66,15 @@ export interface DrawStats {
   /** Items on screen per op name ('transfer' and 'error' included). */
   byOp: Record<string, number>;
   rects: number;
+  /** Running tasks drawn (growing rectangles), per lane id. */
+  runningByLane: Record<string, number>;
   aggregated: boolean;
   laneH: number;
 }
 
-export function fitView(log: TaskLog, plotWidth: number): StreamView {
-  const span = Number.isFinite(log.t0) ? Math.max(1, log.tMax - log.t0) : 1000;
+/** The whole run in view; `now` (while it runs) makes room for the running tasks up to now. */
+export function fitView(log: TaskLog, plotWidth: number, now: number | null = null): StreamView {
+  const span = Number.isFinite(log.t0) ? Math.max(1, log.endAt(now) - log.t0) : 1000;
   return { startMs: 0, msPerPx: (span * 1.02) / Math.max(1, plotWidth) };
 }
 
@@ -93,13 +86,14 @@ export function drawStream(
   height: number,
   highlight: ReadonlySet<string> | null,
   colors: StreamColors = LIGHT_STREAM,
+  now: number | null = null,
 ): DrawStats {
   const laneH = laneHeight(height, log.lanes.length);
   ctx.clearRect(0, 0, width, height);
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   const plotW = Math.max(1, Math.floor(width - LABEL_W));
-  const stats: DrawStats = { tasksByLane: {}, byOp: {}, rects: 0, aggregated: false, laneH };
+  const stats: DrawStats = { tasksByLane: {}, byOp: {}, rects: 0, runningByLane: {}, aggregated: false, laneH };
   ctx.font = '11px system-ui, sans-serif';
   // Time axis and grid.
   const spanMs = plotW * view.msPerPx;
@@ -113,16 +107,18 @@ export function drawStream(
     ctx.fillRect(x, AXIS_H - 4, 1, 4);
     ctx.fillText(formatMs(t), x + 2, AXIS_H - 6);
   }
-  const colorOf = log.ops.map((op, i) => opColor(op, i));
+  const colorOf = log.ops.map((op) => log.colors.of(op));
   const opCount = new Float64Array(log.ops.length);
   let transfers = 0;
   let errors = 0;
   // Per lane pixel column: the longest sub-pixel item's op (-1 dimmed, -2 transfer), and its cover.
   const colOp = new Int32Array(plotW);
   const colCover = new Float32Array(plotW);
-  for (let l = 0; l < log.lanes.length; l++) {
-    const y = AXIS_H + l * laneH;
-    ctx.fillStyle = l % 2 ? colors.laneB : colors.laneA;
+  const rows = log.rows();
+  for (let row = 0; row < rows.length; row++) {
+    const l = rows[row];
+    const y = AXIS_H + row * laneH;
+    ctx.fillStyle = row % 2 ? colors.laneB : colors.laneA;
     ctx.fillRect(0, y, width, laneH - 1);
     const lane = log.lanes[l];
     ctx.fillStyle = lane.virtual ? colors.virtual : colors.text;
@@ -167,6 +163,7 @@ export function drawStream(
     }
     stats.tasksByLane[lane.id] = count;
   }
+  if (now !== null) drawRunning(ctx, log, view, plotW, laneH, rows, now, highlight, colors, colorOf, stats);
   log.ops.forEach((op, o) => {
     if (opCount[o] > 0) stats.byOp[op] = opCount[o];
   });
@@ -175,10 +172,41 @@ export function drawStream(
   return stats;
 }
 
+/** Running tasks as outlined rectangles from their start to `now` (see the module comment). */
+function drawRunning(ctx: Ctx2D, log: TaskLog, view: StreamView, plotW: number, laneH: number, rows: number[], now: number, highlight: ReadonlySet<string> | null, colors: StreamColors, colorOf: string[], stats: DrawStats) {
+  const rowOf = new Int32Array(log.lanes.length);
+  rows.forEach((l, row) => (rowOf[l] = row));
+  const inset = Math.max(1, Math.round(laneH * 0.12));
+  for (const r of log.running.values()) {
+    const s = (r.start - log.t0 - view.startMs) / view.msPerPx;
+    const e = (Math.max(now, r.start) - log.t0 - view.startMs) / view.msPerPx;
+    if (e < 0 || s > plotW) continue;
+    const x0 = LABEL_W + Math.max(0, s);
+    const w = Math.max(2, Math.min(plotW, e) - Math.max(0, s));
+    const y = AXIS_H + rowOf[r.lane] * laneH + inset;
+    const h = laneH - 1 - 2 * inset;
+    const op = log.opOfNode.get(r.node);
+    const dimmed = highlight !== null && !highlight.has(r.node);
+    ctx.fillStyle = dimmed ? colors.dimmed : op === undefined ? colors.muted : colorOf[op];
+    ctx.fillRect(x0, y, w, h);
+    ctx.strokeStyle = colors.text;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x0 + 0.5, y + 0.5, Math.max(1, w - 1), Math.max(1, h - 1));
+    if (r.progress && w > 40 && h >= 11) {
+      ctx.fillStyle = colors.text;
+      ctx.fillText(fitLabel(r.progress, w - 6), x0 + 3, y + Math.min(h - 2, h / 2 + 4));
+    }
+    stats.rects++;
+    const id = log.lanes[r.lane].id;
+    stats.runningByLane[id] = (stats.runningByLane[id] ?? 0) + 1;
+  }
+}
+
 /** The item under a point, or -1. */
 export function hitTest(log: TaskLog, view: StreamView, x: number, y: number, laneH: number): number {
-  const l = Math.floor((y - AXIS_H) / laneH);
-  if (l < 0 || l >= log.lanes.length || x < LABEL_W) return -1;
+  const row = Math.floor((y - AXIS_H) / laneH);
+  if (row < 0 || row >= log.lanes.length || x < LABEL_W) return -1;
+  const l = log.rows()[row];
   const t = log.t0 + view.startMs + (x - LABEL_W) * view.msPerPx;
   const slack = 2 * view.msPerPx; // a thin task is still hoverable
   const items = log.laneItems[l];

@@ -44,6 +44,8 @@ export interface EditorState {
   problems: Problem[];
   /** A problem clicked: the canvas centres its node and the inspector focuses its field (seq: each click counts). */
   focus: { node: string; field: string | null; seq: number } | null;
+  /** Bumped when the view should fit the graph again without a new document (auto-layout). */
+  fitSeq: number;
 
   setCatalog(kinds: NodeKindSpec[]): void;
   load(graph: G.Graph, filePath: string | null): void;
@@ -101,6 +103,7 @@ export const createEditorStore = () => {
     loadSeq: 0,
     problems: [],
     focus: null,
+    fitSeq: 0,
 
     setCatalog: (kinds) => set({ kinds, cat: G.catalogMap(kinds) }),
     load: (graph, filePath) => set({ graph, filePath, dirty: false, past: [], future: [], selectedNodes: [], selectedEdges: [], selectedGroups: [], notice: null, invalid: {}, loadSeq: get().loadSeq + 1 }),
@@ -209,6 +212,8 @@ export const createEditorStore = () => {
       const laid = { ...g, nodes: g.nodes.map((n) => ({ ...n, position: pos[n.id] ?? n.position })) };
       // Frames follow their members to where the layout put them.
       get().commit(Groups.refitGroupsOf(laid, laid.nodes.map((n) => n.id), get().sizes));
+      // A layout moves nodes where the view may not show them: the canvas fits the graph again.
+      set({ fitSeq: get().fitSeq + 1 });
     },
     markSaved: (filePath) => set({ filePath, dirty: false }),
     setNotice: (notice) => set({ notice }),

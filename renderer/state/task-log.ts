@@ -6,11 +6,25 @@
  */
 import type { EngineEvent } from '../../common/events';
 import type { StoredEvent } from '../../common/store-types';
+import { compareLanes } from '../logic/lane-order';
+import { OpColors } from '../logic/op-colors';
 import { Versioned } from './versioned';
 
 export const KIND_TASK = 0;
 export const KIND_TRANSFER = 1;
 export const KIND_ERROR = 2;
+
+/**
+ * A task that started and has not ended: drawn from its start to now, growing, until its 'task'
+ * (or error, or any other state) event replaces it. `progress` is its latest report, e.g. a
+ * tuning trial's "trial 3 · epoch 4 of 10".
+ */
+export interface RunningTask {
+  lane: number;
+  start: number;
+  node: string;
+  progress: string;
+}
 
 export interface Lane {
   id: string;
@@ -35,6 +49,13 @@ export class TaskLog extends Versioned {
   keys: string[] = [];
   nodes: string[] = [];
   backends: string[] = [];
+  /** Tasks running now, by key (from 'task-state' events to 'running'). */
+  running = new Map<string, RunningTask>();
+  /** The last op seen per node: a running task of that node takes its colour. */
+  opOfNode = new Map<string, number>();
+  /** Stable colours per op for this log's run. */
+  readonly colors = new OpColors();
+  private order: number[] | null = null;
   /** Earliest start seen: the time axis starts here. */
   t0 = Infinity;
   tMax = -Infinity;
@@ -47,10 +68,14 @@ export class TaskLog extends Versioned {
     this.t0 = Infinity;
     this.tMax = -Infinity;
     this.laneItems = this.laneItems.map(() => []);
+    this.running.clear();
+    this.opOfNode.clear();
+    this.colors.clear();
     if (!keepLanes) {
       this.lanes = [];
       this.laneOf.clear();
       this.laneItems = [];
+      this.order = null;
     }
     this.changed();
   }
@@ -62,10 +87,24 @@ export class TaskLog extends Versioned {
       this.lanes.push({ id, label: label ?? id, virtual: virtual ?? false });
       this.laneOf.set(id, i);
       this.laneItems.push([]);
+      this.order = null;
     } else if (label !== undefined) {
       this.lanes[i] = { id, label, virtual: virtual ?? this.lanes[i].virtual };
     }
     return i;
+  }
+
+  /** Lane indices in display order: by worker kind, then index (logic/lane-order.ts). */
+  rows(): number[] {
+    if (!this.order) this.order = this.lanes.map((_, i) => i).sort((a, b) => compareLanes(this.lanes[a].id, this.lanes[b].id));
+    return this.order;
+  }
+
+  /** The latest end, counting running tasks as ending at `now` when it is given. */
+  endAt(now: number | null): number {
+    let t = this.tMax;
+    if (now !== null) for (const r of this.running.values()) t = Math.max(t, now, r.start);
+    return t;
   }
 
   private grow() {
@@ -103,6 +142,7 @@ export class TaskLog extends Versioned {
     this.nodes[i] = node;
     this.backends[i] = backend;
     this.laneItems[l].push(i);
+    if (kind === 0 && node) this.opOfNode.set(node, o);
     if (start < this.t0) this.t0 = start;
     if (end > this.tMax) this.tMax = end;
   }
@@ -111,9 +151,24 @@ export class TaskLog extends Versioned {
   addEvents(events: EngineEvent[]) {
     let touched = false;
     for (const e of events) {
-      if (e.type === 'task') this.push(e.worker, KIND_TASK, e.op, e.start, e.end, e.bytes, e.key, e.node, e.backend);
-      else if (e.type === 'transfer') this.push(e.to, KIND_TRANSFER, 'transfer', e.start, e.end, e.bytes, e.key, '', `${e.from} → ${e.to}`);
-      else if (e.type === 'task-error') this.push(e.worker, KIND_ERROR, 'error', e.t, e.t, 0, e.key, e.node, e.message);
+      if (e.type === 'task-state') {
+        if (e.to === 'running' && e.worker !== undefined) {
+          const l = this.ensureLane(e.worker);
+          if (Number.isFinite(e.t) && e.t < this.t0) this.t0 = e.t;
+          this.running.set(e.key, { lane: l, start: e.t, node: e.node, progress: '' });
+        } else if (!this.running.delete(e.key)) continue;
+      } else if (e.type === 'task-progress') {
+        const r = this.running.get(e.key);
+        if (!r) continue;
+        r.progress = progressLabel(e.payload);
+      } else if (e.type === 'task') {
+        this.running.delete(e.key);
+        this.push(e.worker, KIND_TASK, e.op, e.start, e.end, e.bytes, e.key, e.node, e.backend);
+      } else if (e.type === 'transfer') this.push(e.to, KIND_TRANSFER, 'transfer', e.start, e.end, e.bytes, e.key, '', `${e.from} → ${e.to}`);
+      else if (e.type === 'task-error') {
+        this.running.delete(e.key);
+        this.push(e.worker, KIND_ERROR, 'error', e.t, e.t, 0, e.key, e.node, e.message);
+      }
       else if (e.type === 'worker') this.ensureLane(e.worker, e.label, e.kind === 'virtual-gpu');
       else continue;
       touched = true;
@@ -146,4 +201,12 @@ export class TaskLog extends Versioned {
     this.lanes.forEach((l, i) => (out[l.id] = this.laneItems[i].length));
     return out;
   }
+}
+
+/** A running task's latest report in words: "trial 3 · epoch 4 of 10", or "epoch 4", or "". */
+export function progressLabel(p: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (typeof p.trial === 'string' || typeof p.trial === 'number') parts.push(`trial ${p.trial}`);
+  if (typeof p.epoch === 'number') parts.push(typeof p.epochs === 'number' ? `epoch ${p.epoch} of ${p.epochs}` : `epoch ${p.epoch}`);
+  return parts.join(' · ');
 }

@@ -12,6 +12,8 @@ export interface TrialCurve {
   metric: string;
   loss: CurvePoint[];
   value: CurvePoint[];
+  /** The epoch the trial trains to now (its rung's target), when the reports say; null if not. */
+  target: number | null;
 }
 
 export class TrialCurves extends Versioned {
@@ -35,7 +37,8 @@ export class TrialCurves extends Versioned {
       let trials = this.byNode.get(e.node);
       if (!trials) this.byNode.set(e.node, (trials = new Map()));
       let c = trials.get(trial);
-      if (!c) trials.set(trial, (c = { trial, metric: typeof p.metric === 'string' ? p.metric : 'metric', loss: [], value: [] }));
+      if (!c) trials.set(trial, (c = { trial, metric: typeof p.metric === 'string' ? p.metric : 'metric', loss: [], value: [], target: null }));
+      if (typeof p.epochs === 'number') c.target = p.epochs;
       const value = typeof p.value === 'number' ? p.value : typeof p.score === 'number' ? p.score : null;
       if (typeof p.loss === 'number') upsert(c.loss, p.epoch, p.loss);
       if (value !== null) upsert(c.value, p.epoch, value);

@@ -1,13 +1,14 @@
 /**
  * The window: toolbar; the main area (editor: palette | canvas | inspector + results; or the
- * history / benchmarks view at full width) above the task stream | progress | workers strip.
+ * history / benchmarks view at full width); in the editor, above the task stream | progress |
+ * workers strip (the dock belongs to the run on the canvas: History and Benchmarks have their
+ * own, so it is not shown there).
  * Panels are resizable and collapsible with remembered sizes (ui/layout.tsx).
  */
 import { ReactFlowProvider } from '@xyflow/react';
-import { BenchView } from './BenchView';
+import { lazy, Suspense } from 'react';
 import { GeneralErrors } from './GeneralErrors';
 import { GraphEditor } from './GraphEditor';
-import { HistoryView } from './HistoryView';
 import { useData } from './hooks';
 import { Inspector } from './Inspector';
 import { FoldingPanel, Handle, Panel, PanelGroup, PanelToggles } from './layout';
@@ -18,6 +19,10 @@ import { TaskStream } from './TaskStream';
 import { ThemeContext, useTheme } from './theme-hook';
 import { Toolbar } from './Toolbar';
 import { WorkersPanel } from './WorkersPanel';
+
+// History (with Compare) and Benchmarks load when first opened: the editor paints first.
+const HistoryView = lazy(() => import('./HistoryView').then((m) => ({ default: m.HistoryView })));
+const BenchView = lazy(() => import('./BenchView').then((m) => ({ default: m.BenchView })));
 
 function Editor() {
   return (
@@ -53,10 +58,13 @@ export function App() {
             <PanelGroup direction="vertical" autoSaveId="gpuflow.layout.window" className="gf-body">
               <Panel id="main" order={1} minSize={30}>
                 {view === 'editor' && <Editor />}
-                {view === 'history' && <HistoryView />}
-                {view === 'benchmarks' && <BenchView />}
+                <Suspense fallback={<p className="gf-muted gf-view">Loading…</p>}>
+                  {view === 'history' && <HistoryView />}
+                  {view === 'benchmarks' && <BenchView />}
+                </Suspense>
               </Panel>
-              <Handle direction="vertical" />
+              {view === 'editor' && <Handle direction="vertical" />}
+              {view === 'editor' && (
               <FoldingPanel name="bottom" order={2} defaultSize={32} minSize={14}>
                 <PanelGroup direction="horizontal" autoSaveId="gpuflow.layout.bottom">
                   <Panel id="stream" order={1} minSize={30} defaultSize={56}>
@@ -72,6 +80,7 @@ export function App() {
                   </Panel>
                 </PanelGroup>
               </FoldingPanel>
+              )}
             </PanelGroup>
           </div>
         </PanelToggles>

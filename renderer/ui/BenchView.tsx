@@ -10,6 +10,7 @@ import type { BenchmarkRecord } from '../../common/store-types';
 import { axisMax, benchRows, sameWorkflow, type BenchRow } from '../logic/bench-chart';
 import { formatDate } from '../logic/format';
 import { formatMs } from '../logic/stream-draw';
+import { BenchLivePanel } from './BenchLive';
 import { useData, useEditor, useSession } from './hooks';
 import { useWidth } from './use-width';
 
@@ -176,35 +177,40 @@ export function BenchView() {
   const [warmup, setWarmup] = useState(1);
   useEffect(() => void session.refreshBenchmarks(), [session]);
   const shown = bench.last ?? list[0] ?? null;
-  const numeric = Object.entries(params).filter(([, v]) => typeof v === 'number');
+  // The size row: every number or text param (N, chunks, dtype…); booleans stay in the inspector.
+  const sized = Object.entries(params).filter((e): e is [string, number | string] => typeof e[1] === 'number' || typeof e[1] === 'string');
   const refusal = nodes === 0 ? 'The workflow is empty: add nodes or open an example to benchmark it.' : null;
   return (
     <div className="gf-view" data-testid="benchmarks">
       <div className="gf-view-bar">
         <h3>Benchmarks</h3>
         <label>
-          repeat <input type="number" min={1} value={repeat} onChange={(e) => setRepeat(Math.max(1, Number(e.target.value)))} />
+          repeat <input type="number" min={1} value={repeat} aria-label="repeat (timed runs per configuration)" onChange={(e) => setRepeat(Math.max(1, Number(e.target.value)))} />
         </label>
         <label>
-          warm-up <input type="number" min={0} value={warmup} onChange={(e) => setWarmup(Math.max(0, Number(e.target.value)))} />
+          warm-up <input type="number" min={0} value={warmup} aria-label="warm-up (untimed runs per configuration)" onChange={(e) => setWarmup(Math.max(0, Number(e.target.value)))} />
         </label>
         <button className="gf-primary" disabled={bench.running || refusal !== null} title={refusal ?? ''} onClick={() => void session.startBench({ repeat, warmup })} data-testid="start-bench">
           {bench.running ? 'Benchmarking…' : 'Benchmark current workflow'}
         </button>
       </div>
-      {numeric.length > 0 && (
+      {sized.length > 0 && (
         <div className="gf-params-row gf-card" data-testid="bench-size">
           <strong>Size</strong>
           <span className="gf-muted">the workflow's params (also in the inspector):</span>
-          {numeric.map(([k, v]) => (
+          {sized.map(([k, v]) => (
             <label key={k}>
               ${k}
               <input
-                type="number"
+                type={typeof v === 'number' ? 'number' : 'text'}
                 defaultValue={String(v)}
                 key={`${k}=${String(v)}`}
                 aria-label={`param ${k}`}
                 onBlur={(e) => {
+                  if (typeof v === 'string') {
+                    if (e.target.value !== v) session.editor.getState().setWorkflowParam(k, e.target.value);
+                    return;
+                  }
                   const n = Number(e.target.value);
                   if (Number.isFinite(n) && n !== v) session.editor.getState().setWorkflowParam(k, n);
                 }}
@@ -213,6 +219,7 @@ export function BenchView() {
           ))}
         </div>
       )}
+      <BenchLivePanel />
       {refusal && (
         <p className="gf-field-error" data-testid="bench-refusal">
           {refusal}

@@ -11,8 +11,9 @@
  * re-measure when its ports change (useUpdateNodeInternals).
  */
 import { Background, Controls, MiniMap, Panel, ReactFlow, useReactFlow, type Connection, type Edge, type Node, type NodeChange, type EdgeChange } from '@xyflow/react';
-import { useCallback, useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { edgeId } from '../logic/graph-model';
+import { miniSize } from '../logic/layout';
 import { flowGroupId, groupIdOfFlow, groupIndex, groupsOf, type Size } from '../logic/groups';
 import { FlowNode, PORT_COLORS } from './FlowNode';
 import { GroupNode } from './GroupNode';
@@ -35,21 +36,26 @@ export function GraphEditor() {
   const flow = useReactFlow();
   const { theme } = useThemeContext();
   const loadSeq = useEditor((s) => s.loadSeq);
-  // A newly loaded document is fitted into view (after xyflow has measured its nodes), and again
-  // when its panel resizes, until the user pans or zooms.
+  const fitSeq = useEditor((s) => s.fitSeq);
+  // A newly loaded document, or one just laid out, is fitted into view (after xyflow has measured
+  // its nodes), and again when its panel resizes, until the user pans or zooms.
   const autoFit = useRef(false);
   const wrap = useRef<HTMLDivElement>(null);
+  const [canvasW, setCanvasW] = useState(800);
+  // While something is dragged from the palette the minimap lets it through to the canvas.
+  const [dragging, setDragging] = useState(false);
   useEffect(() => {
-    if (loadSeq === 0) return;
+    if (loadSeq === 0 && fitSeq === 0) return;
     autoFit.current = true;
     const t = setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 60);
     return () => clearTimeout(t);
-  }, [loadSeq, flow]);
+  }, [loadSeq, fitSeq, flow]);
   useEffect(() => {
     const el = wrap.current;
     if (!el) return;
     let t: ReturnType<typeof setTimeout> | undefined;
     const ro = new ResizeObserver(() => {
+      setCanvasW(el.clientWidth);
       if (!autoFit.current) return;
       clearTimeout(t);
       t = setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 60);
@@ -200,7 +206,18 @@ export function GraphEditor() {
   );
 
   return (
-    <div className="gf-canvas" ref={wrap} data-testid="graph-canvas" onDrop={onDrop} onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = 'copy'))}>
+    <div
+      className={`gf-canvas${dragging ? ' gf-dragging' : ''}`}
+      ref={wrap}
+      data-testid="graph-canvas"
+      onDrop={(e) => {
+        setDragging(false);
+        onDrop(e);
+      }}
+      onDragEnter={(e) => e.dataTransfer.types.includes(PALETTE_MIME) && setDragging(true)}
+      onDragLeave={(e) => e.relatedTarget instanceof globalThis.Node && wrap.current?.contains(e.relatedTarget) ? undefined : setDragging(false)}
+      onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = 'copy'))}
+    >
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -222,6 +239,7 @@ export function GraphEditor() {
       >
         <Background gap={20} />
         <MiniMap
+          style={miniSize(canvasW)}
           pannable
           zoomable
           maskColor={mini.mask}
@@ -243,6 +261,13 @@ export function GraphEditor() {
           </button>
         </Panel>
       </ReactFlow>
+      {graph.nodes.length === 0 && (
+        <div className="gf-empty-hint" data-testid="empty-canvas-hint">
+          <strong>An empty workflow.</strong>
+          <span>Drag a node from the palette on the left (or double-click it), or open one from Examples… in the toolbar.</span>
+          <span className="gf-muted">Connect an output port to an input port, then Run (Ctrl+Enter).</span>
+        </div>
+      )}
       {notice && (
         <div className={`gf-notice ${notice.kind}`} role="alert" data-testid="notice" data-code={notice.code ?? ''}>
           {notice.text}

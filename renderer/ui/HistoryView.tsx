@@ -5,6 +5,7 @@
 import { useEffect } from 'react';
 import { formatDate } from '../logic/format';
 import { formatMs } from '../logic/stream-draw';
+import { CompareCard } from './CompareCard';
 import { useData, useEditor, useSession } from './hooks';
 
 const LOSE = 'Opening a stored run replaces the workflow in the editor, which has unsaved changes. Go on?';
@@ -33,34 +34,7 @@ export function HistoryView() {
           Compare {picked.length === 2 ? `#${picked[0]} and #${picked[1]}` : '(tick two runs)'}
         </button>
       </div>
-      {cmp && (
-        <div className="gf-card gf-diff" data-testid="comparison">
-          <div className="gf-card-title">
-            <h3>
-              Run #{picked[0]} vs #{picked[1]}
-            </h3>
-            <span className={`gf-flag ${cmp.sameDigest ? 'ok' : 'bad'}`}>{cmp.sameDigest ? '✓ digests equal' : '✗ digests differ'}</span>
-            <span className="gf-muted">
-              {cmp.sameWorkflow ? 'same workflow' : 'different workflows'} · {cmp.times.aMs === null ? '—' : formatMs(cmp.times.aMs)} vs {cmp.times.bMs === null ? '—' : formatMs(cmp.times.bMs)}
-              {cmp.times.ratio !== null && ` (× ${cmp.times.ratio.toFixed(2)})`} · {cmp.status.a} / {cmp.status.b}
-            </span>
-          </div>
-          {(['workflow', 'params', 'seeds', 'devices', 'backends', 'results'] as const).map((k) =>
-            cmp[k].length ? (
-              <div key={k}>
-                <h4>{k}</h4>
-                <ul>
-                  {cmp[k].map((d, i) => (
-                    <li key={i}>
-                      <code>{d.path}</code>: {JSON.stringify(d.a)} → {JSON.stringify(d.b)}
-                    </li>
-                  ))}
-                </ul>
-              </div>
-            ) : null,
-          )}
-        </div>
-      )}
+      {cmp && picked.length === 2 && <CompareCard cmp={cmp} a={picked[0]} b={picked[1]} />}
       <div className="gf-card gf-table-wrap">
         <table className="gf-table">
           <thead>

@@ -1,6 +1,8 @@
 /**
  * The form for the selected node, generated from its kind's ParamSpec, with a message under each
- * field that does not parse; with no node selected, the workflow's name and parameter table.
+ * field that does not parse, and under them the node's result from the run on show (value, array
+ * preview with shape and dtype, table with its column types), where the eye already is; with no
+ * node selected, the workflow's name and parameter table.
  */
 import { useEffect, useState } from 'react';
 import type { ParamSpec } from '../../common/catalog';
@@ -8,6 +10,8 @@ import type { ParamValue } from '../../common/workflow';
 import { formatParam, parseParam, type ParamTable } from '../logic/param-form';
 import { fieldKey } from '../state/editor-store';
 import { useEditor, useRun, useSession } from './hooks';
+import { AggsEditor } from './AggsEditor';
+import { Value } from './ResultsPanel';
 
 function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: ParamSpec; value: ParamValue | undefined; table: ParamTable }) {
   const session = useSession();
@@ -40,7 +44,15 @@ function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: Para
       </select>
     );
   } else if (spec.kind === 'boolean') {
-    input = <input id={id} name={spec.name} type="checkbox" checked={value === undefined ? spec.default === true : value === true} onChange={(e) => commit(String(e.target.checked))} />;
+    const on = value === undefined ? spec.default === true : value === true;
+    input = (
+      <label className="gf-switch">
+        <input id={id} name={spec.name} type="checkbox" role="switch" aria-checked={on} checked={on} onChange={(e) => commit(String(e.target.checked))} />
+        <span>{on ? 'on' : 'off'}</span>
+      </label>
+    );
+  } else if (spec.kind === 'json' && spec.name === 'aggs') {
+    input = <AggsEditor id={id} value={value} onChange={(v) => session.editor.getState().setParam(nodeId, spec.name, v)} />;
   } else {
     input = (
       <input
@@ -99,13 +111,13 @@ function WorkflowForm() {
               if (val !== v) session.editor.getState().setWorkflowParam(k, val);
             }}
           />
-          <button onClick={() => session.editor.getState().setWorkflowParam(k, undefined)} title="remove">
+          <button onClick={() => session.editor.getState().setWorkflowParam(k, undefined)} title="remove" aria-label={`remove parameter ${k}`}>
             ×
           </button>
         </div>
       ))}
       <div className="gf-field row">
-        <input placeholder="new parameter name" value={newName} onChange={(e) => setNewName(e.target.value)} />
+        <input placeholder="new parameter name" aria-label="new parameter name" value={newName} onChange={(e) => setNewName(e.target.value)} />
         <button
           disabled={!/^[A-Za-z_][A-Za-z0-9_]*$/.test(newName)}
           onClick={() => {
@@ -118,6 +130,21 @@ function WorkflowForm() {
       </div>
       {tasks !== null && <p className="gf-muted">{tasks} tasks when run.</p>}
     </div>
+  );
+}
+
+/** The selected node's output from the run on show, if that run produced one. */
+function NodeResult({ id }: { id: string }) {
+  const v = useRun((s) => s.result?.results[id]);
+  const runNo = useRun((s) => s.result?.storeId ?? null);
+  if (!v) return null;
+  return (
+    <section className="gf-inspector-result" data-testid={`inspector-result-${id}`}>
+      <h4>
+        Result{runNo !== null && <span className="gf-muted"> · run #{runNo}</span>}
+      </h4>
+      <Value node={id} v={v} />
+    </section>
   );
 }
 
@@ -140,6 +167,7 @@ export function Inspector() {
           {e}
         </p>
       ))}
+      <NodeResult id={node.id} />
     </aside>
   );
 }

@@ -3,9 +3,8 @@
  * histogram; a dataframe's rows × columns and its first rows; a search's best score. Small and
  * fixed-width so nodes keep their size and never overlap.
  */
-import { useMemo } from 'react';
+import { lazy, Suspense } from 'react';
 import type { ResultValue } from '../../common/results';
-import { decodeTable } from '../logic/arrow-table';
 import { readSearchResult } from '../logic/leaderboard';
 import { formatNumber } from '../logic/format';
 
@@ -23,49 +22,18 @@ function MiniHist({ counts }: { counts: number[] }) {
   );
 }
 
-function TablePreview({ v }: { v: Extract<ResultValue, { kind: 'table' }> }) {
-  const t = useMemo(() => {
-    try {
-      return decodeTable(v.ipc);
-    } catch {
-      return null;
-    }
-  }, [v.ipc]);
-  const cols = v.columns.slice(0, 3);
-  const rows = Math.min(3, t?.numRows ?? 0);
-  return (
-    <>
-      <div className="gf-preview-head">
-        table · {v.rows.toLocaleString()} rows × {v.columns.length} columns
-      </div>
-      {t && (
-        <table className="gf-preview-table">
-          <thead>
-            <tr>
-              {cols.map((c) => (
-                <th key={c.name}>{c.name}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {Array.from({ length: rows }, (_, r) => (
-              <tr key={r}>
-                {cols.map((_, c) => (
-                  <td key={c}>{t.cell(r, c)}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </>
-  );
-}
+// Arrow (the table decoder) loads with the first table on the canvas, not with the editor.
+const TablePreview = lazy(() => import('./TablePreview').then((m) => ({ default: m.TablePreview })));
 
 export function NodePreview({ v }: { v: ResultValue }) {
   let body;
   if (v.kind === 'scalar') body = <div className="gf-preview-scalar">{formatNumber(v.value)}</div>;
-  else if (v.kind === 'table') body = <TablePreview v={v} />;
+  else if (v.kind === 'table')
+    body = (
+      <Suspense fallback={<div className="gf-preview-head">table · {v.rows.toLocaleString()} rows</div>}>
+        <TablePreview v={v} />
+      </Suspense>
+    );
   else if (v.kind === 'json') {
     const s = readSearchResult(v.value);
     body = s ? (

@@ -1,12 +1,16 @@
 /** The run's outputs: scalars, array summaries with a histogram and corner, JSON; and a replay's digest check. */
 import type { ArraySummary, ResultValue } from '../../common/results';
 import { readSearchResult } from '../logic/leaderboard';
-import { useMemo } from 'react';
+import { lazy, Suspense, useMemo, type ReactNode } from 'react';
 import { useEditor, useRun, useSession, useVersion } from './hooks';
-import { LiveSearch } from './LiveSearch';
 import { LeftOutWorkers } from './LeftOutWorkers';
-import { SearchResultView } from './SearchResultView';
-import { TableView } from './TableView';
+
+// Tables (Arrow) and search charts load when a result needs them, so the editor paints first.
+const TableView = lazy(() => import('./TableView').then((m) => ({ default: m.TableView })));
+const SearchResultView = lazy(() => import('./SearchResultView').then((m) => ({ default: m.SearchResultView })));
+const LiveSearch = lazy(() => import('./LiveSearch').then((m) => ({ default: m.LiveSearch })));
+
+const Later = ({ children }: { children: ReactNode }) => <Suspense fallback={<span className="gf-muted">Loading…</span>}>{children}</Suspense>;
 
 export function Histogram({ h, width = 260, height = 70 }: { h: ArraySummary['histogram']; width?: number; height?: number }) {
   const max = Math.max(1, ...h.counts);
@@ -26,14 +30,25 @@ function fmt(x: number): string {
   return Number.isInteger(x) ? String(x) : Math.abs(x) >= 1e6 || Math.abs(x) < 1e-3 ? x.toExponential(6) : x.toPrecision(10);
 }
 
-function Value({ node, v }: { node: string; v: ResultValue }) {
+/** One node's output: scalar, search leaderboard, JSON, table or array preview (dtype, shape, summary, corner). */
+export function Value({ node, v }: { node: string; v: ResultValue }) {
   if (v.kind === 'scalar') return <span className="gf-scalar" data-value={v.value}>{fmt(v.value)}</span>;
   if (v.kind === 'json') {
     const search = readSearchResult(v.value);
-    if (search) return <SearchResultView node={node} s={search} />;
+    if (search)
+      return (
+        <Later>
+          <SearchResultView node={node} s={search} />
+        </Later>
+      );
     return <pre className="gf-json">{JSON.stringify(v.value, null, 2)}</pre>;
   }
-  if (v.kind === 'table') return <TableView v={v} />;
+  if (v.kind === 'table')
+    return (
+      <Later>
+        <TableView v={v} />
+      </Later>
+    );
   const scalarLike = v.shape.length === 0 && v.data?.length === 1;
   if (scalarLike) return <span className="gf-scalar" data-value={v.data![0]}>{fmt(v.data![0])}</span>;
   return (
@@ -75,9 +90,11 @@ function LiveResults() {
   if (!nodes.length) return <div className="gf-results gf-muted">Run the workflow to see its results here.</div>;
   return (
     <div className="gf-results" data-testid="results-live">
-      {nodes.map((n) => (
-        <LiveSearch key={n} node={n} />
-      ))}
+      <Later>
+        {nodes.map((n) => (
+          <LiveSearch key={n} node={n} />
+        ))}
+      </Later>
     </div>
   );
 }

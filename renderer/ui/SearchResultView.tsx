@@ -32,7 +32,7 @@ export function SearchResultView({ node, s }: { node: string; s: Search }) {
               <td>
                 <span className="gf-swatch" style={{ background: seriesColor(i) }} /> {r.trialId}
               </td>
-              <td>{formatParams(r.params)}</td>
+              <td className="gf-lb-params">{formatParams(r.params)}</td>
               <td>{r.epochs}</td>
               <td>{fmtScore(r.score)}</td>
               <td title={r.error}>{isStopped(r) ? '✂ stopped (halving)' : r.status}</td>

@@ -34,7 +34,7 @@ export function TableView({ v }: { v: TableValue }) {
         <div className="gf-table-head" style={{ gridTemplateColumns: template, height: ROW_H }}>
           <span>#</span>
           {columns.map((c) => (
-            <span key={c.name} title={`${c.name}: ${c.type}`}>
+            <span key={c.name} title={`${c.name}: ${c.type}${'arrowType' in c ? ` (Arrow ${c.arrowType})` : ''}`}>
               {c.name} <em>{c.type}</em>
             </span>
           ))}

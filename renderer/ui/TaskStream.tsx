@@ -4,11 +4,12 @@
  * "Fit" (or a new run) follows the whole run again. A legend names each op's colour with its task
  * count. Hover shows op, node, worker, start, duration and bytes; clicking a task selects every
  * node it came from (a fused task carries several), and selecting a node highlights its tasks,
- * fused ones included. The canvas carries what was really drawn (data-lane-counts, data-ops) for tests.
+ * fused ones included. While a run is going, its running tasks grow from their start to now (a
+ * timer redraws four times a second while any is running). The canvas carries what was really drawn (data-lane-counts, data-ops) for tests.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { fusedOrigins } from '../logic/fusion';
-import { AXIS_H, LABEL_W, LIGHT_STREAM, drawStream, fitView, formatBytes, formatMs, hitTest, opColor, type StreamColors, type StreamView } from '../logic/stream-draw';
+import { AXIS_H, LABEL_W, LIGHT_STREAM, drawStream, fitView, formatBytes, formatMs, hitTest, type StreamColors, type StreamView } from '../logic/stream-draw';
 import { cssToken } from '../logic/theme';
 import { KIND_ERROR, KIND_TRANSFER } from '../state/task-log';
 import { useData, useEditor, useRun, useSession } from './hooks';
@@ -59,6 +60,10 @@ export function TaskStream() {
   const highlightRef = useRef(highlight);
   const colorsRef = useRef<StreamColors>(LIGHT_STREAM);
   const redrawRef = useRef<() => void>(() => undefined);
+  // Running tasks are drawn (to now) only while the run is going: a cancelled run's leftovers are not.
+  const liveRef = useRef(false);
+  const status = useRun((s) => s.status);
+  liveRef.current = status === 'running' && opened === null;
 
   useEffect(() => {
     let frame = 0;
@@ -78,11 +83,12 @@ export function TaskStream() {
         canvas.style.width = `${width}px`;
         canvas.style.height = `${height}px`;
       }
-      if (follow.current) view.current = fitView(log, width - LABEL_W);
+      const now = liveRef.current && log.running.size > 0 ? Date.now() : null;
+      if (follow.current) view.current = fitView(log, width - LABEL_W, now);
       const ctx = canvas.getContext('2d');
       if (!ctx) return;
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      const stats = drawStream(ctx, log, view.current, width, height, highlightRef.current, colorsRef.current);
+      const stats = drawStream(ctx, log, view.current, width, height, highlightRef.current, colorsRef.current, now);
       laneH.current = stats.laneH;
       canvas.dataset.laneCounts = JSON.stringify(stats.tasksByLane);
       canvas.dataset.ops = JSON.stringify(stats.byOp);
@@ -90,13 +96,16 @@ export function TaskStream() {
       canvas.dataset.rects = String(stats.rects);
       canvas.dataset.aggregated = String(stats.aggregated);
       canvas.dataset.items = String(log.n);
-      const key = JSON.stringify(Object.keys(stats.byOp).sort());
+      canvas.dataset.running = JSON.stringify(stats.runningByLane);
+      const runningNow = Object.values(stats.runningByLane).reduce((a, b) => a + b, 0);
+      const key = JSON.stringify([Object.keys(stats.byOp).sort(), runningNow > 0]);
       // The legend re-renders when its ops change, and its counts at most twice a second.
-      const now = performance.now();
-      if (key !== lastLegend || now - legendAt > 500) {
+      const at = performance.now();
+      if (key !== lastLegend || at - legendAt > 500) {
         lastLegend = key;
-        legendAt = now;
-        setLegend(Object.entries(stats.byOp).sort((a, b) => b[1] - a[1]));
+        legendAt = at;
+        const entries = Object.entries(stats.byOp).sort((a, b) => b[1] - a[1]);
+        setLegend(runningNow > 0 ? [...entries, ['running', runningNow]] : entries);
       }
     };
     const request = () => {
@@ -106,9 +115,14 @@ export function TaskStream() {
     const unsub = log.subscribe(request);
     const ro = new ResizeObserver(request);
     if (wrapRef.current) ro.observe(wrapRef.current);
+    // Running tasks grow with time, not with events: redraw while any is on show.
+    const grow = setInterval(() => {
+      if (liveRef.current && log.running.size > 0) request();
+    }, 250);
     request();
     return () => {
       unsub();
+      clearInterval(grow);
       ro.disconnect();
       if (frame) cancelAnimationFrame(frame);
     };
@@ -136,6 +150,8 @@ export function TaskStream() {
     follow.current = true;
     redrawRef.current();
   }, [opened]);
+  // The run ending stops its running tasks growing: one more draw without them.
+  useEffect(() => redrawRef.current(), [status]);
 
   const onWheel = (e: React.WheelEvent) => {
     const rect = canvasRef.current!.getBoundingClientRect();
@@ -205,8 +221,8 @@ export function TaskStream() {
         </button>
         <ul className="gf-legend" data-testid="stream-legend" aria-label="task colours">
           {legend.map(([op, n]) => (
-            <li key={op} data-op={op} title={`${n} task${n === 1 ? '' : 's'}`}>
-              <i style={{ background: opColor(op, log.ops.indexOf(op)) }} />
+            <li key={op} data-op={op} title={`${n} task${n === 1 ? '' : 's'}${op === 'running' ? ' running now' : ''}`}>
+              <i className={op === 'running' ? 'gf-swatch-running' : undefined} style={op === 'running' ? undefined : { background: log.colors.of(op) }} />
               {op}
             </li>
           ))}
@@ -228,7 +244,7 @@ export function TaskStream() {
         {h >= 0 && (
           <div className="gf-tooltip" style={{ left: Math.max(0, Math.min(hover!.x + 12, wrapW - 270)), top: Math.max(0, Math.min(hover!.y + 14, wrapH - 110)) }} data-testid="task-tooltip">
             <div>
-              <i className="gf-swatch" style={{ background: opColor(opName(h), log.op[h]) }} /> <strong>{opName(h)}</strong>
+              <i className="gf-swatch" style={{ background: log.colors.of(opName(h)) }} /> <strong>{opName(h)}</strong>
             </div>
             <div className="gf-ellipsis">key {log.keys[h]}</div>
             {log.nodes[h] && <div>node {(origins.get(log.nodes[h]) ?? [log.nodes[h]]).join(', ')}</div>}

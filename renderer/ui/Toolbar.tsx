@@ -202,7 +202,13 @@ export function Toolbar() {
       <button disabled={!running} onClick={cmd.cancel} data-testid="cancel">
         Cancel
       </button>
-      <span className="gf-status" data-testid="run-status" data-status={status} title={status === 'failed' ? (firstError ?? undefined) : undefined}>
+      <span
+        className="gf-status"
+        data-testid="run-status"
+        data-status={status}
+        role="status"
+        title={status === 'failed' && firstError ? firstError : `${status}${total > 0 ? ` ${done}/${total} tasks` : ''}`}
+      >
         {status === 'refused' ? `not run: ${serverErrors} problem${serverErrors === 1 ? '' : 's'} (listed below)` : status}
         {total > 0 && ` ${done}/${total}`}
         {reusedTasks > 0 && (
@@ -239,13 +245,14 @@ export function Toolbar() {
             className={`gf-icon-btn${panels.collapsed(p) ? '' : ' on'}`}
             onClick={() => panels.toggle(p)}
             title={`${panels.collapsed(p) ? 'Show' : 'Hide'} the ${label}`}
+            aria-label={`${label} panel`}
             aria-pressed={!panels.collapsed(p)}
             data-testid={`toggle-${p}`}
           >
             {PANEL_ICON[p]}
           </button>
         ))}
-        <button className="gf-icon-btn" onClick={() => theme.setChoice(nextThemeChoice(theme.choice))} title={`Theme: ${theme.choice} (click to change)`} data-testid="theme" data-theme={theme.theme}>
+        <button className="gf-icon-btn" onClick={() => theme.setChoice(nextThemeChoice(theme.choice))} title={`Theme: ${theme.choice} (click to change)`} aria-label={`theme: ${theme.choice}`} data-testid="theme" data-theme={theme.theme}>
           {theme.choice === 'system' ? '◐' : theme.choice === 'light' ? '☀' : '☾'}
         </button>
       </div>

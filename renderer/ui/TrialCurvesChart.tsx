@@ -1,4 +1,4 @@
-/** Per-trial loss and metric curves of a search on two <canvas>es, redrawn once per frame from the TrialCurves channel. */
+/** Per-trial loss and metric curves of a search on two <canvas>es, redrawn once per frame from the TrialCurves channel; they shrink with a narrow panel (aspect kept). */
 import { useEffect, useRef } from 'react';
 import { curveScale, seriesColor, toPixels, type CurvePoint } from '../logic/curve-scale';
 import type { TrialCurves } from '../state/trial-curves';
@@ -82,8 +82,8 @@ export function TrialCurvesChart({ node, order, best }: { node: string; order: s
   }, [log, node, orderKey, best]);
   return (
     <div ref={wrapRef} className="gf-curves" data-testid="trial-curves">
-      <canvas ref={lossRef} style={{ width: W, height: H }} aria-label="loss per trial" />
-      <canvas ref={metricRef} style={{ width: W, height: H }} aria-label="metric per trial" />
+      <canvas ref={lossRef} style={{ width: '100%', maxWidth: W, height: 'auto' }} aria-label="loss per trial" />
+      <canvas ref={metricRef} style={{ width: '100%', maxWidth: W, height: 'auto' }} aria-label="metric per trial" />
     </div>
   );
 }

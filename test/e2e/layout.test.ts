@@ -6,8 +6,10 @@
  * a result) at 1280×720, 1600×1000 and 1920×1080, in the light and the dark theme. In each: no
  * visible panel overflows sideways (scrollWidth > clientWidth), every table header and chart label
  * lies inside its panel, the toolbar is one row, the benchmark view is at least half the window
- * wide, and the page logs no console error. A run draws task rectangles in at least two colours
- * with a legend naming them. One server and one browser for the file; screenshots of every view,
+ * wide, the run status is never clipped or cut off and the theme toggle is on screen, tuning
+ * leaderboard headers sit on one line, and the page logs no console error. A run draws task
+ * rectangles in at least two colours with a legend naming them, and running tasks while it runs;
+ * History and Benchmarks show no task-stream dock (it belongs to the editor's run). One server and one browser for the file; screenshots of every view,
  * light and dark at 1600×1000, go to docs/screenshots/.
  */
 import path from 'node:path';
@@ -49,6 +51,25 @@ function audit(page: Page): Promise<string[]> {
     }
     const bar = document.querySelector('.gf-toolbar')!.getBoundingClientRect();
     if (bar.height > 44) problems.push(`toolbar wraps: ${bar.height} px tall`);
+    // The run status is read whole: not clipped inside, not cut off by the toolbar or the window.
+    for (const sel of ['[data-testid="run-status"]', '[data-testid="theme"]']) {
+      const el = document.querySelector(sel);
+      if (!el || !visible(el)) {
+        problems.push(`${sel} is not shown`);
+        continue;
+      }
+      const r = el.getBoundingClientRect();
+      if (el.scrollWidth > el.clientWidth + 1) problems.push(`${sel} text is clipped: "${(el.textContent ?? '').trim()}" needs ${el.scrollWidth} px, has ${el.clientWidth}`);
+      if (r.right > Math.min(bar.right, window.innerWidth) + 1 || r.left < bar.left - 1) problems.push(`${sel} lies off screen (${Math.round(r.left)}..${Math.round(r.right)} of ${window.innerWidth})`);
+    }
+    // Table headers of the tuning leaderboard sit on one line (their text's boxes share one top).
+    for (const th of document.querySelectorAll('.gf-leaderboard th')) {
+      if (!visible(th) || !(th.textContent ?? '').trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(th);
+      const tops = new Set([...range.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+      if (tops.size > 1) problems.push(`leaderboard header "${(th.textContent ?? '').trim()}" wraps onto ${tops.size} lines`);
+    }
     for (const el of document.querySelector('.gf-toolbar')!.children)
       if (visible(el) && el.getBoundingClientRect().right > bar.right + 1) problems.push(`toolbar item ${name(el)} is cut off at the right`);
     return problems;
@@ -131,6 +152,21 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     // Every node reads done, and the sink shows its value on the canvas.
     for (const id of ['x', 'plus1', 'every_other', 'total']) expect(await page.getByTestId(`node-state-${id}`).textContent()).toContain('done');
     await page.locator('.react-flow__node[data-id="total"] [data-testid="node-preview"]').waitFor();
+    // The selected node's result is in the inspector, under its params: the same value as the run's.
+    await page.locator('.react-flow__node[data-id="total"]').click();
+    const inInspector = page.locator('[data-testid="inspector-result-total"] .gf-scalar');
+    await inInspector.waitFor();
+    expect(await inInspector.getAttribute('data-value')).toBe(await page.locator('[data-testid="result-total"] .gf-scalar').getAttribute('data-value'));
+    // Layout (Ctrl+L) at 1280×720 leaves every node inside the canvas.
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.locator('.react-flow__pane').click({ position: { x: 30, y: 30 } });
+    await page.keyboard.press('Control+L');
+    const inside = async () => {
+      const canvas = (await page.getByTestId('graph-canvas').boundingBox())!;
+      const boxes = await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as { left: number; right: number; top: number; bottom: number }));
+      return boxes.every((b) => b.left >= canvas.x - 1 && b.right <= canvas.x + canvas.width + 1 && b.top >= canvas.y - 1 && b.bottom <= canvas.y + canvas.height + 1);
+    };
+    await expect.poll(inside).toBe(true);
     await everySize('editor', 'editor', async () => {
       const r = await page.getByTestId('task-stream').boundingBox();
       const wrap = await page.locator('.gf-stream-canvas').boundingBox();
@@ -151,12 +187,20 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     await expect.poll(() => page.locator('tr[data-run]').count()).toBe(2);
     // Dates, not epoch milliseconds.
     expect(await page.locator('tr[data-run="1"] td').nth(4).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    // The dock (task stream, progress, workers) belongs to the editor's run, not to History.
+    expect(await page.getByTestId('task-stream').count()).toBe(0);
     await everySize('history', 'history');
     await page.getByLabel('compare run 1').check();
     await page.getByLabel('compare run 2').check();
     await page.getByTestId('compare').click();
     await page.getByTestId('comparison').waitFor();
     expect(await page.getByTestId('comparison').textContent()).toContain('digests differ');
+    // Results decoded side by side: the two sums with their difference; the seed change in words.
+    const scalar = page.getByTestId('compare-scalar-total');
+    await scalar.waitFor();
+    expect(await scalar.textContent()).toMatch(/#1 .+ · #2 .+ · difference /);
+    expect(Number(await scalar.getAttribute('data-diff'))).not.toBe(0);
+    expect(await page.getByTestId('comparison').textContent()).not.toMatch(/[A-Za-z0-9+/]{120}/);
     await everySize('compare', 'compare');
   }, 180_000);
 
@@ -187,6 +231,14 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     await page.getByLabel('repeat').fill('1');
     await page.getByLabel('warm-up').fill('0');
     await page.getByTestId('start-bench').click();
+    expect(await page.getByTestId('task-stream').count()).toBe(0);
+    // While it runs: the configuration, the repetition and the time left, and Cancel.
+    const step = page.getByTestId('bench-live-step');
+    await step.waitFor({ timeout: 60_000 });
+    expect(await step.textContent()).toMatch(/configuration \d of \d · (starting workers|warm-up|repetition)/);
+    expect(await page.getByTestId('cancel-bench').isEnabled()).toBe(true);
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    await page.screenshot({ path: path.join(SHOTS, `benchmark-running-${await page.evaluate(() => document.documentElement.dataset.theme)}.png`) });
     const rec = page.getByTestId('bench-record');
     await rec.waitFor({ timeout: 120_000 });
     expect(await rec.getAttribute('data-digests-agree')).toBe('true');
@@ -203,10 +255,25 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     await setWorkflowParam(page, 'chunks', '1000');
     await page.getByTestId('run').click();
     await expect.poll(async () => Number(await page.getByTestId('task-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(8);
+    // Tasks that have started are drawn while they run, not only once they end.
+    await expect.poll(async () => Object.keys(JSON.parse((await page.getByTestId('task-stream').getAttribute('data-running')) ?? '{}')).length, { timeout: 30_000 }).toBeGreaterThan(0);
     // Nodes fused into the running tasks read running or waiting, not ready or done.
     expect(await page.getByTestId('node-state-x').textContent()).toMatch(/running|waiting/);
     await everySize('running task stream', 'task-stream-running');
     await page.getByTestId('cancel').click();
     await expect.poll(() => status(page), { timeout: 75_000 }).toBe('cancelled');
   }, 180_000);
+
+  it('tuning: trials drawn while they run, then the leaderboard with its headers on one line', async () => {
+    await page.getByTestId('view-editor').click();
+    await page.getByTestId('examples').selectOption('tuning: random search');
+    await page.locator('.react-flow__node[data-id="search"]').waitFor();
+    await setWorkflowParam(page, 'trials', '6');
+    await page.getByTestId('run').click();
+    // A trial's task is on the stream while it trains, labelled with its epoch once it reports.
+    await expect.poll(async () => Object.keys(JSON.parse((await page.getByTestId('task-stream').getAttribute('data-running')) ?? '{}')).length, { timeout: 60_000 }).toBeGreaterThan(0);
+    await expect.poll(() => status(page), { timeout: 120_000 }).toBe('finished');
+    await page.getByTestId('search-result').waitFor();
+    await everySize('tuning', 'tuning');
+  }, 240_000);
 });

@@ -41,12 +41,22 @@ export function nums(ctx: BuildContext, name: string): number[] {
   return v as number[];
 }
 
+/**
+ * The chunks param as one size per axis, as Dask reads it: a single number (`500` or `[500]`)
+ * stands for every axis; a list otherwise names each axis (`axes`: what the count is checked against).
+ */
+export function chunkSizes(ctx: BuildContext, ndim: number, axes: string): number[] {
+  const v = ctx.params.chunks;
+  const c = typeof v === 'number' ? [v] : nums(ctx, 'chunks');
+  const per = c.length === 1 ? Array.from({ length: ndim }, () => c[0]) : c;
+  if (per.length !== ndim) ctx.fail('params.chunks', `has ${c.length} entries but ${axes} has ${ndim} axes`);
+  return per;
+}
+
 /** Shape and chunk params shared by every generator node. */
 export function shapeAndChunks(ctx: BuildContext): { shape: number[]; chunks: number[][] } {
   const shape = nums(ctx, 'shape');
-  const chunkParam = ctx.params.chunks;
-  const c = typeof chunkParam === 'number' ? shape.map(() => chunkParam) : nums(ctx, 'chunks');
-  if (c.length !== shape.length) ctx.fail('params.chunks', `has ${c.length} entries but shape has ${shape.length} axes`);
+  const c = chunkSizes(ctx, shape.length, 'shape');
   c.forEach((x, d) => {
     if (!Number.isInteger(x) || x <= 0) ctx.fail('params.chunks', `must be positive integers (axis ${d} is ${x})`);
   });

@@ -17,7 +17,7 @@ import { npyHeaderEnd, parseNpyHeader, type NpyHeader } from '../../../common/np
 import { fromKeys, materialize } from '../compile/array-lower';
 import { blockIndices, blockOffset, blockShape, normalizeChunks } from '../compile/chunks';
 import { checkPath, openChecked } from '../paths';
-import { arrayInput, nums } from './arrays-core';
+import { arrayInput, chunkSizes, nums } from './arrays-core';
 import type { BuildContext, OpDef } from './types';
 
 /** Reads and parses the header of `path` (already checked), failing on `params.path`. */
@@ -61,9 +61,7 @@ const loadNpy: OpDef = {
   build(ctx) {
     const path = checkPath(ctx.params.path, 'params.path', ctx);
     const h = readHeader(ctx, path);
-    const c = nums(ctx, 'chunks');
-    const per = c.length === 1 ? h.shape.map(() => c[0]) : c;
-    if (per.length !== h.shape.length) ctx.fail('params.chunks', `has ${per.length} entries but ${path} has ${h.shape.length} axes`);
+    const per = chunkSizes(ctx, h.shape.length, path);
     const chunks = normalizeChunks(h.shape, per);
     const isz = bytesPerElement(h.dtype);
     const keys: string[] = [];

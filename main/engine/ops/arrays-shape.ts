@@ -4,7 +4,7 @@ import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { blockIndices, blockShape, normalizeChunks } from '../compile/chunks';
 import { rechunk } from '../compile/rechunk';
-import { arrayInput, nums } from './arrays-core';
+import { arrayInput, chunkSizes, nums } from './arrays-core';
 import type { OpDef } from './types';
 
 const rechunkOp: OpDef = {
@@ -19,9 +19,7 @@ const rechunkOp: OpDef = {
   },
   build(ctx) {
     const x = arrayInput(ctx, 'x');
-    const c = nums(ctx, 'chunks');
-    const per = c.length === 1 ? x.shape.map(() => c[0]) : c;
-    if (per.length !== x.shape.length) ctx.fail('params.chunks', `has ${per.length} entries but the input has ${x.shape.length} axes`);
+    const per = chunkSizes(ctx, x.shape.length, 'the input');
     return { out: rechunk(x, normalizeChunks(x.shape, per), ctx) };
   },
 };

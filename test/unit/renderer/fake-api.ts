@@ -46,6 +46,8 @@ export function fakeApi(): FakeApi {
     startBench: none,
     benchmarks: () => Promise.resolve([]),
     runningBenches: () => Promise.resolve(api.benches),
+    benchProgress: () => Promise.resolve([]),
+    cancelBench: none,
     subscribe(on) {
       for (const m of backlog) on(m);
       listener = on;

@@ -14,7 +14,8 @@ describe('decodeTable', () => {
     const d = decodeTable(b64);
     expect(d.numRows).toBe(3);
     expect(d.columns.map((c) => c.name)).toEqual(['x', 'name']);
-    expect(d.columns[0].type).toMatch(/Float64/);
+    expect(d.columns[0].type).toBe('float64');
+    expect(d.columns[0].arrowType).toBe('Float64');
     expect(d.cell(0, 0)).toBe('1.5');
     expect(d.cell(1, 1)).toBe('b');
     expect(d.cell(2, 1)).toBe('');

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { BenchmarkRecord } from '../../../common/store-types';
 import { axisMax, benchRows, sameWorkflow } from '../../../renderer/logic/bench-chart';
 import { formatDate } from '../../../renderer/logic/format';
-import { fitLabel, laneHeight, opColor, AXIS_H, MAX_LANE_H, MIN_LANE_H } from '../../../renderer/logic/stream-draw';
+import { fitLabel, laneHeight, AXIS_H, MAX_LANE_H, MIN_LANE_H } from '../../../renderer/logic/stream-draw';
+import { OpColors } from '../../../renderer/logic/op-colors';
 import { nextThemeChoice, resolveTheme } from '../../../renderer/logic/theme';
 import { placeErrors } from '../../../renderer/logic/validation-errors';
 import { progressSegments } from '../../../renderer/state/node-tasks';
@@ -70,8 +71,9 @@ describe('progressSegments', () => {
 
 describe('stream drawing helpers', () => {
   it('gives the first ten ops of a run ten different colours', () => {
-    expect(new Set(Array.from({ length: 10 }, (_, i) => opColor(`op${i}`, i))).size).toBe(10);
-    expect(opColor('transfer', 0)).not.toBe(opColor('a', 0));
+    const c = new OpColors();
+    expect(new Set(Array.from({ length: 10 }, (_, i) => c.of(`op${i}`))).size).toBe(10);
+    expect(c.of('transfer')).not.toBe(c.of('a'));
   });
   it('fills the panel height within readable lane bounds', () => {
     expect(laneHeight(AXIS_H + 4 * 50, 4)).toBe(50);

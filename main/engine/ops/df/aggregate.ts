@@ -4,13 +4,12 @@
  * task finalizes), value_counts (the same tree with a size aggregate) and describe (exact
  * quantiles need every row, so it gathers the numeric columns into one task).
  */
+import { AGGS, type Agg } from '../../../../common/df-aggs';
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, listColumns, requireColumns, strList, type ColType, type DfColumn } from './meta';
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];
 const OUT = [{ name: 'out', type: 'dataframe' as const }];
-const AGGS = ['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'nunique', 'size'] as const;
-type Agg = (typeof AGGS)[number];
 const NUMERIC_ONLY = new Set<Agg>(['sum', 'mean', 'std', 'var']);
 
 interface AggSpec {

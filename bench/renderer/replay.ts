@@ -1,0 +1,131 @@
+/**
+ * Frame rate and long tasks of the renderer while a recorded run of ~12 600 tasks streams in:
+ * a stand-in server on 127.0.0.1 serves out/renderer and the few API calls the page makes, and
+ * when the page presses Run it replays bench/renderer/stream-11k.json.gz (record-stream.ts) over
+ * the WebSocket at the recorded pace, one JSON message per event as `serve` sends them. In
+ * Debian's Chromium (1600×1000) a requestAnimationFrame counter and a PerformanceObserver for
+ * 'longtask' run from Run until the status reads finished. Writes bench/results/renderer-replay-11k.json.
+ * Run after `npm run build`: npx tsx bench/renderer/replay.ts [speed=1]
+ */
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { EngineEvent, QueueEntry } from '../../common/events';
+import { listExamples } from '../../main/api/examples';
+import { catalog } from '../../main/engine/ops/registry';
+
+const speed = Number(process.argv[2] ?? 1);
+const recorded = JSON.parse(zlib.gunzipSync(readFileSync('bench/renderer/stream-11k.json.gz')).toString()) as { tasks: number; durationMs: number; events: EngineEvent[] };
+const dir = path.resolve('out/renderer');
+if (!existsSync(path.join(dir, 'index.html'))) throw new Error('out/renderer is not built: run `npm run build` first');
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+const RUN = 'bench-run';
+const entry: QueueEntry = { id: 'q1', label: 'seed benchmark', node: null, state: 'queued', runId: null, storeId: null, queuedAt: Date.now() };
+const sockets = new Set<WebSocket>();
+let seq = 0;
+const send = (m: unknown) => {
+  const text = JSON.stringify(m);
+  for (const ws of sockets) ws.send(text);
+};
+
+/** Replays the recorded events at their pace (divided by `speed`), shifted to now, as our run. */
+function replay() {
+  const t0 = Date.now();
+  send({ type: 'queue', seq: ++seq, t: t0, entries: [{ ...entry, state: 'running', runId: RUN }] });
+  const evs = recorded.events;
+  let i = 0;
+  const step = () => {
+    const now = (Date.now() - t0) * speed;
+    for (; i < evs.length && evs[i].t <= now; i++) {
+      const e = evs[i];
+      const at = (x: number) => t0 + x / speed;
+      const m: Record<string, unknown> = { ...e, seq: ++seq, t: at(e.t) };
+      if ('runId' in e) m.runId = RUN;
+      if (e.type === 'task' || e.type === 'transfer') Object.assign(m, { start: at(e.start), end: at(e.end) });
+      send(m);
+    }
+    if (i < evs.length) return void setTimeout(step, 4);
+    send({ type: 'queue', seq: ++seq, t: Date.now(), entries: [] });
+    send({ type: 'run-result', result: { runId: RUN, status: 'finished', results: { total: { kind: 'scalar', dtype: 'float64', value: 1 } }, stats: { tasks: recorded.tasks, durationMs: Date.now() - t0, workers: [], transfers: { count: 0, bytes: 0 }, restarts: 0 }, digest: 'bench', storeId: null } });
+  };
+  step();
+}
+
+const api: Record<string, () => unknown> = {
+  'GET /api/catalog': () => catalog(),
+  'GET /api/devices': () => ({ gpus: [], reason: 'bench', cpu: { cores: 2, model: 'bench', memoryTotalBytes: 2 ** 34, memoryFreeBytes: 2 ** 33 }, backends: [{ name: 'js', available: true }] }),
+  'GET /api/workers': () => [],
+  'GET /api/queue': () => [],
+  'GET /api/runs': () => [],
+  'GET /api/benchmarks': () => [],
+  'GET /api/bench/progress': () => [],
+  'POST /api/validate': () => ({ ok: true, tasks: recorded.tasks }),
+  'POST /api/queue': () => {
+    setTimeout(replay, 50);
+    return entry;
+  },
+};
+
+const server = http.createServer((req, res) => {
+  void (async () => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const route = `${req.method} ${url.pathname}`;
+    if (url.pathname.startsWith('/api/')) {
+      for await (const _ of req) void _; // drain the body
+      const body = route === 'GET /api/examples' ? await listExamples() : api[route]?.();
+      res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify(body ?? { error: `not in the bench server: ${route}` }));
+    }
+    const file = path.join(dir, url.pathname === '/' ? 'index.html' : path.normalize(url.pathname));
+    if (!file.startsWith(dir) || !existsSync(file)) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    res.end(readFileSync(file));
+  })();
+});
+const wss = new WebSocketServer({ server, path: '/api/events' });
+wss.on('connection', (ws) => {
+  sockets.add(ws);
+  ws.on('close', () => sockets.delete(ws));
+});
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+const port = (server.address() as { port: number }).port;
+
+const browser = await chromium.launch({ executablePath: process.env.GPUFLOW_CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+await page.goto(`http://127.0.0.1:${port}/`);
+await page.getByTestId('examples').selectOption('seed benchmark');
+await page.locator('.react-flow__node[data-id="total"]').waitFor();
+// Plain strings: tsx names the functions it compiles (__name), which the page lacks.
+await page.evaluate(`(() => {
+  window.__perf = { frames: 0, long: [], t0: performance.now() };
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__perf.long.push({ start: e.startTime, ms: e.duration }); }).observe({ type: 'longtask' });
+  const tick = () => { window.__perf.frames++; requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+})()`);
+await page.getByTestId('run').click();
+await page.locator('[data-testid="run-status"][data-status="finished"]').waitFor({ timeout: 600_000 });
+const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number };
+await browser.close();
+server.close();
+const long = perf.long.map((l) => l.ms).sort((a, b) => b - a);
+const out = {
+  bench: 'renderer-replay-11k',
+  tasks: recorded.tasks,
+  events: recorded.events.length,
+  speed,
+  itemsDrawn: perf.items,
+  seconds: +(perf.elapsed / 1000).toFixed(1),
+  fps: +((perf.frames * 1000) / perf.elapsed).toFixed(1),
+  longTasks: long.length,
+  longTaskMs: Math.round(long.reduce((a, b) => a + b, 0)),
+  longestMs: Math.round(long[0] ?? 0),
+  over100ms: long.filter((x) => x > 100).length,
+  date: new Date().toISOString(),
+  note: 'headless Debian Chromium, 1600x1000, shared 2-core machine; long tasks include the first load of lazy chunks',
+};
+writeFileSync('bench/results/renderer-replay-11k.json', JSON.stringify(out, null, 2) + '\n');
+console.log(JSON.stringify(out));
+process.exit(0);

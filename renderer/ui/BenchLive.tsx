@@ -1,0 +1,85 @@
+/**
+ * The benchmark running now, polled from the server twice a second (so a page opened mid-run sees
+ * it too): configuration and repetition, each configuration's state, a bar of all runs, time so
+ * far and left, and Cancel (the current run is cancelled, nothing is recorded).
+ */
+import { useEffect, useState } from 'react';
+import type { BenchProgress } from '../../common/api';
+import { errorMessages } from '../api/api-error';
+import { benchLive } from '../logic/bench-live';
+import { useData, useSession } from './hooks';
+
+const POLL_MS = 500;
+
+export function BenchLivePanel() {
+  const session = useSession();
+  const mine = useData((s) => s.bench.running);
+  const [list, setList] = useState<BenchProgress[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [stopping, setStopping] = useState<string | null>(null);
+  useEffect(() => {
+    let stop = false;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const poll = async () => {
+      try {
+        const now = await session.api.benchProgress();
+        if (stop) return;
+        setList(now);
+        // Poll on while one runs (or ours is starting); otherwise look again now and then.
+        timer = setTimeout(() => void poll(), now.length || mine ? POLL_MS : 4 * POLL_MS);
+      } catch (e) {
+        if (!stop) setError(errorMessages(e).join('\n'));
+      }
+    };
+    void poll();
+    return () => {
+      stop = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [session, mine]);
+  if (error) return <p className="gf-field-error">benchmark progress: {error}</p>;
+  if (!list.length) return mine ? <p className="gf-muted" data-testid="bench-live">Starting the benchmark…</p> : null;
+  return (
+    <>
+      {list.map((p) => {
+        const v = benchLive(p);
+        return (
+          <div key={p.benchId} className="gf-card gf-bench-live" data-testid="bench-live" data-config={v.config} data-phase={p.phase}>
+            <div className="gf-card-title">
+              <h3>Benchmarking “{p.workflowName}”</h3>
+              <span className="gf-muted">
+                {p.repeat} repetition{p.repeat === 1 ? '' : 's'}, {p.warmup} warm-up per configuration
+              </span>
+              <button
+                className="gf-small"
+                disabled={stopping === p.benchId}
+                onClick={() => {
+                  setStopping(p.benchId);
+                  session.api.cancelBench(p.benchId).catch((e: unknown) => setError(errorMessages(e).join('\n')));
+                }}
+                data-testid="cancel-bench"
+              >
+                {stopping === p.benchId ? 'Cancelling…' : 'Cancel benchmark'}
+              </button>
+            </div>
+            <p data-testid="bench-live-step">
+              <strong>{v.config}</strong> · {v.position} · {v.step}
+              {p.lastMs !== null && <span className="gf-muted"> · last run {Math.round(p.lastMs)} ms</span>}
+            </p>
+            <progress max={1} value={v.fraction} aria-label={`benchmark ${Math.round(100 * v.fraction)}% done`} />
+            <p className="gf-muted" data-testid="bench-live-time">
+              {v.elapsed} so far · {v.left}
+            </p>
+            <ol className="gf-bench-configs">
+              {v.states.map((s) => (
+                <li key={s.name} data-state={s.state}>
+                  {s.state === 'done' ? '✓' : s.state === 'running' ? '▶' : '·'} {s.name}
+                </li>
+              ))}
+            </ol>
+          </div>
+        );
+      })}
+    </>
+  );
+}
