@@ -100,7 +100,7 @@ export function checkGraph(doc: Doc, ops: ReadonlyMap<string, NodeKindSpec>): Gr
 
 /**
  * A node that takes both a shape and per-axis chunks needs one chunk size per axis (a single
- * number stands for every axis, as in Dask). The compiler says the same thing later; checking it
+ * number, or a one-entry list, stands for every axis, as in Dask; the compiler's chunkSizes reads both). The compiler says the same thing later; checking it
  * here lets the editor say it before Run.
  */
 function chunkArity(op: NodeKindSpec, resolved: Record<string, ParamValue>, bad: Set<string>): string | null {
@@ -108,7 +108,7 @@ function chunkArity(op: NodeKindSpec, resolved: Record<string, ParamValue>, bad:
   if (!has('shape') || !has('chunks') || bad.has('shape') || bad.has('chunks')) return null;
   const shape = resolved.shape;
   const chunks = resolved.chunks;
-  if (!Array.isArray(shape) || !Array.isArray(chunks) || chunks.length === shape.length) return null;
+  if (!Array.isArray(shape) || !Array.isArray(chunks) || chunks.length === shape.length || chunks.length === 1) return null;
   return `has ${chunks.length} entries but shape has ${shape.length} axes`;
 }
 

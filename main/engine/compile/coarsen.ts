@@ -15,7 +15,7 @@
  * 6 digits in the digest, common/digest.ts). GPUFLOW_COARSEN=0 turns it off (A/B runs).
  */
 import { sizeOf } from '../../../common/arrays';
-import type { LazyArray } from '../ops/types';
+import type { GpuShare, LazyArray } from '../ops/types';
 import { reblockLazy } from './reblock';
 
 /**
@@ -49,12 +49,6 @@ function merged(chunks: number[], f: number): number[] {
   const out: number[] = [];
   for (let i = 0; i < chunks.length; i += f) out.push(chunks.slice(i, i + f).reduce((s, x) => s + x, 0));
   return out;
-}
-
-/** How a run's GPU workers take coarsened tasks: how many, and the most elements a task may hold. */
-export interface GpuShare {
-  gpus: number;
-  taskElements: number;
 }
 
 /** `a` in coarser chunks for a reduction on `share.gpus` GPU workers, or `a` itself when it cannot or need not be. */

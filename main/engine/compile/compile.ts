@@ -19,7 +19,7 @@ import { fuseDfSources } from './df-fuse';
 import { eachBlockIndex } from './chunks';
 import { summaryOutput } from './summary-lower';
 import { digestDigitsOf, hasFloat32Lineage } from './precision';
-import type { GpuShare } from './coarsen';
+import type { GpuShare } from '../ops/types';
 
 export interface CompileOptions {
   /** Largest bytes a single task may touch (the biggest worker's memory limit). */

@@ -9,7 +9,6 @@ import type { NodeKindSpec } from '../../../common/catalog';
 import type { ParamValue } from '../../../common/workflow';
 import type { Resource, TaskDef } from '../../../common/tasks';
 import type { Steps } from '../slices';
-import type { GpuShare } from '../compile/coarsen';
 
 export interface LazyArray {
   kind: 'array';
@@ -88,4 +87,10 @@ export interface OpDef {
    * (issue 29 item 5: 1400² one-element chunks + reduce was refused after 98 s and +950 MB).
    */
   minTasks?(ctx: BuildContext): number;
+}
+
+/** How a run's GPU workers take coarsened tasks (compile/coarsen.ts): how many, and the most elements a task may hold. */
+export interface GpuShare {
+  gpus: number;
+  taskElements: number;
 }
