@@ -7,6 +7,7 @@
  * Works on the raw document (before validation): anything not shaped like a workflow is passed
  * through for validateWorkflow to report with its paths.
  */
+import { upstreamIds } from '../../common/upstream';
 import { WorkflowError } from './errors';
 
 type Rec = Record<string, unknown>;
@@ -17,14 +18,8 @@ export function upstreamDoc(doc: unknown, nodeId: string): unknown {
   const nodes = doc.nodes.filter(isRec);
   if (!nodes.some((n) => n.id === nodeId)) throw new WorkflowError('node', `no node '${nodeId}' in the workflow to run`, nodeId);
   const edges = doc.edges.filter(isRec);
-  const keep = new Set<string>();
-  const stack = [nodeId];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (keep.has(id)) continue;
-    keep.add(id);
-    for (const e of edges) if (e.target === id && typeof e.source === 'string') stack.push(e.source);
-  }
+  const links = edges.flatMap((e) => (typeof e.source === 'string' && typeof e.target === 'string' ? [{ source: e.source, target: e.target }] : []));
+  const keep = upstreamIds(links, nodeId);
   const sub: Rec = {
     ...doc,
     nodes: nodes.filter((n) => typeof n.id === 'string' && keep.has(n.id)),

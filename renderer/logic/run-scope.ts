@@ -7,6 +7,7 @@ import type { RunRecord } from '../../common/store-types';
 import type { Graph } from './graph-model';
 import { nodeSignatures } from './node-signature';
 import type { Lane } from '../state/task-log';
+import { upstreamIds } from '../../common/upstream';
 
 /** Whether two graphs differ in anything a run reads (ops, params, edges), not only in layout. */
 export function changesWhatRuns(a: Graph, b: Graph): boolean {
@@ -40,15 +41,7 @@ export function nodeOfKey(key: string, graph: Pick<Graph, 'nodes'>): string {
   return best;
 }
 
-/** A node and every node upstream of it (what "run selected" runs). */
+/** A node and every node upstream of it (what "run selected" runs), sorted. */
 export function upstreamOf(graph: Pick<Graph, 'edges'>, node: string): string[] {
-  const seen = new Set<string>();
-  const stack = [node];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    for (const e of graph.edges) if (e.target === id) stack.push(e.source);
-  }
-  return [...seen].sort();
+  return [...upstreamIds(graph.edges, node)].sort();
 }

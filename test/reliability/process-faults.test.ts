@@ -51,7 +51,10 @@ describe('SIGKILL of the serve process mid-run', () => {
     const args = ['--virtual-gpus', '1', '--backend', 'js', '--threads', '1', '--db', db];
     const s = await startServe(args);
     const workers = (await api(s, 'GET', '/api/workers')).json as Array<{ pid: number }>;
-    const started = await api(s, 'POST', '/api/runs', { doc: seedDoc(), params: { N: 6000, chunks: 250 } });
+    // Long enough on one js thread (1.4e8 generated samples, several seconds) that the kill below
+    // lands mid-run on any machine: the compiler merges small chunks for GPU workers (coarsen.ts),
+    // so a small graph's tasks no longer set its length.
+    const started = await api(s, 'POST', '/api/runs', { doc: seedDoc(), params: { N: 24000, chunks: 500 } });
     expect(started.status).toBe(200);
     const storeId = (started.json as { storeId: number }).storeId;
     await sleep(1500); // tasks running, events being written
