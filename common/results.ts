@@ -12,7 +12,8 @@ export interface ArraySummary {
 }
 
 export type ResultValue =
-  | { kind: 'scalar'; dtype: DType | string; value: number }
+  /** `exact`: an int64 value's decimal digits, where `value` (a JSON number) rounds it (beyond 2**53). */
+  | { kind: 'scalar'; dtype: DType | string; value: number; exact?: string }
   | { kind: 'array'; dtype: DType | string; shape: number[]; data?: number[]; summary?: ArraySummary; file?: string }
   | { kind: 'json'; value: unknown }
   /** A dataframe: total rows, its columns, and Arrow IPC stream bytes (base64) of at most the

@@ -19,7 +19,10 @@ export async function outputValue(out: NodeOutput, fetch: (key: string) => Promi
     const v = await fetch(out.key);
     if (v.kind !== 'array') throw new Error(`output ${out.key} is a ${v.kind}, expected a value`);
     const x = v.array.data[0];
-    return { kind: 'scalar', dtype: out.dtype, value: typeof x === 'bigint' ? Number(x) : x };
+    if (typeof x !== 'bigint') return { kind: 'scalar', dtype: out.dtype, value: x };
+    // An int64 beyond 2**53 has no exact JSON number: its digits go along as text.
+    const value = Number(x);
+    return { kind: 'scalar', dtype: out.dtype, value, ...(BigInt(value) === x ? {} : { exact: x.toString() }) };
   }
   if (out.kind === 'array') {
     const blocks = await Promise.all(out.keys.map((k) => fetch(k)));

@@ -6,7 +6,8 @@
  */
 import type { BinaryOp, DType, Expr, ReduceOp } from '../../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
-import type { TaskPlace } from '../../../common/tasks';
+import { reduceResultType } from '../../../common/dtype-rules';
+import type { TaskPlace, TaskSpec } from '../../../common/tasks';
 import type { AxisSlice, NormalizedIndex } from '../ops/slice-syntax';
 import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
 import { runToEnd, type Steps } from '../slices';
@@ -201,7 +202,17 @@ export function viewAxes(a: LazyArray, layout: number[]): LazyArray {
   };
 }
 
-function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name: string, outBytes: number, ddof: number | undefined, finalOp: string): Steps<string> {
+/**
+ * The combine spec of a tree level: the last one finalizes to the reduction's NumPy dtype, named
+ * only where it is not what a partial finalizes to by itself (float64; int64 for arg*), so the
+ * specs and keys of float64 reductions stay as they were.
+ */
+function combineSpec(last: boolean, ddof: number | undefined, op: ReduceOp, dtype: DType): TaskSpec {
+  const own = op === 'argmin' || op === 'argmax' ? 'int64' : 'float64';
+  return { kind: 'combine', finalize: last, ddof, ...(last && dtype !== own ? { dtype } : {}) };
+}
+
+function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name: string, outBytes: number, ddof: number | undefined, finalOp: string, op: ReduceOp, dtype: DType): Steps<string> {
   let level = keys;
   let depth = 0;
   do {
@@ -211,7 +222,7 @@ function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, nam
       yield;
       const group = level.slice(i, i + splitEvery);
       const key = ctx.key(`${name}-combine${depth}`, [i / splitEvery]);
-      ctx.emit({ key, deps: group, spec: { kind: 'combine', finalize: last, ddof }, resource: 'any', op: last ? finalOp : 'combine', outBytes, workBytes: outBytes * group.length });
+      ctx.emit({ key, deps: group, spec: combineSpec(last, ddof, op, dtype), resource: 'any', op: last ? finalOp : 'combine', outBytes, workBytes: outBytes * group.length });
       next.push(key);
     }
     level = next;
@@ -241,12 +252,14 @@ export function* reduceAllSteps(a: LazyArray, op: ReduceOp, splitEvery: number, 
     partials.push(key);
   }
   if (partials.length === 0) ctx.fail('input', `cannot ${op} an empty array`);
-  const key = yield* treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`);
-  return { kind: 'scalar', key, dtype: op === 'argmin' || op === 'argmax' ? 'int64' : 'float64' };
+  const dtype = reduceResultType(a.dtype, op);
+  const key = yield* treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`, op, dtype);
+  return { kind: 'scalar', key, dtype };
 }
 
 /** Reduction along one axis: a combine tree per line of blocks along `axis`. */
 export function* reduceAxisSteps(a: LazyArray, op: ReduceOp, axis: number, splitEvery: number, ctx: BuildContext, ddof?: number): Steps<LazyArray> {
+  const dtype = reduceResultType(a.dtype, op);
   const grid = gridShape(a.chunks);
   const outChunks = a.chunks.filter((_, d) => d !== axis);
   const outKeys: string[] = [];
@@ -271,8 +284,8 @@ export function* reduceAxisSteps(a: LazyArray, op: ReduceOp, axis: number, split
       });
       partials.push(key);
     }
-    outKeys.push(yield* treeCombine(partials, splitEvery, ctx, `${op}${outIdx.length ? `[${outIdx.join(',')}]` : ''}`, 8 * sizeOf(blockShape(outChunks, outIdx)), ddof, `${op}-final`));
+    outKeys.push(yield* treeCombine(partials, splitEvery, ctx, `${op}${outIdx.length ? `[${outIdx.join(',')}]` : ''}`, 8 * sizeOf(blockShape(outChunks, outIdx)), ddof, `${op}-final`, op, dtype));
   }
   const shape = a.shape.filter((_, d) => d !== axis);
-  return fromKeys(shape, outChunks, op === 'argmin' || op === 'argmax' ? 'int64' : 'float64', outKeys, ctx.nodeId, [ctx.nodeId]);
+  return fromKeys(shape, outChunks, dtype, outKeys, ctx.nodeId, [ctx.nodeId]);
 }
