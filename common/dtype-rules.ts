@@ -108,3 +108,11 @@ export function resultTypeOf(values: Array<DType | ScalarKind>): DType {
   for (const s of scalars) d = promoteWithScalar(d, s);
   return d;
 }
+
+/**
+ * A Python scalar as an operand of a `dtype` op (NEP 50: cast to the array's dtype first), so
+ * float32 x + 0.1 adds float32(0.1) as NumPy does, not 0.1 rounded after the add.
+ */
+export function scalarOperand(value: number, dtype: DType): number {
+  return dtype === 'float32' ? Math.fround(value) : value;
+}

@@ -234,10 +234,13 @@ function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, nam
 /** Reduction over all axes: per-block chunk steps fused into the blocks' programs, then a combine tree. */
 export function* reduceAllSteps(a: LazyArray, op: ReduceOp, splitEvery: number, ctx: BuildContext, ddof?: number): Steps<LazyScalar> {
   const partials: string[] = [];
+  // Empty blocks add nothing, except that an empty array's sum / mean / var is its first block's
+  // identity partial (NumPy: 0, NaN); min, max and arg* of nothing have no identity.
+  const identity = sizeOf(a.shape) === 0 && !['min', 'max', 'argmin', 'argmax'].includes(op);
   for (const idx of eachBlockIndex(a.chunks)) {
     yield;
     const shape = blockShape(a.chunks, idx);
-    if (sizeOf(shape) === 0) continue;
+    if (sizeOf(shape) === 0 && !(identity && partials.length === 0)) continue;
     const { expr, deps } = a.block(idx);
     const key = ctx.key(op, idx);
     ctx.emit({

@@ -36,6 +36,15 @@ export interface Compiled extends TaskGraph {
   unfusedTasks: number;
   /** Tasks emitted before culling. */
   emittedTasks: number;
+  /** What each node's output port holds, by `node.port`: "array int64 (20,)", "scalar float32", "dataframe" (explain shows it). */
+  portTypes: Record<string, string>;
+}
+
+/** A lazy value's type as explain shows it: kind, NumPy dtype (common/dtype-rules.ts), shape. */
+export function describeValue(v: LazyValue): string {
+  if (v.kind === 'array') return `array ${v.dtype} (${v.shape.join(', ')}${v.shape.length === 1 ? ',' : ''})`;
+  if (v.kind === 'scalar') return `scalar ${v.dtype}`;
+  return v.portType;
 }
 
 /** Compiles in one synchronous call (tests, tools, `explain`, small documents). */
@@ -58,6 +67,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   const hasOut = new Set(wf.doc.edges.map((e) => e.source));
   const nodeIndex = new Map(wf.doc.nodes.map((n, i) => [n.id, i]));
   const outputs: Record<string, NodeOutput> = {};
+  const portTypes: Record<string, string> = {};
   let unfused = 0;
 
   for (const id of wf.order) {
@@ -101,6 +111,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       throw new WorkflowError(`nodes[${i}]`, e instanceof Error ? e.message : String(e), id);
     }
     values.set(id, out);
+    for (const [port, v] of Object.entries(out)) portTypes[`${id}.${port}`] = describeValue(v);
     for (const v of Object.values(out)) if (v.kind === 'array') unfused += v.chunks.reduce((n, c) => n * c.length, 1);
 
     if (!hasOut.has(id)) {
@@ -126,7 +137,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   if (opts.fuseSources !== false) yield* fuseDfSources(tasks);
   yield* cull(tasks, outputs);
   // Each emitted reduction/combine is also a task of the unfused graph.
-  return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted };
+  return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted, portTypes };
 }
 
 /** Removes tasks that no output needs. */

@@ -4,7 +4,7 @@
  */
 import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
-import { isCompareOp, scalarKind, scalarResultType } from '../../../common/dtype-rules';
+import { isCompareOp, promoteWithScalar, scalarKind, scalarOperand, scalarResultType } from '../../../common/dtype-rules';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { fullRegion, normalizeChunks } from '../compile/chunks';
 import { fromKeys, mapBlocks, reduceAllSteps, reduceAxisSteps, settle, sliceArray } from '../compile/array-lower';
@@ -130,7 +130,7 @@ const scalarOp: OpDef = {
     const dtype = scalarResultType(x0.dtype, kind, op);
     if (!isCompareOp(op) && kind === 'int') checkIntScalar(ctx, dtype, value, op, reverse);
     const x = settle(x0, dtype, ctx, 'src');
-    const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value } };
+    const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value: scalarOperand(value, promoteWithScalar(x0.dtype, kind)) } };
     return { out: mapBlocks(x, (e) => (reverse ? { kind: 'binary', op, a: fill, b: e } : { kind: 'binary', op, a: e, b: fill }), op, ctx.nodeId, dtype) };
   },
 };
@@ -202,6 +202,8 @@ const reduce: OpDef = {
     } else if (axesParam !== undefined && axesParam !== null) axes = nums(ctx, 'axes');
     try {
       const ax = normalizeAxes(axes, x.shape.length);
+      // NumPy: "zero-size array to reduction operation maximum which has no identity".
+      if (['min', 'max', 'argmin', 'argmax'].includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${op} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
     } catch (e) {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));

@@ -1,7 +1,7 @@
 /** Elementwise nodes: binary ops of two arrays (broadcasting), unary functions, clip. All fuse. */
 import type { BinaryOp, UnaryOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
-import { binaryResultType, unaryResultType } from '../../../common/dtype-rules';
+import { binaryResultType, scalarOperand, unaryResultType } from '../../../common/dtype-rules';
 import { align } from '../compile/broadcast';
 import { mapBlocks, settle } from '../compile/array-lower';
 import { shiftDeps } from '../compile/restrict';
@@ -86,7 +86,8 @@ const clip: OpDef = {
     const lo = num(ctx, 'min');
     const hi = num(ctx, 'max');
     if (!(lo <= hi)) ctx.fail('params.max', `must not be below min (${lo})`);
-    return { out: mapBlocks(x, (e) => ({ kind: 'clip', arg: e, lo, hi }), 'clip', ctx.nodeId) };
+    // NumPy 2 casts the bounds to the array's dtype (NEP 50).
+    return { out: mapBlocks(x, (e) => ({ kind: 'clip', arg: e, lo: scalarOperand(lo, x.dtype), hi: scalarOperand(hi, x.dtype) }), 'clip', ctx.nodeId) };
   },
 };
 

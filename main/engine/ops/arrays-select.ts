@@ -11,7 +11,7 @@ import { blockShape } from '../compile/chunks';
 import { mapBlocks, materialize, settle } from '../compile/array-lower';
 import { shiftDeps } from '../compile/restrict';
 import { arrayInput } from './arrays-core';
-import { DTYPES, resultTypeOf, scalarKind } from '../../../common/dtype-rules';
+import { DTYPES, resultTypeOf, scalarKind, scalarOperand } from '../../../common/dtype-rules';
 import type { LazyArray, OpDef } from './types';
 
 const where: OpDef = {
@@ -46,7 +46,7 @@ const where: OpDef = {
     const arrays = [cond, a, b].filter((v): v is LazyArray => typeof v !== 'number').map((v, i) => settle(v, dtype, ctx, `where-in${i}`));
     const al = align(arrays, ctx, 'cond');
     const ops = al.operands;
-    const fill = (value: number): Expr => ({ kind: 'leaf', leaf: { kind: 'fill', value } });
+    const fill = (value: number): Expr => ({ kind: 'leaf', leaf: { kind: 'fill', value: scalarOperand(value, dtype) } });
     const out: LazyArray = {
       kind: 'array',
       shape: al.shape,

@@ -9,6 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import { binaryResultType, DTYPES, reduceResultType, scalarResultType, unaryResultType } from '../../../common/dtype-rules';
+import { compileWorkflow } from '../../../main/engine/compile/compile';
+import { explain } from '../../../main/engine/compile/explain';
+import { validateWorkflow } from '../../../main/engine/validate';
 import { chain, runLocal } from '../../helpers/local-run';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', 'lt'];
@@ -144,5 +147,14 @@ describe('array ops give NumPy\'s dtypes and values (js)', () => {
     });
     expect((await runLocal(doc('float32'))).w).toMatchObject({ dtype: 'float32' });
     expect((await runLocal(doc('int32'))).w).toMatchObject({ dtype: 'float64' });
+  });
+});
+
+describe('explain shows each port\'s dtype', () => {
+  it('int32 / 2 is float64, its sum float64, an int32 sum int64', () => {
+    const doc = chain(int32Range(0, 6), ['d', 'scalar_op', { op: 'div', value: 2 }], ['s', 'reduce', { op: 'sum' }]);
+    expect(explain(compileWorkflow(validateWorkflow(doc))).portTypes).toEqual({ 'a.out': 'array int32 (6,)', 'd.out': 'array float64 (6,)', 's.out': 'scalar float64' });
+    const ints = chain(int32Range(0, 6), ['s', 'reduce', { op: 'sum', axis: 0, keepdims: true }]);
+    expect(explain(compileWorkflow(validateWorkflow(ints))).portTypes['s.out']).toBe('array int64 (1,)');
   });
 });

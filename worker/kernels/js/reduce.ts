@@ -46,7 +46,9 @@ function lanes(shape: number[], axis: number | null, visit: (o: number, first: n
   let inner = 1;
   for (let d = axis + 1; d < shape.length; d++) inner *= shape[d];
   const len = shape[axis];
-  const outer = n / (len * inner) || 0;
+  // Counted, not n / (len * inner): an empty axis still has its lanes (each folds nothing).
+  let outer = 1;
+  for (let d = 0; d < axis; d++) outer *= shape[d];
   let o = 0;
   for (let a = 0; a < outer; a++) for (let b = 0; b < inner; b++) visit(o++, a * len * inner + b, inner, len);
 }
