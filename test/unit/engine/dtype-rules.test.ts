@@ -64,6 +64,8 @@ describe('the promotion table is NumPy\'s', () => {
   });
 });
 
+const edge = (source: string, target: string, targetPort: string) => ({ source, sourcePort: 'out', target, targetPort });
+
 function int32Range(start: number, stop: number): [string, string, Record<string, unknown>] {
   return ['a', 'arange', { start, stop, chunks: 4, dtype: 'int32' }];
 }
@@ -94,12 +96,7 @@ describe('array ops give NumPy\'s dtypes and values (js)', () => {
         { id: 's', op: 'binary', params: { op: 'add' } },
         { id: 'c', op: 'concatenate', params: { axis: 0 } },
       ],
-      edges: [
-        { source: 'i', sourcePort: 'out', target: 's', targetPort: 'a' },
-        { source: 'z', sourcePort: 'out', target: 's', targetPort: 'b' },
-        { source: 'i', sourcePort: 'out', target: 'c', targetPort: 'x0' },
-        { source: 'z', sourcePort: 'out', target: 'c', targetPort: 'x1' },
-      ],
+      edges: [edge('i', 's', 'a'), edge('z', 's', 'b'), edge('i', 'c', 'x0'), edge('z', 'c', 'x1')],
     };
     const r = await runLocal(doc);
     expect(r.s).toMatchObject({ dtype: 'float64', data: [16777215, 16777216, 16777217, 16777218] });
@@ -115,12 +112,7 @@ describe('array ops give NumPy\'s dtypes and values (js)', () => {
         { id: 'cp', op: 'cumprod', params: {} },
         { id: 'q', op: 'binary', params: { op: 'div' } },
       ],
-      edges: [
-        { source: 'a', sourcePort: 'out', target: 'cs', targetPort: 'x' },
-        { source: 'b', sourcePort: 'out', target: 'cp', targetPort: 'x' },
-        { source: 'cs', sourcePort: 'out', target: 'q', targetPort: 'a' },
-        { source: 'cp', sourcePort: 'out', target: 'q', targetPort: 'b' },
-      ],
+      edges: [edge('a', 'cs', 'x'), edge('b', 'cp', 'x'), edge('cs', 'q', 'a'), edge('cp', 'q', 'b')],
     };
     const r = await runLocal(doc);
     // Hand-computed: cumsum k(k+1)/2 over cumprod (k+1)!, each in float64 as NumPy divides.
@@ -140,10 +132,7 @@ describe('array ops give NumPy\'s dtypes and values (js)', () => {
         { id: 'x', op: 'ones', params: { shape: [3], chunks: [2], dtype } },
         { id: 'w', op: 'where', params: { b_value: 0.5 } },
       ],
-      edges: [
-        { source: 'x', sourcePort: 'out', target: 'w', targetPort: 'cond' },
-        { source: 'x', sourcePort: 'out', target: 'w', targetPort: 'a' },
-      ],
+      edges: [edge('x', 'w', 'cond'), edge('x', 'w', 'a')],
     });
     expect((await runLocal(doc('float32'))).w).toMatchObject({ dtype: 'float32' });
     expect((await runLocal(doc('int32'))).w).toMatchObject({ dtype: 'float64' });
