@@ -91,6 +91,11 @@ export interface Partial {
   op: ReduceOp;
   shape: number[];
   fields: Record<string, Float64Array>;
+  /**
+   * A sum of integers, exact (int64, wrapping as NumPy's does): the float64 `sum` field rounds
+   * above 2**53. Present when every block summed held integers (js programs of int dtype).
+   */
+  isum?: BigInt64Array;
 }
 
 export type JsonValue = number | string | boolean | null | JsonValue[] | { [k: string]: JsonValue };
@@ -155,7 +160,7 @@ export function valueBytes(v: ChunkValue): number {
     case 'json': return JSON.stringify(v.value).length;
     case 'arrays': return Object.values(v.arrays).reduce((n, a) => n + a.data.byteLength, 0);
     case 'partial': {
-      let b = 0;
+      let b = v.partial.isum?.byteLength ?? 0;
       for (const f of Object.values(v.partial.fields)) b += f.byteLength;
       return b;
     }

@@ -12,7 +12,8 @@ export interface EncodedValue {
 
 export type ValueHeader =
   | { kind: 'array'; dtype: DType; shape: number[] }
-  | { kind: 'partial'; op: ReduceOp; shape: number[]; fields: string[] }
+  /** `isum`: the exact integer sum (Partial.isum) follows the fields' buffers. */
+  | { kind: 'partial'; op: ReduceOp; shape: number[]; fields: string[]; isum?: boolean }
   | { kind: 'table'; rows: number }
   | { kind: 'json'; value: JsonValue }
   | { kind: 'arrays'; parts: Array<{ name: string; dtype: DType; shape: number[] }> };
@@ -28,8 +29,8 @@ export function encodeValue(v: ChunkValue): EncodedValue {
     case 'partial': {
       const names = Object.keys(v.partial.fields);
       return {
-        header: { kind: 'partial', op: v.partial.op, shape: v.partial.shape, fields: names },
-        buffers: names.map((n) => bytesOf(v.partial.fields[n])),
+        header: { kind: 'partial', op: v.partial.op, shape: v.partial.shape, fields: names, ...(v.partial.isum ? { isum: true } : {}) },
+        buffers: [...names.map((n) => bytesOf(v.partial.fields[n])), ...(v.partial.isum ? [bytesOf(v.partial.isum)] : [])],
       };
     }
     case 'table':
@@ -72,7 +73,8 @@ export function decodeValue(header: ValueHeader, buffers: Uint8Array[]): ChunkVa
       header.fields.forEach((n, i) => {
         fields[n] = new Float64Array(aligned(buffers[i]));
       });
-      return { kind: 'partial', partial: { op: header.op, shape: header.shape, fields } };
+      const isum = header.isum ? new BigInt64Array(aligned(buffers[header.fields.length])) : undefined;
+      return { kind: 'partial', partial: { op: header.op, shape: header.shape, fields, ...(isum ? { isum } : {}) } };
     }
     case 'table':
       return { kind: 'table', ipc: new Uint8Array(aligned(buffers[0])), rows: header.rows };

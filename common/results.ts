@@ -16,7 +16,8 @@ export interface ArraySummary {
  * than the default (common/digest.ts): set for values computed from float32 data.
  */
 export type ResultValue =
-  | { kind: 'scalar'; dtype: DType | string; value: number; digestDigits?: number }
+  /** `exact`: an int64 value's decimal digits, where `value` (a JSON number) rounds it (beyond 2**53). */
+  | { kind: 'scalar'; dtype: DType | string; value: number; exact?: string; digestDigits?: number }
   | { kind: 'array'; dtype: DType | string; shape: number[]; data?: number[]; summary?: ArraySummary; file?: string; digestDigits?: number }
   | { kind: 'json'; value: unknown }
   /** A dataframe: total rows, its columns, and Arrow IPC stream bytes (base64) of at most the

@@ -55,7 +55,7 @@ const record = z.record(z.string(), z.unknown());
 
 export const taskSpecSchema: z.ZodType<TaskSpec> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('program'), program: programSchema }),
-  z.object({ kind: z.literal('combine'), finalize: z.boolean(), ddof: z.number().optional() }),
+  z.object({ kind: z.literal('combine'), finalize: z.boolean(), ddof: z.number().optional(), dtype: dtypeSchema.optional() }),
   z.object({ kind: z.literal('array-op'), op: z.string(), params: record }),
   z.object({ kind: z.literal('df'), op: z.string(), params: record }),
   z.object({ kind: z.literal('trial'), op: z.string(), params: record }),
@@ -79,7 +79,7 @@ export const chunkValueSchema: z.ZodType<ChunkValue> = z.discriminatedUnion('kin
   z.object({ kind: z.literal('arrays'), arrays: z.record(z.string(), ndarraySchema) }),
   z.object({
     kind: z.literal('partial'),
-    partial: z.object({ op: reduceOpSchema, shape: z.array(nonNegInt), fields: z.record(z.string(), z.instanceof(Float64Array)) }),
+    partial: z.object({ op: reduceOpSchema, shape: z.array(nonNegInt), fields: z.record(z.string(), z.instanceof(Float64Array)), isum: z.instanceof(BigInt64Array).optional() }),
   }),
   z.object({ kind: z.literal('table'), ipc: z.instanceof(Uint8Array), rows: nonNegInt }),
   z.object({ kind: z.literal('json'), value: jsonValueSchema }),

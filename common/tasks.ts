@@ -2,7 +2,7 @@
  * The task graph: what runs. The compiler (main/engine/compile) turns each workflow node into
  * chunk-level tasks; the scheduler places them; workers execute their `spec`.
  */
-import type { ChunkProgram } from './arrays';
+import type { ChunkProgram, DType } from './arrays';
 
 /** Where a task may run: a GPU worker (real or virtual), a CPU worker, or either. */
 export type Resource = 'gpu' | 'cpu' | 'any';
@@ -10,8 +10,11 @@ export type Resource = 'gpu' | 'cpu' | 'any';
 export type TaskSpec =
   /** One fused chunk program (generate / elementwise / slice / reduction chunk step). */
   | { kind: 'program'; program: ChunkProgram }
-  /** Combine the partials of the deps, in order; `finalize` turns the result into values. */
-  | { kind: 'combine'; finalize: boolean; ddof?: number }
+  /**
+   * Combine the partials of the deps, in order; `finalize` turns the result into values, of
+   * `dtype` where that is not float64 (NumPy's: int64 sums, float32, int32 min; common/dtype-rules.ts).
+   */
+  | { kind: 'combine'; finalize: boolean; ddof?: number; dtype?: DType }
   /** Extension point for array ops beyond fused programs (matmul blocks, QR steps, rechunk). */
   | { kind: 'array-op'; op: string; params: Record<string, unknown> }
   /** Dataframe partition work (worker/kernels/df). */

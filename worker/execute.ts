@@ -22,7 +22,7 @@ export async function executeSpec(spec: TaskSpec, inputs: ChunkValue[], ctx: Han
       });
       const combined = combinePartials(parts);
       const value: ChunkValue = spec.finalize
-        ? { kind: 'array', array: finalizePartial(combined, spec.ddof ?? 0) }
+        ? { kind: 'array', array: finalizePartial(combined, spec.ddof ?? 0, spec.dtype) }
         : { kind: 'partial', partial: combined };
       return { value, backend: 'js' };
     }

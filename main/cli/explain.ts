@@ -21,6 +21,8 @@ export async function explainCommand(positionals: string[], opts: Parsed['values
     ...Object.entries(ex.byNode).map(([n, c]) => `  ${n.padEnd(20)} ${c}`),
     'by op:',
     ...Object.entries(ex.byOp).map(([n, c]) => `  ${n.padEnd(36)} ${c}`),
+    'output types:',
+    ...Object.entries(ex.portTypes).map(([n, t]) => `  ${n.padEnd(20)} ${t}`),
     `critical path: ${ex.criticalPath.length} tasks`,
     ...ex.criticalPath.map((k) => `  ${k}`),
   ];

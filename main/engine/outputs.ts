@@ -3,7 +3,7 @@
  * into what a run reports, for local runs (run.ts fetches from the workers) and Dask runs
  * (main/dask/run.ts takes them from the bridge's result), so both get the same values and digest.
  */
-import type { ChunkValue } from '../../common/arrays';
+import type { ChunkValue, NumericArray } from '../../common/arrays';
 import type { ResultValue } from '../../common/results';
 import type { NodeOutput } from '../../common/tasks';
 import { summaryFromBundle } from './compile/summary-lower';
@@ -18,8 +18,7 @@ export async function outputValue(out: NodeOutput, fetch: (key: string) => Promi
   if (out.kind === 'scalar') {
     const v = await fetch(out.key);
     if (v.kind !== 'array') throw new Error(`output ${out.key} is a ${v.kind}, expected a value`);
-    const x = v.array.data[0];
-    return { kind: 'scalar', dtype: out.dtype, value: typeof x === 'bigint' ? Number(x) : x, ...digitsOf(out) };
+    return { ...scalarResult(out.dtype, v.array.data), ...digitsOf(out) };
   }
   if (out.kind === 'array') {
     const blocks = await Promise.all(out.keys.map((k) => fetch(k)));
@@ -37,4 +36,12 @@ export async function outputValue(out: NodeOutput, fetch: (key: string) => Promi
     return { kind: 'array', dtype: out.dtype, shape: out.shape, summary: summaryFromBundle(v.arrays), ...digitsOf(out) };
   }
   return v.kind === 'json' ? { kind: 'json', value: v.value } : { kind: 'json', value: { kind: v.kind } };
+}
+
+/** A scalar output's result from its value's data. An int64 beyond 2**53 has no exact JSON number: its digits go along as text. */
+export function scalarResult(dtype: string, data: NumericArray): ResultValue {
+  const x = data[0];
+  if (typeof x !== 'bigint') return { kind: 'scalar', dtype, value: x };
+  const value = Number(x);
+  return { kind: 'scalar', dtype, value, ...(BigInt(value) === x ? {} : { exact: x.toString() }) };
 }

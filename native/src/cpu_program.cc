@@ -212,10 +212,11 @@ void reduceAxis(Pool& pool, const Program& p, const std::vector<InputView>& inpu
     for (int64_t o = g * perGrain; o < std::min(size, (g + 1) * perGrain); o++) {
       const int64_t first = (o / inner) * len * inner + o % inner;
       Acc acc = accInit(p.reduce);
-      // Coordinates of the lane's first element, for the arg* index.
+      // Coordinates of the lane's first element, for the arg* index (none in an empty lane,
+      // whose length-0 axis would divide by zero).
       double gi = static_cast<double>(p.ioff);
       int64_t rem = first;
-      for (int a = p.ndim - 1; a >= 0; a--) {
+      for (int a = p.ndim - 1; a >= 0 && len > 0; a--) {
         gi += static_cast<double>((rem % p.shape[a]) * p.icoef[a]);
         rem /= p.shape[a];
       }

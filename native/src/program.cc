@@ -61,10 +61,15 @@ int partialFields(int32_t reduce) {
   }
 }
 
+// An axis reduction has one lane per position of the other axes, also when the reduced axis is
+// empty (x[:0].sum(axis=0): NumPy's zeros, one per lane), so the size is their product, not n / len.
 int64_t partialSize(const Program& p) {
   if (p.reduce == rNone) return 0;
   if (p.axis < 0) return 1;
-  return p.shape[p.axis] == 0 ? 0 : p.n / p.shape[p.axis];
+  int64_t size = 1;
+  for (int a = 0; a < p.ndim; a++)
+    if (a != p.axis) size *= p.shape[a];
+  return size;
 }
 
 Program decodeProgram(const double* code, size_t length, const std::vector<InputView>& inputs) {
@@ -92,6 +97,9 @@ Program decodeProgram(const double* code, size_t length, const std::vector<Input
       depth++;
       if (in.op == kFill) {
         in.p0 = r.next("fill value");
+        // The stack depth counts a fill too: a program that is only a fill (zeros(...).sum())
+        // otherwise gets no stack and its evaluation writes past an empty buffer.
+        if (depth > p.stack) p.stack = depth;
         continue;
       }
       if (p.nleaves >= kMaxLeaves) throw std::invalid_argument("program code: more than 16 leaves");

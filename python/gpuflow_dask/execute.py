@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Tuple
 
+import numpy as np
+
 from . import program, reduce
 from .encode import unsupported_reason
 from .errors import TaskFailure, unsupported
@@ -42,7 +44,14 @@ def _program(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> A
 
 def _combine(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> Any:
     combined = reduce.combine_partials(list(inputs))
-    return reduce.finalize_partial(combined, spec.get("ddof") or 0) if spec.get("finalize") else combined
+    if not spec.get("finalize"):
+        return combined
+    out = reduce.finalize_partial(combined, spec.get("ddof") or 0)
+    # The result's NumPy dtype where it is not float64 (int64 sums, float32, int32 min), as the
+    # js finalize casts; floats to integers truncate as astype does. Integer sums here are
+    # float64 partials, so exact only below 2**53 (the local engine keeps them in int64).
+    dtype = spec.get("dtype")
+    return out.astype(dtype) if dtype and out.dtype != np.dtype(dtype) else out
 
 
 def _ops(kind: str) -> Dict[str, Handler]:

@@ -23,9 +23,9 @@ export interface DaskCase {
 
 export const daskCases = (): DaskCase[] => JSON.parse(readFileSync(join(DASK_DIR, 'cases.json'), 'utf8')) as DaskCase[];
 
-export function expectedArray(file: string): { shape: number[]; data: number[] } {
+export function expectedArray(file: string, dir = DASK_DIR): { shape: number[]; data: number[] } {
   // A Uint8Array copy: readNpy slices its input, and a pooled Buffer slice would alias the pool.
-  const a = readNpy(new Uint8Array(readFileSync(join(DASK_DIR, file))));
+  const a = readNpy(new Uint8Array(readFileSync(join(dir, file))));
   return { shape: a.shape, data: Array.from(a.data as ArrayLike<number | bigint>, Number) };
 }
 
@@ -35,14 +35,18 @@ export function valuesOf(r: ResultValue | undefined): { shape: number[]; data: n
   throw new Error(`unexpected result ${JSON.stringify(r)?.slice(0, 200)}`);
 }
 
-/** Compares one output with NumPy's: the shape exactly, values bit-exact or within `tol` (relative, at least absolute 1 scale). */
-export function checkOutput(got: { shape: number[]; data: number[] }, file: string, tol: number, what: string): void {
-  const want = expectedArray(file);
+/**
+ * Compares one output with NumPy's (the .npy `file` in `dir`): the shape exactly, values bit-exact
+ * or within `tol` (relative, at least absolute 1 scale); NaN and infinities exactly.
+ */
+export function checkOutput(got: { shape: number[]; data: number[] }, file: string, tol: number, what: string, dir = DASK_DIR): void {
+  const want = expectedArray(file, dir);
   expect(got.shape, `${what}: shape`).toEqual(want.shape);
   expect(got.data.length, `${what}: size`).toBe(want.data.length);
   got.data.forEach((x, i) => {
     const w = want.data[i];
-    if (Number.isNaN(w) || tol === 0) expect(x, `${what}: element ${i}`).toBe(w);
+    // toBe tells -0 from 0, which NumPy's comparisons do not.
+    if (!Number.isFinite(w) || tol === 0) expect(x === 0 && w === 0 ? 0 : x, `${what}: element ${i}`).toBe(w === 0 ? 0 : w);
     else expect(Math.abs(x - w), `${what}: element ${i}: ${x} vs ${w}`).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(w)));
   });
 }

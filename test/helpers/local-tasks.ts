@@ -8,6 +8,7 @@ import type { WorkerConfig } from '../../common/messages';
 import type { ResultValue } from '../../common/results';
 import { compileWorkflow, type CompileOptions, type Compiled } from '../../main/engine/compile/compile';
 import { summaryFromBundle } from '../../main/engine/compile/summary-lower';
+import { scalarResult } from '../../main/engine/outputs';
 import { assembleArray } from '../../main/engine/results';
 import { tableResult } from '../../main/engine/table-result';
 import { validateWorkflow } from '../../main/engine/validate';
@@ -51,7 +52,7 @@ export async function localTasks(doc: unknown, params: Record<string, number | s
       else {
         const v = await value(o.key);
         if (o.kind === 'array-summary' && v.kind === 'arrays') out[name] = { kind: 'array', dtype: o.dtype, shape: o.shape, summary: summaryFromBundle(v.arrays) };
-        else if (o.kind === 'scalar' && v.kind === 'array') out[name] = { kind: 'scalar', dtype: o.dtype, value: Number(v.array.data[0]) };
+        else if (o.kind === 'scalar' && v.kind === 'array') out[name] = scalarResult(o.dtype, v.array.data);
         else out[name] = { kind: 'json', value: v.kind === 'json' ? v.value : v.kind };
       }
     }

@@ -6,7 +6,8 @@
  */
 import type { BinaryOp, DType, Expr, ReduceOp } from '../../../common/arrays';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
-import type { TaskPlace } from '../../../common/tasks';
+import { reduceResultType } from '../../../common/dtype-rules';
+import type { TaskPlace, TaskSpec } from '../../../common/tasks';
 import type { AxisSlice, NormalizedIndex } from '../ops/slice-syntax';
 import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
 import { runToEnd, type Steps } from '../slices';
@@ -212,10 +213,31 @@ function share(ctx: BuildContext, k: number, n: number): { place?: TaskPlace } {
 }
 
 /**
+ * The combine spec of a tree level: the last one finalizes to the reduction's NumPy dtype, named
+ * only where it is not what a partial finalizes to by itself (float64; int64 for arg*), so the
+ * specs and keys of float64 reductions stay as they were.
+ */
+function combineSpec(last: boolean, ddof: number | undefined, op: ReduceOp, dtype: DType): TaskSpec {
+  const own = op === 'argmin' || op === 'argmax' ? 'int64' : 'float64';
+  return { kind: 'combine', finalize: last, ddof, ...(last && dtype !== own ? { dtype } : {}) };
+}
+
+/**
  * `shares`: the partials were placed in contiguous shares (reduceAllSteps), `at[i]` the share of
  * partial i out of `of`: each combine goes where the middle one of the partials under it went.
  */
-function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, name: string, outBytes: number, ddof: number | undefined, finalOp: string, shares?: { at: number[]; of: number }): Steps<string> {
+function* treeCombine(
+  keys: string[],
+  splitEvery: number,
+  ctx: BuildContext,
+  name: string,
+  outBytes: number,
+  ddof: number | undefined,
+  finalOp: string,
+  op: ReduceOp,
+  dtype: DType,
+  shares?: { at: number[]; of: number },
+): Steps<string> {
   let level = keys;
   // The share of the partial each key of the level sits over.
   let at = shares?.at ?? [];
@@ -232,7 +254,7 @@ function* treeCombine(keys: string[], splitEvery: number, ctx: BuildContext, nam
       // or another GPU would only fetch them.
       const mid = at[i + (group.length >> 1)];
       const place = shares ? share(ctx, mid, shares.of) : {};
-      ctx.emit({ key, deps: group, spec: { kind: 'combine', finalize: last, ddof }, resource: ctx.arrayResource, op: last ? finalOp : 'combine', outBytes, workBytes: outBytes * group.length, ...place });
+      ctx.emit({ key, deps: group, spec: combineSpec(last, ddof, op, dtype), resource: ctx.arrayResource, op: last ? finalOp : 'combine', outBytes, workBytes: outBytes * group.length, ...place });
       next.push(key);
       nextAt.push(mid);
     }
@@ -250,11 +272,14 @@ export function* reduceAllSteps(a0: LazyArray, op: ReduceOp, splitEvery: number,
   const blocks = a.chunks.reduce((n, c) => n * c.length, 1);
   const at: number[] = [];
   let b = -1;
+  // Empty blocks add nothing, except that an empty array's sum / mean / var is its first block's
+  // identity partial (NumPy: 0, NaN); min, max and arg* of nothing have no identity.
+  const identity = sizeOf(a.shape) === 0 && !['min', 'max', 'argmin', 'argmax'].includes(op);
   for (const idx of eachBlockIndex(a.chunks)) {
     yield;
     b++;
     const shape = blockShape(a.chunks, idx);
-    if (sizeOf(shape) === 0) continue;
+    if (sizeOf(shape) === 0 && !(identity && partials.length === 0)) continue;
     const { expr, deps } = a.block(idx);
     const key = ctx.key(op, idx);
     ctx.emit({
@@ -271,12 +296,14 @@ export function* reduceAllSteps(a0: LazyArray, op: ReduceOp, splitEvery: number,
     at.push(b);
   }
   if (partials.length === 0) ctx.fail('input', `cannot ${op} an empty array`);
-  const key = yield* treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`, { at, of: blocks });
-  return { kind: 'scalar', key, dtype: op === 'argmin' || op === 'argmax' ? 'int64' : 'float64' };
+  const dtype = reduceResultType(a.dtype, op);
+  const key = yield* treeCombine(partials, splitEvery, ctx, op, 24, ddof, `${op}-final`, op, dtype, { at, of: blocks });
+  return { kind: 'scalar', key, dtype };
 }
 
 /** Reduction along one axis: a combine tree per line of blocks along `axis`. */
 export function* reduceAxisSteps(a: LazyArray, op: ReduceOp, axis: number, splitEvery: number, ctx: BuildContext, ddof?: number): Steps<LazyArray> {
+  const dtype = reduceResultType(a.dtype, op);
   const grid = gridShape(a.chunks);
   const outChunks = a.chunks.filter((_, d) => d !== axis);
   const outKeys: string[] = [];
@@ -301,8 +328,8 @@ export function* reduceAxisSteps(a: LazyArray, op: ReduceOp, axis: number, split
       });
       partials.push(key);
     }
-    outKeys.push(yield* treeCombine(partials, splitEvery, ctx, `${op}${outIdx.length ? `[${outIdx.join(',')}]` : ''}`, 8 * sizeOf(blockShape(outChunks, outIdx)), ddof, `${op}-final`));
+    outKeys.push(yield* treeCombine(partials, splitEvery, ctx, `${op}${outIdx.length ? `[${outIdx.join(',')}]` : ''}`, 8 * sizeOf(blockShape(outChunks, outIdx)), ddof, `${op}-final`, op, dtype));
   }
   const shape = a.shape.filter((_, d) => d !== axis);
-  return fromKeys(shape, outChunks, op === 'argmin' || op === 'argmax' ? 'int64' : 'float64', outKeys, ctx.nodeId, [ctx.nodeId]);
+  return fromKeys(shape, outChunks, dtype, outKeys, ctx.nodeId, [ctx.nodeId]);
 }

@@ -42,6 +42,15 @@ export interface Compiled extends TaskGraph {
   unfusedTasks: number;
   /** Tasks emitted before culling. */
   emittedTasks: number;
+  /** What each node's output port holds, by `node.port`: "array int64 (20,)", "scalar float32", "dataframe" (explain shows it). */
+  portTypes: Record<string, string>;
+}
+
+/** A lazy value's type as explain shows it: kind, NumPy dtype (common/dtype-rules.ts), shape. */
+export function describeValue(v: LazyValue): string {
+  if (v.kind === 'array') return `array ${v.dtype} (${v.shape.join(', ')}${v.shape.length === 1 ? ',' : ''})`;
+  if (v.kind === 'scalar') return `scalar ${v.dtype}`;
+  return v.portType;
 }
 
 /** Compiles in one synchronous call (tests, tools, `explain`, small documents). */
@@ -66,6 +75,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   const outputs: Record<string, NodeOutput> = {};
   // Nodes with float32 lineage (precision.ts): their outputs' digests keep fewer digits.
   const float32 = new Set<string>();
+  const portTypes: Record<string, string> = {};
   let unfused = 0;
 
   for (const id of wf.order) {
@@ -117,6 +127,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
     values.set(id, out);
     if (hasFloat32Lineage(out, wf.doc.edges.some((e) => e.target === id && float32.has(e.source)))) float32.add(id);
     const digits = digestDigitsOf(float32.has(id));
+    for (const [port, v] of Object.entries(out)) portTypes[`${id}.${port}`] = describeValue(v);
     for (const v of Object.values(out)) if (v.kind === 'array') unfused += v.chunks.reduce((n, c) => n * c.length, 1);
 
     if (!hasOut.has(id)) {
@@ -142,7 +153,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   if (opts.fuseSources !== false) yield* fuseDfSources(tasks);
   yield* cull(tasks, outputs);
   // Each emitted reduction/combine is also a task of the unfused graph.
-  return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted };
+  return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted, portTypes };
 }
 
 /** Removes tasks that no output needs. */

@@ -1,6 +1,7 @@
 /**
  * What `gpuflow explain` prints: the task graph's size before and after optimisation (fusion and
- * culling), tasks per node and op, and the critical path (the longest dependency chain).
+ * culling), tasks per node and op, the critical path (the longest dependency chain), and what
+ * each node's output ports hold (dtype and shape).
  */
 import type { TaskDef } from '../../../common/tasks';
 import type { Compiled } from './compile';
@@ -13,6 +14,8 @@ export interface Explanation {
   byOp: Record<string, number>;
   criticalPath: string[];
   outputs: string[];
+  /** Each node port's value: kind, dtype (NumPy's rules) and shape, e.g. "array float64 (6,)". */
+  portTypes: Record<string, string>;
 }
 
 export function criticalPath(tasks: Map<string, TaskDef>): string[] {
@@ -76,5 +79,6 @@ export function explain(c: Compiled): Explanation {
     byOp,
     criticalPath: criticalPath(c.tasks),
     outputs: Object.keys(c.outputs),
+    portTypes: c.portTypes,
   };
 }

@@ -13,6 +13,7 @@
  */
 import type { ReduceOp } from '../../../common/arrays';
 import { sizeOf } from '../../../common/arrays';
+import { reduceResultType } from '../../../common/dtype-rules';
 import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
 import type { Steps } from '../slices';
 import { fromKeys, mapBlocks, reduceAllSteps, reduceAxisSteps, viewAxes } from './array-lower';
@@ -71,7 +72,8 @@ export function* reduceAxesSteps(x: LazyArray, op: ReduceOp, axes: number[] | nu
     const n = sizeOf(ax.map((a) => x.shape[a]));
     const fill = (value: number) => ({ kind: 'leaf' as const, leaf: { kind: 'fill' as const, value } });
     const sum = yield* sequential(x, 'sum', ax, splitEvery, ctx, `${prefix}mean-`);
-    const mean = mapBlocks(sum, (e) => ({ kind: 'binary', op: 'div', a: e, b: fill(n) }), 'div', ctx.nodeId);
+    // An integer sum is int64; its mean is a float (true division), as NumPy's.
+    const mean = mapBlocks(sum, (e) => ({ kind: 'binary', op: 'div', a: e, b: fill(n) }), 'div', ctx.nodeId, reduceResultType(x.dtype, 'mean'));
     if (op === 'mean') r = mean;
     else {
       // Two passes as NumPy: squared deviations from the mean, broadcast back over the reduced axes.
@@ -92,7 +94,7 @@ export function* reduceAxesSteps(x: LazyArray, op: ReduceOp, axes: number[] | nu
         },
       };
       const ss = yield* sequential(dev, 'sum', ax, splitEvery, ctx, `${prefix}var-`);
-      const v = mapBlocks(ss, (e) => ({ kind: 'binary', op: 'div', a: e, b: fill(n - ddof) }), 'div', ctx.nodeId);
+      const v = mapBlocks(ss, (e) => ({ kind: 'binary', op: 'div', a: e, b: fill(n - ddof) }), 'div', ctx.nodeId, reduceResultType(x.dtype, op));
       r = op === 'std' ? mapBlocks(v, (e) => ({ kind: 'unary', op: 'sqrt', arg: e }), 'sqrt', ctx.nodeId) : v;
     }
   }

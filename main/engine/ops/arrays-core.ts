@@ -4,6 +4,7 @@
  */
 import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
+import { isCompareOp, promoteWithScalar, scalarKind, scalarOperand, scalarResultType } from '../../../common/dtype-rules';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { fullRegion, normalizeChunks } from '../compile/chunks';
 import { fitsFusion } from '../compile/fuse-bound';
@@ -127,26 +128,38 @@ const scalarOp: OpDef = {
     op: 'scalar_op',
     label: 'Array ∘ scalar',
     category: 'arrays',
-    doc: 'Elementwise op of an array with a number: x + v, x − v, x × v, x ÷ v, x ** v, min(x, v), max(x, v), or a comparison (x > v ...: 1 / 0, int32). Fused into its neighbours.',
+    doc: 'Elementwise op of an array with a number: x + v, x − v, x × v, x ÷ v, x ** v, min(x, v), max(x, v), or a comparison (x > v ...: 1 / 0, int32). Result dtype as NumPy 2 (NEP 50): an int array with a float value, or ÷, gives float64; float32 stays float32. Fused into its neighbours.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
       { name: 'op', kind: 'enum', options: SCALAR_OPS, default: 'add' },
       { name: 'value', kind: 'number', required: true },
       { name: 'reverse', kind: 'boolean', default: false, doc: 'compute v ∘ x instead of x ∘ v' },
+      { name: 'value_kind', kind: 'enum', options: ['int', 'float'], doc: 'the Python type of value for NumPy 2 promotion (NEP 50): "float" makes x * 2.0 of an int array float64; empty: a whole number is an int' },
     ],
   },
   build(ctx) {
     const op = (ctx.params.op ?? 'add') as BinaryOp;
-    const compare = (COMPARE_OPS as string[]).includes(op);
-    const x = compare ? settle(arrayInput(ctx, 'x'), 'int32', ctx, 'src') : arrayInput(ctx, 'x');
     const value = num(ctx, 'value');
     const reverse = ctx.params.reverse === true;
-    const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value } };
-    const dtype = compare ? 'int32' : x.dtype;
+    const x0 = arrayInput(ctx, 'x');
+    // NEP 50: the number is a weak Python scalar; x / 2 of an int32 x is float64, x + 2 int32.
+    const kind = scalarKind(value, ctx.params.value_kind);
+    if (kind === 'int' && !Number.isInteger(value)) ctx.fail('params.value', `${value} is not an integer, but value_kind is 'int'`);
+    const dtype = scalarResultType(x0.dtype, kind, op);
+    if (!isCompareOp(op) && kind === 'int') checkIntScalar(ctx, dtype, value, op, reverse);
+    const x = settle(x0, dtype, ctx, 'src');
+    const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value: scalarOperand(value, promoteWithScalar(x0.dtype, kind)) } };
     return { out: mapBlocks(x, (e) => (reverse ? { kind: 'binary', op, a: fill, b: e } : { kind: 'binary', op, a: e, b: fill }), op, ctx.nodeId, dtype) };
   },
 };
+
+/** What NumPy 2 refuses of a Python int with an integer array: one out of the dtype's range, a negative power. */
+function checkIntScalar(ctx: BuildContext, dtype: DType, value: number, op: BinaryOp, reverse: boolean): void {
+  if (dtype === 'int32' && (value < -(2 ** 31) || value > 2 ** 31 - 1)) ctx.fail('params.value', `Python integer ${value} is out of bounds for int32 (NumPy 2 raises OverflowError); astype the array to int64 or float64 first`);
+  if (dtype === 'int64' && !Number.isSafeInteger(value)) ctx.fail('params.value', `${value} is beyond 2**53, where a JSON number is no longer an exact integer`);
+  if (op === 'pow' && !reverse && value < 0 && (dtype === 'int32' || dtype === 'int64')) ctx.fail('params.value', 'integers to negative integer powers are not allowed (NumPy); give value_kind "float" for a float result');
+}
 
 const slice: OpDef = {
   spec: {
@@ -217,6 +230,8 @@ const reduce: OpDef = {
     } else if (axesParam !== undefined && axesParam !== null) axes = nums(ctx, 'axes');
     try {
       const ax = normalizeAxes(axes, x.shape.length);
+      // NumPy: "zero-size array to reduction operation maximum which has no identity".
+      if (['min', 'max', 'argmin', 'argmax'].includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${op} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
     } catch (e) {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));

@@ -1,11 +1,10 @@
 /** Array constructors: zeros, ones, full, arange, linspace. Each block is a leaf; nothing is stored until used. */
 import type { DType, Leaf } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
+import { DTYPES } from '../../../common/dtype-rules';
 import { blockOffset, blockShape, fullRegion, normalizeChunks } from '../compile/chunks';
 import { num, shapeAndChunks } from './arrays-core';
 import type { BuildContext, LazyArray, OpDef } from './types';
-
-const DTYPES = ['float64', 'float32', 'int32', 'int64'];
 
 function leafArray(ctx: BuildContext, shape: number[], chunks: number[][], dtype: DType, name: string, leafOf: (region: ReturnType<typeof fullRegion>) => Leaf): LazyArray {
   return {

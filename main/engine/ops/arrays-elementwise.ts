@@ -1,6 +1,7 @@
 /** Elementwise nodes: binary ops of two arrays (broadcasting), unary functions, clip. All fuse. */
-import type { BinaryOp, DType, UnaryOp } from '../../../common/arrays';
+import type { BinaryOp, UnaryOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
+import { binaryResultType, scalarOperand, unaryResultType } from '../../../common/dtype-rules';
 import { align } from '../compile/broadcast';
 import { mapBlocks, settle } from '../compile/array-lower';
 import { shiftDeps } from '../compile/restrict';
@@ -9,16 +10,6 @@ import type { LazyArray, OpDef } from './types';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
 const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round'];
-
-/** NumPy's result type for the dtypes we have: any float wins; float32 only with float32/int32. */
-export function resultDType(a: DType, b: DType, op: BinaryOp): DType {
-  // Comparisons give NumPy's bool as 0 / 1; int32 is the narrowest dtype this engine has.
-  if ((COMPARE_OPS as string[]).includes(op)) return 'int32';
-  const isInt = (d: DType) => d === 'int32' || d === 'int64';
-  if (isInt(a) && isInt(b)) return op === 'div' || op === 'pow' ? 'float64' : a === 'int64' || b === 'int64' ? 'int64' : 'int32';
-  if (a === 'float64' || b === 'float64' || a === 'int64' || b === 'int64') return 'float64';
-  return 'float32';
-}
 
 const binary: OpDef = {
   spec: {
@@ -35,16 +26,19 @@ const binary: OpDef = {
   },
   build(ctx) {
     const op = (ctx.params.op ?? 'add') as BinaryOp;
-    const compare = (COMPARE_OPS as string[]).includes(op);
-    const a = compare ? settle(arrayInput(ctx, 'a'), 'int32', ctx, 'src-a') : arrayInput(ctx, 'a');
-    const b = compare ? settle(arrayInput(ctx, 'b'), 'int32', ctx, 'src-b') : arrayInput(ctx, 'b');
+    const a0 = arrayInput(ctx, 'a');
+    const b0 = arrayInput(ctx, 'b');
+    const dtype = binaryResultType(a0.dtype, b0.dtype, op);
+    // A program computes in its output dtype: a chain of another precision is computed first.
+    const a = settle(a0, dtype, ctx, 'src-a');
+    const b = settle(b0, dtype, ctx, 'src-b');
     const al = align([a, b], ctx, 'b');
     const [x, y] = al.operands;
     const out: LazyArray = {
       kind: 'array',
       shape: al.shape,
       chunks: al.chunks,
-      dtype: resultDType(a.dtype, b.dtype, op),
+      dtype,
       opName: `${x.opName}+${op}`,
       nodes: [...x.nodes, ...y.nodes, ctx.nodeId],
       block(idx) {
@@ -70,8 +64,7 @@ const unary: OpDef = {
   build(ctx) {
     const x = arrayInput(ctx, 'x');
     const op = (ctx.params.op ?? 'abs') as UnaryOp;
-    const float = op === 'neg' || op === 'abs' || op === 'square' || op === 'round' ? x.dtype : x.dtype === 'float32' ? 'float32' : 'float64';
-    return { out: mapBlocks(x, (e) => ({ kind: 'unary', op, arg: e }), op, ctx.nodeId, float) };
+    return { out: mapBlocks(x, (e) => ({ kind: 'unary', op, arg: e }), op, ctx.nodeId, unaryResultType(x.dtype, op)) };
   },
 };
 
@@ -93,7 +86,8 @@ const clip: OpDef = {
     const lo = num(ctx, 'min');
     const hi = num(ctx, 'max');
     if (!(lo <= hi)) ctx.fail('params.max', `must not be below min (${lo})`);
-    return { out: mapBlocks(x, (e) => ({ kind: 'clip', arg: e, lo, hi }), 'clip', ctx.nodeId) };
+    // NumPy 2 casts the bounds to the array's dtype (NEP 50).
+    return { out: mapBlocks(x, (e) => ({ kind: 'clip', arg: e, lo: scalarOperand(lo, x.dtype), hi: scalarOperand(hi, x.dtype) }), 'clip', ctx.nodeId) };
   },
 };
 

@@ -9,7 +9,7 @@ import { fromKeys, materialize, settle, viewAxes } from '../compile/array-lower'
 import { blockIndices, blockOffset, blockShape, gridShape, normalizeChunks } from '../compile/chunks';
 import { rechunk, sameChunks } from '../compile/rechunk';
 import { arrayInput, nums } from './arrays-core';
-import { resultDType } from './arrays-elementwise';
+import { resultTypeOf } from '../../../common/dtype-rules';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 const PORTS = ['x0', 'x1', 'x2', 'x3', 'x4', 'x5'];
@@ -28,7 +28,7 @@ export function concatArrays(xs: LazyArray[], axis: number, ctx: BuildContext): 
       if (d !== axis && n !== xs[0].shape[d]) ctx.fail(`inputs.${PORTS[i]}`, `shape (${x.shape.join(', ')}) does not match (${xs[0].shape.join(', ')}) except on axis ${axis}`);
     });
   });
-  const dtype = xs.map((x) => x.dtype).reduce((a, b) => resultDType(a, b, 'add'));
+  const dtype = resultTypeOf(xs.map((x) => x.dtype));
   const parts = xs.map((x, i) => {
     const s = settle(x, dtype, ctx, `in${i}`);
     const want = s.chunks.map((c, d) => (d === axis ? c : xs[0].chunks[d]));

@@ -5,7 +5,7 @@
  * bit; lines of blocks along other axes run in parallel, blocks along the axis in sequence, as
  * dask.array's sequential cumreduction. Without an axis the array is flattened first (C order).
  */
-import type { DType } from '../../../common/arrays';
+import { scanResultType } from '../../../common/dtype-rules';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { blockIndices, blockShape } from '../compile/chunks';
@@ -15,7 +15,7 @@ import type { BuildContext, LazyArray, OpDef } from './types';
 
 function scan(x0: LazyArray, axis: number, op: 'sum' | 'prod', ctx: BuildContext): LazyArray {
   const x = materialize(x0, ctx, 'src');
-  const dtype: DType = x.dtype === 'float32' ? 'float32' : x.dtype === 'float64' ? 'float64' : 'int64';
+  const dtype = scanResultType(x.dtype);
   const keys = new Map<string, string>();
   const idxs = blockIndices(x.chunks);
   for (const idx of idxs) {

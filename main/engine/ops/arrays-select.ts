@@ -11,10 +11,8 @@ import { blockShape } from '../compile/chunks';
 import { mapBlocks, materialize, settle } from '../compile/array-lower';
 import { shiftDeps } from '../compile/restrict';
 import { arrayInput } from './arrays-core';
-import { resultDType } from './arrays-elementwise';
+import { DTYPES, resultTypeOf, scalarKind, scalarOperand } from '../../../common/dtype-rules';
 import type { LazyArray, OpDef } from './types';
-
-const DTYPES: DType[] = ['float64', 'float32', 'int32', 'int64'];
 
 const where: OpDef = {
   spec: {
@@ -43,13 +41,12 @@ const where: OpDef = {
     };
     const a = side('a');
     const b = side('b');
-    const dt = (v: LazyArray | number): DType => (typeof v === 'number' ? (Number.isInteger(v) ? 'int32' : 'float64') : v.dtype);
-    // NumPy: the result type of a and b (a Python number does not widen an array's dtype).
-    const dtype: DType = typeof a === 'number' && typeof b !== 'number' ? (Number.isInteger(a) ? b.dtype : resultDType(b.dtype, 'float64', 'add')) : typeof b === 'number' && typeof a !== 'number' ? (Number.isInteger(b) ? a.dtype : resultDType(a.dtype, 'float64', 'add')) : resultDType(dt(a), dt(b), 'add');
+    // NumPy 2: the result type of a and b, a number being a weak Python scalar (NEP 50).
+    const dtype = resultTypeOf([a, b].map((v) => (typeof v === 'number' ? scalarKind(v) : v.dtype)));
     const arrays = [cond, a, b].filter((v): v is LazyArray => typeof v !== 'number').map((v, i) => settle(v, dtype, ctx, `where-in${i}`));
     const al = align(arrays, ctx, 'cond');
     const ops = al.operands;
-    const fill = (value: number): Expr => ({ kind: 'leaf', leaf: { kind: 'fill', value } });
+    const fill = (value: number): Expr => ({ kind: 'leaf', leaf: { kind: 'fill', value: scalarOperand(value, dtype) } });
     const out: LazyArray = {
       kind: 'array',
       shape: al.shape,

@@ -257,7 +257,8 @@ __global__ void laneKernel(const __grid_constant__ Program p, const void* data, 
     } else {
       double gi = static_cast<double>(p.ioff);
       int64_t rem = first;
-      for (int a = p.ndim - 1; a >= 0; a--) {
+      // An empty lane (a length-0 reduced axis) has no first element: no index to compute.
+      for (int a = p.ndim - 1; a >= 0 && len > 0; a--) {
         gi += static_cast<double>((rem % p.shape[a]) * p.icoef[a]);
         rem /= p.shape[a];
       }

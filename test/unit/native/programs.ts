@@ -119,6 +119,13 @@ export function cases(): Case[] {
     out.push({ name: `${dtype} 0-d`, program: { dtype, shape: [], expr: bin('add', uniform(1, [], region([], [], [])), fill(2)) }, inputs: [], exact: true });
     out.push({ name: `${dtype} empty, summed`, program: { dtype, shape: [0, 5], expr: uniform(1, [0, 5], region([0, 0], [1, 1], [0, 5])), reduce: { op: 'sum', axis: null } }, inputs: [], exact: true });
     out.push({ name: `${dtype} empty, min`, program: { dtype, shape: [3, 0], expr: fill(1), reduce: { op: 'min', axis: null } }, inputs: [], exact: true });
+    // A program that is only a constant (zeros(...).sum()): decoding once gave it no stack.
+    for (const axis of [null, 1]) out.push({ name: `${dtype} fill only, summed over axis ${axis}`, program: { dtype, shape: [5, 3], expr: fill(0.1), reduce: { op: 'sum', axis } }, inputs: [], exact: true });
+    // x[:0].sum(axis=0) and the like: an empty reduced axis gives one identity per lane (NumPy's
+    // zeros for sum), and an empty lane has no arg* index (-1).
+    for (const op of ['sum', 'mean', 'var', 'max', 'argmin'] as const)
+      for (const [shape, axis] of [[[0, 7], 0], [[3, 0, 2], 1], [[4, 0], 1]] as const)
+        out.push({ name: `${dtype} ${op} over an empty axis ${axis} of ${shape.join('x')}`, program: { dtype, shape: [...shape], expr: fill(1.5), reduce: { op, axis, offset: shape.map(() => 0), globalShape: [...shape] } }, inputs: [], exact: true });
     out.push({ name: `${dtype} deep expression`, program: { dtype, shape: [4, 4], expr: bin('add', bin('mul', uniform(1, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('sub', uniform(2, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('div', uniform(3, [4, 4], region([0, 0], [1, 1], [4, 4])), uniform(4, [4, 4], region([0, 0], [1, 1], [4, 4]))))), fill(3)) }, inputs: [] });
   }
   return out;

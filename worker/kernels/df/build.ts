@@ -24,6 +24,12 @@ export function intVector(values: Float64Array, valid: Uint8Array | null = null)
   const n = values.length;
   const data = new BigInt64Array(n);
   for (let i = 0; i < n; i++) data[i] = BigInt(Number.isFinite(values[i]) ? Math.trunc(values[i]) : 0);
+  return int64Vector(data, valid);
+}
+
+/** An int64 column of exact values. */
+export function int64Vector(data: BigInt64Array, valid: Uint8Array | null = null): Vector {
+  const n = data.length;
   return makeVector(makeData({ type: new Int64(), length: n, data, ...nulls(valid, n) }));
 }
 

@@ -95,6 +95,15 @@ function decode(bytes: Uint8Array, atFileStart: boolean): string {
 }
 
 const INT = /^[+-]?\d+$/;
+
+/** Whether `v` is an integer that int64 holds: pandas reads such a column as int64, exactly. */
+function isInt64Text(v: string): boolean {
+  if (!INT.test(v)) return false;
+  // Up to 18 digits always fit; longer ones are checked exactly (BigInt), not through a double.
+  if (v.replace(/^[+-]/, '').length <= 18) return true;
+  const x = BigInt(v);
+  return x >= -(2n ** 63n) && x < 2n ** 63n;
+}
 export const FLOAT = /^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$/i;
 const BOOL = /^(true|false)$/i;
 
@@ -107,7 +116,7 @@ export function inferType(values: string[]): CsvType {
   for (const v of values) {
     if (v === '') continue;
     any = true;
-    if (int && !(INT.test(v) && Number.isSafeInteger(Number(v)))) int = false;
+    if (int && !isInt64Text(v)) int = false;
     if (float && !int && !FLOAT.test(v)) float = false;
     if (bool && !BOOL.test(v)) bool = false;
     if (!int && !float && !bool) return 'string';
@@ -122,7 +131,7 @@ function convert(values: string[], type: CsvType, keep: Uint8Array, bad: (r: num
     const v = values[r];
     if (v === '' || !keep[r]) continue;
     let ok = true;
-    if (type === 'int') ok = INT.test(v) && Number.isSafeInteger(Number(v));
+    if (type === 'int') ok = isInt64Text(v);
     else if (type === 'float') ok = FLOAT.test(v);
     else if (type === 'bool') ok = BOOL.test(v);
     else if (type === 'timestamp') ok = !Number.isNaN(parseIsoTimestamp(v));

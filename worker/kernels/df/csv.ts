@@ -18,7 +18,7 @@
  */
 import type { Table, Vector } from 'apache-arrow';
 import { parseIsoTimestamp } from '../../../common/expr/check';
-import { boolVector, floatVector, intVector, stringVector, timestampVector } from './build';
+import { boolVector, floatVector, int64Vector, stringVector, timestampVector } from './build';
 import { FLOAT, parseCsvPart, type CsvOptions, type CsvPart, type CsvType } from './csv-text';
 import { tableOf } from './gather';
 
@@ -62,6 +62,19 @@ function build(values: string[], type: CsvType, keep: Uint8Array, kept: number):
     }
     return stringVector(codes, dict, valid);
   }
+  if (type === 'int') {
+    // Parsed as BigInts: an int64 above 2**53 keeps every digit (a double would round it).
+    const ints = new BigInt64Array(kept);
+    for (let r = 0; r < values.length; r++) {
+      if (!keep[r]) continue;
+      if (values[r] !== '') {
+        valid[o] = 1;
+        ints[o] = BigInt(values[r]);
+      }
+      o++;
+    }
+    return int64Vector(ints, valid);
+  }
   const x = new Float64Array(kept);
   const bools = new Uint8Array(kept);
   for (let r = 0; r < values.length; r++) {
@@ -71,13 +84,11 @@ function build(values: string[], type: CsvType, keep: Uint8Array, kept: number):
       valid[o] = 1;
       if (type === 'bool') bools[o] = v.toLowerCase() === 'true' ? 1 : 0;
       else if (type === 'timestamp') x[o] = parseIsoTimestamp(v);
-      else if (type === 'int') x[o] = Number(v);
       else x[o] = parseFloatText(v);
     }
     o++;
   }
   if (type === 'bool') return boolVector(bools, valid);
-  if (type === 'int') return intVector(x, valid);
   if (type === 'timestamp') return timestampVector(x, valid);
   return floatVector(x, valid);
 }

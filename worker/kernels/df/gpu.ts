@@ -182,10 +182,23 @@ export function stateFromSlots(keysOf: (live: number[]) => Table, spec: GroupbyS
 
 const HOW = { inner: 0, left: 1, outer: 2 } as const;
 
+/** Whether key column `name` holds a null (or a NaN, which joins as a null). */
+function hasMissing(t: Table, name: string): boolean {
+  const c = column(t, name, 'join');
+  if (c.nullCount > 0) return true;
+  const kind = valueTypeOf(c.type);
+  if (kind === 'string' || kind === 'bool') return false;
+  const x = numView(c, name).values;
+  for (let i = 0; i < x.length; i++) if (x[i] !== x[i]) return true;
+  return false;
+}
+
 /** Hash join on the device: the same table as hashJoin. */
 export async function hashJoinNative(run: DfAddon['cudaDfJoin'], left: Table, right: Table, spec: JoinSpec): Promise<Table | Unsupported> {
   const { lk, rk } = joinKeys(left, right, spec);
   if (spec.how === 'right') return { unsupported: 'the device join has no right join' };
+  // The device kernel never matches a null key; pandas' default (nulls match) runs on the host.
+  if (spec.nulls !== 'never' && (lk.some((k) => hasMissing(left, k)) || rk.some((k) => hasMissing(right, k)))) return { unsupported: 'null keys match (pandas), which the device join does not do' };
   const nl = left.numRows;
   const nr = right.numRows;
   const bufs: DfBuffer[] = [];

@@ -11,7 +11,8 @@
  * left and outer joins, gets nulls on the right), then, for outer joins, the right rows that
  * matched nothing. Key columns named alike on both sides appear once (filled from the right for
  * right-only rows); other same-named columns get suffixes (_x, _y by default), as pandas.merge.
- * Null keys never match (SQL), where pandas would match NaN with NaN.
+ * Null (and NaN) keys match each other, as pandas.merge does; `nulls: 'never'` is SQL's join,
+ * where a null key matches nothing.
  */
 import { makeVector, type Table, type Vector } from 'apache-arrow';
 import { column } from './columns';
@@ -28,6 +29,8 @@ export interface JoinSpec {
   rightOn?: string[];
   /** Suffixes for non-key columns present on both sides (default ['_x', '_y']). */
   suffixes?: [string, string];
+  /** 'match' (default, pandas): a null key equals a null key; 'never' (SQL): null keys match nothing. */
+  nulls?: 'match' | 'never';
 }
 
 function keysOf(spec: JoinSpec): { lk: string[]; rk: string[] } {
@@ -40,8 +43,8 @@ function keysOf(spec: JoinSpec): { lk: string[]; rk: string[] } {
 }
 
 /** Row pairs of the join: left row or -1, right row or -1. */
-function matchRows(left: Table, right: Table, lk: string[], rk: string[], how: JoinHow): { li: Int32Array; ri: Int32Array } {
-  const { ids: [lid, rid], groups } = factorize([left, right], [lk, rk], 'join');
+function matchRows(left: Table, right: Table, lk: string[], rk: string[], how: JoinHow, nulls: JoinSpec['nulls']): { li: Int32Array; ri: Int32Array } {
+  const { ids: [lid, rid], groups } = factorize([left, right], [lk, rk], 'join', nulls !== 'never');
   // Right rows bucketed by group id (counting sort: CSR offsets + rows).
   const start = new Int32Array(groups + 1);
   for (let i = 0; i < rid.length; i++) if (rid[i] >= 0) start[rid[i] + 1]++;
@@ -94,10 +97,10 @@ function matchRows(left: Table, right: Table, lk: string[], rk: string[], how: J
 export function hashJoin(left: Table, right: Table, spec: JoinSpec): Table {
   const { lk, rk } = joinKeys(left, right, spec);
   if (spec.how === 'right') {
-    const { li: r, ri: l } = matchRows(right, left, rk, lk, 'left');
+    const { li: r, ri: l } = matchRows(right, left, rk, lk, 'left', spec.nulls);
     return joinedTable(left, right, spec, l, r);
   }
-  const { li, ri } = matchRows(left, right, lk, rk, spec.how);
+  const { li, ri } = matchRows(left, right, lk, rk, spec.how, spec.nulls);
   return joinedTable(left, right, spec, li, ri);
 }
 

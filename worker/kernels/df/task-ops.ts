@@ -45,6 +45,7 @@ const joinSpec = z.object({
   leftOn: names.optional(),
   rightOn: names.optional(),
   suffixes: z.tuple([z.string(), z.string()]).optional(),
+  nulls: z.enum(['match', 'never']).optional(),
 }).strict();
 const ascending = z.union([z.boolean(), z.array(z.boolean())]);
 const csvType = z.enum(['int', 'float', 'bool', 'string', 'timestamp']);

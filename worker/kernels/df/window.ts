@@ -6,7 +6,9 @@
  * partition (tail tasks, so a partition shorter than the window still passes rows on), takes the
  * last window - 1 of their concatenation as the rows before its own, and returns its own rows with
  * the new columns. A window is its row and the window - 1 before it; it gives null until it holds
- * min_periods present values (default: the window), as pandas. NaN and null count as missing.
+ * min_periods present values (default: the window), as pandas. NaN and null count as missing;
+ * count instead needs min_periods rows in its window, present or not (pandas 2: [1, NaN, 3, 4]
+ * over 3 rows counts [NaN, NaN, 2, 2]).
  *
  * pivot: pandas' pivot_table(index, columns, values, aggfunc) from the rows of a groupby on
  * [index, columns]: one row per index value, one column per value of `columns` given by the
@@ -74,9 +76,13 @@ export function rolling(before: Table[], own: Table, spec: RollingSpec): Table {
     const valid = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const end = k + i;
+      const start = Math.max(0, end - w + 1);
       const xs: number[] = [];
-      for (let j = Math.max(0, end - w + 1); j <= end; j++) if (ok[j]) xs.push(all[j]);
-      if (xs.length >= minP && (c.agg === 'count' || xs.length > 0)) {
+      for (let j = start; j <= end; j++) if (ok[j]) xs.push(all[j]);
+      // pandas' count holds min_periods against the rows in the window, NaN included, so a full
+      // window of [1, NaN, 3] counts 2 where the other aggregates would need 3 present values.
+      const seen = c.agg === 'count' ? end - start + 1 : xs.length;
+      if (seen >= minP && (c.agg === 'count' || xs.length > 0)) {
         res[i] = windowStat(xs, c.agg);
         valid[i] = Number.isNaN(res[i]) ? 0 : 1;
       }

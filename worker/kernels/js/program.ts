@@ -205,8 +205,28 @@ function evalExpr(e: Expr, shape: number[], make: (n: number) => Buf, inputs: Ch
   }
 }
 
+/**
+ * An int64 program that only reads an int64 input (a block, a slice of one): gathered as BigInts,
+ * exactly, where the float64 buffers of evalExpr would round values beyond 2**53.
+ */
+function exactInt64(program: ChunkProgram, inputs: ChunkValue[]): NDArray | null {
+  const e = program.expr;
+  if (program.dtype !== 'int64' || e.kind !== 'leaf' || e.leaf.kind !== 'input') return null;
+  const v = inputs[e.leaf.dep];
+  if (!v || v.kind !== 'array' || !(v.array.data instanceof BigInt64Array)) return null;
+  checkRegion(e.leaf.region, program.shape, 'input leaf');
+  const src = v.array.data;
+  const out = new BigInt64Array(sizeOf(program.shape));
+  forEachRegionIndex(v.array.shape, e.leaf.region, (k, flat) => {
+    out[k] = src[flat];
+  });
+  return { dtype: 'int64', shape: program.shape, data: out };
+}
+
 /** Evaluates the elementwise part of a program into a new array. */
 export function evaluateElementwise(program: ChunkProgram, inputs: ChunkValue[]): NDArray {
+  const exact = exactInt64(program, inputs);
+  if (exact) return exact;
   const make = program.dtype === 'float32' ? (n: number) => new Float32Array(n) : (n: number) => new Float64Array(n);
   const data = evalExpr(program.expr, program.shape, make, inputs);
   if (program.dtype === 'int32') return { dtype: 'int32', shape: program.shape, data: Int32Array.from(data, Math.trunc) };

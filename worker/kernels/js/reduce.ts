@@ -4,10 +4,12 @@
  * Partials are small typed records (common/arrays.ts `Partial`):
  *   sum {sum} · mean {sum, count} · var/std {count, mean, m2} · min/max {value} · argmin/argmax {value, index}
  * var/std combine with Chan, Golub and LeVeque's pairwise update, so the tree gives the same
- * answer as one pass up to rounding. Sums use Neumaier's compensated summation.
+ * answer as one pass up to rounding. Sums use Neumaier's compensated summation; a sum of an
+ * integer block also keeps its exact int64 sum (Partial.isum), as NumPy sums integers in int64.
+ * Finalizing casts to the reduction's NumPy dtype (common/dtype-rules.ts).
  */
-import type { NDArray, Partial, ReduceOp } from '../../../common/arrays';
-import { PARTIAL_FIELDS, sizeOf } from '../../../common/arrays';
+import type { DType, NDArray, NumericArray, Partial, ReduceOp } from '../../../common/arrays';
+import { allocate, PARTIAL_FIELDS, sizeOf } from '../../../common/arrays';
 
 export interface ReduceSpec {
   op: ReduceOp;
@@ -44,7 +46,9 @@ function lanes(shape: number[], axis: number | null, visit: (o: number, first: n
   let inner = 1;
   for (let d = axis + 1; d < shape.length; d++) inner *= shape[d];
   const len = shape[axis];
-  const outer = n / (len * inner) || 0;
+  // Counted, not n / (len * inner): an empty axis still has its lanes (each folds nothing).
+  let outer = 1;
+  for (let d = 0; d < axis; d++) outer *= shape[d];
   let o = 0;
   for (let a = 0; a < outer; a++) for (let b = 0; b < inner; b++) visit(o++, a * len * inner + b, inner, len);
 }
@@ -60,6 +64,13 @@ export function chunkReduce(a: NDArray, spec: ReduceSpec): Partial {
   const p = emptyPartial(spec.op, shape);
   const d = a.data;
   const f = p.fields;
+  if (spec.op === 'sum' && (d instanceof Int32Array || d instanceof BigInt64Array)) {
+    const isum = new BigInt64Array(sizeOf(shape));
+    lanes(a.shape, spec.axis, (o, first, stride, count) => {
+      isum[o] = exactSum(d, first, stride, count);
+    });
+    p.isum = isum;
+  }
   lanes(a.shape, spec.axis, (o, first, stride, count) => {
     switch (spec.op) {
       case 'sum':
@@ -122,6 +133,26 @@ export function chunkReduce(a: NDArray, spec: ReduceSpec): Partial {
   return p;
 }
 
+/**
+ * The int64 sum of a lane, wrapping as NumPy's. int32 values are added as numbers in runs short
+ * enough (2**21) that the run's sum stays below 2**53 and so exact: BigInt only once per run.
+ */
+function exactSum(d: Int32Array | BigInt64Array, first: number, stride: number, count: number): bigint {
+  let total = 0n;
+  if (d instanceof BigInt64Array) {
+    for (let k = 0, i = first; k < count; k++, i += stride) total += d[i];
+    return BigInt.asIntN(64, total);
+  }
+  const RUN = 1 << 21;
+  for (let k0 = 0; k0 < count; k0 += RUN) {
+    let s = 0;
+    const end = Math.min(count, k0 + RUN);
+    for (let k = k0, i = first + k0 * stride; k < end; k++, i += stride) s += d[i];
+    total += BigInt(s);
+  }
+  return BigInt.asIntN(64, total);
+}
+
 /** Maps a flat index in the block to the global flat index (axis null) or the global index along the axis. */
 function globalIndex(blockShape: number[], flat: number, spec: ReduceSpec): number {
   if (flat < 0) return -1;
@@ -149,6 +180,15 @@ export function combinePartials(parts: Partial[]): Partial {
     if (p.op !== op || p.shape.join() !== shape.join()) throw new Error(`combine: mismatched partials ${p.op}[${p.shape}] vs ${op}[${shape}]`);
   }
   const f = out.fields;
+  if (op === 'sum' && parts.every((p) => p.isum)) {
+    const isum = new BigInt64Array(n);
+    for (let o = 0; o < n; o++) {
+      let t = 0n;
+      for (const p of parts) t += p.isum![o];
+      isum[o] = BigInt.asIntN(64, t);
+    }
+    out.isum = isum;
+  }
   for (let o = 0; o < n; o++) {
     switch (op) {
       case 'sum':
@@ -221,8 +261,29 @@ export function combinePartials(parts: Partial[]): Partial {
   return out;
 }
 
-/** The aggregate step: turns a fully combined partial into values. */
-export function finalizePartial(p: Partial, ddof = 0): NDArray {
+/**
+ * The aggregate step: turns a fully combined partial into values, of `dtype` when given (the
+ * combine spec's: NumPy's result dtype), else float64 (int64 for arg*).
+ */
+export function finalizePartial(p: Partial, ddof = 0, dtype?: DType): NDArray {
+  const values = finalizeValues(p, ddof);
+  if (!dtype || dtype === values.dtype) return values;
+  if (dtype === 'int64' && p.isum) return { dtype, shape: p.shape, data: p.isum.slice() };
+  return { dtype, shape: p.shape, data: castTo(values.data, dtype) };
+}
+
+/** Values of one dtype as another, as NumPy's astype: floats to integers truncate toward zero. */
+function castTo(src: NumericArray, dtype: DType): NumericArray {
+  const out = allocate(dtype, src.length);
+  for (let i = 0; i < src.length; i++) {
+    const x = src[i];
+    if (out instanceof BigInt64Array) out[i] = typeof x === 'bigint' ? x : Number.isFinite(x) ? BigInt(Math.trunc(x)) : 0n;
+    else out[i] = typeof x === 'bigint' ? Number(x) : out instanceof Int32Array ? Math.trunc(x) : x;
+  }
+  return out;
+}
+
+function finalizeValues(p: Partial, ddof: number): NDArray {
   const n = sizeOf(p.shape);
   const out = new Float64Array(n);
   const f = p.fields;

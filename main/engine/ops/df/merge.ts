@@ -56,6 +56,7 @@ const merge: OpDef = {
       { name: 'right_on', kind: 'strings' },
       { name: 'suffixes', kind: 'strings', default: ['_x', '_y'], doc: 'for other columns present on both sides' },
       { name: 'strategy', kind: 'enum', options: ['auto', 'hash', 'broadcast'], default: 'auto', doc: 'auto: broadcast when the right side is one partition and how is not outer' },
+      { name: 'null_keys', kind: 'enum', options: ['match', 'never'], default: 'match', doc: 'match: a null (or NaN) key joins a null key, as pandas.merge; never: null keys match nothing, as SQL' },
     ],
   },
   build(ctx) {
@@ -75,7 +76,8 @@ const merge: OpDef = {
     const suffixes: [string, string] = Array.isArray(sx) && sx.length === 2 && sx.every((s) => typeof s === 'string') ? [sx[0] as string, sx[1] as string] : ctx.fail('params.suffixes', 'must be two strings, e.g. ["_x", "_y"]');
     if (suffixes[0] === suffixes[1]) ctx.fail('params.suffixes', 'must differ');
     const columns = outputColumns(left.columns, right.columns, lk, rk, suffixes);
-    const spec = { how, ...keySpec, suffixes };
+    // Only the SQL choice goes into the spec: pandas' is the kernels' default.
+    const spec = { how, ...keySpec, suffixes, ...(ctx.params.null_keys === 'never' ? { nulls: 'never' as const } : {}) };
     const strategy = ctx.params.strategy ?? 'auto';
     const partBytes = left.partitionBytes + right.partitionBytes * Math.max(1, right.partitions / Math.max(1, left.partitions));
     if (left.partitions === 1 && right.partitions === 1) {

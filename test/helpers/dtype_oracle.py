@@ -1,0 +1,59 @@
+"""NumPy's answers for the seeded random dtype cases (test/helpers/dtype-cases.ts).
+
+Reads cases.json from the folder given as argv[1] (each case: its op and the .npy inputs the test
+wrote), computes each with NumPy and writes <name>.want.npy beside the inputs, and want.json with
+each result's dtype. Run by /usr/bin/python3 (Debian's numpy 1.24).
+
+NumPy 1.24 promotes a Python scalar by value (before NEP 50); the cases only use scalars that fit
+the array's dtype, where NEP 50 (NumPy 2) gives the same dtype, so NumPy 1.24's answer is NumPy 2's.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "pow": np.power,
+    "min": np.minimum, "max": np.maximum, "lt": np.less, "ge": np.greater_equal, "eq": np.equal,
+}
+UNARY = {
+    "neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin,
+    "cos": np.cos, "tanh": np.tanh, "square": np.square,
+}
+
+
+def compute(c, d):
+    x = np.load(os.path.join(d, c["x"]))
+    kind = c["kind"]
+    if kind == "binary":
+        return BINARY[c["op"]](x, np.load(os.path.join(d, c["y"])))
+    if kind == "scalar":
+        v = int(c["value"]) if c["valueKind"] == "int" else float(c["value"])
+        f = BINARY[c["op"]]
+        return f(v, x) if c["reverse"] else f(x, v)
+    if kind == "unary":
+        return UNARY[c["op"]](x)
+    if kind == "concatenate":
+        return np.concatenate([x, np.load(os.path.join(d, c["y"]))], axis=c["axis"])
+    if kind == "reduce":
+        return np.asarray(getattr(np, c["op"])(x, axis=c["axis"]))
+    raise ValueError(f"unknown case kind {kind}")
+
+
+def main():
+    d = sys.argv[1]
+    with open(os.path.join(d, "cases.json")) as f:
+        cases = json.load(f)
+    dtypes = {}
+    with np.errstate(all="ignore"):
+        for c in cases:
+            r = np.asarray(compute(c, d))
+            # NumPy's bool is 1 / 0 in int32 here (the engine has no bool dtype).
+            dtypes[c["name"]] = "bool" if r.dtype == np.bool_ else str(r.dtype)
+            np.save(os.path.join(d, c["name"] + ".want.npy"), r.astype(np.int32) if r.dtype == np.bool_ else r)
+    with open(os.path.join(d, "want.json"), "w") as f:
+        json.dump(dtypes, f)
+
+
+main()
