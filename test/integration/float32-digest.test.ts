@@ -1,6 +1,8 @@
 /**
  * One answer for any worker set (docs/reproducibility.md): the float32 matmul of
- * bench/scaling/matmul.json (N=1024, chunks 256) summed to one scalar gives one digest on 1 CPU
+ * bench/scaling/matmul.json (N=1024, chunks 256), cast to float64 and summed to one scalar
+ * (test/fixtures/workflows/matmul-f32-total-f64.json: a float32 sum would itself round the
+ * differences away, as NumPy's float32 sum returns float32), gives one digest on 1 CPU
  * worker (native BLAS), on 1 CPU + 3 virtual GPUs, and on the js reference kernels, although their
  * totals differ in the 10th digit (268423709.347 against .371: each block product sums its float32
  * terms in its own order). The total carries float32 lineage, so its digest keeps 6 digits.
@@ -15,7 +17,7 @@ const NO_GPU = { GPUFLOW_NVIDIA_SMI: '/nonexistent/nvidia-smi' };
 const PARAMS = ['--param', 'N=1024', '--param', 'chunks=256'];
 
 async function run(extra: string[]): Promise<RunResult & { digest: string }> {
-  const r = await runCli(['run', 'bench/scaling/matmul.json', '--json', '--no-store', ...PARAMS, ...extra], NO_GPU, 240_000);
+  const r = await runCli(['run', 'test/fixtures/workflows/matmul-f32-total-f64.json', '--json', '--no-store', ...PARAMS, ...extra], NO_GPU, 240_000);
   expect(r.code, `${extra.join(' ')}: ${r.stderr}`).toBe(0);
   const out = JSON.parse(r.stdout) as RunResult & { digest: string };
   expect(out.status).toBe('finished');

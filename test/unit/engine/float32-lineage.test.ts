@@ -9,8 +9,9 @@ import { digestOf } from '../../../main/api/run-record';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { validateWorkflow } from '../../../main/engine/validate';
 
-const matmul = JSON.parse(readFileSync('bench/scaling/matmul.json', 'utf8')) as { nodes: { params: Record<string, unknown> }[] };
-const withDtype = (dtype: string) => ({ ...matmul, nodes: matmul.nodes.map((n) => (n.params.dtype ? { ...n, params: { ...n.params, dtype } } : n)) });
+// The float32 product cast to float64 before its sum: a float64 total with float32 lineage.
+const matmul = JSON.parse(readFileSync('test/fixtures/workflows/matmul-f32-total-f64.json', 'utf8')) as { nodes: { op: string; params: Record<string, unknown> }[] };
+const withDtype = (dtype: string) => ({ ...matmul, nodes: matmul.nodes.map((n) => (n.op === 'random_uniform' ? { ...n, params: { ...n.params, dtype } } : n)) });
 const scalar = (value: number, digestDigits?: number): RunResult => ({ runId: 'r', status: 'finished', results: { total: { kind: 'scalar', dtype: 'float64', value, digestDigits } }, stats: { tasks: 0, durationMs: 0, workers: [], transfers: { count: 0, bytes: 0 }, restarts: 0 } });
 
 describe('float32 lineage', () => {
