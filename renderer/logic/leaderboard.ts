@@ -56,7 +56,10 @@ export function sortLeaderboard(rows: readonly LeaderRow[]): LeaderRow[] {
 export const isStopped = (r: LeaderRow): boolean => r.status === 'stopped by successive halving' || r.status === 'halved';
 
 export function formatParams(p: Record<string, unknown>): string {
-  return Object.entries(p)
-    .map(([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(4)) : String(v)}`)
-    .join(', ');
+  return paramTexts(p).join(', ');
+}
+
+/** Each param as `name=value` (4 significant digits for fractions): the leaderboard wraps between them, never inside one. */
+export function paramTexts(p: Record<string, unknown>): string[] {
+  return Object.entries(p).map(([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(4)) : String(v)}`);
 }

@@ -1,5 +1,5 @@
 /** A search node's result: best params and score, the leaderboard (best first, stopped trials marked) and live curves. */
-import { formatParams, isStopped, type SearchResultView as Search } from '../logic/leaderboard';
+import { formatParams, isStopped, paramTexts, type SearchResultView as Search } from '../logic/leaderboard';
 import { TrialCurvesChart } from './TrialCurvesChart';
 import { seriesColor } from '../logic/curve-scale';
 
@@ -32,7 +32,11 @@ export function SearchResultView({ node, s }: { node: string; s: Search }) {
               <td>
                 <span className="gf-swatch" style={{ background: seriesColor(i) }} /> {r.trialId}
               </td>
-              <td className="gf-lb-params">{formatParams(r.params)}</td>
+              <td className="gf-lb-params">
+                {paramTexts(r.params).map((t) => (
+                  <span key={t}>{t}</span>
+                ))}
+              </td>
               <td>{r.epochs}</td>
               <td>{fmtScore(r.score)}</td>
               <td title={r.error}>{isStopped(r) ? '✂ stopped (halving)' : r.status}</td>

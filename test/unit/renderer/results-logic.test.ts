@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../../common/events';
 import { decodeTable, formatCell } from '../../../renderer/logic/arrow-table';
 import { curveScale, toPixels } from '../../../renderer/logic/curve-scale';
-import { isStopped, readSearchResult, sortLeaderboard, type LeaderRow } from '../../../renderer/logic/leaderboard';
+import { formatParams, isStopped, paramTexts, readSearchResult, sortLeaderboard, type LeaderRow } from '../../../renderer/logic/leaderboard';
 import { virtualWindow } from '../../../renderer/logic/virtual-window';
 import { TrialCurves } from '../../../renderer/state/trial-curves';
 
@@ -58,6 +58,14 @@ describe('leaderboard', () => {
     const v = readSearchResult({ kind: 'search-result', strategy: 'hyperband', metric: 'accuracy', trials: 2, bestParams: { lr: 0.01 }, bestScore: 0.9, leaderboard: [{ rank: 2, trialId: 'b', params: { lr: 0.1 }, epochs: 3, score: 0.7, status: 'stopped by successive halving' }, { rank: 1, trialId: 'a', params: { lr: 0.01 }, epochs: 9, score: 0.9, status: 'best' }] });
     expect(v?.rows.map((r) => r.trialId)).toEqual(['a', 'b']);
     expect(v?.bestScore).toBe(0.9);
+  });
+});
+
+describe('leaderboard params', () => {
+  it('gives one text a param, fractions to 4 significant digits, so the table wraps between params', () => {
+    const p = { activation: 'relu', dropout: 0.0601834, learningRate: 0.026762, units: 8 };
+    expect(paramTexts(p)).toEqual(['activation=relu', 'dropout=0.06018', 'learningRate=0.02676', 'units=8']);
+    expect(formatParams(p)).toBe('activation=relu, dropout=0.06018, learningRate=0.02676, units=8');
   });
 });
 
