@@ -107,7 +107,8 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
             id,
           );
         }
-        tasks.set(t.key, { ...t, node: t.node ?? id });
+        // The op's fresh record is kept as it is (no copy per task): only its node is filled in.
+        tasks.set(t.key, Object.assign(t, { node: t.node ?? id }));
       },
     };
     // Refused before any block is built when the node alone would pass the bound (limits.ts).
