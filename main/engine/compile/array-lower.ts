@@ -11,7 +11,7 @@ import type { TaskPlace, TaskSpec } from '../../../common/tasks';
 import type { AxisSlice, NormalizedIndex } from '../ops/slice-syntax';
 import type { BuildContext, LazyArray, LazyScalar } from '../ops/types';
 import { runToEnd, type Steps } from '../slices';
-import { blockIndices, blockOffset, blockShape, eachBlockIndex, fullRegion, gridShape } from './chunks';
+import { blockIndices, blockOffset, blockShape, eachBlockIndex, fullRegion, gridShape, sharedBlockShapes } from './chunks';
 import { restrictExpr, shiftDeps } from './restrict';
 import { coarsenForGpus } from './coarsen';
 
@@ -50,9 +50,10 @@ export function materialize(a: LazyArray, ctx: BuildContext, name = 'block', pla
 export function* materializeSteps(a: LazyArray, ctx: BuildContext, name = 'block', place?: (idx: number[]) => TaskPlace): Steps<LazyArray> {
   if (isMaterialized(a)) return a;
   const keys: string[] = [];
+  const shapeOf = sharedBlockShapes(a.chunks);
   for (const idx of eachBlockIndex(a.chunks)) {
     yield;
-    const shape = blockShape(a.chunks, idx);
+    const shape = shapeOf(idx);
     const { expr, deps } = a.block(idx);
     const key = ctx.key(name, idx);
     const bytes = sizeOf(shape) * bytesPerElement(a.dtype);
@@ -275,10 +276,12 @@ export function* reduceAllSteps(a0: LazyArray, op: ReduceOp, splitEvery: number,
   // Empty blocks add nothing, except that an empty array's sum / mean / var is its first block's
   // identity partial (NumPy: 0, NaN); min, max and arg* of nothing have no identity.
   const identity = sizeOf(a.shape) === 0 && !['min', 'max', 'argmin', 'argmax'].includes(op);
+  const shapeOf = sharedBlockShapes(a.chunks);
+  const opName = `${a.opName}+${op}`;
   for (const idx of eachBlockIndex(a.chunks)) {
     yield;
     b++;
-    const shape = blockShape(a.chunks, idx);
+    const shape = shapeOf(idx);
     if (sizeOf(shape) === 0 && !(identity && partials.length === 0)) continue;
     const { expr, deps } = a.block(idx);
     const key = ctx.key(op, idx);
@@ -287,7 +290,7 @@ export function* reduceAllSteps(a0: LazyArray, op: ReduceOp, splitEvery: number,
       deps,
       spec: { kind: 'program', program: { dtype: a.dtype, shape, expr, reduce: { op, axis: null, ddof, offset: blockOffset(a.chunks, idx), globalShape: a.shape } } },
       resource: ctx.arrayResource,
-      op: `${a.opName}+${op}`,
+      op: opName,
       outBytes: 24,
       workBytes: sizeOf(shape) * bytesPerElement(a.dtype),
       ...share(ctx, b, blocks),
@@ -308,12 +311,14 @@ export function* reduceAxisSteps(a: LazyArray, op: ReduceOp, axis: number, split
   const outChunks = a.chunks.filter((_, d) => d !== axis);
   const outKeys: string[] = [];
   const lines = blockIndices(outChunks);
+  const shapeOf = sharedBlockShapes(a.chunks);
+  const opName = `${a.opName}+${op}`;
   for (const outIdx of lines) {
     const partials: string[] = [];
     for (let i = 0; i < grid[axis]; i++) {
       yield;
       const idx = [...outIdx.slice(0, axis), i, ...outIdx.slice(axis)];
-      const shape = blockShape(a.chunks, idx);
+      const shape = shapeOf(idx);
       const { expr, deps } = a.block(idx);
       const key = ctx.key(op, idx);
       const outBytes = (sizeOf(shape) / Math.max(1, shape[axis])) * 8 * 3;
@@ -322,7 +327,7 @@ export function* reduceAxisSteps(a: LazyArray, op: ReduceOp, axis: number, split
         deps,
         spec: { kind: 'program', program: { dtype: a.dtype, shape, expr, reduce: { op, axis, ddof, offset: blockOffset(a.chunks, idx), globalShape: a.shape } } },
         resource: ctx.arrayResource,
-        op: `${a.opName}+${op}`,
+        op: opName,
         outBytes,
         workBytes: sizeOf(shape) * bytesPerElement(a.dtype),
       });

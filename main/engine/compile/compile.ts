@@ -91,12 +91,13 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       arrayResource: opts.arrayResource ?? 'any',
       device: opts.device,
       gpuShare: opts.gpuShare ?? { gpus: 0, taskElements: 0 },
-      key: (name, idx) => `${id}/${name}${idx ? `(${idx.join(',')})` : ''}`,
+      // One join builds a flat string; a template literal builds a rope of concatenations, which
+      // a million keys kept in the graph pay for twice (the rope's nodes, then its flattening).
+      key: (name, idx) => (idx ? [id, '/', name, '(', idx.join(','), ')'] : [id, '/', name]).join(''),
       fail: (field, detail) => {
         throw new WorkflowError(`nodes[${i}].${field}`, detail, id);
       },
       emit: (t) => {
-        if (tasks.has(t.key)) throw new WorkflowError(`nodes[${i}]`, `internal: duplicate task key ${t.key}`, id);
         // The one bound on the whole graph (issue 19): sources check their own counts up front from
         // file metadata; this stops anything else before memory does.
         if (tasks.size >= MAX_TASKS) throw new WorkflowError(`nodes[${i}]`, `the workflow needs more than ${MAX_TASKS} tasks: use larger chunks, blocks or fewer files`, id);
@@ -107,7 +108,12 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
             id,
           );
         }
-        tasks.set(t.key, { ...t, node: t.node ?? id });
+        // The op's fresh record is kept as it is (no copy per task): only its node is filled in.
+        // One hash lookup, not two: a key already there leaves the size as it was (the compile
+        // is then abandoned, so the overwritten entry is never seen).
+        const before = tasks.size;
+        tasks.set(t.key, Object.assign(t, { node: t.node ?? id }));
+        if (tasks.size === before) throw new WorkflowError(`nodes[${i}]`, `internal: duplicate task key ${t.key}`, id);
       },
     };
     // Refused before any block is built when the node alone would pass the bound (limits.ts).

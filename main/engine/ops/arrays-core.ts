@@ -6,7 +6,7 @@ import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
 import { isCompareOp, promoteWithScalar, scalarKind, scalarOperand, scalarResultType } from '../../../common/dtype-rules';
 import type { NodeKindSpec } from '../../../common/catalog';
-import { fullRegion, normalizeChunks } from '../compile/chunks';
+import { blockOffset, normalizeChunks, NO_DEPS, sharedBlockShapes, unitStep } from '../compile/chunks';
 import { fitsFusion } from '../compile/fuse-bound';
 import { fromKeys, mapBlocks, materialize, reduceAllSteps, reduceAxisSteps, settle, sliceArray } from '../compile/array-lower';
 import type { BuildContext, LazyArray, OpDef } from './types';
@@ -101,7 +101,9 @@ function randomOp(dist: 'normal' | 'uniform'): OpDef {
       if (dist === 'uniform' && !(b > a)) ctx.fail('params.high', `must be greater than low (${a})`);
       const seed = num(ctx, 'seed');
       const dtype = (ctx.params.dtype ?? 'float64') as DType;
-      let offsets: number[][] | null = null;
+      // What every block shares (shapes, unit steps, no deps) is one frozen object, not a copy per block.
+      const shapeOf = sharedBlockShapes(chunks);
+      const step = unitStep(shape.length);
       const arr: LazyArray = {
         kind: 'array',
         shape,
@@ -110,10 +112,8 @@ function randomOp(dist: 'normal' | 'uniform'): OpDef {
         opName: dist,
         nodes: [ctx.nodeId],
         block(idx) {
-          offsets ??= chunks.map((cs) => cs.reduce<number[]>((acc, c, i) => (acc.push(i === 0 ? 0 : acc[i - 1] + cs[i - 1]), acc), []));
-          const region = fullRegion(idx.map((i, d) => chunks[d][i]));
-          region.start = idx.map((i, d) => offsets![d][i]);
-          return { expr: { kind: 'leaf', leaf: { kind: 'random', dist, seed, a, b, shape, region } }, deps: [] };
+          const region = { start: blockOffset(chunks, idx), step, count: shapeOf(idx) };
+          return { expr: { kind: 'leaf', leaf: { kind: 'random', dist, seed, a, b, shape, region } }, deps: NO_DEPS };
         },
       };
       return { out: arr };
