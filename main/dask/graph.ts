@@ -30,8 +30,9 @@ function codeOf(t: TaskDef, tasks: Map<string, TaskDef>): string | undefined {
 export function wireTask(t: TaskDef, tasks: Map<string, TaskDef>): WireTask {
   const code = codeOf(t, tasks);
   // A filter's condition goes parsed (common/expr/parse.ts), so Python needs no second parser.
-  const ast = t.spec.kind === 'df' && t.spec.op === 'filter' ? daskFilterTree(t.spec.params) : null;
-  const spec = code !== undefined ? { ...t.spec, code } : ast !== null ? { ...t.spec, params: { ...t.spec.params, ast } } : { ...t.spec };
+  const s = t.spec;
+  const ast = s.kind === 'df' && s.op === 'filter' ? daskFilterTree(s.params) : null;
+  const spec = code !== undefined ? { ...s, code } : s.kind === 'df' && ast !== null ? { ...s, params: { ...s.params, ast } } : { ...s };
   return { key: t.key, deps: t.deps, spec: spec as Record<string, unknown>, resource: t.resource, node: t.node, op: t.op, outBytes: t.outBytes, workBytes: t.workBytes };
 }
 
