@@ -34,4 +34,4 @@ def check_sources(client: Any, tasks: List[Any]) -> None:
     for path, (t, param) in first.items():
         why = answer.get(path)
         if why:
-            raise TaskFailure("task-error", f"node '{t.node}' ({t.op}) {param}: the Dask worker {worker} {why}; put the file where every worker sees it at that path", t.key, t.node)
+            raise TaskFailure("task-error", f"{param}: the Dask worker {worker} {why}; put the file where every worker sees it at that path", t.key, t.node)
