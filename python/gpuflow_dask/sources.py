@@ -8,8 +8,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from .csv_read import regular_file_problem
 from .errors import TaskFailure
 
-# The df ops that read a file, and the param (in the node's terms) that names it.
-FILE_OPS = {"read-csv": "params.path"}
+# The (kind, op) of tasks that read a file, and the param (in the node's terms) that names it.
+FILE_OPS = {("df", "read-csv"): "params.path", ("array-op", "npy-read"): "params.path"}
 
 
 def _problems(paths: List[str]) -> Dict[str, Optional[str]]:
@@ -22,8 +22,9 @@ def check_sources(client: Any, tasks: List[Any]) -> None:
     graph reads no file or the cluster has no worker yet (the run then waits for workers)."""
     first: Dict[str, Tuple[Any, str]] = {}
     for t in tasks:
-        if t.spec.get("kind") == "df" and t.spec.get("op") in FILE_OPS:
-            first.setdefault(str(t.spec["params"]["path"]), (t, FILE_OPS[t.spec["op"]]))
+        param = FILE_OPS.get((t.spec.get("kind"), t.spec.get("op")))
+        if param is not None:
+            first.setdefault(str(t.spec["params"]["path"]), (t, param))
     if not first:
         return
     workers = sorted(client.scheduler_info().get("workers", {}))

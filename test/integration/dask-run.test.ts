@@ -208,6 +208,28 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     }
   }, 240_000);
 
+  it('loads a .npy file on the workers (blocks narrower than the array) with the local digest', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'gpuflow-npy-')), 'x.npy');
+    const made = spawnSync(DASK_PYTHON, ['-c', 'import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(7).normal(size=(40, 6)))', file], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const doc = {
+      format: 'gpuflow.workflow/1',
+      name: 'npy columns',
+      nodes: [
+        { id: 'x', op: 'load_npy', params: { path: file, chunks: [16, 4] }, position: { x: 0, y: 0 } },
+        { id: 'cols', op: 'reduce', params: { op: 'sum', axis: 0 }, position: { x: 200, y: 0 } },
+      ],
+      edges: [{ source: 'x', sourcePort: 'out', target: 'cols', targetPort: 'x' }],
+    };
+    const wf = path.join(path.dirname(file), 'npy.json');
+    writeFileSync(wf, JSON.stringify(doc));
+    const r = await runCli(['run', wf, '--dask', cluster.address, '--json', '--no-store'], env, 240_000);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as RunJson;
+    expect(out.status).toBe('finished');
+    expect(out.digest).toBe(await localDigest(doc, {}));
+  }, 240_000);
+
   // Last: it kills one of the shared cluster's workers.
   it('finishes with the same digest when a Dask worker is killed mid-run', async () => {
     const params = { N: 1200, chunks: 200 };
