@@ -198,14 +198,24 @@ def read_csv(p: Dict[str, Any]) -> Table:
                 body = head_end
         f.seek(body)
         text = _decode(f.read(to - body), body == 0) if body < to else ""
-        f.seek(0)
-        before = f.read(body).count(b"\n") if policy == "error" else 0
     ncols = len(names) if names else 0
+
+    def before() -> int:
+        # Lines before the range, counted only for an error's message (never on the happy path:
+        # every partition reading its whole prefix would make a big file's read quadratic).
+        with open(file, "rb") as g:
+            count = pos = 0
+            while pos < body:
+                chunk = g.read(min(1 << 16, body - pos))
+                if not chunk:
+                    break
+                count, pos = count + chunk.count(b"\n"), pos + len(chunk)
+            return count
 
     def on_bad(line: int, found: int, raw: str) -> bool:
         if policy == "skip":
             return True
-        raise CsvError(file, before + line, f"expected {ncols} fields, found {found}: {raw[:80]}")
+        raise CsvError(file, before() + line, f"expected {ncols} fields, found {found}: {raw[:80]}")
 
     columns, lines, skipped, first = parse_text(text, d, ncols, on_bad)
     if names is None:
@@ -225,7 +235,7 @@ def read_csv(p: Dict[str, Any]) -> Table:
         for r, v in enumerate(columns[j]):
             if v != "" and keep[r] and not ok(v):
                 if policy == "error":
-                    raise CsvError(file, before + lines[r], f"column '{name}': expected {typ}, found '{v}'")
+                    raise CsvError(file, before() + lines[r], f"column '{name}': expected {typ}, found '{v}'")
                 keep[r] = False
     kept = int(keep.sum())
     return Table(kept, [_column(name, columns[j], types[name], keep) for j, name in enumerate(names)])
