@@ -7,6 +7,8 @@
  * python/gpuflow_dask/encode.py ports it).
  */
 import * as z from 'zod';
+import type { Node } from '../../common/expr/ast';
+import { parseExpr } from '../../common/expr/parse';
 import type { TaskDef, TaskGraph } from '../../common/tasks';
 import { unsupportedReason } from '../../native/program-code';
 import list from '../../python/gpuflow_dask/supported.json';
@@ -32,6 +34,36 @@ function aggsOf(params: Record<string, unknown>): string[] {
   return spec.aggs.flatMap((a: unknown) => (typeof a === 'object' && a !== null && 'agg' in a && typeof a.agg === 'string' ? [a.agg] : []));
 }
 
+/** A condition python/gpuflow_dask/filter_expr.py evaluates: numeric comparisons under and / or / not. */
+function daskCondition(n: Node): boolean {
+  const operand = (o: Node): boolean => o.kind === 'col' || o.kind === 'num' || (o.kind === 'neg' && o.arg.kind === 'num');
+  if (n.kind === 'cmp') return operand(n.a) && operand(n.b) && (n.a.kind === 'col' || n.b.kind === 'col');
+  if (n.kind === 'not') return daskCondition(n.arg);
+  if (n.kind === 'logic') return daskCondition(n.a) && daskCondition(n.b);
+  return false;
+}
+
+/** The parsed condition of a filter task that gpuflow_dask evaluates, or null (main/dask/graph.ts sends it). */
+export function daskFilterTree(params: Record<string, unknown>): Node | null {
+  if (typeof params.expr !== 'string') return null;
+  try {
+    const root = parseExpr(params.expr);
+    return daskCondition(root) ? root : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why gpuflow_dask cannot run df task params of op `op` beyond the op itself, or null. */
+function dfParamsRefusal(op: string, params: Record<string, unknown>): string | null {
+  if (op === 'filter' && daskFilterTree(params) === null) return `the filter '${String(params.expr)}' (only comparisons of numeric columns with numbers, joined by and / or / not)`;
+  if (op === 'read-csv' && typeof params.types === 'object' && params.types !== null) {
+    const ts = Object.entries(params.types).find(([, t]) => t === 'timestamp');
+    if (ts !== undefined) return `read_csv's timestamp column '${ts[0]}'`;
+  }
+  return null;
+}
+
 /** Why gpuflow_dask cannot run task `t`, or null. */
 export function daskRefusal(t: TaskDef): string | null {
   const s = t.spec;
@@ -45,6 +77,7 @@ export function daskRefusal(t: TaskDef): string | null {
     if (!SUPPORTED.df.includes(s.op)) return `the dataframe op '${s.op}'`;
     const agg = aggsOf(s.params).find((a) => SUPPORTED.refusedAggs.includes(a));
     if (agg !== undefined) return `the groupby aggregate '${agg}'`;
+    return dfParamsRefusal(s.op, s.params);
   }
   return null;
 }

@@ -194,7 +194,8 @@ class Bridge:
         if self.lost_reason is not None:
             self.emit(failed(msg.id, "scheduler-lost", self.lost_reason))
             return
-        from .runs import Cluster
+        from .errors import TaskFailure
+        from .runs import Cluster, failure_of
 
         pump = self.pump
         cluster = Cluster(self.scheduler, self.wait_s, lambda: len(pump.workers), self.on_lost)
@@ -202,6 +203,9 @@ class Bridge:
         self.runs[msg.id] = run
         try:
             run.start()
+        except TaskFailure as e:  # a source file the workers cannot see (sources.py)
+            self.runs.pop(msg.id, None)
+            self.emit(failure_of(e, msg))
         except Exception as e:  # noqa: BLE001
             self.runs.pop(msg.id, None)
             self.emit(failed(msg.id, "internal", f"submit failed: {type(e).__name__}: {e}"))

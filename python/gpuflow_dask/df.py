@@ -1,11 +1,14 @@
 """`df` task handlers (worker/kernels/df/task-ops.ts), those the examples need first:
-timeseries, the fused timeseries + groupby chunk, groupby chunk / combine / aggregate.
+timeseries, read-csv, filter (the subset main/dask/supported.ts admits), the fused timeseries +
+groupby chunk, groupby chunk / combine / aggregate.
 Any other op is `unsupported-op` (execute.py), never a wrong answer."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
 from . import groupby, timeseries
+from .csv_read import read_csv
+from .filter_expr import filter_table
 from .errors import unsupported
 from .values import Table
 
@@ -41,6 +44,8 @@ def _ts_groupby_chunk(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Tab
 HANDLERS: Dict[str, Handler] = {
     "timeseries": _timeseries,
     "timeseries-groupby-chunk": _ts_groupby_chunk,
+    "read-csv": lambda p, i, t: read_csv(p),
+    "filter": lambda p, i, t: filter_table(_tables(i, "filter")[0], p["ast"]),
     "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),
     "groupby-combine": lambda p, i, t: _guard(groupby.combine, "groupby-combine", t, _tables(i, "groupby-combine"), p["spec"]),
     "groupby-aggregate": lambda p, i, t: _guard(groupby.aggregate, "groupby-aggregate", t, _tables(i, "groupby-aggregate"), p["spec"]),

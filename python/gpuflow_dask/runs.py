@@ -25,6 +25,7 @@ from .batch import plan, run_batch
 from .events import EventPump, RunWatch
 from .execute import TaskPayload, run_task
 from .messages import Submit, failed, notice
+from .sources import check_sources
 from .values import to_wire
 
 log = logging.getLogger("gpuflow_dask")
@@ -112,6 +113,7 @@ class Run:
         self.thread = threading.Thread(target=self._wait, name=f"gpuflow-run-{sub.id}", daemon=True)
 
     def start(self) -> None:
+        check_sources(self.client, self.sub.tasks)
         self.pump.watch(self.watch)
         self.futures = self.client.get(dask_graph(self.sub, self.prefix, self.batches), [self.prefix + k for k in self.sub.outputs], sync=False)
         self.thread.start()

@@ -9,7 +9,8 @@ import { useStore } from 'zustand';
 import { errorMessages } from '../api/api-error';
 import type { ClusterInfo } from '../../common/api';
 import { clusterStore } from '../state/cluster-store';
-import { useSession } from './hooks';
+import { clusterSummary } from './cluster-summary';
+import { useRun, useSession } from './hooks';
 
 const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
 
@@ -36,6 +37,9 @@ export function ClusterSelector() {
   const s = useStore(clusterStore);
   const supported = Boolean(api.cluster && api.selectCluster && api.testCluster);
   const popover = useRef<HTMLDetailsElement>(null);
+  // Read again whenever a run starts or ends: a lost scheduler shows after the run that found it,
+  // and the reconnect of the next run clears it.
+  const runStatus = useRun((r) => r.status);
 
   useEffect(() => {
     if (!api.cluster) return;
@@ -44,8 +48,17 @@ export function ClusterSelector() {
       () => undefined,
     );
   }, [api]);
+  useEffect(() => {
+    if (!api.cluster || runStatus === 'idle') return;
+    // Target and info only: the address field keeps what the user is typing.
+    void api.cluster().then(
+      (c) => clusterStore.getState().set({ target: c.target, info: c.info }),
+      () => undefined,
+    );
+  }, [api, runStatus]);
 
   if (!supported) return null;
+  const summary = clusterSummary(s.target, s.info);
   const run = async (f: () => Promise<void>) => {
     s.set({ busy: true, error: null });
     try {
@@ -68,8 +81,8 @@ export function ClusterSelector() {
   // always says where runs go.
   return (
     <details ref={popover} className="gf-menu gf-cluster" data-testid="cluster-selector">
-      <summary title="where runs go: this workstation or a Dask cluster" data-testid="cluster-target">
-        {s.target ? `Dask: ${s.target}` : 'This workstation'}
+      <summary title={summary.title} className={summary.lost ? 'gf-cluster-lost' : undefined} data-testid="cluster-target">
+        {summary.text}
       </summary>
       <div className="gf-menu-list gf-cluster-panel">
         <label className="gf-cluster-label" htmlFor="gf-cluster-address">Dask scheduler</label>
@@ -85,6 +98,11 @@ export function ClusterSelector() {
             This workstation
           </button>
         </div>
+        {summary.lost && (
+          <span role="status" className="gf-cluster-error" data-testid="cluster-lost">
+            {summary.title}
+          </span>
+        )}
         {s.error && (
           <span role="alert" className="gf-cluster-error" data-testid="cluster-error">
             {s.error}

@@ -6,7 +6,7 @@
  * unreachable scheduler. One LocalCluster is shared by the tests that do not start their own.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:net';
@@ -181,6 +181,54 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('gpuflow: invalid workflow\n  format: must be "gpuflow.workflow/1"');
   }, 120_000);
+
+  it('runs the CSV example (read_csv on the workers, filter, groupby) with the local digest', async () => {
+    const r = await daskRun('csv-stations.json', {}, cluster.address);
+    expect(r.status).toBe('finished');
+    expect(r.digest).toBe(await localDigest(example('csv-stations.json'), {}));
+  }, 240_000);
+
+  it('a CSV file the workers cannot see fails before any task, naming node, param and worker', async () => {
+    // Compiled while the file exists (types are inferred here), removed before the run.
+    const csv = path.join(mkdtempSync(path.join(tmpdir(), 'gpuflow-csv-')), 'stations.csv');
+    copyFileSync('examples/data/stations.csv', csv);
+    const doc = example('csv-stations.json') as { nodes: { id: string; params: Record<string, unknown> }[] };
+    doc.nodes[0]!.params.path = csv;
+    const graph = compileWorkflow(validateWorkflow(doc, {}));
+    unlinkSync(csv);
+    const target = await DaskTarget.connect(cluster.address, new EventBus(), { python: DASK_PYTHON, log: () => undefined });
+    try {
+      const r = await target.run(graph, 'missing-csv').result;
+      expect(r.status).toBe('failed');
+      expect(r.error).toMatch(new RegExp(`^node 'read' \\(read_csv\\): params\\.path: the Dask worker tcp://127\\.0\\.0\\.1:\\d+ cannot see ${csv.replace(/[.]/g, '\\.')} \\(No such file or directory\\)`));
+      expect(r.errorNode).toBe('read');
+      expect(Object.keys(r.results)).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  }, 240_000);
+
+  it('loads a .npy file on the workers (blocks narrower than the array) with the local digest', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'gpuflow-npy-')), 'x.npy');
+    const made = spawnSync(DASK_PYTHON, ['-c', 'import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(7).normal(size=(40, 6)))', file], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const doc = {
+      format: 'gpuflow.workflow/1',
+      name: 'npy columns',
+      nodes: [
+        { id: 'x', op: 'load_npy', params: { path: file, chunks: [16, 4] }, position: { x: 0, y: 0 } },
+        { id: 'cols', op: 'reduce', params: { op: 'sum', axis: 0 }, position: { x: 200, y: 0 } },
+      ],
+      edges: [{ source: 'x', sourcePort: 'out', target: 'cols', targetPort: 'x' }],
+    };
+    const wf = path.join(path.dirname(file), 'npy.json');
+    writeFileSync(wf, JSON.stringify(doc));
+    const r = await runCli(['run', wf, '--dask', cluster.address, '--json', '--no-store'], env, 240_000);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as RunJson;
+    expect(out.status).toBe('finished');
+    expect(out.digest).toBe(await localDigest(doc, {}));
+  }, 240_000);
 
   // Last: it kills one of the shared cluster's workers.
   it('finishes with the same digest when a Dask worker is killed mid-run', async () => {

@@ -46,7 +46,10 @@ describe('export-dask script', () => {
     expect((e as Error).message).toMatch(/^export-dask tuning\.json: node 'search' \([^)]+\): the tuning trial '[^']+' is not supported on Dask/);
   });
 
-  it('refuses read_csv at export, naming the node and op', () => {
-    expect(() => daskScript(example('csv-stations.json'), {}, 'csv.json')).toThrow(/node 'read' \([^)]*\): the dataframe op '[^']+' is not supported on Dask/);
+  it('exports read_csv, and refuses a filter the workers cannot evaluate, naming the node and op', () => {
+    expect(daskScript(example('csv-stations.json'), {}, 'csv.json')).toContain('read-csv');
+    const doc = example('csv-stations.json') as { nodes: { id: string; params: Record<string, unknown> }[] };
+    doc.nodes[1]!.params.expr = "station == 'oslo'";
+    expect(() => daskScript(doc, {}, 'csv.json')).toThrow(/node 'rainy' \(filter\): the filter 'station == 'oslo'' .* is not supported on Dask/);
   });
 });

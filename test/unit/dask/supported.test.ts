@@ -1,0 +1,46 @@
+/**
+ * Which dataframe graphs the Dask target takes (main/dask/supported.ts): read_csv and filters of
+ * numeric comparisons pass and go to the bridge with the parsed condition (main/dask/graph.ts);
+ * a string filter or a timestamp CSV column is refused before any connection, naming the node.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compileWorkflow } from '../../../main/engine/compile/compile';
+import { validateWorkflow } from '../../../main/engine/validate';
+import { wireGraph } from '../../../main/dask/graph';
+import { firstRefusal } from '../../../main/dask/supported';
+
+interface Doc {
+  nodes: { id: string; params: Record<string, unknown> }[];
+}
+
+/** examples/csv-stations.json with some node params replaced. */
+function stations(patch: Record<string, Record<string, unknown>>) {
+  const doc = JSON.parse(readFileSync('examples/csv-stations.json', 'utf8')) as Doc;
+  for (const n of doc.nodes) n.params = { ...n.params, ...patch[n.id] };
+  return compileWorkflow(validateWorkflow(doc, {}));
+}
+
+describe('Dask support of CSV sources and filters', () => {
+  it('takes the CSV example and sends each filter task its parsed condition', () => {
+    const graph = stations({});
+    expect(firstRefusal(graph)).toBeNull();
+    const filters = wireGraph(graph).tasks.filter((t) => t.op === 'filter');
+    expect(filters).toHaveLength(4);
+    expect(filters[0]!.spec).toMatchObject({ params: { expr: 'rain_mm > 0', ast: { kind: 'cmp', op: '>', a: { kind: 'col', name: 'rain_mm' }, b: { kind: 'num', value: 0 } } } });
+  });
+
+  it('takes and / or / not over numeric comparisons, negative literals included', () => {
+    expect(firstRefusal(stations({ rainy: { expr: 'not (temp_c < -2.5) and (rain_mm > 0 or day >= 100)' } }))).toBeNull();
+  });
+
+  it('refuses a string comparison in a filter, naming node and op', () => {
+    expect(firstRefusal(stations({ rainy: { expr: "station == 'oslo'" } }))?.message).toBe(
+      "node 'rainy' (filter): the filter 'station == 'oslo'' (only comparisons of numeric columns with numbers, joined by and / or / not) is not supported on Dask yet; run it on this workstation",
+    );
+  });
+
+  it("refuses a CSV timestamp column, naming node and column", () => {
+    expect(firstRefusal(stations({ read: { types: { day: 'timestamp' } } }))?.message).toMatch(/^node 'read' \(read_csv\): read_csv's timestamp column 'day' is not supported on Dask/);
+  });
+});
