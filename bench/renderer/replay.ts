@@ -19,7 +19,7 @@ import { catalog } from '../../main/engine/ops/registry';
 
 const speed = Number(process.argv[2] ?? 1);
 const recorded = JSON.parse(zlib.gunzipSync(readFileSync('bench/renderer/stream-11k.json.gz')).toString()) as { tasks: number; durationMs: number; events: EngineEvent[] };
-const dir = path.resolve('out/renderer');
+const dir = path.resolve(process.env.GPUFLOW_RENDERER_DIR ?? 'out/renderer');
 if (!existsSync(path.join(dir, 'index.html'))) throw new Error('out/renderer is not built: run `npm run build` first');
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
 const RUN = 'bench-run';
@@ -105,9 +105,18 @@ await page.evaluate(`(() => {
   const tick = () => { window.__perf.frames++; requestAnimationFrame(tick); };
   requestAnimationFrame(tick);
 })()`);
+// GPUFLOW_PROFILE=file: a CPU profile of the page from Run to finished, summed by function (self time).
+const profileTo = process.env.GPUFLOW_PROFILE;
+const cdp = profileTo ? await page.context().newCDPSession(page) : null;
+if (cdp) {
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+  await cdp.send('Profiler.start');
+}
 await page.getByTestId('run').click();
 await page.locator('[data-testid="run-status"][data-status="finished"]').waitFor({ timeout: 600_000 });
 const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number };
+if (cdp && profileTo) writeFileSync(profileTo, JSON.stringify(selfTimes((await cdp.send('Profiler.stop')).profile as Profile), null, 1));
 await browser.close();
 server.close();
 const long = perf.long.map((l) => l.ms).sort((a, b) => b - a);
@@ -129,3 +138,43 @@ const out = {
 writeFileSync('bench/results/renderer-replay-11k.json', JSON.stringify(out, null, 2) + '\n');
 console.log(JSON.stringify(out));
 process.exit(0);
+
+type Profile = { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>; samples?: number[]; timeDeltas?: number[] };
+
+/**
+ * Self time per function (name, file:line) in ms, largest first (the top 40); and each stretch of
+ * 50 ms or more with the main thread never idle, with the functions on its stacks (inclusive ms).
+ */
+function selfTimes(p: Profile) {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const nameOf = (id: number) => {
+    const f = byId.get(id)!.callFrame;
+    return `${f.functionName || '(anon)'} ${path.basename(f.url)}:${f.lineNumber + 1}`;
+  };
+  const self = new Map<string, number>();
+  const stretches: Array<{ ms: number; top: Array<[string, number]> }> = [];
+  let cur = new Map<string, number>();
+  let curMs = 0;
+  const close = () => {
+    if (curMs >= 50) stretches.push({ ms: Math.round(curMs), top: [...cur].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([n, t]) => [n, Math.round(t)]) });
+    cur = new Map();
+    curMs = 0;
+  };
+  (p.samples ?? []).forEach((id, i) => {
+    const dt = (p.timeDeltas?.[i + 1] ?? 0) / 1000;
+    const name = nameOf(id);
+    self.set(name, (self.get(name) ?? 0) + dt);
+    if (name.startsWith('(idle)')) return close();
+    curMs += dt;
+    const seen = new Set<string>();
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+      const nm = nameOf(n);
+      if (!seen.has(nm)) cur.set(nm, (cur.get(nm) ?? 0) + dt);
+      seen.add(nm);
+    }
+  });
+  close();
+  return { self: [...self].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([n, t]) => [n, Math.round(t)]), stretches: stretches.sort((a, b) => b.ms - a.ms).slice(0, 12) };
+}

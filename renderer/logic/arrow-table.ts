@@ -7,6 +7,8 @@ export interface DecodedTable {
   numRows: number;
   /** The cell at (row, column) as display text. */
   cell(row: number, col: number): string;
+  /** The cell's value as Arrow gives it (number, bigint, string, Date ms, null…), for sorting. */
+  value(row: number, col: number): unknown;
 }
 
 export function base64ToBytes(b64: string): Uint8Array {
@@ -63,5 +65,6 @@ export function decodeTable(ipcBase64: string): DecodedTable {
     columns: t.schema.fields.map((f) => ({ name: f.name, type: humanType(f.type), arrowType: String(f.type) })),
     numRows: t.numRows,
     cell: (row, col) => formatCell(vectors[col]?.get(row)),
+    value: (row, col) => vectors[col]?.get(row),
   };
 }

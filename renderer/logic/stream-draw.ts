@@ -2,7 +2,7 @@
  * Draws the task stream: one lane per worker, a rectangle per task coloured by op, transfers in
  * their own colour, errors in the error colour. Lanes share the panel's height (the stream fills
  * its panel). Tasks narrower than a pixel are aggregated into one-pixel columns per lane (the op
- * of the longest item in the column wins), in typed arrays, so a run with 100k tasks draws in a
+ * of the longest item in the column wins), in typed arrays, and runs of columns of one colour are filled as one rectangle, so a run with 100k tasks draws in a
  * few milliseconds. Tasks still running are drawn from their start to `now`, growing with each
  * frame, in their node's op colour (a neutral colour until the node has a finished task) with an
  * outline, labelled with their latest progress report when it fits. Lanes are in display order
@@ -126,6 +126,11 @@ export function drawStream(
     ctx.fillText(fitLabel(label, LABEL_W - 12), 6, y + Math.min(laneH - 3, laneH / 2 + 4));
     colCover.fill(0);
     let count = 0;
+    // The fill is set only when its colour changes: each assignment parses a CSS colour.
+    let lastFill = '';
+    const fill = (c: string) => {
+      if (c !== lastFill) ctx.fillStyle = lastFill = c;
+    };
     const inset = Math.max(1, Math.round(laneH * 0.12));
     for (const i of log.laneItems[l]) {
       const s = (log.start[i] - log.t0 - view.startMs) / view.msPerPx;
@@ -140,7 +145,7 @@ export function drawStream(
       const x1 = Math.min(plotW, e);
       const dimmed = highlight !== null && !highlight.has(log.nodes[i]);
       if (x1 - x0 >= 1 || k === KIND_ERROR) {
-        ctx.fillStyle = dimmed ? colors.dimmed : k === KIND_ERROR ? ERROR_COLOR : k === KIND_TRANSFER ? TRANSFER_COLOR : colorOf[log.op[i]];
+        fill(dimmed ? colors.dimmed : k === KIND_ERROR ? ERROR_COLOR : k === KIND_TRANSFER ? TRANSFER_COLOR : colorOf[log.op[i]]);
         const ins = k === KIND_TRANSFER ? Math.round(laneH * 0.32) : inset;
         ctx.fillRect(LABEL_W + x0, y + ins, Math.max(k === KIND_ERROR ? 2 : 1, x1 - x0), laneH - 1 - 2 * ins);
         stats.rects++;
@@ -154,12 +159,17 @@ export function drawStream(
         }
       }
     }
+    // Adjacent columns of one colour are one rectangle: a busy lane is a few long runs, not a
+    // fill per pixel (software canvas rasterises each fill on the main thread).
     for (let px = 0; px < plotW; px++) {
       if (colCover[px] === 0) continue;
       const o = colOp[px];
-      ctx.fillStyle = o === -1 ? colors.dimmed : o === -2 ? TRANSFER_COLOR : colorOf[o];
-      ctx.fillRect(LABEL_W + px, y + inset, 1, laneH - 1 - 2 * inset);
+      let to = px + 1;
+      while (to < plotW && colCover[to] !== 0 && colOp[to] === o) to++;
+      fill(o === -1 ? colors.dimmed : o === -2 ? TRANSFER_COLOR : colorOf[o]);
+      ctx.fillRect(LABEL_W + px, y + inset, to - px, laneH - 1 - 2 * inset);
       stats.rects++;
+      px = to - 1;
     }
     stats.tasksByLane[lane.id] = count;
   }

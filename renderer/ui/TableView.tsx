@@ -1,7 +1,12 @@
-/** A dataframe result: its Arrow IPC preview decoded once, shown as a virtualised table. */
+/**
+ * A dataframe result: its Arrow IPC preview decoded once, shown as a virtualised table. A click on a
+ * column's header sorts the preview's rows by it (ascending, descending, then back to the rows' own
+ * order); the # column keeps each row's own number.
+ */
 import { useMemo, useState } from 'react';
 import type { ResultValue } from '../../common/results';
 import { decodeTable } from '../logic/arrow-table';
+import { nextSort, sortRows, type SortDir } from '../logic/table-sort';
 import { virtualWindow } from '../logic/virtual-window';
 
 const ROW_H = 22;
@@ -18,7 +23,9 @@ export function TableView({ v }: { v: TableValue }) {
     }
   }, [v.ipc]);
   const [scrollTop, setScrollTop] = useState(0);
+  const [sort, setSort] = useState<{ col: number; dir: SortDir } | null>(null);
   const t = decoded.table;
+  const order = useMemo(() => (t && sort ? sortRows(t.numRows, t.value, sort.col, sort.dir) : null), [t, sort]);
   const n = t?.numRows ?? 0;
   const win = virtualWindow(scrollTop, VIEW_H, ROW_H, n);
   const columns = t?.columns ?? v.columns;
@@ -33,18 +40,21 @@ export function TableView({ v }: { v: TableValue }) {
       <div className="gf-table-scroll" style={{ height: Math.min(VIEW_H, win.totalHeight) + ROW_H + 2 }} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
         <div className="gf-table-head" style={{ gridTemplateColumns: template, height: ROW_H }}>
           <span>#</span>
-          {columns.map((c) => (
-            <span key={c.name} title={`${c.name}: ${c.type}${'arrowType' in c ? ` (Arrow ${c.arrowType})` : ''}`}>
-              {c.name} <em>{c.type}</em>
+          {columns.map((c, ci) => (
+            <span key={c.name} title={`${c.name}: ${c.type}${'arrowType' in c ? ` (Arrow ${c.arrowType})` : ''}`} aria-sort={sort?.col === ci ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+              <button type="button" className="gf-table-sort" data-testid={`sort-${c.name}`} disabled={!t} onClick={() => setSort((cur) => nextSort(cur, ci))}>
+                {c.name} <em>{c.type}</em>
+                {sort?.col === ci ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+              </button>
             </span>
           ))}
         </div>
         <div style={{ height: win.totalHeight, position: 'relative' }}>
           {t &&
             Array.from({ length: win.end - win.start }, (_, k) => {
-              const r = win.start + k;
+              const r = order ? order[win.start + k] : win.start + k;
               return (
-                <div key={r} className="gf-table-row" style={{ gridTemplateColumns: template, height: ROW_H, top: r * ROW_H }}>
+                <div key={r} className="gf-table-row" style={{ gridTemplateColumns: template, height: ROW_H, top: (win.start + k) * ROW_H }}>
                   <span className="gf-muted">{r}</span>
                   {columns.map((c, ci) => (
                     <span key={c.name}>{t.cell(r, ci)}</span>

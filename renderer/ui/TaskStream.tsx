@@ -1,6 +1,6 @@
 /**
  * The live task stream on a <canvas> that fills its panel: redraws at most once per frame when the
- * TaskLog changes or the panel resizes. Wheel zooms around the cursor, shift+wheel or drag scrolls;
+ * panel resizes or the view changes, and at most 20 times a second as the TaskLog grows. Wheel zooms around the cursor, shift+wheel or drag scrolls;
  * "Fit" (or a new run) follows the whole run again. A legend names each op's colour with its task
  * count. Hover shows op, node, worker, start, duration and bytes; clicking a task selects every
  * node it came from (a fused task carries several), and selecting a node highlights its tasks,
@@ -14,6 +14,9 @@ import { cssToken } from '../logic/theme';
 import { KIND_ERROR, KIND_TRANSFER } from '../state/task-log';
 import { useData, useEditor, useRun, useSession } from './hooks';
 import { useThemeContext } from './theme-hook';
+
+/** The shortest time between two redraws caused by new events (20 a second: smooth to the eye). */
+const LIVE_REDRAW_MS = 50;
 
 function themeColors(): StreamColors {
   const t = (name: string, fb: string) => cssToken(name, fb);
@@ -90,13 +93,17 @@ export function TaskStream() {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       const stats = drawStream(ctx, log, view.current, width, height, highlightRef.current, colorsRef.current, now);
       laneH.current = stats.laneH;
-      canvas.dataset.laneCounts = JSON.stringify(stats.tasksByLane);
-      canvas.dataset.ops = JSON.stringify(stats.byOp);
-      canvas.dataset.lanes = String(log.lanes.length);
-      canvas.dataset.rects = String(stats.rects);
-      canvas.dataset.aggregated = String(stats.aggregated);
-      canvas.dataset.items = String(log.n);
-      canvas.dataset.running = JSON.stringify(stats.runningByLane);
+      // Written only when they change: each attribute write invalidates the canvas's style.
+      const mark = (name: string, value: string) => {
+        if (canvas.dataset[name] !== value) canvas.dataset[name] = value;
+      };
+      mark('laneCounts', JSON.stringify(stats.tasksByLane));
+      mark('ops', JSON.stringify(stats.byOp));
+      mark('lanes', String(log.lanes.length));
+      mark('rects', String(stats.rects));
+      mark('aggregated', String(stats.aggregated));
+      mark('items', String(log.n));
+      mark('running', JSON.stringify(stats.runningByLane));
       const runningNow = Object.values(stats.runningByLane).reduce((a, b) => a + b, 0);
       const key = JSON.stringify([Object.keys(stats.byOp).sort(), runningNow > 0]);
       // The legend re-renders when its ops change, and its counts at most twice a second.
@@ -111,13 +118,29 @@ export function TaskStream() {
     const request = () => {
       if (!frame) frame = requestAnimationFrame(draw);
     };
+    // New events redraw at most every LIVE_REDRAW_MS (a trailing draw shows the last batch): while a
+    // run streams, a redraw per frame cost more main-thread time (fills, then the canvas's commit
+    // to the compositor) than everything else on the page. Zoom, hover, resize and theme redraw at once.
+    let lastLiveDraw = 0;
+    let liveTimer: ReturnType<typeof setTimeout> | null = null;
+    const requestLive = () => {
+      if (liveTimer) return;
+      const wait = LIVE_REDRAW_MS - (performance.now() - lastLiveDraw);
+      const go = () => {
+        liveTimer = null;
+        lastLiveDraw = performance.now();
+        request();
+      };
+      if (wait <= 0) go();
+      else liveTimer = setTimeout(go, wait);
+    };
     redrawRef.current = request;
-    const unsub = log.subscribe(request);
+    const unsub = log.subscribe(requestLive);
     const ro = new ResizeObserver(request);
     if (wrapRef.current) ro.observe(wrapRef.current);
     // Running tasks grow with time, not with events: redraw while any is on show.
     const grow = setInterval(() => {
-      if (liveRef.current && log.running.size > 0) request();
+      if (liveRef.current && log.running.size > 0) requestLive();
     }, 250);
     request();
     return () => {
@@ -125,6 +148,7 @@ export function TaskStream() {
       clearInterval(grow);
       ro.disconnect();
       if (frame) cancelAnimationFrame(frame);
+      if (liveTimer) clearTimeout(liveTimer);
     };
   }, [log]);
 

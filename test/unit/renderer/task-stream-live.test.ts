@@ -151,3 +151,36 @@ describe('lane order', () => {
     expect(log.keys[hitTest(log, { startMs: 0, msPerPx: 1 }, LABEL_W + 50, AXIS_H + 3 * 30 + 15, 30)]).toBe('y-0');
   });
 });
+
+describe('sub-pixel tasks in the stream', () => {
+  it('fills a run of adjacent one-pixel columns of one op as one rectangle covering the same pixels', () => {
+    const log = new TaskLog();
+    // 0.25 ms tasks back to back at 1 ms per pixel: columns 0..39 hold 'chunk' (4 tasks each),
+    // column 40..59 'combine' (the longest item wins; only combine is there), a gap, then 80..89 'chunk'.
+    const evs: EngineEvent[] = [];
+    let seq = 0;
+    const add = (op: string, from: number, to: number) => {
+      for (let t = from; t < to; t += 0.25) evs.push(task(++seq, `k${seq}`, 'n', op, 'cpu0', t, t + 0.2));
+    };
+    add('chunk', 0, 40);
+    add('combine', 40, 60);
+    add('chunk', 80, 90);
+    log.addEvents(evs);
+    const r = recorder();
+    const stats = drawStream(r.ctx, log, { startMs: 0, msPerPx: 1 }, LABEL_W + 200, AXIS_H + 40, null);
+    expect(stats.aggregated).toBe(true);
+    const laneTop = AXIS_H;
+    // The task fills: those inside the lane's plot (right of the labels, below the lane's top, not lane-tall).
+    const laneH = stats.laneH;
+    const taskFills = r.fills.filter((f) => f.x >= LABEL_W && f.y > laneTop && f.h < laneH - 1 && f.w < 200);
+    const chunk = log.colors.of('chunk');
+    const combine = log.colors.of('combine');
+    expect(taskFills.map((f) => [f.x - LABEL_W, f.w, f.fill])).toEqual([
+      [0, 40, chunk],
+      [40, 20, combine],
+      [80, 10, chunk],
+    ]);
+    expect(stats.rects).toBe(3);
+    expect(stats.tasksByLane).toEqual({ cpu0: 4 * 40 + 4 * 20 + 4 * 10 });
+  });
+});
