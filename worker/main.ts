@@ -3,9 +3,10 @@
  * main, fetches their dependencies from the peers that hold them (worker/peer.ts), runs them on
  * its backends, keeps the outputs until main releases them, and serves them to peers.
  *
- * Lifecycle: wait for `init` -> load backends -> start the peer server -> `ready` -> heartbeats
- * every `heartbeatMs` -> tasks, up to `concurrency` at once in arrival order (dependencies of queued tasks are
- * fetched while earlier tasks run) -> `shutdown` or parent gone -> exit.
+ * Lifecycle (its phases and what each message does in them: worker/lifecycle.ts): wait for `init`
+ * -> load backends -> start the peer server -> `ready` -> heartbeats every `heartbeatMs` -> tasks,
+ * up to `concurrency` at once in arrival order (dependencies of queued tasks are fetched while
+ * earlier tasks run) -> `shutdown` or parent gone -> exit.
  */
 import { traceStart } from '../common/start-trace';
 import type { ChunkValue, JsonValue } from '../common/arrays';
@@ -15,6 +16,7 @@ import type { ArrayBackend } from './kernels/backend';
 import { createBackends } from './backends';
 import { parentChannel } from './channel';
 import { isDeviceLost } from './device-lost';
+import { lifecycleStep, type LifecycleEvent, type WorkerPhase } from './lifecycle';
 import { executeSpec } from './execute';
 import { failsToStart, faultsFor, injectFaults } from './faults';
 import { fetchChunks, startPeerServer, type PeerImporter } from './peer';
@@ -32,6 +34,19 @@ const channel = parentChannel({ ms: lingerMs, when: () => lingerMs > 0 && runnin
 // The chunks this worker holds: host values, and on GPU workers with residency on, device
 // buffers that feed the next cuda task without a trip through host memory (worker/resident/).
 let store = new ResidentStore(null, 0);
+let phase: WorkerPhase = 'awaiting-init';
+/** Moves the lifecycle on `event` and exits when it says so; returns what else to do. */
+function step(event: LifecycleEvent): 'init' | 'run' | 'none' {
+  const { phase: next, action } = lifecycleStep(phase, event);
+  phase = next;
+  if (action.do === 'reject') log('error', action.error);
+  if (action.do === 'exit') {
+    // With the parent gone there is no one to flush to (a send would fail).
+    if (event !== 'parent-gone') channel.flush();
+    process.exit(action.code);
+  }
+  return action.do === 'init' || action.do === 'run' ? action.do : 'none';
+}
 let device: DeviceApi | null = null;
 let config: WorkerConfig | null = null;
 let backends: ArrayBackend[] = [];
@@ -226,6 +241,8 @@ async function init(cfg: WorkerConfig): Promise<void> {
     noExportReason: residency.ipcReason,
   });
   traceStart('worker-ready');
+  // Ready before the message goes, so a task sent in answer to it is accepted.
+  step('started');
   channel.send({ type: 'ready', pid: process.pid, address: { workerId: cfg.id, host: '127.0.0.1', port: server.port }, backends: made.status });
   setInterval(() => {
     channel.send({ type: 'heartbeat', t: Date.now(), rss: process.memoryUsage.rss(), heldBytes: store.heldBytes, heldKeys: store.size });
@@ -241,14 +258,14 @@ channel.onMessage((raw) => {
   const msg = parsed.data;
   switch (msg.type) {
     case 'init':
+      if (step('init') !== 'init') return;
       init(msg.config).catch((e: unknown) => {
         log('error', `init failed: ${e instanceof Error ? e.message : String(e)}`);
-        channel.flush();
-        process.exit(1);
+        step('start-failed');
       });
       return;
     case 'execute': {
-      if (!config) return log('error', `execute ${msg.key} before init`);
+      if (step('execute') !== 'run' || !config) return;
       void execute(msg, config);
       return;
     }
@@ -265,10 +282,9 @@ channel.onMessage((raw) => {
       return;
     }
     case 'shutdown':
-      channel.flush();
-      process.exit(0);
+      step('shutdown');
   }
 });
 
 // A worker whose parent is gone has nothing left to do.
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => step('parent-gone'));

@@ -26,7 +26,7 @@ import type { TaskErrorCode, WorkerKind } from '../../../common/messages';
 import { KeyHeap } from './heap';
 import { runToEnd, YIELD_EVERY, type Steps } from '../slices';
 import { staticPrioritiesSteps } from './order';
-import { checkTransition, type HistoryEntry } from './transitions';
+import { transition, type HistoryEntry } from './transitions';
 import { gridWorkers, ownerOf } from './placement';
 
 export interface WorkerSlot {
@@ -116,18 +116,22 @@ export class Scheduler {
    * memory on that holder, and tasks needed only to compute them start done (not run). Either
    * can still come back: a lost holder sends the task to waiting and its inputs are recomputed.
    */
-  constructor(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now, preloaded?: ReadonlyMap<string, string>) {
+  constructor(
+    tasks: Map<string, TaskDef>,
+    outputs: Record<string, NodeOutput>,
+    now: () => number = Date.now,
+    preloaded?: ReadonlyMap<string, string>,
+    /** false from Scheduler.create, which indexes the graph itself, in slices. */
+    indexNow = true,
+  ) {
     this.now = now;
     this.outputKeys = new Set(Object.values(outputs).flatMap((o) => ('keys' in o ? o.keys : [o.key])));
     const prioOf = (k: string) => this.tasks.get(k)!.priority;
     this.prioOf = prioOf;
     this.ready = { any: new KeyHeap(prioOf), gpu: new KeyHeap(prioOf), cpu: new KeyHeap(prioOf) };
     this.remaining = 0;
-    // Scheduler.create indexes the graph itself, in slices.
-    if (!Scheduler.deferIndex) runToEnd(this.index(tasks, preloaded));
+    if (indexNow) runToEnd(this.index(tasks, preloaded));
   }
-
-  private static deferIndex = false;
 
   /**
    * Builds a scheduler in slices (main/engine/slices.ts): indexing a 100 000-task graph (static
@@ -135,13 +139,7 @@ export class Scheduler {
    * loop (defect D8). RunController drives it; `new Scheduler` does the same work at once.
    */
   static *create(tasks: Map<string, TaskDef>, outputs: Record<string, NodeOutput>, now: () => number = Date.now, preloaded?: ReadonlyMap<string, string>): Steps<Scheduler> {
-    Scheduler.deferIndex = true;
-    let s: Scheduler;
-    try {
-      s = new Scheduler(tasks, outputs, now, preloaded);
-    } finally {
-      Scheduler.deferIndex = false;
-    }
+    const s = new Scheduler(tasks, outputs, now, preloaded, false);
     yield* s.index(tasks, preloaded);
     return s;
   }
@@ -314,12 +312,11 @@ export class Scheduler {
   private move(key: string, to: TaskState, worker?: string): void {
     const t = this.tasks.get(key)!;
     const from = t.state;
-    checkTransition(key, from, to, t.history);
+    const effect = transition(key, from, to, t.history);
     t.state = to;
     t.history.push({ from, to, cause: this.cause, t: this.now(), worker });
-    if (to === 'ready') this.ready[t.def.resource].push(key);
-    if ((from === 'memory' || from === 'done') && to === 'waiting') this.remaining++;
-    if (to === 'memory' && from === 'running') this.remaining--;
+    if (effect.enqueue) this.ready[t.def.resource].push(key);
+    this.remaining += effect.remaining;
     this.out.push({ type: 'state', key, node: t.def.node, from, to, worker, cause: this.cause });
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeOutput, TaskDef } from '../../../common/tasks';
 import { Scheduler, type Instruction } from '../../../main/engine/scheduler/scheduler';
-import { checkTransition, TransitionError } from '../../../main/engine/scheduler/transitions';
+import { transition, TransitionError } from '../../../main/engine/scheduler/transitions';
 
 /** sum over 4 blocks, split_every 2: b0..b3 -> c0(b0,b1), c1(b2,b3) -> final(c0,c1). */
 function graph(): { tasks: Map<string, TaskDef>; outputs: Record<string, NodeOutput> } {
@@ -96,7 +96,24 @@ describe('scheduler', () => {
   });
 
   it('throws with the history on a transition outside the table', () => {
-    expect(() => checkTransition('k', 'done', 'running', [{ from: 'memory', to: 'done', cause: 9, t: 0 }])).toThrow(TransitionError);
-    expect(() => checkTransition('k', 'done', 'running', [])).toThrow(/task k: no transition done -> running/);
+    expect(() => transition('k', 'done', 'running', [{ from: 'memory', to: 'done', cause: 9, t: 0 }])).toThrow(TransitionError);
+    expect(() => transition('k', 'done', 'running', [])).toThrow(/task k: no transition done -> running/);
+  });
+
+  it('names the task and tells its story when a pair is not in the transition table', () => {
+    const story = [
+      { from: 'waiting' as const, to: 'ready' as const, cause: 1, t: 0 },
+      { from: 'ready' as const, to: 'erred' as const, cause: 4, t: 0 },
+    ];
+    expect(() => transition('matmul-2', 'erred', 'ready', story)).toThrow('task matmul-2: no transition erred -> ready; history: waiting->ready@1, ready->erred@4');
+  });
+
+  it('gives each transition its effect from the one table', () => {
+    expect(transition('k', 'waiting', 'ready', [])).toEqual({ enqueue: true, remaining: 0 });
+    expect(transition('k', 'running', 'ready', [])).toEqual({ enqueue: true, remaining: 0 });
+    expect(transition('k', 'running', 'memory', [])).toEqual({ enqueue: false, remaining: -1 });
+    expect(transition('k', 'memory', 'waiting', [])).toEqual({ enqueue: false, remaining: 1 });
+    expect(transition('k', 'done', 'waiting', [])).toEqual({ enqueue: false, remaining: 1 });
+    expect(transition('k', 'ready', 'running', [])).toEqual({ enqueue: false, remaining: 0 });
   });
 });
