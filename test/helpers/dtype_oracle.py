@@ -19,7 +19,7 @@ BINARY = {
 }
 UNARY = {
     "neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin,
-    "cos": np.cos, "tanh": np.tanh, "square": np.square,
+    "cos": np.cos, "tanh": np.tanh, "square": np.square, "isnan": np.isnan, "isfinite": np.isfinite,
 }
 
 

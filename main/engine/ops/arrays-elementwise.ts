@@ -9,7 +9,7 @@ import { arrayInput, num } from './arrays-core';
 import type { LazyArray, OpDef } from './types';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
-const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round'];
+const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite'];
 
 const binary: OpDef = {
   spec: {
@@ -56,15 +56,18 @@ const unary: OpDef = {
     op: 'unary',
     label: 'Function',
     category: 'arrays',
-    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square or round (to the nearest integer, halves to even, as numpy.round).',
+    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square, round (to the nearest integer, halves to even, as numpy.round), isnan or isfinite (1 where true, 0 where false, int32).',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [{ name: 'op', kind: 'enum', options: UNARY, default: 'abs' }],
   },
   build(ctx) {
-    const x = arrayInput(ctx, 'x');
     const op = (ctx.params.op ?? 'abs') as UnaryOp;
-    return { out: mapBlocks(x, (e) => ({ kind: 'unary', op, arg: e }), op, ctx.nodeId, unaryResultType(x.dtype, op)) };
+    const x0 = arrayInput(ctx, 'x');
+    const dtype = unaryResultType(x0.dtype, op);
+    // isnan of a float32 chain: the chain computes in float32 first (an int32 program computes in float64).
+    const x = settle(x0, dtype, ctx, 'src');
+    return { out: mapBlocks(x, (e) => ({ kind: 'unary', op, arg: e }), op, ctx.nodeId, dtype) };
   },
 };
 
