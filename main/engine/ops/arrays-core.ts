@@ -190,6 +190,13 @@ const REDUCE_OPS: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argm
 const TRUTH_OPS = { any: 'max', all: 'min' } as const;
 type TruthOp = keyof typeof TRUTH_OPS;
 
+/** numpy.nansum: the sum with NaN taken as 0 (integers have no NaN and keep their exact int64 sum). */
+function nanAsZero(x: LazyArray, ctx: BuildContext): LazyArray {
+  if (x.dtype === 'int32' || x.dtype === 'int64') return x;
+  const zero = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value: 0 } };
+  return mapBlocks(x, (e) => ({ kind: 'where', cond: { kind: 'unary', op: 'isnan', arg: e }, a: zero, b: e }), 'nan-as-0', ctx.nodeId);
+}
+
 /** `x != 0` as 1 / 0 in int32 (NumPy's bool), the operand of any / all. */
 function nonzero(x0: LazyArray, ctx: BuildContext): LazyArray {
   const x = settle(x0, 'int32', ctx, 'src');
@@ -201,11 +208,11 @@ const reduce: OpDef = {
     op: 'reduce',
     label: 'Reduce',
     category: 'arrays',
-    doc: 'sum, mean, min, max, var, std, argmin, argmax, any or all (1 / 0 as int32) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
+    doc: 'sum, mean, min, max, var, std, argmin, argmax, any or all (1 / 0 as int32), or nansum (NaN as 0) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
-      { name: 'op', kind: 'enum', options: [...REDUCE_OPS, 'any', 'all'], default: 'sum' },
+      { name: 'op', kind: 'enum', options: [...REDUCE_OPS, 'any', 'all', 'nansum'], default: 'sum' },
       { name: 'axis', kind: 'number', integer: true, doc: 'leave empty (and axes empty) to reduce over all elements; negative counts from the end' },
       { name: 'axes', kind: 'numbers', integer: true, doc: 'several axes, e.g. [0, 2] (negative count from the end); instead of axis' },
       { name: 'keepdims', kind: 'boolean', default: false, doc: 'keep the reduced axes with length 1' },
@@ -225,10 +232,10 @@ const reduce: OpDef = {
   // A generator: a reduction over a big grid emits a task per block (main/engine/slices.ts).
   *build(ctx) {
     const x0 = arrayInput(ctx, 'x');
-    const named = (ctx.params.op ?? 'sum') as ReduceOp | TruthOp;
+    const named = (ctx.params.op ?? 'sum') as ReduceOp | TruthOp | 'nansum';
     const truth = named === 'any' || named === 'all' ? TRUTH_OPS[named] : null;
-    const op: ReduceOp = truth ?? (named as ReduceOp);
-    const x = truth ? nonzero(x0, ctx) : x0;
+    const op: ReduceOp = named === 'any' || named === 'all' ? TRUTH_OPS[named] : named === 'nansum' ? 'sum' : named;
+    const x = truth ? nonzero(x0, ctx) : named === 'nansum' ? nanAsZero(x0, ctx) : x0;
     const splitEvery = (ctx.params.split_every ?? 8) as number;
     const ddof = (ctx.params.ddof ?? 0) as number;
     const axis = ctx.params.axis;

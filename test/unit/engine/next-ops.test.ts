@@ -1,6 +1,6 @@
 /**
  * The ops of issue 24 that Dask users reach for next (isnan, isfinite, reduce with a negative
- * axis, any, all; sums of infinities), against NumPy computed in the test
+ * axis, any, all, nansum; sums of infinities), against NumPy computed in the test
  * (test/helpers/dtype_oracle.py) on inputs that hold NaN, infinities and odd chunkings: all cases
  * in one workflow, one run per backend (js, and native-cpu beside js as a worker has it).
  */
@@ -69,11 +69,11 @@ function makeCases(): { cases: DtypeCase[]; dir: string } {
     }
     // A negative axis counts from the end; sums of infinities (a lane with -inf alone, one with
     // both signs); any / all over all axes and along one, with zeros, NaN and -0 (which is false).
-    for (const op of ['sum', 'min', 'argmax', 'mean', 'any', 'all']) {
+    for (const op of ['sum', 'min', 'argmax', 'mean', 'any', 'all', 'nansum']) {
       add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], -1);
       add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], -3);
     }
-    for (const op of ['any', 'all']) {
+    for (const op of ['any', 'all', 'nansum']) {
       add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], null);
       add('reduce', op, dtype, [4, 6], [3, 4], 1, [0, 0, -0, 0, 0, 0, 2, 0, NaN, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0]);
       add('reduce', op, dtype, [4, 6], [3, 4], null, [1, 2, 3, -1, NaN, 5]);
@@ -85,7 +85,7 @@ function makeCases(): { cases: DtypeCase[]; dir: string } {
 describe.each([
   ['js', () => [createJsBackend()]],
   ...('unavailable' in native ? [] : [['native-cpu', () => [nativeCpu(), createJsBackend()]] as const]),
-] as Array<[string, () => ArrayBackend[]]>)('isnan, isfinite, negative axes, any, all, sums of infinities against NumPy (%s)', (_, backends) => {
+] as Array<[string, () => ArrayBackend[]]>)('isnan, isfinite, negative axes, any, all, nansum, sums of infinities against NumPy (%s)', (_, backends) => {
   it('every case gives NumPy\'s dtype and values', async () => {
     const { cases, dir } = makeCases();
     const want = numpyAnswers(cases, dir);
