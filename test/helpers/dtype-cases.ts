@@ -22,7 +22,7 @@ const REDUCE = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax'] a
 
 export interface DtypeCase {
   name: string;
-  kind: 'binary' | 'scalar' | 'unary' | 'concatenate' | 'reduce';
+  kind: 'binary' | 'scalar' | 'unary' | 'concatenate' | 'reduce' | 'diff';
   op: string;
   x: string;
   y?: string;
@@ -145,7 +145,7 @@ export function dtypeCasesDoc(cases: DtypeCase[]): unknown {
 function tolerance(c: DtypeCase, dtype: string): number {
   if (dtype === 'int32' || dtype === 'int64' || dtype === 'bool') return 0;
   if (c.kind === 'reduce') return dtype === 'float32' ? 1e-4 : 1e-12;
-  if (c.kind === 'concatenate' || ['add', 'sub', 'mul', 'min', 'max', 'neg', 'abs', 'square'].includes(c.op)) return 0;
+  if (c.kind === 'concatenate' || c.kind === 'diff' || ['add', 'sub', 'mul', 'min', 'max', 'neg', 'abs', 'square'].includes(c.op)) return 0;
   return dtype === 'float32' ? 2e-6 : 1e-12;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The ops of issue 24 that Dask users reach for next (isnan, isfinite, reduce with a negative
- * axis, any, all, nansum; sums of infinities), against NumPy computed in the test
+ * axis, any, all, nansum, diff; sums of infinities), against NumPy computed in the test
  * (test/helpers/dtype_oracle.py) on inputs that hold NaN, infinities and odd chunkings: all cases
  * in one workflow, one run per backend (js, and native-cpu beside js as a worker has it).
  */
@@ -48,16 +48,16 @@ function input(dir: string, name: string, dtype: DType, shape: number[], values:
 function makeCases(): { cases: DtypeCase[]; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'gpuflow-next-ops-'));
   const cases: DtypeCase[] = [];
-  const add = (kind: 'unary' | 'reduce', op: string, dtype: DType, shape: number[], chunks: number[], axis?: number | null, values = SPECIAL) => {
+  const add = (kind: 'unary' | 'reduce' | 'diff', op: string, dtype: DType, shape: number[], chunks: number[], axis?: number | null, values = SPECIAL) => {
     const name = `n${cases.length}`;
     const x = input(dir, `${name}x`, dtype, shape, values);
-    const params = kind === 'unary' ? { op } : axis === null || axis === undefined ? { op } : { op, axis };
+    const params = kind === 'unary' ? { op } : kind === 'diff' ? { axis } : axis === null || axis === undefined ? { op } : { op, axis };
     cases.push({
       name,
       kind,
       op,
       x,
-      ...(kind === 'reduce' ? { axis: axis ?? null } : {}),
+      ...(kind === 'unary' ? {} : { axis: axis ?? null }),
       nodes: [{ id: `${name}_x`, op: 'load_npy', params: { path: join(dir, x), chunks } }, { id: name, op: kind, params }],
       edges: [{ source: `${name}_x`, sourcePort: 'out', target: name, targetPort: 'x' }],
     });
@@ -73,6 +73,10 @@ function makeCases(): { cases: DtypeCase[]; dir: string } {
       add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], -1);
       add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], -3);
     }
+    // diff (n=1) along each axis, negative ones too, with chunk edges inside the differences.
+    for (const axis of [0, 1, 2, -1, -2]) add('diff', 'diff', dtype, [3, 4, 5], [2, 3, 2], axis);
+    add('diff', 'diff', dtype, [7], [3], 0);
+    add('diff', 'diff', dtype, [1, 4], [1, 3], 0);
     for (const op of ['any', 'all', 'nansum']) {
       add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], null);
       add('reduce', op, dtype, [4, 6], [3, 4], 1, [0, 0, -0, 0, 0, 0, 2, 0, NaN, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0]);
@@ -85,7 +89,7 @@ function makeCases(): { cases: DtypeCase[]; dir: string } {
 describe.each([
   ['js', () => [createJsBackend()]],
   ...('unavailable' in native ? [] : [['native-cpu', () => [nativeCpu(), createJsBackend()]] as const]),
-] as Array<[string, () => ArrayBackend[]]>)('isnan, isfinite, negative axes, any, all, nansum, sums of infinities against NumPy (%s)', (_, backends) => {
+] as Array<[string, () => ArrayBackend[]]>)('isnan, isfinite, negative axes, any, all, nansum, diff, sums of infinities against NumPy (%s)', (_, backends) => {
   it('every case gives NumPy\'s dtype and values', async () => {
     const { cases, dir } = makeCases();
     const want = numpyAnswers(cases, dir);
