@@ -4,6 +4,7 @@
  * (test/helpers/dtype_oracle.py) on inputs that hold NaN, infinities and odd chunkings: all cases
  * in one workflow, one run per backend (js, and native-cpu beside js as a worker has it).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,5 +112,19 @@ describe('isfinite, negative axes, any / all (hand-computed)', () => {
 
   it('an axis beyond the input is refused with its bounds', async () => {
     await expect(runLocal(chain(['a', 'arange', { start: 0, stop: 6, chunks: 4 }], ['s', 'reduce', { op: 'sum', axis: -2 }]))).rejects.toThrow(/axis -2 is out of bounds for the 1-d input/);
+  });
+});
+
+describe('eye and tri against NumPy', () => {
+  it('numpy.eye / numpy.tri for square, wide and tall shapes, diagonals above and below, odd chunks', async () => {
+    const shapes: Array<[number, number, number, number, DType]> = [[5, 5, 0, 2, 'float64'], [4, 7, 2, 3, 'int32'], [7, 3, -1, 2, 'float32'], [3, 6, -4, 4, 'int64'], [6, 4, 5, 5, 'float64']];
+    const script = `import json, numpy as np\nprint(json.dumps([[getattr(np, op)(n, m, k, dtype=d).tolist() for (n, m, k, _, d) in ${JSON.stringify(shapes)}] for op in ('eye', 'tri')]))`;
+    const want = JSON.parse(execFileSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' })) as number[][][][];
+    for (const [o, op] of (['eye', 'tri'] as const).entries()) {
+      for (const [i, [n, m, k, chunks, dtype]] of shapes.entries()) {
+        const out = await runLocal(chain(['e', op, { N: n, M: m, k, chunks, dtype }]));
+        expect(out.e, `${op}(${n}, ${m}, ${k}, ${dtype})`).toMatchObject({ kind: 'array', dtype, shape: [n, m], data: want[o][i].flat() });
+      }
+    }
   });
 });
