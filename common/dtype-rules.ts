@@ -10,6 +10,7 @@
  *                           integer array float64 (int32 + 0.5 -> float64)
  *   true division           always a float: int / int -> float64, float32 / 2 -> float32
  *   comparisons             NumPy's bool; this engine has no bool dtype, so 1 / 0 as int32
+ *   isnan, isfinite         the same: 1 / 0 as int32
  *   reductions              sum of integers -> int64 (NumPy's default int), of float32 -> float32;
  *                           mean/var/std of integers -> float64, of float32 -> float32;
  *                           min/max keep the dtype; argmin/argmax -> int64
@@ -76,7 +77,11 @@ export function scalarResultType(a: DType, kind: ScalarKind, op: BinaryOp): DTyp
 /** Unary ops that keep an integer dtype (the rest are transcendental: floats out). */
 const KEEPS_DTYPE: UnaryOp[] = ['neg', 'abs', 'square', 'round'];
 
+/** Unary predicates: NumPy's bool, as 1 / 0 in int32 (the comparisons' dtype here). */
+const PREDICATES: UnaryOp[] = ['isnan', 'isfinite'];
+
 export function unaryResultType(x: DType, op: UnaryOp): DType {
+  if (PREDICATES.includes(op)) return 'int32';
   return KEEPS_DTYPE.includes(op) ? x : floatOf(x);
 }
 

@@ -22,6 +22,9 @@ GF_HD double unaryOp(int op, double x) {
     case uCos: return cos(x);
     case uTanh: return tanh(x);
     case uRound: return rint(x);  // nearest, halves to even (the default rounding mode), as numpy.round
+    // NumPy's bool as 1 / 0 (the program's int32 output), as the comparisons give.
+    case uIsnan: return x != x ? 1.0 : 0.0;
+    case uIsfinite: return fabs(x) < INFINITY ? 1.0 : 0.0;  // false for NaN and both infinities
     default: return mul_rn(x, x);
   }
 }

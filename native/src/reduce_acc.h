@@ -27,6 +27,10 @@ GF_HD void neumaier(double& s, double& c, double x) {
   s = t;
 }
 
+// A compensated sum's value: s + c, except where s is an infinity or NaN, whose compensation is
+// NaN (inf - inf) and would turn NumPy's sum([1, -inf]) = -inf into NaN (as js's compensatedTotal).
+GF_HD double compTotal(double s, double c) { return fabs(s) < INFINITY ? s + c : s; }
+
 // One element (value x, global index gi). Sums, min/max and arg*; var uses accMerge per tile.
 GF_HD void accAdd(Acc& a, int reduce, double x, double gi) {
   switch (reduce) {
@@ -50,7 +54,7 @@ GF_HD void accAdd(Acc& a, int reduce, double x, double gi) {
 GF_HD void accMerge(Acc& a, const Acc& b, int reduce) {
   switch (reduce) {
     case rSum: case rMean:
-      neumaier(a.sum, a.comp, b.sum + b.comp);
+      neumaier(a.sum, a.comp, compTotal(b.sum, b.comp));
       a.count += b.count;
       break;
     case rVar: case rStd: {
@@ -79,8 +83,8 @@ GF_HD void accMerge(Acc& a, const Acc& b, int reduce) {
 // Writes the partial's fields (field-major layout: field f of position o at out[f * size + o]).
 GF_HD void accStore(const Acc& a, int reduce, double* out, int64_t size, int64_t o) {
   switch (reduce) {
-    case rSum: out[o] = a.sum + a.comp; break;
-    case rMean: out[o] = a.sum + a.comp; out[size + o] = a.count; break;
+    case rSum: out[o] = compTotal(a.sum, a.comp); break;
+    case rMean: out[o] = compTotal(a.sum, a.comp); out[size + o] = a.count; break;
     case rVar: case rStd: out[o] = a.count; out[size + o] = a.mean; out[2 * size + o] = a.m2; break;
     case rMin: case rMax: out[o] = a.value; break;
     default: out[o] = a.value; out[size + o] = a.index; break;

@@ -21,7 +21,7 @@ from .philox import random32, random64, seed_key
 from .values import PARTIAL_FIELDS, Partial
 
 REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax"]
-UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round"]
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite"]
 BINARY = ["add", "sub", "mul", "div", "pow", "min", "max"]
 MAX_SAFE = 2.0**53
 
@@ -227,7 +227,13 @@ def evaluate(p: Code, inputs: Sequence[np.ndarray]) -> np.ndarray:
 
 def _neumaier(x: np.ndarray) -> float:
     """An exactly rounded sum (Neumaier's compensated sum agrees with it to the last bit or so)."""
-    return math.fsum(x.ravel().tolist()) if x.size else 0.0
+    if not x.size:
+        return 0.0
+    if not np.isfinite(x).all():
+        # fsum raises on inf + -inf; NumPy's sum of non-finite values is inf, -inf or NaN.
+        with np.errstate(invalid="ignore"):
+            return float(np.sum(x))
+    return math.fsum(x.ravel().tolist())
 
 
 def reduce_numpy(p: Code, v: np.ndarray) -> Dict[str, np.ndarray]:

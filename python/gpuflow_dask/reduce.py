@@ -44,7 +44,8 @@ def combine_partials(parts: Sequence[Partial]) -> Partial:
             s = t
             if op == "mean":
                 cnt = cnt + p["count"]
-        f["sum"] = s + c
+        # An infinite (or NaN) s has a NaN compensation (inf - inf): its sum is s, as NumPy's.
+        f["sum"] = np.where(np.isfinite(s), s + c, s)
         if op == "mean":
             f["count"] = cnt
     elif op in ("var", "std"):

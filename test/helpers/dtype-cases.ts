@@ -22,7 +22,7 @@ const REDUCE = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax'] a
 
 export interface DtypeCase {
   name: string;
-  kind: 'binary' | 'scalar' | 'unary' | 'concatenate' | 'reduce';
+  kind: 'binary' | 'scalar' | 'unary' | 'concatenate' | 'reduce' | 'diff';
   op: string;
   x: string;
   y?: string;
@@ -122,10 +122,14 @@ export function makeDtypeCases(seed: number, count: number): { cases: DtypeCase[
       cases.push({ name, kind, op, x, axis, nodes: [load(`${name}_x`, x, shape), { id: name, op: 'reduce', params: axis === null ? { op } : { op, axis } }], edges: [edge(`${name}_x`, name, 'x')] });
     }
   }
+  return { cases, dir, want: numpyAnswers(cases, dir) };
+}
+
+/** Computes `cases` (inputs already under `dir`) with NumPy: writes each answer there, returns their dtypes. */
+export function numpyAnswers(cases: DtypeCase[], dir: string): Record<string, string> {
   writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases.map(({ nodes: _n, edges: _e, ...c }) => c)));
   execFileSync('/usr/bin/python3', ['test/helpers/dtype_oracle.py', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const want = JSON.parse(readFileSync(join(dir, 'want.json'), 'utf8')) as Record<string, string>;
-  return { cases, dir, want };
+  return JSON.parse(readFileSync(join(dir, 'want.json'), 'utf8')) as Record<string, string>;
 }
 
 /** All cases as one workflow document. */
@@ -141,7 +145,7 @@ export function dtypeCasesDoc(cases: DtypeCase[]): unknown {
 function tolerance(c: DtypeCase, dtype: string): number {
   if (dtype === 'int32' || dtype === 'int64' || dtype === 'bool') return 0;
   if (c.kind === 'reduce') return dtype === 'float32' ? 1e-4 : 1e-12;
-  if (c.kind === 'concatenate' || ['add', 'sub', 'mul', 'min', 'max', 'neg', 'abs', 'square'].includes(c.op)) return 0;
+  if (c.kind === 'concatenate' || c.kind === 'diff' || ['add', 'sub', 'mul', 'min', 'max', 'neg', 'abs', 'square'].includes(c.op)) return 0;
   return dtype === 'float32' ? 2e-6 : 1e-12;
 }
 
@@ -152,4 +156,17 @@ export function checkDtypeCase(c: DtypeCase, got: ResultValue | undefined, dir: 
   const dtype = got && 'dtype' in got ? got.dtype : undefined;
   if (dtype !== (npDtype === 'bool' ? 'int32' : npDtype)) throw new Error(`${label}: dtype ${dtype}, NumPy ${npDtype}`);
   checkOutput(valuesOf(got), `${c.name}.want.npy`, tolerance(c, npDtype), label, dir);
+}
+
+/** Checks every case (checkDtypeCase) and throws one error listing all that differ from NumPy. */
+export function checkDtypeCases(cases: DtypeCase[], results: Record<string, ResultValue | undefined>, dir: string, want: Record<string, string>): void {
+  const errors: string[] = [];
+  for (const c of cases) {
+    try {
+      checkDtypeCase(c, results[c.name], dir, want);
+    } catch (e) {
+      errors.push(e instanceof Error ? e.message.split('\n')[0] : String(e));
+    }
+  }
+  if (errors.length) throw new Error(`${errors.length} of ${cases.length} cases differ from NumPy:\n${errors.join('\n')}`);
 }

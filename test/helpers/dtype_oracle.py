@@ -19,7 +19,7 @@ BINARY = {
 }
 UNARY = {
     "neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin,
-    "cos": np.cos, "tanh": np.tanh, "square": np.square,
+    "cos": np.cos, "tanh": np.tanh, "square": np.square, "isnan": np.isnan, "isfinite": np.isfinite,
 }
 
 
@@ -38,6 +38,8 @@ def compute(c, d):
         return np.concatenate([x, np.load(os.path.join(d, c["y"]))], axis=c["axis"])
     if kind == "reduce":
         return np.asarray(getattr(np, c["op"])(x, axis=c["axis"]))
+    if kind == "diff":
+        return np.diff(x, axis=c["axis"])
     raise ValueError(f"unknown case kind {kind}")
 
 

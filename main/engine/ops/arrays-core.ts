@@ -186,18 +186,34 @@ const slice: OpDef = {
 };
 
 const REDUCE_OPS: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax'];
+/** Truth reductions, composed: any is the max of x != 0, all the min (NaN counts as true, as NumPy's). */
+const TRUTH_OPS = { any: 'max', all: 'min' } as const;
+type TruthOp = keyof typeof TRUTH_OPS;
+
+/** numpy.nansum: the sum with NaN taken as 0 (integers have no NaN and keep their exact int64 sum). */
+function nanAsZero(x: LazyArray, ctx: BuildContext): LazyArray {
+  if (x.dtype === 'int32' || x.dtype === 'int64') return x;
+  const zero = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value: 0 } };
+  return mapBlocks(x, (e) => ({ kind: 'where', cond: { kind: 'unary', op: 'isnan', arg: e }, a: zero, b: e }), 'nan-as-0', ctx.nodeId);
+}
+
+/** `x != 0` as 1 / 0 in int32 (NumPy's bool), the operand of any / all. */
+function nonzero(x0: LazyArray, ctx: BuildContext): LazyArray {
+  const x = settle(x0, 'int32', ctx, 'src');
+  return mapBlocks(x, (e) => ({ kind: 'binary', op: 'ne', a: e, b: { kind: 'leaf', leaf: { kind: 'fill', value: 0 } } }), 'ne', ctx.nodeId, 'int32');
+}
 
 const reduce: OpDef = {
   spec: {
     op: 'reduce',
     label: 'Reduce',
     category: 'arrays',
-    doc: 'sum, mean, min, max, var, std, argmin or argmax over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
+    doc: 'sum, mean, min, max, var, std, argmin, argmax, any or all (1 / 0 as int32), or nansum (NaN as 0) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
-      { name: 'op', kind: 'enum', options: REDUCE_OPS, default: 'sum' },
-      { name: 'axis', kind: 'number', integer: true, min: 0, doc: 'leave empty (and axes empty) to reduce over all elements' },
+      { name: 'op', kind: 'enum', options: [...REDUCE_OPS, 'any', 'all', 'nansum'], default: 'sum' },
+      { name: 'axis', kind: 'number', integer: true, doc: 'leave empty (and axes empty) to reduce over all elements; negative counts from the end' },
       { name: 'axes', kind: 'numbers', integer: true, doc: 'several axes, e.g. [0, 2] (negative count from the end); instead of axis' },
       { name: 'keepdims', kind: 'boolean', default: false, doc: 'keep the reduced axes with length 1' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8, doc: 'fan-in of the combine tree' },
@@ -215,8 +231,11 @@ const reduce: OpDef = {
   },
   // A generator: a reduction over a big grid emits a task per block (main/engine/slices.ts).
   *build(ctx) {
-    const x = arrayInput(ctx, 'x');
-    const op = (ctx.params.op ?? 'sum') as ReduceOp;
+    const x0 = arrayInput(ctx, 'x');
+    const named = (ctx.params.op ?? 'sum') as ReduceOp | TruthOp | 'nansum';
+    const truth = named === 'any' || named === 'all' ? TRUTH_OPS[named] : null;
+    const op: ReduceOp = named === 'any' || named === 'all' ? TRUTH_OPS[named] : named === 'nansum' ? 'sum' : named;
+    const x = truth ? nonzero(x0, ctx) : named === 'nansum' ? nanAsZero(x0, ctx) : x0;
     const splitEvery = (ctx.params.split_every ?? 8) as number;
     const ddof = (ctx.params.ddof ?? 0) as number;
     const axis = ctx.params.axis;
@@ -225,13 +244,17 @@ const reduce: OpDef = {
     if (axis !== undefined && axis !== null && axesParam !== undefined && axesParam !== null) return ctx.fail('params.axes', 'give axis or axes, not both');
     let axes: number[] | null = null;
     if (axis !== undefined && axis !== null) {
-      if (typeof axis !== 'number' || axis >= x.shape.length) return ctx.fail('params.axis', `must be an axis of the ${x.shape.length}-d input`);
-      axes = [axis];
+      const nd = x.shape.length;
+      if (typeof axis !== 'number' || axis < -nd || axis >= nd) return ctx.fail('params.axis', `axis ${String(axis)} is out of bounds for the ${nd}-d input`);
+      // NumPy's negative axis counts from the end; as its positive twin it keeps that form's task graph.
+      axes = [axis < 0 ? axis + nd : axis];
     } else if (axesParam !== undefined && axesParam !== null) axes = nums(ctx, 'axes');
     try {
       const ax = normalizeAxes(axes, x.shape.length);
+      // NumPy gives False / True here; a constant result has no task to carry it yet.
+      if (truth && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} over an empty axis is not supported yet (NumPy gives ${named === 'any' ? 'False' : 'True'}); the input has shape (${x.shape.join(', ')})`);
       // NumPy: "zero-size array to reduction operation maximum which has no identity".
-      if (['min', 'max', 'argmin', 'argmax'].includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${op} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
+      if (['min', 'max', 'argmin', 'argmax'].includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
     } catch (e) {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));

@@ -1,9 +1,9 @@
-/** Array constructors: zeros, ones, full, arange, linspace. Each block is a leaf; nothing is stored until used. */
-import type { DType, Leaf } from '../../../common/arrays';
+/** Array constructors: zeros, ones, full, arange, linspace, eye, tri. Each block is a leaf; nothing is stored until used. */
+import type { CompareOp, DType, Expr, Leaf } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { DTYPES } from '../../../common/dtype-rules';
 import { blockOffset, blockShape, fullRegion, normalizeChunks } from '../compile/chunks';
-import { num, shapeAndChunks } from './arrays-core';
+import { chunkSizes, num, shapeAndChunks } from './arrays-core';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 function leafArray(ctx: BuildContext, shape: number[], chunks: number[][], dtype: DType, name: string, leafOf: (region: ReturnType<typeof fullRegion>) => Leaf): LazyArray {
@@ -93,4 +93,61 @@ const linspace: OpDef = {
   },
 };
 
-export const CREATE_ARRAY_OPS: OpDef[] = [fillOp('zeros', 'Zeros', 0), fillOp('ones', 'Ones', 1), fillOp('full', 'Full', null), arange, linspace];
+/**
+ * numpy.eye (1 where j == i + k) and numpy.tri (1 where j <= i + k) of N x M: each block compares
+ * its row indices (+ k) with its column indices, two broadcast arange leaves, so nothing is stored.
+ */
+function diagonalOp(op: 'eye' | 'tri', test: CompareOp, doc: string): OpDef {
+  return {
+    spec: {
+      op,
+      label: op === 'eye' ? 'Eye' : 'Tri',
+      category: 'arrays',
+      doc,
+      inputs: [],
+      outputs: [{ name: 'out', type: 'array' }],
+      params: [
+        { name: 'N', kind: 'number', integer: true, min: 0, required: true, doc: 'rows' },
+        { name: 'M', kind: 'number', integer: true, min: 0, doc: 'columns (empty: N)' },
+        { name: 'k', kind: 'number', integer: true, default: 0, doc: 'diagonal offset (positive: above the main one)' },
+        { name: 'chunks', kind: 'numbers', integer: true, exclusiveMin: 0, minLength: 1, required: true },
+        { name: 'dtype', kind: 'enum', options: DTYPES, default: 'float64' },
+      ],
+    },
+    build(ctx) {
+      const n = num(ctx, 'N');
+      const m = ctx.params.M === undefined || ctx.params.M === null ? n : num(ctx, 'M');
+      const k = (ctx.params.k ?? 0) as number;
+      const shape = [n, m];
+      const chunks = normalizeChunks(shape, chunkSizes(ctx, 2, 'the N x M result'));
+      return {
+        out: {
+          kind: 'array',
+          shape,
+          chunks,
+          dtype: (ctx.params.dtype ?? 'float64') as DType,
+          opName: op,
+          nodes: [ctx.nodeId],
+          block(idx) {
+            const [r, c] = blockShape(chunks, idx);
+            const [r0, c0] = blockOffset(chunks, idx);
+            const rows: Expr = { kind: 'broadcast', from: [r, 1], arg: { kind: 'leaf', leaf: { kind: 'arange', start: k, step: 1, shape: [n, 1], region: { start: [r0, 0], step: [1, 1], count: [r, 1] } } } };
+            const cols: Expr = { kind: 'broadcast', from: [c], arg: { kind: 'leaf', leaf: { kind: 'arange', start: 0, step: 1, shape: [m], region: { start: [c0], step: [1], count: [c] } } } };
+            // eye: column == row + k; tri: column <= row + k.
+            return { expr: { kind: 'binary', op: test, a: cols, b: rows }, deps: [] };
+          },
+        },
+      };
+    },
+  };
+}
+
+export const CREATE_ARRAY_OPS: OpDef[] = [
+  fillOp('zeros', 'Zeros', 0),
+  fillOp('ones', 'Ones', 1),
+  fillOp('full', 'Full', null),
+  arange,
+  linspace,
+  diagonalOp('eye', 'eq', 'N x M with ones on the k-th diagonal, zeros elsewhere (numpy.eye).'),
+  diagonalOp('tri', 'le', 'N x M with ones at and below the k-th diagonal, zeros above (numpy.tri).'),
+];

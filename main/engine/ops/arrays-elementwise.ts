@@ -1,15 +1,15 @@
 /** Elementwise nodes: binary ops of two arrays (broadcasting), unary functions, clip. All fuse. */
-import type { BinaryOp, UnaryOp } from '../../../common/arrays';
+import type { BinaryOp, DType, UnaryOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
 import { binaryResultType, scalarOperand, unaryResultType } from '../../../common/dtype-rules';
 import { align } from '../compile/broadcast';
-import { mapBlocks, settle } from '../compile/array-lower';
+import { mapBlocks, settle, sliceArray } from '../compile/array-lower';
 import { shiftDeps } from '../compile/restrict';
 import { arrayInput, num } from './arrays-core';
-import type { LazyArray, OpDef } from './types';
+import type { BuildContext, LazyArray, OpDef } from './types';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
-const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round'];
+const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite'];
 
 const binary: OpDef = {
   spec: {
@@ -32,22 +32,51 @@ const binary: OpDef = {
     // A program computes in its output dtype: a chain of another precision is computed first.
     const a = settle(a0, dtype, ctx, 'src-a');
     const b = settle(b0, dtype, ctx, 'src-b');
-    const al = align([a, b], ctx, 'b');
-    const [x, y] = al.operands;
-    const out: LazyArray = {
-      kind: 'array',
-      shape: al.shape,
-      chunks: al.chunks,
-      dtype,
-      opName: `${x.opName}+${op}`,
-      nodes: [...x.nodes, ...y.nodes, ctx.nodeId],
-      block(idx) {
-        const p = al.block(x, idx);
-        const q = al.block(y, idx);
-        return { expr: { kind: 'binary', op, a: p.expr, b: shiftDeps(q.expr, p.deps.length) }, deps: [...p.deps, ...q.deps] };
-      },
+    return { out: alignedBinary(a, b, op, dtype, ctx, 'b') };
+  },
+};
+
+/** a ∘ b elementwise with NumPy broadcasting, each output block one fused expression. */
+function alignedBinary(a: LazyArray, b: LazyArray, op: BinaryOp, dtype: DType, ctx: BuildContext, port: string): LazyArray {
+  const al = align([a, b], ctx, port);
+  const [x, y] = al.operands;
+  return {
+    kind: 'array',
+    shape: al.shape,
+    chunks: al.chunks,
+    dtype,
+    opName: `${x.opName}+${op}`,
+    nodes: [...x.nodes, ...y.nodes, ctx.nodeId],
+    block(idx) {
+      const p = al.block(x, idx);
+      const q = al.block(y, idx);
+      return { expr: { kind: 'binary', op, a: p.expr, b: shiftDeps(q.expr, p.deps.length) }, deps: [...p.deps, ...q.deps] };
+    },
+  };
+}
+
+const diff: OpDef = {
+  spec: {
+    op: 'diff',
+    label: 'Difference',
+    category: 'arrays',
+    doc: 'numpy.diff with n=1: x[1:] - x[:-1] along an axis (negative counts from the end), in the input\'s dtype.',
+    inputs: [{ name: 'x', type: 'array' }],
+    outputs: [{ name: 'out', type: 'array' }],
+    params: [{ name: 'axis', kind: 'number', integer: true, default: -1 }],
+  },
+  build(ctx) {
+    const x = arrayInput(ctx, 'x');
+    const nd = x.shape.length;
+    const axis = (ctx.params.axis ?? -1) as number;
+    if (nd === 0) return ctx.fail('inputs.x', 'diff needs an array of at least one dimension (NumPy raises ValueError)');
+    if (!Number.isInteger(axis) || axis < -nd || axis >= nd) return ctx.fail('params.axis', `axis ${axis} is out of bounds for the ${nd}-d input`);
+    const along = axis < 0 ? axis + nd : axis;
+    const part = (start: number): LazyArray => {
+      const axes = x.shape.map((n, d) => (d === along ? { start, step: 1, count: Math.max(0, n - 1) } : { start: 0, step: 1, count: n }));
+      return sliceArray(x, { axes, layout: x.shape.map((_, d) => d) }, ctx.nodeId);
     };
-    return { out };
+    return { out: alignedBinary(part(1), part(0), 'sub', x.dtype, ctx, 'x') };
   },
 };
 
@@ -56,15 +85,18 @@ const unary: OpDef = {
     op: 'unary',
     label: 'Function',
     category: 'arrays',
-    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square or round (to the nearest integer, halves to even, as numpy.round).',
+    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square, round (to the nearest integer, halves to even, as numpy.round), isnan or isfinite (1 where true, 0 where false, int32).',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [{ name: 'op', kind: 'enum', options: UNARY, default: 'abs' }],
   },
   build(ctx) {
-    const x = arrayInput(ctx, 'x');
     const op = (ctx.params.op ?? 'abs') as UnaryOp;
-    return { out: mapBlocks(x, (e) => ({ kind: 'unary', op, arg: e }), op, ctx.nodeId, unaryResultType(x.dtype, op)) };
+    const x0 = arrayInput(ctx, 'x');
+    const dtype = unaryResultType(x0.dtype, op);
+    // isnan of a float32 chain: the chain computes in float32 first (an int32 program computes in float64).
+    const x = settle(x0, dtype, ctx, 'src');
+    return { out: mapBlocks(x, (e) => ({ kind: 'unary', op, arg: e }), op, ctx.nodeId, dtype) };
   },
 };
 
@@ -91,4 +123,4 @@ const clip: OpDef = {
   },
 };
 
-export const ELEMENTWISE_ARRAY_OPS: OpDef[] = [binary, unary, clip];
+export const ELEMENTWISE_ARRAY_OPS: OpDef[] = [binary, unary, clip, diff];

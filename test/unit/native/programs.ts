@@ -91,6 +91,11 @@ export function cases(): Case[] {
     // round on exact halves (to the even neighbour), just below a half, and the special values.
     const halves = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5, NaN, Infinity];
     out.push({ name: `${dtype} round halves to even`, program: { dtype, shape: [2, 6], expr: un('round', leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [2, 6]) })) }, inputs: [arr('float64', [2, 6], Float64Array.from(halves))], exact: true });
+    // isnan / isfinite (1 / 0) on NaN, both infinities, the largest double and ordinary values.
+    const special = [NaN, Infinity, -Infinity, 0, -0, 1.5, -2, Number.MAX_VALUE, -Number.MIN_VALUE, NaN, 3e38, 4e38];
+    for (const op of ['isnan', 'isfinite'] as const) {
+      out.push({ name: `${dtype} ${op} special values`, program: { dtype, shape: [3, 4], expr: un(op, leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [3, 4]) })) }, inputs: [arr('float64', [3, 4], Float64Array.from(special))], exact: true });
+    }
     for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'] as const) {
       const a = uniform(13, [4, 8], region([0, 0], [1, 1], [4, 8]), 0.5, 2);
       const b = leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [4, 8]) });
@@ -111,6 +116,14 @@ export function cases(): Case[] {
     for (const op of ['min', 'max', 'argmin', 'argmax', 'sum'] as const) {
       for (const axis of [null, 0, 1]) {
         out.push({ name: `${dtype} ${op} axis ${axis}, ties and NaN`, program: { dtype, shape: [3, 4], expr: leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [3, 4]) }), reduce: { op, axis, offset: [6, 8], globalShape: [9, 12] } }, inputs: [ties], exact: true });
+      }
+    }
+    // Sums with infinities: the compensation term is NaN (inf - inf) but NumPy's sum is the infinity
+    // (rows: one -inf, +inf twice, both signs; 20 columns so the SIMD lanes see them too).
+    const infs = ramp(60, (i) => (i === 3 ? -Infinity : i === 21 || i === 38 ? Infinity : i === 45 ? Infinity : i === 52 ? -Infinity : (i % 7) - 2.5));
+    for (const op of ['sum', 'mean'] as const) {
+      for (const axis of [null, 0, 1]) {
+        out.push({ name: `${dtype} ${op} axis ${axis}, infinities`, program: { dtype, shape: [3, 20], expr: leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [3, 20]) }), reduce: { op, axis, offset: [0, 0], globalShape: [3, 20] } }, inputs: [arr('float64', [3, 20], infs)], exact: true });
       }
     }
     out.push({ name: `${dtype} seed chunk sum`, program: seedChunk(dtype, 400, 100, 1, 2, 'sum'), inputs: [] });

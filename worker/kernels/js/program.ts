@@ -106,6 +106,9 @@ const UNARY: Record<string, (x: number) => number> = {
   tanh: Math.tanh,
   square: (x) => x * x,
   round: roundHalfEven,
+  // NumPy's bool as 1 / 0 (the program's int32 output), as the comparisons give.
+  isnan: (x) => (x !== x ? 1 : 0),
+  isfinite: (x) => (Number.isFinite(x) ? 1 : 0),
 };
 
 /** numpy.round to an integer: the nearest one, halves to the even neighbour (2.5 -> 2, -1.5 -> -2). */

@@ -53,6 +53,14 @@ function lanes(shape: number[], axis: number | null, visit: (o: number, first: n
   for (let a = 0; a < outer; a++) for (let b = 0; b < inner; b++) visit(o++, a * len * inner + b, inner, len);
 }
 
+/**
+ * A Neumaier sum's value: s + c, except where s is an infinity or NaN, whose compensation term is
+ * NaN (inf - inf) and would turn NumPy's sum([1, -inf]) = -inf into NaN.
+ */
+export function compensatedTotal(s: number, c: number): number {
+  return Number.isFinite(s) ? s + c : s;
+}
+
 function toNumber(data: NDArray['data'], i: number): number {
   const v = data[i];
   return typeof v === 'bigint' ? Number(v) : v;
@@ -83,7 +91,7 @@ export function chunkReduce(a: NDArray, spec: ReduceSpec): Partial {
           c += Math.abs(s) >= Math.abs(x) ? s - t + x : x - t + s;
           s = t;
         }
-        f.sum[o] = s + c;
+        f.sum[o] = compensatedTotal(s, c);
         if (spec.op === 'mean') f.count[o] = count;
         return;
       }
@@ -203,7 +211,7 @@ export function combinePartials(parts: Partial[]): Partial {
           s = t;
           if (op === 'mean') cnt += p.fields.count[o];
         }
-        f.sum[o] = s + c;
+        f.sum[o] = compensatedTotal(s, c);
         if (op === 'mean') f.count[o] = cnt;
         break;
       }

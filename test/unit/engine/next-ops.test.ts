@@ -1,0 +1,130 @@
+/**
+ * The ops of issue 24 that Dask users reach for next (isnan, isfinite, reduce with a negative
+ * axis, any, all, nansum, diff; sums of infinities), against NumPy computed in the test
+ * (test/helpers/dtype_oracle.py) on inputs that hold NaN, infinities and odd chunkings: all cases
+ * in one workflow, one run per backend (js, and native-cpu beside js as a worker has it).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DType } from '../../../common/arrays';
+import { allocate, sizeOf } from '../../../common/arrays';
+import { DTYPES } from '../../../common/dtype-rules';
+import { writeNpy } from '../../../common/npy';
+import { loadNative } from '../../../native/index';
+import type { ArrayBackend } from '../../../worker/kernels/backend';
+import { createJsBackend } from '../../../worker/kernels/js';
+import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
+import { checkDtypeCases, dtypeCasesDoc, numpyAnswers, type DtypeCase } from '../../helpers/dtype-cases';
+import { chain, runLocal } from '../../helpers/local-run';
+import { localTasks } from '../../helpers/local-tasks';
+
+const native = loadNative();
+
+function nativeCpu(): ArrayBackend {
+  const b = createNativeCpuBackend(2);
+  if ('unavailable' in b) throw new Error(b.unavailable);
+  return b;
+}
+
+/** Values with NaN, both infinities, -0 and ordinary numbers (integers for the integer dtypes). */
+const SPECIAL = [1.5, NaN, -Infinity, 0, -0, Infinity, -2.25, 3, NaN, 7.5, -1, 2];
+
+/** An input of `dtype` and `shape` under `dir`: `values` repeated (integer dtypes: i % 9 - 4). */
+function input(dir: string, name: string, dtype: DType, shape: number[], values: number[]): string {
+  const n = sizeOf(shape);
+  const data = allocate(dtype, n);
+  for (let i = 0; i < n; i++) {
+    const v = dtype === 'int32' || dtype === 'int64' ? (i % 9) - 4 : values[(i * 5) % values.length];
+    if (data instanceof BigInt64Array) data[i] = BigInt(v);
+    else data[i] = v;
+  }
+  const file = `${name}.npy`;
+  writeFileSync(join(dir, file), writeNpy({ dtype, shape, data }));
+  return file;
+}
+
+function makeCases(): { cases: DtypeCase[]; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'gpuflow-next-ops-'));
+  const cases: DtypeCase[] = [];
+  const add = (kind: 'unary' | 'reduce' | 'diff', op: string, dtype: DType, shape: number[], chunks: number[], axis?: number | null, values = SPECIAL) => {
+    const name = `n${cases.length}`;
+    const x = input(dir, `${name}x`, dtype, shape, values);
+    const params = kind === 'unary' ? { op } : kind === 'diff' ? { axis } : axis === null || axis === undefined ? { op } : { op, axis };
+    cases.push({
+      name,
+      kind,
+      op,
+      x,
+      ...(kind === 'unary' ? {} : { axis: axis ?? null }),
+      nodes: [{ id: `${name}_x`, op: 'load_npy', params: { path: join(dir, x), chunks } }, { id: name, op: kind, params }],
+      edges: [{ source: `${name}_x`, sourcePort: 'out', target: name, targetPort: 'x' }],
+    });
+  };
+  for (const dtype of DTYPES) {
+    for (const op of ['isnan', 'isfinite']) {
+      add('unary', op, dtype, [12], [5]);
+      add('unary', op, dtype, [3, 5], [2, 3]);
+    }
+    // A negative axis counts from the end; sums of infinities (a lane with -inf alone, one with
+    // both signs); any / all over all axes and along one, with zeros, NaN and -0 (which is false).
+    for (const op of ['sum', 'min', 'argmax', 'mean', 'any', 'all', 'nansum']) {
+      add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], -1);
+      add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], -3);
+    }
+    // diff (n=1) along each axis, negative ones too, with chunk edges inside the differences.
+    for (const axis of [0, 1, 2, -1, -2]) add('diff', 'diff', dtype, [3, 4, 5], [2, 3, 2], axis);
+    add('diff', 'diff', dtype, [7], [3], 0);
+    add('diff', 'diff', dtype, [1, 4], [1, 3], 0);
+    for (const op of ['any', 'all', 'nansum']) {
+      add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], null);
+      add('reduce', op, dtype, [4, 6], [3, 4], 1, [0, 0, -0, 0, 0, 0, 2, 0, NaN, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0]);
+      add('reduce', op, dtype, [4, 6], [3, 4], null, [1, 2, 3, -1, NaN, 5]);
+    }
+  }
+  return { cases, dir };
+}
+
+describe.each([
+  ['js', () => [createJsBackend()]],
+  ...('unavailable' in native ? [] : [['native-cpu', () => [nativeCpu(), createJsBackend()]] as const]),
+] as Array<[string, () => ArrayBackend[]]>)('isnan, isfinite, negative axes, any, all, nansum, diff, sums of infinities against NumPy (%s)', (_, backends) => {
+  it('every case gives NumPy\'s dtype and values', async () => {
+    const { cases, dir } = makeCases();
+    const want = numpyAnswers(cases, dir);
+    const results = await (await localTasks(dtypeCasesDoc(cases), {}, {}, backends())).results();
+    checkDtypeCases(cases, results, dir, want);
+  }, 60_000);
+});
+
+describe('isfinite, negative axes, any / all (hand-computed)', () => {
+  it('isfinite of a float32 exp sees float32 overflow (np.isfinite(np.exp(np.float32(100))) is False)', async () => {
+    // exp(100) is 2.7e43: finite in float64, inf in float32; the chain must compute in float32.
+    const out = await runLocal(chain(['a', 'arange', { start: 99, stop: 101, chunks: 1, dtype: 'float32' }], ['e', 'unary', { op: 'exp' }], ['f', 'unary', { op: 'isfinite' }]));
+    expect(out.f).toMatchObject({ kind: 'array', dtype: 'int32', data: [0, 0] });
+  });
+
+  it('any over an empty axis is refused, naming NumPy\'s answer', async () => {
+    await expect(runLocal(chain(['a', 'zeros', { shape: [0, 3], chunks: 2 }], ['s', 'reduce', { op: 'any', axis: 0 }]))).rejects.toThrow(/any over an empty axis is not supported yet \(NumPy gives False\)/);
+  });
+
+  it('an axis beyond the input is refused with its bounds', async () => {
+    await expect(runLocal(chain(['a', 'arange', { start: 0, stop: 6, chunks: 4 }], ['s', 'reduce', { op: 'sum', axis: -2 }]))).rejects.toThrow(/axis -2 is out of bounds for the 1-d input/);
+  });
+});
+
+describe('eye and tri against NumPy', () => {
+  it('numpy.eye / numpy.tri for square, wide and tall shapes, diagonals above and below, odd chunks', async () => {
+    const shapes: Array<[number, number, number, number, DType]> = [[5, 5, 0, 2, 'float64'], [4, 7, 2, 3, 'int32'], [7, 3, -1, 2, 'float32'], [3, 6, -4, 4, 'int64'], [6, 4, 5, 5, 'float64']];
+    const script = `import json, numpy as np\nprint(json.dumps([[getattr(np, op)(n, m, k, dtype=d).tolist() for (n, m, k, _, d) in ${JSON.stringify(shapes)}] for op in ('eye', 'tri')]))`;
+    const want = JSON.parse(execFileSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' })) as number[][][][];
+    for (const [o, op] of (['eye', 'tri'] as const).entries()) {
+      for (const [i, [n, m, k, chunks, dtype]] of shapes.entries()) {
+        const out = await runLocal(chain(['e', op, { N: n, M: m, k, chunks, dtype }]));
+        expect(out.e, `${op}(${n}, ${m}, ${k}, ${dtype})`).toMatchObject({ kind: 'array', dtype, shape: [n, m], data: want[o][i].flat() });
+      }
+    }
+  });
+});
