@@ -15,7 +15,8 @@ import { validateWorkflow } from '../../../main/engine/validate';
 import { chain, runLocal } from '../../helpers/local-run';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', 'lt'];
-const NP_BINARY: Record<string, string> = { add: 'np.add', sub: 'np.subtract', mul: 'np.multiply', div: 'np.true_divide', pow: 'np.power', min: 'np.minimum', max: 'np.maximum', lt: 'np.less' };
+// NumPy's ufunc for each op, looked up by name with getattr (never evaluated).
+const NP_BINARY: Record<string, string> = { add: 'add', sub: 'subtract', mul: 'multiply', div: 'true_divide', pow: 'power', min: 'minimum', max: 'maximum', lt: 'less' };
 const REDUCE: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax'];
 
 /** NumPy's answers for every pair of dtypes, op, Python scalar and reduction, in one python run. */
@@ -29,10 +30,10 @@ for a in D:
     for b in D:
         y = np.ones(3, b)
         for op, f in ${JSON.stringify(NP_BINARY)}.items():
-            out[f"{a} {op} {b}"] = str(eval(f)(x, y).dtype)
+            out[f"{a} {op} {b}"] = str(getattr(np, f)(x, y).dtype)
     for op, f in ${JSON.stringify(NP_BINARY)}.items():
-        out[f"{a} {op} int"] = str(eval(f)(x, 2).dtype)
-        out[f"{a} {op} float"] = str(eval(f)(x, 0.5).dtype)
+        out[f"{a} {op} int"] = str(getattr(np, f)(x, 2).dtype)
+        out[f"{a} {op} float"] = str(getattr(np, f)(x, 0.5).dtype)
     for r in ${JSON.stringify(REDUCE)}:
         out[f"{r}({a})"] = str(np.asarray(getattr(np, r)(x)).dtype)
     out[f"exp({a})"] = str(np.exp(x).dtype)
