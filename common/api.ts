@@ -23,9 +23,8 @@
  *   POST /api/runs/:storeId/replay    replay(storeId)
  *   GET  /api/compare?a=&b=           compare(a, b)
  *   POST /api/bench     {doc,params,repeat,warmup}   startBench(...)
- *   GET  /api/bench                   runningBenches()   benchmarks under way (a page that loads re-attaches)
  *   GET  /api/benchmarks?workflow=    benchmarks(workflowHash)
- *   GET  /api/bench/progress          benchProgress()
+ *   GET  /api/bench/progress          benchProgress()   benchmarks under way (a page that loads re-attaches)
  *   POST /api/bench/cancel {benchId}  cancelBench(benchId)
  *   WS   /api/events?since=<seq>      EngineEvent JSON per message, then live events;
  *                                     also {type:'run-result', result} and {type:'bench-result', result}
@@ -94,15 +93,6 @@ export interface RunResultMessage {
   type: 'run-result';
   /** digest: null unless the run finished (a failed run's partial results have no digest). */
   result: RunResult & { digest: string | null; storeId: number | null };
-}
-
-/** A benchmark under way: a page that loads shows it running, and its 'bench-result' when it comes. */
-export interface RunningBench {
-  benchId: string;
-  /** The workflow's name. */
-  workflow: string;
-  /** Epoch ms. */
-  startedAt: number;
 }
 
 /**
@@ -180,7 +170,6 @@ export interface GpuflowApi {
   compare(a: number, b: number): Promise<RunComparison>;
   startBench(doc: WorkflowDoc, opts?: { params?: Params; repeat?: number; warmup?: number }): Promise<{ benchId: string }>;
   benchmarks(workflowHash?: string): Promise<BenchmarkRecord[]>;
-  runningBenches(): Promise<RunningBench[]>;
   /** The benchmarks running now, with their progress. */
   benchProgress(): Promise<BenchProgress[]>;
   /** Stops a running benchmark (its current run is cancelled, nothing is recorded); false if it is not running. */

@@ -74,7 +74,6 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
       return { benchId: s.benchId };
     },
     benchmarks: (h) => svc.benchmarks(check(z.string().max(128).optional(), h, 'benchmarks(workflowHash)')),
-    runningBenches: () => svc.runningBenches(),
     benchProgress: () => svc.benchProgress(),
     cancelBench: (b) => svc.cancelBench(check(str, b, 'cancelBench(benchId)')),
   };

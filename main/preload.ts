@@ -41,7 +41,6 @@ const api = {
   compare: call('compare') as GpuflowApi['compare'],
   startBench: call('startBench') as GpuflowApi['startBench'],
   benchmarks: call('benchmarks') as GpuflowApi['benchmarks'],
-  runningBenches: call('runningBenches') as GpuflowApi['runningBenches'],
   benchProgress: call('benchProgress') as GpuflowApi['benchProgress'],
   cancelBench: call('cancelBench') as GpuflowApi['cancelBench'],
   subscribe(onMessage: (m: StreamMessage) => void, since?: number): () => void {

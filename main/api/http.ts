@@ -179,8 +179,6 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
         const b = parse(clusterTestRequest, await readBody(req));
         return [200, await daskCall(() => svc.testCluster(b.address))];
       }
-      case 'GET /bench':
-        return [200, svc.runningBenches()];
       case 'GET /bench/progress':
         return [200, svc.benchProgress()];
       case 'POST /bench/cancel': {

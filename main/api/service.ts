@@ -5,7 +5,7 @@
  * result digest.
  */
 import { randomUUID } from 'node:crypto';
-import type { BenchProgress, BenchResultMessage, DeviceInfo, ExampleInfo, RunResultMessage, RunningBench, WorkerInfo } from '../../common/api';
+import type { BenchProgress, BenchResultMessage, DeviceInfo, ExampleInfo, RunResultMessage, WorkerInfo } from '../../common/api';
 import type { EngineEvent } from '../../common/events';
 import type { RunResult } from '../../common/results';
 import type { WorkflowDoc } from '../../common/workflow';
@@ -130,7 +130,7 @@ export class GpuflowService {
   /** The app's run queue; its changes go out as 'queue' events. */
   private readonly queue: RunQueue;
   /** Running benchmarks' stop switches: close() stops them (their pools are not the engine's). */
-  private readonly benches = new Set<{ stop: AbortController; done: Promise<unknown>; info: RunningBench; progress: BenchProgressTracker }>();
+  private readonly benches = new Set<{ stop: AbortController; done: Promise<unknown>; progress: BenchProgressTracker }>();
   /** Utilisation and memory over time per worker, for the workers panel. */
   private readonly sampler: WorkerSampler;
   /** Where runs go: null for this workstation's engine, else a Dask cluster (main/dask). */
@@ -539,11 +539,6 @@ export class GpuflowService {
     return this.needStore().listBenchmarks(workflowHash);
   }
 
-  /** Benchmarks under way, oldest first. */
-  runningBenches(): RunningBench[] {
-    return [...this.benches].map((b) => ({ ...b.info }));
-  }
-
   /** Starts a benchmark in the background; its record arrives as a 'bench-result' message. */
   startBench(doc: unknown, opts: { params?: RunOptions['params']; repeat?: number; warmup?: number } = {}): { benchId: string; done: Promise<BenchmarkRecord>; stop(): void } {
     const store = this.needStore();
@@ -584,14 +579,13 @@ export class GpuflowService {
         for (const l of this.streamListeners) l({ type: 'bench-result', benchId, result: { error: e instanceof Error ? e.message : String(e) } });
       },
     );
-    const workflow = typeof doc === 'object' && doc !== null && 'name' in doc && typeof doc.name === 'string' ? doc.name : 'workflow';
-    const entry = { stop, done: done.catch(() => undefined), info: { benchId, workflow, startedAt: Date.now() }, progress };
+    const entry = { stop, done: done.catch(() => undefined), progress };
     this.benches.add(entry);
     void entry.done.then(() => this.benches.delete(entry));
     return { benchId, done, stop: () => stop.abort() };
   }
 
-  /** The benchmarks running now, with their progress. */
+  /** The benchmarks running now, oldest first, with their progress (a page that loads re-attaches to the last). */
   benchProgress(): BenchProgress[] {
     const now = Date.now();
     return [...this.benches].map((b) => b.progress.snapshot(now));

@@ -87,7 +87,6 @@ export function createHttpClient(opts: HttpClientOptions = {}): GpuflowApi {
     compare: (a, b) => call('GET', `/api/compare${q({ a, b })}`),
     startBench: (doc, o) => call('POST', '/api/bench', { doc, params: o?.params ?? {}, repeat: o?.repeat, warmup: o?.warmup }),
     benchmarks: (h) => call('GET', `/api/benchmarks${q({ workflow: h })}`),
-    runningBenches: () => call('GET', '/api/bench'),
     benchProgress: () => call('GET', '/api/bench/progress'),
     cancelBench: async (benchId) => (await call<{ cancelled: boolean }>('POST', '/api/bench/cancel', { benchId })).cancelled,
     cluster: () => call('GET', '/api/cluster'),

@@ -58,7 +58,6 @@ export function createIpcClient(p: PreloadApi = window.gpuflow!): PreloadApi {
     compare: wrap(p.compare),
     startBench: wrap(p.startBench),
     benchmarks: wrap(p.benchmarks),
-    runningBenches: wrap(p.runningBenches),
     benchProgress: wrap(p.benchProgress),
     cancelBench: wrap(p.cancelBench),
     subscribe: (fn, since) => p.subscribe(fn, since),

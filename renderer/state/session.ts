@@ -274,7 +274,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   async function attachToRunning() {
     try {
       // A benchmark under way shows as running, and its result completes it when it comes.
-      const benches = await api.runningBenches();
+      const benches = await api.benchProgress();
       const b = benches[benches.length - 1];
       if (b && !data.getState().bench.running) data.getState().set({ bench: { id: b.benchId, running: true, error: null, last: null } });
     } catch {

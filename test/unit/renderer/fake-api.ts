@@ -2,13 +2,13 @@
  * A GpuflowApi for session tests: records calls, lets the test push stream messages and set the
  * queue. Like serve's socket (since=0), a new subscriber first gets every message pushed so far.
  */
-import type { GpuflowApi, QueueEntry, RunningBench, StreamMessage } from '../../../common/api';
+import type { BenchProgress, GpuflowApi, QueueEntry, StreamMessage } from '../../../common/api';
 import { catalog } from '../../../main/engine/ops/registry';
 
 export interface FakeApi extends GpuflowApi {
   push(m: StreamMessage): void;
   queueEntries: QueueEntry[];
-  benches: RunningBench[];
+  benches: BenchProgress[];
   cancelled: string[];
 }
 
@@ -45,8 +45,7 @@ export function fakeApi(): FakeApi {
     compare: none,
     startBench: none,
     benchmarks: () => Promise.resolve([]),
-    runningBenches: () => Promise.resolve(api.benches),
-    benchProgress: () => Promise.resolve([]),
+    benchProgress: () => Promise.resolve(api.benches),
     cancelBench: none,
     subscribe(on) {
       for (const m of backlog) on(m);

@@ -40,7 +40,7 @@ describe('a page that loads mid-run re-attaches to it', () => {
 
   it('shows a benchmark under way as running, and completes it with its result', async () => {
     const api = fakeApi();
-    api.benches = [{ benchId: 'b1', workflow: 'seed benchmark', startedAt: 1 }];
+    api.benches = [{ benchId: 'b1', workflowName: 'seed benchmark', configs: ['1 CPU core'], configIndex: 0, phase: 'timed', runsDone: 1, warmup: 1, repeat: 3, elapsedMs: 1000, etaMs: 2000, lastMs: 500 }];
     const s = createSession(api, (fn) => fn());
     await s.init();
     expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: true });
