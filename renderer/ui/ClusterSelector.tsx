@@ -9,7 +9,7 @@ import { useStore } from 'zustand';
 import { errorMessages } from '../api/api-error';
 import type { ClusterInfo } from '../../common/api';
 import { clusterStore } from '../state/cluster-store';
-import { clusterSummary } from './cluster-summary';
+import { clusterSummary } from '../logic/cluster-summary';
 import { useRun, useSession } from './hooks';
 
 const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;

@@ -1,7 +1,7 @@
-/** The cluster selector's summary (renderer/ui/cluster-summary.ts): where runs go, and a lost scheduler named with its address. */
+/** The cluster selector's summary (renderer/logic/cluster-summary.ts): where runs go, and a lost scheduler named with its address. */
 import { describe, expect, it } from 'vitest';
 import type { ClusterInfo } from '../../../common/api';
-import { clusterSummary } from '../../../renderer/ui/cluster-summary';
+import { clusterSummary } from '../../../renderer/logic/cluster-summary';
 
 const info = (extra: Partial<ClusterInfo>): ClusterInfo => ({
   target: 'tcp://127.0.0.1:8786',
