@@ -33,9 +33,17 @@ export function SearchResultView({ node, s }: { node: string; s: Search }) {
                 <span className="gf-swatch" style={{ background: seriesColor(i) }} /> {r.trialId}
               </td>
               <td className="gf-lb-params">
-                {paramTexts(r.params).map((t) => (
-                  <span key={t}>{t}</span>
-                ))}
+                {paramTexts(r.params).map((t) => {
+                  // One param a line, a line break offered after its '=' before any inside a number.
+                  const eq = t.indexOf('=') + 1;
+                  return (
+                    <span key={t}>
+                      {t.slice(0, eq)}
+                      <wbr />
+                      {t.slice(eq)}
+                    </span>
+                  );
+                })}
               </td>
               <td>{r.epochs}</td>
               <td>{fmtScore(r.score)}</td>
