@@ -13,7 +13,14 @@ import type { TaskDef, TaskGraph } from '../../common/tasks';
 import { unsupportedReason } from '../../native/program-code';
 import list from '../../python/gpuflow_dask/supported.json';
 
-const Supported = z.object({ kinds: z.array(z.string()), 'array-op': z.array(z.string()), df: z.array(z.string()), refusedAggs: z.array(z.string()) });
+const Supported = z.object({
+  kinds: z.array(z.string()),
+  'array-op': z.array(z.string()),
+  df: z.array(z.string()),
+  refusedAggs: z.array(z.string()),
+  /** Why an op (or the task kind 'trial') cannot run on Dask, where the reason is not "not yet". */
+  reasons: z.record(z.string(), z.string()),
+});
 const SUPPORTED = Supported.parse(list);
 
 /** A graph the Dask target refuses: the first task it cannot run, named by node and op. */
@@ -22,8 +29,9 @@ export class DaskUnsupportedError extends Error {
     readonly node: string,
     readonly op: string,
     what: string,
+    reason?: string,
   ) {
-    super(`node '${node}' (${op}): ${what} is not supported on Dask yet; run it on this workstation`);
+    super(`node '${node}' (${op}): ${what} is not supported on Dask ${reason === undefined ? 'yet' : `(${reason})`}; run it on this workstation`);
   }
 }
 
@@ -64,6 +72,13 @@ function dfParamsRefusal(op: string, params: Record<string, unknown>): string | 
   return null;
 }
 
+/** The stated reason task `t` cannot run on Dask (supported.json reasons), where there is one. */
+function reasonOf(t: TaskDef): string | undefined {
+  const s = t.spec;
+  const key = s.kind === 'trial' ? 'trial' : s.kind === 'df' || s.kind === 'array-op' ? s.op : undefined;
+  return key !== undefined && Object.prototype.hasOwnProperty.call(SUPPORTED.reasons, key) ? SUPPORTED.reasons[key] : undefined;
+}
+
 /** Why gpuflow_dask cannot run task `t`, or null. */
 export function daskRefusal(t: TaskDef): string | null {
   const s = t.spec;
@@ -86,7 +101,7 @@ export function daskRefusal(t: TaskDef): string | null {
 export function firstRefusal(graph: TaskGraph): DaskUnsupportedError | null {
   for (const t of graph.tasks.values()) {
     const why = daskRefusal(t);
-    if (why !== null) return new DaskUnsupportedError(t.node, t.op, why);
+    if (why !== null) return new DaskUnsupportedError(t.node, t.op, why, reasonOf(t));
   }
   return null;
 }

@@ -1,12 +1,12 @@
-"""`df` task handlers (worker/kernels/df/task-ops.ts), those the examples need first:
-timeseries, read-csv, filter (the subset main/dask/supported.ts admits), the fused timeseries +
-groupby chunk, groupby chunk / combine / aggregate.
-Any other op is `unsupported-op` (execute.py), never a wrong answer."""
+"""`df` task handlers (worker/kernels/df/task-ops.ts): timeseries, read-csv, filter (the subset
+main/dask/supported.ts admits), the fused timeseries + groupby chunk, groupby chunk / combine /
+aggregate, select / drop / rename / head / tail / concat (columns.py), isna / fillna / dropna
+(missing.py). Any other op is `unsupported-op` (execute.py), never a wrong answer."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
-from . import groupby, timeseries
+from . import columns, groupby, missing, timeseries
 from .csv_read import read_csv
 from .filter_expr import filter_table
 from .errors import unsupported
@@ -49,4 +49,13 @@ HANDLERS: Dict[str, Handler] = {
     "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),
     "groupby-combine": lambda p, i, t: _guard(groupby.combine, "groupby-combine", t, _tables(i, "groupby-combine"), p["spec"]),
     "groupby-aggregate": lambda p, i, t: _guard(groupby.aggregate, "groupby-aggregate", t, _tables(i, "groupby-aggregate"), p["spec"]),
+    "select": lambda p, i, t: columns.select(_tables(i, "select")[0], p["columns"]),
+    "drop": lambda p, i, t: columns.drop(_tables(i, "drop")[0], p["columns"]),
+    "rename": lambda p, i, t: columns.rename(_tables(i, "rename")[0], p["mapping"]),
+    "head": lambda p, i, t: columns.head(_tables(i, "head"), int(p["n"])),
+    "tail": lambda p, i, t: columns.tail(_tables(i, "tail"), int(p["n"])),
+    "concat": lambda p, i, t: groupby.concat(_tables(i, "concat")),
+    "isna": lambda p, i, t: missing.isna(_tables(i, "isna")[0], p.get("columns")),
+    "fillna": lambda p, i, t: missing.fillna(_tables(i, "fillna")[0], p["value"], p.get("columns")),
+    "dropna": lambda p, i, t: missing.dropna(_tables(i, "dropna")[0], p.get("subset"), p.get("how") or "any"),
 }

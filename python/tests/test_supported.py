@@ -22,6 +22,12 @@ class SupportedListTest(unittest.TestCase):
             with self.assertRaises(groupby.Unsupported):
                 groupby.validate({"by": ["k"], "aggs": [{"agg": agg, "column": "x"}]}, "test")
 
+    def test_ops_refused_with_a_reason_have_no_handler(self):
+        for op in SUPPORTED["reasons"]:
+            self.assertNotIn(op, DF_OPS)
+            self.assertNotIn(op, ARRAY_OPS)
+        self.assertNotIn("trial", SUPPORTED["kinds"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -9,6 +9,7 @@ import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { validateWorkflow } from '../../../main/engine/validate';
 import { wireGraph } from '../../../main/dask/graph';
 import { firstRefusal } from '../../../main/dask/supported';
+import { chain } from '../../helpers/local-run';
 
 interface Doc {
   nodes: { id: string; params: Record<string, unknown> }[];
@@ -42,5 +43,39 @@ describe('Dask support of CSV sources and filters', () => {
 
   it("refuses a CSV timestamp column, naming node and column", () => {
     expect(firstRefusal(stations({ read: { types: { day: 'timestamp' } } }))?.message).toMatch(/^node 'read' \(read_csv\): read_csv's timestamp column 'day' is not supported on Dask/);
+  });
+});
+
+/** The compiled graph of a linear workflow of dataframe nodes. */
+const dfChain = (...nodes: [string, string, Record<string, unknown>][]) => compileWorkflow(validateWorkflow(chain(...nodes.map(([id, op, p]): [string, string, Record<string, unknown>, string] => [id, op, p, 'df'])), {}));
+
+describe('Dask support of the column and missing-value dataframe ops, and stated refusals', () => {
+  it('takes select, drop, rename, fillna, isna, dropna, head and tail', () => {
+    const g = dfChain(
+      ['read', 'read_csv', { path: 'test/fixtures/df/people.csv', types: { start: 'string' } }],
+      ['sel', 'select', { columns: ['name', 'age', 'salary', 'start'] }],
+      ['ren', 'rename', { mapping: { salary: 'pay' } }],
+      ['dn', 'dropna', { subset: ['pay'] }],
+      ['fill', 'fillna', { value: 0 }],
+      ['na', 'isna', {}],
+      ['dr', 'drop', { columns: ['start'] }],
+      ['hd', 'head', { n: 3 }],
+      ['tl', 'tail', { n: 2 }],
+    );
+    expect(firstRefusal(g)).toBeNull();
+  });
+
+  it('refuses read_parquet at compile time with the reason (no pyarrow on the workers)', () => {
+    const g = dfChain(['pq', 'read_parquet', { path: 'test/fixtures/df/people.parquet' }]);
+    expect(firstRefusal(g)?.message).toBe(
+      "node 'pq' (read_parquet): the dataframe op 'read-parquet' is not supported on Dask (Parquet is read with pyarrow on a worker, and Debian 12's python3 has no pyarrow (no python3-pyarrow package)); run it on this workstation",
+    );
+  });
+
+  it('refuses a tuning trial with the reason the search stays local', () => {
+    const doc = JSON.parse(readFileSync('examples/tuning-random-search.json', 'utf8')) as unknown;
+    expect(firstRefusal(compileWorkflow(validateWorkflow(doc, {})))?.message).toMatch(
+      /^node 'search' \([^)]+\): the tuning trial '[^']+' is not supported on Dask \(a trial trains a TensorFlow\.js model in gpuflow's own workers, which a Dask worker does not have\); run it on this workstation$/,
+    );
   });
 });

@@ -1,0 +1,116 @@
+/**
+ * Breadth of the Dask target on a real local distributed cluster (Debian's distributed 2022.12,
+ * /usr/bin/python3): every workflow in examples/ either gives the digest of the local js kernels
+ * (test/helpers/local-run.ts) or is refused at compile time, before any connection; and the
+ * column and missing-value dataframe ops (python/gpuflow_dask/columns.py, missing.py) give the
+ * local digest on partitions with nulls and NaN.
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDigest } from '../../main/api/run-record';
+import { firstRefusal } from '../../main/dask/supported';
+import { DaskTarget } from '../../main/dask/target';
+import { compileWorkflow } from '../../main/engine/compile/compile';
+import { EventBus } from '../../main/engine/event-bus';
+import { validateWorkflow } from '../../main/engine/validate';
+import type { RunResult } from '../../common/results';
+import { DASK_PYTHON, skipDask, startLocalCluster, type SharedCluster } from '../helpers/dask-cluster';
+import { chain, runLocal } from '../helpers/local-run';
+import { runCli } from './cli-helpers';
+
+/** Small params per example (one that is not listed runs with its defaults). */
+const SMALL: Record<string, Record<string, number>> = {
+  'seed-benchmark.json': { N: 400, chunks: 100 },
+  'dataframe-groupby.json': { partitions: 4, rows_per_partition: 2000 },
+  'linalg-svd.json': { rows: 2000, cols: 40, rank: 8, block_rows: 500 },
+};
+
+type Step = [string, string, Record<string, unknown>, string];
+
+const localDigest = async (doc: unknown, params: Record<string, number>) => runDigest({ results: await runLocal(doc, params) } as RunResult);
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', () => {
+  let cluster: SharedCluster;
+  let target: DaskTarget;
+  beforeAll(async () => {
+    cluster = await startLocalCluster(2);
+    target = await DaskTarget.connect(cluster.address, new EventBus(), { python: DASK_PYTHON, log: () => undefined });
+  }, 120_000);
+  afterAll(async () => {
+    await target?.close();
+    await cluster?.close();
+  });
+
+  async function daskDigest(doc: unknown, params: Record<string, number>, runId: string): Promise<string> {
+    const r = await target.run(compileWorkflow(validateWorkflow(doc, params)), runId).result;
+    expect(r.status, r.error).toBe('finished');
+    return runDigest(r);
+  }
+
+  it('runs every example with the local digest, or refuses it at compile time naming node and op', async () => {
+    const files = readdirSync('examples').filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(5);
+    const refused: string[] = [];
+    for (const f of files) {
+      const doc = JSON.parse(readFileSync(`examples/${f}`, 'utf8')) as unknown;
+      const params = SMALL[f] ?? {};
+      const refusal = firstRefusal(compileWorkflow(validateWorkflow(doc, params)));
+      if (refusal !== null) {
+        // Refused before any connection: the address answers nothing, yet the refusal comes (exit 2).
+        const address = `tcp://127.0.0.1:${await closedPort()}`;
+        const r = await runCli(['run', `examples/${f}`, '--dask', address, '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON }, 120_000);
+        expect(r.code, `${f}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain(refusal.message);
+        expect(r.stderr).not.toContain('cannot reach');
+        expect(refusal.message).toMatch(/^node '[^']+' \([^)]+\): .* is not supported on Dask/);
+        refused.push(f);
+        continue;
+      }
+      expect(await daskDigest(doc, params, `example-${f}`), f).toBe(await localDigest(doc, params));
+    }
+    // Only the tuning search stays local (a trial trains in gpuflow's own workers).
+    expect(refused).toEqual(['tuning-random-search.json']);
+  }, 600_000);
+
+  it('select, drop, rename, fillna, isna, dropna, head and tail over CSV partitions with nulls and NaN give the local digest', async () => {
+    // 60 rows: k int with gaps, x float with NaN / inf / gaps, s string with gaps, b bool with
+    // gaps; 256-byte blocks make several partitions.
+    const lines = ['k,x,s,b'];
+    for (let i = 0; i < 60; i++) {
+      const x = i % 7 === 3 ? 'nan' : i % 11 === 5 ? '' : i === 20 ? '-inf' : String((i * 1.25) % 9);
+      lines.push([i % 5 === 2 ? '' : String(i * 3 - 40), x, i % 6 === 1 ? '' : `s${i % 4}`, i % 9 === 4 ? '' : String(i % 2 === 0)].join(','));
+    }
+    const csv = path.join(mkdtempSync(path.join(tmpdir(), 'gpuflow-breadth-')), 'gaps.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string', b: 'bool' }, blocksize: 256 }, 'df'];
+    const docs = [
+      chain(read, ['sel', 'select', { columns: ['s', 'k', 'x'] }, 'df'], ['ren', 'rename', { mapping: { x: 'y' } }, 'df'], ['fill', 'fillna', { value: 0 }, 'df'], ['hd', 'head', { n: 25 }, 'df']),
+      chain(read, ['fills', 'fillna', { value: 'nobody', columns: ['s'] }, 'df'], ['dr', 'drop', { columns: ['b'] }, 'df'], ['tl', 'tail', { n: 45 }, 'df']),
+      chain(read, ['na', 'isna', {}, 'df']),
+      chain(read, ['dn', 'dropna', { subset: ['x', 's'], how: 'any' }, 'df']),
+      chain(read, ['dn', 'dropna', { subset: ['k', 'x'], how: 'all' }, 'df']),
+      chain(read, ['fb', 'fillna', { value: true }, 'df'], ['fi', 'fillna', { value: 2.5 }, 'df']),
+      // people.csv: a string column inferred, nulls in name and salary
+      chain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv', types: { start: 'string' }, blocksize: 300 }, 'df'], ['dn', 'dropna', {}, 'df'], ['tl', 'tail', { n: 30 }, 'df']),
+    ];
+    for (const [i, doc] of docs.entries()) {
+      const graph = compileWorkflow(validateWorkflow(doc, {}));
+      expect(firstRefusal(graph)).toBeNull();
+      expect(graph.tasks.size, `workflow ${i}`).toBeGreaterThan(4);
+      expect(await daskDigest(doc, {}, `ops-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
+    }
+  }, 600_000);
+});
