@@ -198,7 +198,7 @@ class Bridge:
         from .runs import Cluster, failure_of
 
         pump = self.pump
-        cluster = Cluster(self.scheduler, self.wait_s, lambda: len(pump.workers), self.on_lost)
+        cluster = Cluster(self.scheduler, self.wait_s, lambda: len(pump.workers), self.on_lost, pump.departures)
         run = Run(self.client, msg, self.emit, self.pump, lambda r: self.runs.pop(r.sub.id, None), cluster)
         self.runs[msg.id] = run
         try:

@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Optional, Set, Tuple
 
 from .cluster import scheduler_info
 from .execute import backend_of
+from .restarts import Departures
 
 log = logging.getLogger("gpuflow_dask")
 Emit = Callable[[Dict[str, Any]], None]
@@ -49,6 +50,7 @@ class EventPump(threading.Thread):
         self.where: Dict[str, Tuple[str, int]] = {}  # dask key -> (worker address, nbytes)
         self.workers: Dict[str, Dict[str, Any]] = {}
         self.names: Dict[str, str] = {}
+        self.departures = Departures()  # workers that left, per identity (restarts.py)
         self.last_memory = 0.0
         # Called after a failed poll; True stops the pump (the bridge's check for a lost scheduler).
         self.on_failed_poll: Callable[[], bool] = lambda: False
@@ -101,6 +103,7 @@ class EventPump(threading.Thread):
                 self.emit({"type": "worker", "event": "added", "worker": worker_info(addr, w, self.probes.get(addr)), "time": now})
         for addr in [a for a in self.workers if a not in info]:
             w = self.workers.pop(addr)
+            self.departures.count(addr, w)
             self.emit({"type": "worker", "event": "removed", "worker": worker_info(addr, w, self.probes.get(addr)), "time": now})
         if now - self.last_memory >= 1.0:
             self.last_memory = now

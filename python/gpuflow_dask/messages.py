@@ -206,7 +206,7 @@ class TransferEvent(TypedDict):
     bytes: int
 
 
-FAILURE_CODES = ("task-error", "unsupported-op", "worker-missing-package", "no-workers", "scheduler-lost", "internal")
+FAILURE_CODES = ("task-error", "unsupported-op", "worker-missing-package", "no-workers", "worker-restarting", "scheduler-lost", "internal")
 # A failure's message is stored with the run: bounded, so no pickled graph or repr of a huge
 # value ever lands in history (a CancelledError or a task's exception may carry one).
 MESSAGE_LIMIT = 1000

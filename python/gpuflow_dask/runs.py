@@ -25,6 +25,7 @@ from .batch import plan, run_batch
 from .events import EventPump, RunWatch
 from .execute import TaskPayload, run_task
 from .messages import Submit, failed, notice
+from .restarts import Departures, RunDepartures, killed_worker_message
 from .sources import check_sources
 from .values import to_wire
 
@@ -61,6 +62,12 @@ def failure_of(exc: BaseException, sub: Submit) -> Dict[str, Any]:
     """The `failed` message of a task's exception, as the client re-raised it."""
     if isinstance(exc, TaskFailure):
         return failed(sub.id, exc.code if exc.code in ("task-error", "unsupported-op") else "internal", exc.message, exc.key, exc.node)
+    dask_key = str(getattr(exc, "args", ("",))[0] or "")
+    our_key = dask_key.split(":", 1)[1] if ":" in dask_key else None
+    killed = killed_worker_message(exc, our_key)
+    if killed is not None:
+        node = next((t.node for t in sub.tasks if t.key == our_key), None)
+        return failed(sub.id, "worker-restarting", killed, our_key if node else None, node)
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, ModuleNotFoundError) or "No module named 'gpuflow_dask'" in text:
         return failed(sub.id, "worker-missing-package", f"a Dask worker cannot import gpuflow_dask ({text}); install it there (PYTHONPATH=<repo>/python) or let the bridge upload it")
@@ -83,11 +90,12 @@ def scheduler_reachable(address: str, timeout_s: float = 1.0) -> bool:
 class Cluster:
     """What a run needs to know of its cluster beyond the client (Bridge supplies it)."""
 
-    def __init__(self, scheduler: str, wait_s: float, worker_count: Callable[[], int], on_lost: Callable[[str], None]) -> None:
+    def __init__(self, scheduler: str, wait_s: float, worker_count: Callable[[], int], on_lost: Callable[[str], None], departures: Optional[Departures] = None) -> None:
         self.scheduler = scheduler
         self.wait_s = wait_s
         self.worker_count = worker_count
         self.on_lost = on_lost
+        self.departures = departures or Departures()
 
     def lost(self) -> bool:
         """The scheduler is gone (the client gave up on it, or its port is closed)."""
@@ -133,6 +141,7 @@ class Run:
 
         pending = set(self.futures)
         empty_since: Optional[float] = None
+        departures = RunDepartures(self.cluster.departures)
         while pending and not self.cancelled.is_set():
             try:
                 done, pending = wait(list(pending), timeout=0.5, return_when="FIRST_COMPLETED")
@@ -152,6 +161,11 @@ class Run:
                     return failed(self.sub.id, "internal", f"the Dask future of {f.key} was cancelled by someone else (another client or the scheduler)")
             if pending and self.client.status not in ("running", "newly-created") and self.cluster.lost():
                 return self._lost_message(f"client {self.client.status}")
+            notices, restarting = departures.check()
+            for text in notices:
+                self.emit(notice(self.sub.id, text))
+            if restarting is not None:
+                return failed(self.sub.id, "worker-restarting", restarting)
             if self.cluster.worker_count() == 0:
                 now = time.time()
                 if empty_since is None:
