@@ -39,6 +39,8 @@ import { WorkAborted } from '../engine/slices';
 import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
 import { firstRefusal } from '../dask/supported';
 import { parseTarget } from '../dask/address';
+import { DaskSetupError } from '../dask/interpreter';
+import { ClusterTestGuard, unreachableMessage } from './cluster-test-guard';
 import { getSetting, setSetting } from '../store/settings';
 import { DeferredWrites, isBusy, LOOP_BUSY_TIMEOUT_MS } from '../store/deferred-writes';
 import { BUSY_TIMEOUT_MS } from '../store/db';
@@ -307,7 +309,9 @@ export class GpuflowService {
       return current.info();
     }
     if (target.startsWith('local')) throw new ApiError(409, `testing ${target} would start a local cluster beside the one gpuflow may run: use it instead (one local cluster at a time)`);
+    this.testGuard.admit(target, [current?.target ?? null, this.cluster().remembered]);
     this.testing = true;
+    const startedAt = Date.now();
     try {
       const t = await DaskTarget.connect(target, null);
       try {
@@ -316,12 +320,18 @@ export class GpuflowService {
       } finally {
         await t.close();
       }
+    } catch (e) {
+      if (!(e instanceof DaskSetupError) || e.code !== 'unreachable') throw e;
+      // Refused, filtered or silent: one message, after the same time.
+      await new Promise((r) => setTimeout(r, this.testGuard.holdFor(startedAt)));
+      throw new DaskSetupError('unreachable', unreachableMessage(target));
     } finally {
       this.testing = false;
     }
   }
 
   private testing = false;
+  private readonly testGuard = new ClusterTestGuard();
 
   /** Reconnects to the remembered cluster (serve and the app at start); a failure is logged, runs stay local. */
   async restoreCluster(): Promise<void> {

@@ -105,6 +105,18 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     expect(r.stderr).toContain(`--dask: local:${cores + 1} asks for more worker processes than this machine has cores (${cores})`);
   });
 
+  it('the connection test probes no other host (403) and answers a closed port without telling why', async () => {
+    // 192.0.2.0/24 is TEST-NET-1: refused before any connection, so nothing leaves this machine.
+    const far = await svc.testCluster('tcp://192.0.2.7:8786').catch((err: unknown) => err);
+    expect(far).toBeInstanceOf(ApiError);
+    expect((far as ApiError).status).toBe(403);
+    const closed = `tcp://127.0.0.1:${await freePort()}`;
+    const e = await svc.testCluster(closed).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(DaskSetupError);
+    // Not "connection refused": a filtered port (no answer) gets this same message.
+    expect((e as Error).message).toBe(`cannot reach a Dask scheduler at ${closed}`);
+  });
+
   it('the connection test starts no second local cluster (409)', async () => {
     const e = await svc.testCluster('local:1').catch((err: unknown) => err);
     expect(e).toBeInstanceOf(ApiError);
