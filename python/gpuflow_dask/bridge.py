@@ -56,11 +56,41 @@ def versions() -> Dict[str, Optional[str]]:
     return out
 
 
+CUDA_CHECK_S = 30.0
+
+
+def cuda_status() -> "tuple[bool, str]":
+    """(the CUDA library loads AND initialises a device here, why not). A library file that
+    exists says nothing of a device, so the check runs capi.load_cuda() (gf_cuda_available) in a
+    child process: CUDA really initialises, and its context goes with the child, so the bridge
+    holds no GPU memory of its own. No library file: no child."""
+    import subprocess
+
+    if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
+        return False, "disabled by GPUFLOW_DASK_DEVICE=cpu"
+    if not any((c.parent / capi.CUDA_LIB_NAME).exists() for c in capi.candidates()):
+        return False, f"no {capi.CUDA_LIB_NAME} (built by node native/build.mjs where nvcc is)"
+    code = "import json; from gpuflow_dask import capi; ok = capi.load_cuda() is not None; print(json.dumps([ok, capi.cuda_why()]))"
+    env = os.environ.copy()
+    here = os.path.dirname(os.path.dirname(os.path.abspath(capi.__file__)))  # the folder holding gpuflow_dask
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=CUDA_CHECK_S, env=env)
+        lines = r.stdout.strip().splitlines()
+        if not lines:
+            return False, f"the CUDA check exited {r.returncode}: {r.stderr.strip()[-300:]}"
+        ok, why = json.loads(lines[-1])
+        return bool(ok), str(why)
+    except subprocess.TimeoutExpired:
+        return False, f"the CUDA check did not finish within {CUDA_CHECK_S:g} s"
+    except (ValueError, IndexError, OSError) as e:
+        return False, f"the CUDA check failed: {type(e).__name__}: {e}"
+
+
 def capi_status() -> Dict[str, Any]:
-    """The ready message's `capi`: the CPU library loads here; the CUDA one is built (whether a
-    device is usable is each worker's business: the bridge makes no CUDA context of its own)."""
-    cuda = any((c.parent / capi.CUDA_LIB_NAME).exists() for c in capi.candidates())
-    return {"cpu": capi.load() is not None, "cuda": cuda, "why": capi.why()}
+    """The ready message's `capi`: the CPU library loads here; CUDA initialises a device here."""
+    cuda, cuda_why = cuda_status()
+    return {"cpu": capi.load() is not None, "cuda": cuda, "why": f"{capi.why()}; cuda: {cuda_why}"}
 
 
 class Bridge:
