@@ -79,9 +79,8 @@ def killed_worker_message(exc: BaseException, our_key: Optional[str]) -> Optiona
     if type(exc).__name__ != "KilledWorker":
         return None
     args = getattr(exc, "args", ())
-    last = args[1] if len(args) > 1 else None
-    addr = getattr(last, "address", last)
-    name = getattr(last, "name", None)
+    last = args[1] if len(args) > 1 else None  # a WorkerState, or its address
+    addr = str(getattr(last, "address", last))
+    w = {"name": getattr(last, "name", addr), "memory_limit": getattr(last, "memory_limit", 0), "nanny": getattr(last, "nanny", None)}
     tries = args[2] if len(args) > 2 else None
-    who = f"'{name}' ({addr})" if name is not None and str(name) != str(addr) else str(addr)
-    return f"Dask gave up on task {our_key} after {tries or 'several'} workers died running it (the last: worker {who}); {ADVICE}"
+    return f"Dask gave up on task {our_key} after {tries or 'several'} workers died running it (the last: worker {describe(addr, w)}); {ADVICE}"

@@ -62,7 +62,8 @@ class BridgeProcess:
                 return msg
 
     def reply(self, id: str, timeout_s: float = 120) -> Dict[str, Any]:
-        return self.until(lambda m: m.get("id") == id and m["type"] not in ("result",), timeout_s)
+        # a result comes before its done, a notice (waiting, a worker left) is no reply
+        return self.until(lambda m: m.get("id") == id and m["type"] not in ("result", "notice"), timeout_s)
 
     def close(self) -> int:
         try:
