@@ -18,8 +18,8 @@ import sys
 import threading
 from typing import Any, Dict, Optional, TextIO
 
-from . import PROTOCOL, capi
-from .messages import BadMessage, Cancel, Connect, Shutdown, Submit, WorkersQuery, error, failed, parse
+from . import capi
+from .messages import PROTOCOL, BadMessage, Cancel, Connect, Shutdown, Submit, WorkersQuery, error, failed, parse
 
 log = logging.getLogger("gpuflow_dask")
 

@@ -112,11 +112,12 @@ def check_versions(client: Any) -> None:
 
 
 def package_zip() -> bytes:
-    """This package as a zip (importable from sys.path), without caches and tests."""
+    """This package as a zip (importable from sys.path), without caches and tests; its JSON
+    (protocol.json, which messages.py reads) included."""
     root = Path(__file__).resolve().parent
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for p in sorted(root.rglob("*.py")):
+        for p in sorted([*root.rglob("*.py"), *root.rglob("*.json")]):
             z.write(p, f"gpuflow_dask/{p.relative_to(root)}")
     return buf.getvalue()
 

@@ -1,20 +1,26 @@
 """The bridge's JSON-lines messages (docs/dask.md, "protocol 1"), typed and validated on receipt.
 
-Inbound lines are checked field by field with explicit errors (`BadMessage` says what and
-where), because Debian's Python has no pydantic. Outbound messages are TypedDicts, so the
-shapes the TypeScript side parses with zod (common/dask-messages.ts) are written down here too.
+The protocol is defined once, in protocol.json (version, codes, each message type's fields):
+this module takes its codes and each inbound type's required fields from there, and
+common/dask-messages.ts's zod schemas are tested against it. Inbound lines are checked field by
+field with explicit errors (`BadMessage` says what and where), because Debian's Python has no
+pydantic. Outbound messages are TypedDicts.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+import pkgutil
 from typing import Any, Dict, List, Optional, TypedDict, Union
 
 from .address import parse_target
 
-PROTOCOL = 1
-RESOURCES = ("gpu", "cpu", "any")
-SPEC_KINDS = ("program", "combine", "array-op", "df", "trial")
+# pkgutil reads it from a folder or from the zip a worker may import this package from.
+SCHEMA: Dict[str, Any] = json.loads((pkgutil.get_data(__package__ or "gpuflow_dask", "protocol.json") or b"").decode("utf-8"))
+PROTOCOL: int = SCHEMA["protocol"]
+RESOURCES = tuple(SCHEMA["enums"]["resource"])
+SPEC_KINDS = tuple(SCHEMA["enums"]["specKind"])
+INBOUND = SCHEMA["toBridge"]
 
 
 class BadMessage(ValueError):
@@ -120,10 +126,17 @@ def parse(line: str) -> Inbound:
     if not isinstance(obj, dict):
         raise BadMessage("a message must be a JSON object")
     t = obj.get("type")
+    if not isinstance(t, str) or t not in INBOUND:
+        raise BadMessage(f"unknown message type {json.dumps(t)[:60]} ({', '.join(INBOUND)})", obj.get("id") if isinstance(obj.get("id"), str) else None)
+    fields = INBOUND[t]
+    missing = [f for f in fields["required"] if f not in obj]
+    unknown = [f for f in obj if f not in fields["required"] and f not in fields["optional"]]
+    if missing or unknown:
+        quoted = lambda names: ", ".join(f"'{n}'" for n in names)  # noqa: E731
+        what = "; ".join(x for x in (f"missing {quoted(missing)}" if missing else "", f"unknown field {quoted(unknown)}" if unknown else "") if x)
+        raise BadMessage(f"{t} message: {what} (protocol.json)", obj.get("id") if isinstance(obj.get("id"), str) else None)
     if t == "shutdown":
         return Shutdown()
-    if t not in ("connect", "workers", "submit", "cancel"):
-        raise BadMessage(f"unknown message type {json.dumps(t)[:60]} (connect, workers, submit, cancel, shutdown)", obj.get("id") if isinstance(obj.get("id"), str) else None)
     mid = _str(obj, "id", t)
     if t == "connect":
         target = _str(obj, "target", f"connect {mid}")
@@ -206,11 +219,11 @@ class TransferEvent(TypedDict):
     bytes: int
 
 
-FAILURE_CODES = ("task-error", "unsupported-op", "worker-missing-package", "no-workers", "worker-restarting", "scheduler-lost", "internal")
+FAILURE_CODES = tuple(SCHEMA["enums"]["failureCode"])
 # A failure's message is stored with the run: bounded, so no pickled graph or repr of a huge
 # value ever lands in history (a CancelledError or a task's exception may carry one).
 MESSAGE_LIMIT = 1000
-ERROR_CODES = ("unreachable", "no-distributed", "version", "bad-message", "local-cuda-missing", "internal")
+ERROR_CODES = tuple(SCHEMA["enums"]["errorCode"])
 
 
 def error(id: Optional[str], code: str, message: str) -> Dict[str, Any]:
