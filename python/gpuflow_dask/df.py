@@ -1,12 +1,13 @@
 """`df` task handlers (worker/kernels/df/task-ops.ts): timeseries, read-csv, filter (the subset
 main/dask/supported.ts admits), the fused timeseries + groupby chunk, groupby chunk / combine /
 aggregate, select / drop / rename / head / tail / concat (columns.py), isna / fillna / dropna
-(missing.py). Any other op is `unsupported-op` (execute.py), never a wrong answer."""
+(missing.py), from-array (from_array.py), value_counts (counts.py). Any other op is `unsupported-op` (execute.py), never a wrong answer."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
-from . import columns, groupby, missing, timeseries
+from . import columns, counts, groupby, missing, timeseries
+from .from_array import from_array
 from .csv_read import read_csv
 from .filter_expr import filter_table
 from .errors import unsupported
@@ -58,4 +59,7 @@ HANDLERS: Dict[str, Handler] = {
     "isna": lambda p, i, t: missing.isna(_tables(i, "isna")[0], p.get("columns")),
     "fillna": lambda p, i, t: missing.fillna(_tables(i, "fillna")[0], p["value"], p.get("columns")),
     "dropna": lambda p, i, t: missing.dropna(_tables(i, "dropna")[0], p.get("subset"), p.get("how") or "any"),
+    "from-array": lambda p, i, t: from_array(i[0], p.get("columns")),
+    "value-counts-chunk": lambda p, i, t: _guard(counts.chunk, "value-counts-chunk", t, _tables(i, "value-counts-chunk")[0], p["column"]),
+    "value-counts-aggregate": lambda p, i, t: _guard(counts.aggregate, "value-counts-aggregate", t, _tables(i, "value-counts-aggregate"), p["column"]),
 }

@@ -270,8 +270,9 @@ def combine(partials: Sequence[Table], spec: Dict[str, Any]) -> Table:
     return Table(g, out)
 
 
-def sort_rows(t: Table, by: Sequence[str]) -> np.ndarray:
-    """Stable ascending order by the columns, nulls (and NaN) last."""
+def sort_rows(t: Table, by: Sequence[str], ascending: Optional[Sequence[bool]] = None) -> np.ndarray:
+    """Stable order by the columns (ascending unless `ascending` says otherwise per column),
+    nulls (and NaN) last whatever the direction, as worker/kernels/df/sort.ts."""
     import pandas as pd
 
     sort_keys: List[np.ndarray] = []
@@ -288,7 +289,8 @@ def sort_rows(t: Table, by: Sequence[str]) -> np.ndarray:
             ok = ~np.isnan(x)
         if c.valid is not None:
             ok &= np.asarray(c.valid, bool)
-        sort_keys.append(np.where(ok, x, 0.0))
+        up = ascending is None or ascending[len(sort_keys) // 2]
+        sort_keys.append(np.where(ok, x if up else -x, 0.0))
         sort_keys.append(~ok)
     del pd
     # np.lexsort sorts by the last key first: give (not ok, value) pairs from the last column back.
