@@ -1,12 +1,14 @@
 """`df` task handlers (worker/kernels/df/task-ops.ts): timeseries, read-csv, filter (the subset
 main/dask/supported.ts admits), the fused timeseries + groupby chunk, groupby chunk / combine /
 aggregate, select / drop / rename / head / tail / concat (columns.py), isna / fillna / dropna
-(missing.py), from-array (from_array.py), value_counts (counts.py). Any other op is `unsupported-op` (execute.py), never a wrong answer."""
+(missing.py), from-array (from_array.py), value_counts (counts.py), drop-duplicates
+(duplicates.py). Any other op is `unsupported-op` (execute.py), never a wrong answer."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
 from . import columns, counts, groupby, missing, timeseries
+from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
 from .filter_expr import filter_table
@@ -60,6 +62,7 @@ HANDLERS: Dict[str, Handler] = {
     "fillna": lambda p, i, t: missing.fillna(_tables(i, "fillna")[0], p["value"], p.get("columns")),
     "dropna": lambda p, i, t: missing.dropna(_tables(i, "dropna")[0], p.get("subset"), p.get("how") or "any"),
     "from-array": lambda p, i, t: from_array(i[0], p.get("columns")),
+    "drop-duplicates": lambda p, i, t: drop_duplicates(_tables(i, "drop-duplicates"), p.get("subset"), p.get("keep") or "first"),
     "value-counts-chunk": lambda p, i, t: _guard(counts.chunk, "value-counts-chunk", t, _tables(i, "value-counts-chunk")[0], p["column"]),
     "value-counts-aggregate": lambda p, i, t: _guard(counts.aggregate, "value-counts-aggregate", t, _tables(i, "value-counts-aggregate"), p["column"]),
 }

@@ -1,4 +1,4 @@
-"""value_counts (counts.py) and from-array (from_array.py) on a worker against hand-written
+"""value_counts (counts.py), drop-duplicates (duplicates.py) and from-array (from_array.py) on a worker against hand-written
 answers: counts most frequent first, ties by value, nulls dropped, partials from two partitions;
 an array's columns and types as the local kernel makes them."""
 import unittest
@@ -30,6 +30,23 @@ class ValueCounts(unittest.TestCase):
         t = Table(6, [Column("x", "float64", np.array([2.5, -1.0, 2.5, np.nan, -1.0, 2.5]))])
         r = run("value-counts-aggregate", {"column": "x"}, run("value-counts-chunk", {"column": "x"}, t))
         self.assertEqual(plain(r), [("x", "float64", [2.5, -1.0]), ("count", "int64", [3, 2])])
+
+
+class DropDuplicates(unittest.TestCase):
+    def test_first_or_last_of_each_key_nulls_and_nan_alike(self):
+        a = Table(4, [
+            Column("k", "float64", np.array([1.0, np.nan, 0.0, 1.0]), np.array([1, 1, 1, 1], bool)),
+            Column("s", "utf8", ["x", "y", "z", "w"]),
+        ])
+        b = Table(3, [
+            Column("k", "float64", np.array([0.0, -0.0, 5.0]), np.array([0, 1, 1], bool)),
+            Column("s", "utf8", ["v", "u", "t"]),
+        ])
+        first = run("drop-duplicates", {"subset": ["k"]}, a, b)
+        self.assertEqual(plain(first)[1], ("s", "utf8", ["x", "y", "z", "t"]))
+        last = run("drop-duplicates", {"subset": ["k"], "keep": "last"}, a, b)
+        self.assertEqual(plain(last)[1], ("s", "utf8", ["w", "v", "u", "t"]))
+        self.assertEqual(run("drop-duplicates", {}, a, b).rows, 7)
 
 
 class FromArray(unittest.TestCase):
