@@ -7,7 +7,7 @@
  * (duplicates.py), sort, one partition or sampled over several (sorting.py), and from_array
  * (from_array.py).
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -95,7 +95,8 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       const x = i % 7 === 3 ? 'nan' : i % 11 === 5 ? '' : i === 20 ? '-inf' : String((i * 1.25) % 9);
       lines.push([i % 5 === 2 ? '' : String(i * 3 - 40), x, i % 6 === 1 ? '' : `s${i % 4}`, i % 9 === 4 ? '' : String(i % 2 === 0)].join(','));
     }
-    const csv = path.join(mkdtempSync(path.join(tmpdir(), 'gpuflow-breadth-')), 'gaps.csv');
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-breadth-'));
+    const csv = path.join(dir, 'gaps.csv');
     writeFileSync(csv, `${lines.join('\n')}\n`);
     const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string', b: 'bool' }, blocksize: 256 }, 'df'];
     const docs = [
@@ -118,11 +119,15 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       // people.csv: a string column inferred, nulls in name and salary
       chain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv', types: { start: 'string' }, blocksize: 300 }, 'df'], ['dn', 'dropna', {}, 'df'], ['tl', 'tail', { n: 30 }, 'df']),
     ];
-    for (const [i, doc] of docs.entries()) {
-      const graph = compileWorkflow(validateWorkflow(doc, {}));
-      expect(firstRefusal(graph)).toBeNull();
-      expect(graph.tasks.size, `workflow ${i}`).toBeGreaterThan(1);
-      expect(await daskDigest(doc, {}, `ops-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
+    try {
+      for (const [i, doc] of docs.entries()) {
+        const graph = compileWorkflow(validateWorkflow(doc, {}));
+        expect(firstRefusal(graph)).toBeNull();
+        expect(graph.tasks.size, `workflow ${i}`).toBeGreaterThan(1);
+        expect(await daskDigest(doc, {}, `ops-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
 });
