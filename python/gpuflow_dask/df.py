@@ -2,12 +2,13 @@
 main/dask/supported.ts admits), the fused timeseries + groupby chunk, groupby chunk / combine /
 aggregate, select / drop / rename / head / tail / concat (columns.py), isna / fillna / dropna
 (missing.py), from-array (from_array.py), value_counts (counts.py), drop-duplicates
-(duplicates.py), sort and the sampling sort's steps (sorting.py). Any other op is `unsupported-op` (execute.py), never a wrong answer."""
+(duplicates.py), sort and the sampling sort's steps (sorting.py), describe / quantile / nunique
+(summaries.py). Any other op is `unsupported-op` (execute.py), never a wrong answer."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
-from . import columns, counts, groupby, missing, sorting, timeseries
+from . import columns, counts, groupby, missing, sorting, summaries, timeseries
 from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
@@ -68,6 +69,9 @@ HANDLERS: Dict[str, Handler] = {
     "sort-splitters": lambda p, i, t: sorting.splitters(_tables(i, "sort-splitters"), p["by"], p.get("ascending"), int(p["parts"])),
     "range-split": lambda p, i, t: sorting.range_split(_tables(i, "range-split")[0], _tables(i, "range-split")[1], p["by"], p.get("ascending"), int(p.get("parts") or 1)),
     "sort-part": lambda p, i, t: sorting.sort_part(i, int(p["part"]), p["by"], p.get("ascending")),
+    "describe": lambda p, i, t: summaries.describe(_tables(i, "describe"), p.get("percentiles")),
+    "quantile": lambda p, i, t: summaries.quantile(_tables(i, "quantile"), p["q"]),
+    "nunique": lambda p, i, t: summaries.nunique(_tables(i, "nunique"), p.get("columns")),
     "value-counts-chunk": lambda p, i, t: _guard(counts.chunk, "value-counts-chunk", t, _tables(i, "value-counts-chunk")[0], p["column"]),
     "value-counts-aggregate": lambda p, i, t: _guard(counts.aggregate, "value-counts-aggregate", t, _tables(i, "value-counts-aggregate"), p["column"]),
 }

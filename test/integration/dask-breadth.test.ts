@@ -4,8 +4,8 @@
  * (test/helpers/local-run.ts) or is refused at compile time, before any connection; and the
  * column and missing-value dataframe ops (python/gpuflow_dask/columns.py, missing.py) give the
  * local digest on partitions with nulls and NaN, as do value_counts (counts.py), drop_duplicates
- * (duplicates.py), sort, one partition or sampled over several (sorting.py), and from_array
- * (from_array.py).
+ * (duplicates.py), sort, one partition or sampled over several (sorting.py), describe / quantile /
+ * nunique (summaries.py) and from_array (from_array.py).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -87,7 +87,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     expect(refused).toEqual(['tuning-random-search.json']);
   }, 600_000);
 
-  it('select, drop, rename, fillna, isna, dropna, head, tail, value_counts, drop_duplicates, sort and from_array over partitions with nulls and NaN give the local digest', async () => {
+  it('select, drop, rename, fillna, isna, dropna, head, tail, value_counts, drop_duplicates, sort, describe, quantile, nunique and from_array over partitions with nulls and NaN give the local digest', async () => {
     // 60 rows: k int with gaps, x float with NaN / inf / gaps, s string with gaps, b bool with
     // gaps; 256-byte blocks make several partitions.
     const lines = ['k,x,s,b'];
@@ -113,6 +113,10 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       chain(read, ['dd', 'drop_duplicates', { subset: ['x'], keep: 'last' }, 'df']),
       chain(read, ['sel', 'select', { columns: ['s', 'b'] }, 'df'], ['dd', 'drop_duplicates', {}, 'df']),
       chain(read, ['st', 'sort', { by: ['s', 'x'], ascending: [true, false] }, 'df']),
+      chain(read, ['ds', 'describe', { percentiles: [0.1, 0.333, 0.9] }, 'df']),
+      chain(read, ['dn', 'dropna', { subset: ['x'] }, 'df'], ['ds', 'describe', {}, 'df']),
+      chain(read, ['q', 'df_quantile', { q: [0, 0.25, 0.5, 0.99, 1] }, 'df']),
+      chain(read, ['nu', 'nunique', {}, 'df']),
       chain(read, ['st', 'sort', { by: ['k'], ascending: false }, 'df'], ['hd', 'head', { n: 9 }, 'df']),
       chain(['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string', b: 'bool' } }, 'df'], ['st', 'sort', { by: ['b', 'x'] }, 'df']),
       ...(['float64', 'float32'] as const).map((dtype) => chain(['a', 'arange', { start: -7, stop: 40, step: 3, chunks: 5, dtype }], ['f', 'from_array', { columns: ['v'] }, 'x'], ['hd', 'head', { n: 12 }, 'df'])),
