@@ -138,7 +138,7 @@ if (cdp) {
 const loadAtStart = os.loadavg()[0];
 await page.getByTestId('run').click();
 await page.locator('[data-testid="run-status"][data-status="finished"]').waitFor({ timeout: 600_000 });
-const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number };
+const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number; t0: number };
 if (cdp && profileTo) writeFileSync(profileTo, JSON.stringify(selfTimes((await cdp.send('Profiler.stop')).profile as Profile), null, 1));
 await browser.close();
 server.close();
@@ -156,6 +156,8 @@ const out = {
   longTaskMs: Math.round(long.reduce((a, b) => a + b, 0)),
   longestMs: Math.round(long[0] ?? 0),
   over100ms: long.filter((x) => x > 100).length,
+  /** Each long task: seconds after the counters started (just before Run), and its ms. */
+  longTasksAt: perf.long.map((l) => [+((l.start - perf.t0) / 1000).toFixed(2), Math.round(l.ms)]),
   loadAverage: { atStart: +loadAtStart.toFixed(1), atEnd: +os.loadavg()[0].toFixed(1) },
   date: new Date().toISOString(),
   note: 'headless Debian Chromium, 1600x1000, shared 2-core machine; long tasks include the first load of lazy chunks',
