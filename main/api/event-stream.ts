@@ -22,6 +22,7 @@
  */
 import type { WebSocket } from 'ws';
 import type { EngineEvent } from '../../common/events';
+import { Outbox } from './outbox';
 import type { GpuflowService } from './service';
 
 export const HIGH_WATER = 4 * 1024 * 1024;
@@ -30,9 +31,8 @@ const POLL_MS = 100;
 const MAX_PENDING_RESULTS = 100;
 export const STALL_CLOSE_MS = 30_000;
 export const MAX_BUFFERED = 4 * HIGH_WATER;
-/** How long an event may wait for the ones after it: about two frames at 60 Hz. */
-export const TICK_MS = 32;
 export const MAX_BATCH_BYTES = 256 * 1024;
+export { TICK_MS } from './outbox';
 
 export function streamEvents(ws: WebSocket, svc: GpuflowService, since: number): void {
   let lastSent = since;
@@ -41,27 +41,18 @@ export function streamEvents(ws: WebSocket, svc: GpuflowService, since: number):
   let poll: ReturnType<typeof setInterval> | null = null;
   const pendingResults: unknown[] = [];
   /** Messages as JSON, waiting for the tick. */
-  let outbox: string[] = [];
-  let outboxBytes = 0;
-  let tick: ReturnType<typeof setTimeout> | null = null;
-
-  const flush = () => {
-    if (tick) clearTimeout(tick);
-    tick = null;
-    const batch = outbox;
-    outbox = [];
-    outboxBytes = 0;
-    if (batch.length === 0 || ws.readyState !== ws.OPEN) return;
-    ws.send(`[${batch.join(',')}]`);
-    checkPressure();
-  };
+  const outbox = new Outbox<string>(
+    (batch) => {
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(`[${batch.join(',')}]`);
+      checkPressure();
+    },
+    MAX_BATCH_BYTES,
+    (text) => text.length,
+  );
+  const flush = () => outbox.flush();
   const raw = (m: unknown) => {
-    if (ws.readyState !== ws.OPEN) return;
-    const text = JSON.stringify(m);
-    outbox.push(text);
-    outboxBytes += text.length;
-    if (outboxBytes >= MAX_BATCH_BYTES) flush();
-    else tick ??= setTimeout(flush, TICK_MS);
+    if (ws.readyState === ws.OPEN) outbox.push(JSON.stringify(m));
   };
   const checkPressure = () => {
     if (ws.bufferedAmount > MAX_BUFFERED) return void ws.terminate();
@@ -114,7 +105,7 @@ export function streamEvents(ws: WebSocket, svc: GpuflowService, since: number):
   });
   ws.on('close', () => {
     if (poll) clearInterval(poll);
-    if (tick) clearTimeout(tick);
+    outbox.discard();
     unsubEvents();
     unsubResults();
   });
