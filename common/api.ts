@@ -26,7 +26,8 @@
  *   GET  /api/benchmarks?workflow=    benchmarks(workflowHash)
  *   GET  /api/bench/progress          benchProgress()   benchmarks under way (a page that loads re-attaches)
  *   POST /api/bench/cancel {benchId}  cancelBench(benchId)
- *   WS   /api/events?since=<seq>      EngineEvent JSON per message, then live events;
+ *   WS   /api/events?since=<seq>      the ring's events after seq, then live events, as JSON
+ *                                     arrays of messages in order (one array per ~32 ms tick);
  *                                     also {type:'run-result', result} and {type:'bench-result', result}
  */
 import type { NodeKindSpec } from './catalog';

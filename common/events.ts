@@ -9,7 +9,8 @@ import type { DeviceTraffic, WorkerKind } from './messages';
 export type TaskState = 'waiting' | 'ready' | 'running' | 'memory' | 'done' | 'erred';
 
 export type EngineEvent =
-  | { type: 'run'; seq: number; t: number; runId: string; state: 'started' | 'finished' | 'failed' | 'cancelled'; tasks?: number; error?: string; cause?: number }
+  /** `benchId`: a run of that benchmark (its events come from the benchmark's own pool, forwarded). */
+  | { type: 'run'; seq: number; t: number; runId: string; state: 'started' | 'finished' | 'failed' | 'cancelled'; tasks?: number; error?: string; cause?: number; benchId?: string }
   | { type: 'task-state'; seq: number; t: number; runId: string; key: string; node: string; from: TaskState; to: TaskState; worker?: string; cause: number }
   /** A task ran: one rectangle of the task stream. */
   | { type: 'task'; seq: number; t: number; runId: string; key: string; node: string; op: string; worker: string; start: number; end: number; bytes: number; backend: string; device?: DeviceTraffic; cause: number }

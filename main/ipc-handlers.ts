@@ -8,7 +8,11 @@ import type { IpcEventSender as WebContents, IpcMainInvokeEvent, IpcMainLike as 
 import * as z from 'zod';
 import type { GpuflowService } from './api/service';
 import { ApiError } from './api/api-error';
+import { Outbox } from './api/outbox';
 import { WorkflowError, WorkflowErrors } from './engine/errors';
+
+/** Messages per IPC batch at most (a replayed ring goes out in several). */
+const MAX_IPC_BATCH = 2000;
 
 export const CHANNEL = {
   call: (method: string) => `gpuflow:${method}`,
@@ -93,9 +97,11 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
     const wc = ev.sender;
     if (!isTrusted(wc)) return;
     streams.get(wc.id)?.();
-    const send = (m: unknown) => {
-      if (!wc.isDestroyed()) wc.send(CHANNEL.message, m);
-    };
+    // Batched as serve's WebSocket is (one message per tick, an array in order).
+    const outbox = new Outbox<unknown>((batch) => {
+      if (!wc.isDestroyed()) wc.send(CHANNEL.message, batch);
+    }, MAX_IPC_BATCH);
+    const send = (m: unknown) => outbox.push(m);
     const after = typeof since === 'number' && Number.isInteger(since) && since >= 0 ? since : 0;
     let upTo = after;
     const unsubEvents = svc.subscribe((e) => {
@@ -105,8 +111,13 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
       send(e);
       upTo = e.seq;
     }
-    const unsubResults = svc.onResult(send);
+    // A result ends a run or a benchmark: it goes out at once, after the events before it.
+    const unsubResults = svc.onResult((m) => {
+      send(m);
+      outbox.flush();
+    });
     const stop = () => {
+      outbox.discard();
       unsubEvents();
       unsubResults();
       streams.delete(wc.id);

@@ -18,8 +18,9 @@ const call =
     ipcRenderer.invoke(`gpuflow:${method}`, ...args);
 
 const listeners = new Set<(m: StreamMessage) => void>();
-ipcRenderer.on('gpuflow:message', (_e, m) => {
-  for (const fn of listeners) fn(m as StreamMessage);
+// main sends a batch (an array, in order) per tick (main/api/outbox.ts).
+ipcRenderer.on('gpuflow:message', (_e, batch) => {
+  for (const m of Array.isArray(batch) ? batch : [batch]) for (const fn of listeners) fn(m as StreamMessage);
 });
 
 const api = {

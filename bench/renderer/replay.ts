@@ -2,18 +2,22 @@
  * Frame rate and long tasks of the renderer while a recorded run of ~12 600 tasks streams in:
  * a stand-in server on 127.0.0.1 serves out/renderer and the few API calls the page makes, and
  * when the page presses Run it replays bench/renderer/stream-11k.json.gz (record-stream.ts) over
- * the WebSocket at the recorded pace, one JSON message per event as `serve` sends them. In
+ * the WebSocket at the recorded pace, batched as `serve` sends them (one JSON array per 32 ms tick;
+ * GPUFLOW_REPLAY_UNBATCHED=1 sends one message per event, as serve did before, for an older build). In
  * Debian's Chromium (1600×1000) a requestAnimationFrame counter and a PerformanceObserver for
  * 'longtask' run from Run until the status reads finished. Writes bench/results/renderer-replay-11k.json.
- * Run after `npm run build`: npx tsx bench/renderer/replay.ts [speed=1]
+ * Run after `npm run build`: npx tsx bench/renderer/replay.ts [speed=1]; GPUFLOW_REPLAY_OUT=file
+ * writes elsewhere (a before/after pair).
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineEvent, QueueEntry } from '../../common/events';
+import { TICK_MS } from '../../main/api/event-stream';
 import { listExamples } from '../../main/api/examples';
 import { catalog } from '../../main/engine/ops/registry';
 
@@ -26,9 +30,27 @@ const RUN = 'bench-run';
 const entry: QueueEntry = { id: 'q1', label: 'seed benchmark', node: null, state: 'queued', runId: null, storeId: null, queuedAt: Date.now() };
 const sockets = new Set<WebSocket>();
 let seq = 0;
-const send = (m: unknown) => {
-  const text = JSON.stringify(m);
+const unbatched = process.env.GPUFLOW_REPLAY_UNBATCHED === '1';
+let outbox: unknown[] = [];
+let tick: ReturnType<typeof setTimeout> | null = null;
+const flush = () => {
+  tick = null;
+  const text = JSON.stringify(outbox);
+  outbox = [];
   for (const ws of sockets) ws.send(text);
+};
+/** As main/api/event-stream.ts: messages wait for the tick (TICK_MS); a result goes out at once. */
+const send = (m: unknown, now = false) => {
+  if (unbatched) {
+    const text = JSON.stringify(m);
+    for (const ws of sockets) ws.send(text);
+    return;
+  }
+  outbox.push(m);
+  if (now) {
+    if (tick) clearTimeout(tick);
+    flush();
+  } else tick ??= setTimeout(flush, TICK_MS);
 };
 
 /** Replays the recorded events at their pace (divided by `speed`), shifted to now, as our run. */
@@ -49,7 +71,7 @@ function replay() {
     }
     if (i < evs.length) return void setTimeout(step, 4);
     send({ type: 'queue', seq: ++seq, t: Date.now(), entries: [] });
-    send({ type: 'run-result', result: { runId: RUN, status: 'finished', results: { total: { kind: 'scalar', dtype: 'float64', value: 1 } }, stats: { tasks: recorded.tasks, durationMs: Date.now() - t0, workers: [], transfers: { count: 0, bytes: 0 }, restarts: 0 }, digest: 'bench', storeId: null } });
+    send({ type: 'run-result', result: { runId: RUN, status: 'finished', results: { total: { kind: 'scalar', dtype: 'float64', value: 1 } }, stats: { tasks: recorded.tasks, durationMs: Date.now() - t0, workers: [], transfers: { count: 0, bytes: 0 }, restarts: 0 }, digest: 'bench', storeId: null } }, true);
   };
   step();
 }
@@ -113,9 +135,10 @@ if (cdp) {
   await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
   await cdp.send('Profiler.start');
 }
+const loadAtStart = os.loadavg()[0];
 await page.getByTestId('run').click();
 await page.locator('[data-testid="run-status"][data-status="finished"]').waitFor({ timeout: 600_000 });
-const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number };
+const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number; t0: number };
 if (cdp && profileTo) writeFileSync(profileTo, JSON.stringify(selfTimes((await cdp.send('Profiler.stop')).profile as Profile), null, 1));
 await browser.close();
 server.close();
@@ -125,6 +148,7 @@ const out = {
   tasks: recorded.tasks,
   events: recorded.events.length,
   speed,
+  batched: !unbatched,
   itemsDrawn: perf.items,
   seconds: +(perf.elapsed / 1000).toFixed(1),
   fps: +((perf.frames * 1000) / perf.elapsed).toFixed(1),
@@ -132,10 +156,13 @@ const out = {
   longTaskMs: Math.round(long.reduce((a, b) => a + b, 0)),
   longestMs: Math.round(long[0] ?? 0),
   over100ms: long.filter((x) => x > 100).length,
+  /** Each long task: seconds after the counters started (just before Run), and its ms. */
+  longTasksAt: perf.long.map((l) => [+((l.start - perf.t0) / 1000).toFixed(2), Math.round(l.ms)]),
+  loadAverage: { atStart: +loadAtStart.toFixed(1), atEnd: +os.loadavg()[0].toFixed(1) },
   date: new Date().toISOString(),
   note: 'headless Debian Chromium, 1600x1000, shared 2-core machine; long tasks include the first load of lazy chunks',
 };
-writeFileSync('bench/results/renderer-replay-11k.json', JSON.stringify(out, null, 2) + '\n');
+writeFileSync(process.env.GPUFLOW_REPLAY_OUT ?? 'bench/results/renderer-replay-11k.json', JSON.stringify(out, null, 2) + '\n');
 console.log(JSON.stringify(out));
 process.exit(0);
 

@@ -4,6 +4,7 @@
  * and a result digest; configurations the machine lacks are recorded as unavailable with the
  * reason, never faked; virtual GPUs stand in only when asked for, and are labelled virtual.
  */
+import type { EngineEvent } from '../../common/events';
 import type { BenchmarkConfigName, BenchmarkRecord, JsonValue } from '../../common/store-types';
 import type { WorkflowDoc } from '../../common/workflow';
 import type { Discovery } from '../cluster/discovery';
@@ -65,6 +66,8 @@ export interface BenchOptions {
   onProgress?: (msg: string) => void;
   /** The same steps, for the progress tracker: a configuration's workers starting and up (by its index in benchConfigs), and each run's time. */
   onStep?: (step: { type: 'starting' | 'up'; configIndex: number } | { type: 'ran'; ms: number }) => void;
+  /** Every event of the benchmark's runs on its own pools (the page draws the current run's task stream from them). */
+  onEvent?: (e: EngineEvent) => void;
   /** Stops the benchmark: the current run is cancelled, its pool shut down, and `runBenchmark` rejects. */
   signal?: AbortSignal;
   /** The Dask cluster set as the target: adds the 'Dask cluster' configuration. */
@@ -114,12 +117,17 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
     opts.onProgress?.(`${c.name}${c.virtual ? ' (virtual)' : ''}: starting workers`);
     opts.onStep?.({ type: 'starting', configIndex: index });
     const engine = new Engine(opts.discovery, { ...c.pool, launcher: opts.launcher, backends: opts.backends });
+    const onEvent = opts.onEvent;
+    const unsubscribe = onEvent ? engine.bus.subscribe((e) => {
+          if ('runId' in e) onEvent(e);
+        }) : () => undefined;
     try {
       await engine.start();
       opts.onStep?.({ type: 'up', configIndex: index });
       const { times, digest, backends } = await timedRuns(c.name, warmup, repeat, () => engine.run(wf), opts);
       configs.push({ name: c.name, available: true, virtual: c.virtual, workers: engine.pool.ready.length, times, digest, backends });
     } finally {
+      unsubscribe();
       await engine.shutdown();
     }
   }

@@ -574,6 +574,8 @@ export class GpuflowService {
       repeat: opts.repeat,
       warmup: opts.warmup,
       onProgress: (message) => this.engine.bus.emit({ type: 'log', level: 'info', message: `benchmark: ${message}` }),
+      // Onto the stream (a copy: emit stamps its own sequence number), its runs marked as this benchmark's.
+      onEvent: (e) => this.engine.bus.emit(e.type === 'run' ? { ...e, benchId } : { ...e }),
       onStep: (s) => {
         if (s.type === 'ran') progress.ran(s.ms);
         else if (s.type === 'starting') progress.starting(s.configIndex);

@@ -36,6 +36,8 @@ export class WorkerSampler {
   private readonly meters = new Map<string, BusyMeter>();
   /** "runId|key" of each running task -> its worker. */
   private readonly runningTask = new Map<string, string>();
+  /** Runs of a benchmark (not on this pool), from their first event to their last. */
+  private readonly benchRuns = new Set<string>();
   private readonly runningCount = new Map<string, number>();
   /** Latest nvidia-smi reading, by GPU uuid. */
   private gpus = new Map<string, GpuInfo>();
@@ -84,6 +86,14 @@ export class WorkerSampler {
   }
 
   private onEvent(e: EngineEvent): void {
+    // A benchmark's runs are on its own pools (their events forwarded onto this bus for the page):
+    // their workers are not these, even where the ids are the same.
+    if (e.type === 'run' && e.benchId !== undefined) {
+      if (e.state === 'started') this.benchRuns.add(e.runId);
+      else this.benchRuns.delete(e.runId);
+      return;
+    }
+    if ('runId' in e && this.benchRuns.has(e.runId)) return;
     if (e.type === 'task-state') {
       const k = `${e.runId}|${e.key}`;
       const was = this.runningTask.get(k);

@@ -106,17 +106,20 @@ export function createHttpClient(opts: HttpClientOptions = {}): GpuflowApi {
         socket = ws;
         ws.onopen = () => (delay = 250);
         ws.onmessage = (ev: MessageEvent) => {
-          let m: StreamMessage;
+          let parsed: StreamMessage | StreamMessage[];
           try {
-            m = JSON.parse(String(ev.data)) as StreamMessage;
+            parsed = JSON.parse(String(ev.data)) as StreamMessage | StreamMessage[];
           } catch {
             return; // not ours to act on; the server only sends JSON
           }
-          if ('seq' in m && typeof m.seq === 'number') {
-            if (lastSeq !== undefined && m.seq <= lastSeq) return; // already seen before a reconnect
-            lastSeq = m.seq;
+          // serve sends a batch (an array) per tick; a single message is taken as a batch of one.
+          for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
+            if ('seq' in m && typeof m.seq === 'number') {
+              if (lastSeq !== undefined && m.seq <= lastSeq) continue; // already seen before a reconnect
+              lastSeq = m.seq;
+            }
+            onMessage(m);
           }
-          onMessage(m);
         };
         ws.onclose = () => {
           if (closed) return;

@@ -73,8 +73,13 @@ export interface DrawStats {
 }
 
 /** The whole run in view; `now` (while it runs) makes room for the running tasks up to now. */
-export function fitView(log: TaskLog, plotWidth: number, now: number | null = null): StreamView {
-  const span = Number.isFinite(log.t0) ? Math.max(1, log.endAt(now) - log.t0) : 1000;
+/**
+ * The view that shows the whole run; `sharedSpanMs` widens it to a span shared with another
+ * stream (Compare draws two runs on one time scale, so the longer run reads longer).
+ */
+export function fitView(log: TaskLog, plotWidth: number, now: number | null = null, sharedSpanMs = 0): StreamView {
+  const own = Number.isFinite(log.t0) ? Math.max(1, log.endAt(now) - log.t0) : 1000;
+  const span = Math.max(own, sharedSpanMs);
   return { startMs: 0, msPerPx: (span * 1.02) / Math.max(1, plotWidth) };
 }
 

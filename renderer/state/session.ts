@@ -18,6 +18,9 @@ import { TaskLog } from './task-log';
 import { TrialCurves } from './trial-curves';
 import { transition, waitingForRun, type RunView, type ViewEvent } from './run-view';
 
+/** The events a task stream draws from ('run' too: a cancel turns the stopped tasks' bars from erred to cancelled). */
+const drawn = (e: EngineEvent) => e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress' || e.type === 'task-state' || e.type === 'run';
+
 /** Events of runs whose id the HTTP answer has not told us yet (the socket can be faster). */
 const PENDING_LIMIT = 20000;
 
@@ -28,6 +31,10 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   const log = new TaskLog();
   const curves = new TrialCurves();
   const nodeTasks = new NodeTasks();
+  /** The task stream of the benchmark run going on now (any window's benchmark), and that run's id. */
+  const benchLog = new TaskLog();
+  let benchRun: string | null = null;
+  let benchBatch: EngineEvent[] = [];
   let pending: EngineEvent[] = [];
   let batch: EngineEvent[] = [];
   let flushQueued = false;
@@ -66,9 +73,14 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     log.addEvents(b);
     curves.addEvents(b);
     nodeTasks.addEvents(b);
+    if (benchBatch.length) {
+      const bb = benchBatch;
+      benchBatch = [];
+      benchLog.addEvents(bb);
+    }
   };
-  const toLog = (e: EngineEvent) => {
-    batch.push(e);
+  const toLog = (e: EngineEvent, to: EngineEvent[] = batch) => {
+    to.push(e);
     if (!flushQueued) {
       flushQueued = true;
       schedule(flush);
@@ -102,6 +114,16 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       return;
     }
     if (!('runId' in e)) return;
+    // A benchmark's run (its own pools): each one's task stream replaces the last one's.
+    if (e.type === 'run' && e.benchId !== undefined && e.state === 'started') {
+      benchRun = e.runId;
+      benchBatch = [];
+      benchLog.clear(false);
+    }
+    if (e.runId === benchRun) {
+      if (drawn(e)) toLog(e, benchBatch);
+      return;
+    }
     const current = run.getState().runId;
     if (e.runId !== current) {
       // A run we started or queued may send events before we learn its id: keep them a while.
@@ -113,7 +135,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       return;
     }
     // 'run' too, in order with the tasks: a cancel turns the stopped tasks' bars from erred to cancelled.
-    if (e.type === 'task' || e.type === 'transfer' || e.type === 'task-error' || e.type === 'task-progress' || e.type === 'task-state' || e.type === 'run') toLog(e);
+    if (drawn(e)) toLog(e);
     run.getState().onEvent(e);
   }
 
@@ -339,6 +361,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     run,
     data,
     log,
+    benchLog,
     curves,
     nodeTasks,
     api,
@@ -373,6 +396,20 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       if (rec.workflow) loadDoc(rec.workflow, null);
       log.loadStored(events, lanesOf(rec), (key) => nodeOfKey(key, editor.getState().graph));
       data.getState().set({ openedRun: rec });
+    },
+    /** A stored run's task stream in a log of its own (Compare draws two, one above the other). */
+    async storedLog(storeId: number): Promise<TaskLog> {
+      const [rec, events] = await Promise.all([api.run(storeId), api.runEvents(storeId)]);
+      // Task keys name their node by the run's own workflow when it has one, else by the editor's.
+      let graph = editor.getState().graph;
+      try {
+        if (rec.workflow) graph = fromDoc(rec.workflow);
+      } catch {
+        /* a workflow the editor cannot read: keys fall back to the editor's graph */
+      }
+      const out = new TaskLog();
+      out.loadStored(events, lanesOf(rec), (key) => nodeOfKey(key, graph));
+      return out;
     },
     async compare(a: number, b: number) {
       data.getState().set({ comparison: await api.compare(a, b), compareIds: [a, b] });

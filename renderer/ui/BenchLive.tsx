@@ -1,13 +1,15 @@
 /**
  * The benchmark running now, polled from the server twice a second (so a page opened mid-run sees
  * it too): configuration and repetition, each configuration's state, a bar of all runs, time so
- * far and left, and Cancel (the current run is cancelled, nothing is recorded).
+ * far and left, and Cancel (the current run is cancelled, nothing is recorded); below, the task
+ * stream of the benchmark's current run, live (session.benchLog, from the forwarded events).
  */
 import { useEffect, useState } from 'react';
 import type { BenchProgress } from '../../common/api';
 import { errorMessages } from '../api/api-error';
 import { benchLive } from '../logic/bench-live';
 import { useData, useSession } from './hooks';
+import { TaskStream } from './TaskStream';
 
 const POLL_MS = 500;
 
@@ -80,6 +82,9 @@ export function BenchLivePanel() {
           </div>
         );
       })}
+      <div className="gf-bench-stream">
+        <TaskStream log={session.benchLog} live title="Task stream of the run going on now" testId="bench-stream" />
+      </div>
     </>
   );
 }

@@ -1,13 +1,15 @@
 /**
  * Compare of two stored runs: status, digests and times on one line, the workflow differences in
  * words, the other differences (params, seeds, devices, backends) as short lines, and both runs'
- * results decoded side by side (logic/result-compare.ts): never base64 Arrow IPC on the page.
+ * results decoded side by side (logic/result-compare.ts): never base64 Arrow IPC on the page;
+ * then both runs' task streams one above the other (CompareStreams.tsx).
  */
 import { useEffect, useState } from 'react';
 import type { RunComparison } from '../../common/store-types';
 import { formatNumber } from '../logic/format';
 import { describeDifference, pairResults, readStoredResults, type ResultPair } from '../logic/result-compare';
 import { formatMs } from '../logic/stream-draw';
+import { CompareStreams } from './CompareStreams';
 import { useSession } from './hooks';
 
 const MAX_ROWS = 50;
@@ -178,6 +180,7 @@ export function CompareCard({ cmp, a, b }: { cmp: RunComparison; a: number; b: n
         </div>
       ))}
       <Results a={a} b={b} />
+      <CompareStreams a={a} b={b} times={cmp.times} />
     </div>
   );
 }

@@ -6,12 +6,15 @@
  * node it came from (a fused task carries several), and selecting a node highlights its tasks,
  * fused ones included. While a run is going, its running tasks grow from their start to now (a
  * timer redraws four times a second while any is running). The canvas carries what was really drawn (data-lane-counts, data-ops) for tests.
+ *
+ * Without props it draws the window's run (session.log); given a `log` it draws that one instead
+ * (a benchmark's current run, a compared stored run), `live` saying whether its running tasks grow.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { fusedOrigins } from '../logic/fusion';
 import { AXIS_H, LABEL_W, LIGHT_STREAM, drawStream, fitView, formatBytes, formatMs, hitTest, type StreamColors, type StreamView } from '../logic/stream-draw';
 import { cssToken } from '../logic/theme';
-import { KIND_ERROR, KIND_TRANSFER } from '../state/task-log';
+import { KIND_ERROR, KIND_TRANSFER, type TaskLog } from '../state/task-log';
 import { useData, useEditor, useRun, useSession } from './hooks';
 import { useThemeContext } from './theme-hook';
 
@@ -32,9 +35,22 @@ function themeColors(): StreamColors {
   };
 }
 
-export function TaskStream() {
+interface TaskStreamProps {
+  /** The log to draw; the window's run when left out. */
+  log?: TaskLog;
+  /** With `log`: whether its run is going (running tasks grow to now). */
+  live?: boolean;
+  title?: string;
+  /** The canvas's data-testid. */
+  testId?: string;
+  /** Fit to at least this span (ms): streams drawn one above the other share one time scale. */
+  spanMs?: number;
+}
+
+export function TaskStream(props: TaskStreamProps = {}) {
   const session = useSession();
-  const log = session.log;
+  const own = props.log === undefined;
+  const log = props.log ?? session.log;
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const wrapRef = useRef<HTMLDivElement>(null);
   const view = useRef<StreamView>({ startMs: 0, msPerPx: 1 });
@@ -65,8 +81,10 @@ export function TaskStream() {
   const redrawRef = useRef<() => void>(() => undefined);
   // Running tasks are drawn (to now) only while the run is going: a cancelled run's leftovers are not.
   const liveRef = useRef(false);
+  const spanRef = useRef(props.spanMs ?? 0);
+  spanRef.current = props.spanMs ?? 0;
   const status = useRun((s) => s.status);
-  liveRef.current = status === 'running' && opened === null;
+  liveRef.current = own ? status === 'running' && opened === null : props.live === true;
 
   useEffect(() => {
     let frame = 0;
@@ -86,8 +104,10 @@ export function TaskStream() {
         canvas.style.width = `${width}px`;
         canvas.style.height = `${height}px`;
       }
+      // An emptied log (a benchmark's next run) follows its new run from the start.
+      if (log.n === 0 && log.running.size === 0) follow.current = true;
       const now = liveRef.current && log.running.size > 0 ? Date.now() : null;
-      if (follow.current) view.current = fitView(log, width - LABEL_W, now);
+      if (follow.current) view.current = fitView(log, width - LABEL_W, now, spanRef.current);
       const ctx = canvas.getContext('2d');
       if (!ctx) return;
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -175,7 +195,7 @@ export function TaskStream() {
     redrawRef.current();
   }, [opened]);
   // The run ending stops its running tasks growing: one more draw without them.
-  useEffect(() => redrawRef.current(), [status]);
+  useEffect(() => redrawRef.current(), [status, props.live]);
 
   const onWheel = (e: React.WheelEvent) => {
     const rect = canvasRef.current!.getBoundingClientRect();
@@ -227,8 +247,8 @@ export function TaskStream() {
   return (
     <section className="gf-stream gf-panel">
       <header className="gf-panel-head">
-        <strong>Task stream</strong>
-        {opened && (
+        <strong>{props.title ?? 'Task stream'}</strong>
+        {own && opened && (
           <span className="gf-muted gf-ellipsis">
             stored run #{opened.id} ({opened.workflowName})
           </span>
@@ -255,7 +275,7 @@ export function TaskStream() {
       <div className="gf-stream-canvas" ref={wrapRef}>
         <canvas
           ref={canvasRef}
-          data-testid="task-stream"
+          data-testid={props.testId ?? 'task-stream'}
           onWheel={onWheel}
           onMouseDown={onMouseDown}
           onMouseMove={onMouseMove}

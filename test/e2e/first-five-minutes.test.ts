@@ -3,8 +3,10 @@
  * --virtual-gpus 3`: build the seed workflow from an empty canvas, leave a stray node (the
  * problems list names it, Run is disabled and says why), fix it, run, reload mid-run (the
  * workflow is back, the run re-attaches and finishes in view), cancel a run (no erred colour, no
- * digest), delete a node after a run (its result is marked stale). Each step checks what a person
- * sees: text, states, and colours read from the DOM.
+ * digest), delete a node after a run (its result is marked stale), compare a run with its replay
+ * (decoded values side by side, no base64, the two task streams one above the other), benchmark
+ * the workflow (configuration, progress and its current run's task stream while it runs, then
+ * Cancel). Each step checks what a person sees: text, states, and colours read from the DOM.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,4 +165,58 @@ describe.skipIf(skip)('the first five minutes', () => {
     // And the list says why the graph cannot run as it is now.
     expect(await page.locator('[data-testid="problem"][data-node="slice"]').textContent()).toContain('required array input is not connected');
   }, 120_000);
+
+  it('compares a run with its replay: digests equal, the values decoded side by side, both task streams', async () => {
+    await page.getByTestId('view-history').click();
+    await expect.poll(() => page.locator('tr[data-run]').count()).toBeGreaterThan(0);
+    const ids = async () => (await page.locator('tr[data-run]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-run'))))).sort((x, y) => x - y);
+    // The last run is the finished one of the step before (the graph has changed since: Replay runs its own workflow).
+    const last = Math.max(...(await ids()));
+    expect(await page.locator(`tr[data-run="${last}"] td`).nth(3).textContent()).toBe('done');
+    await page.locator(`tr[data-run="${last}"]`).getByRole('button', { name: 'Replay' }).click();
+    await expect.poll(() => status(page), { timeout: 90_000 }).toBe('finished');
+    // The replayed workflow is back in the editor: the deleted node too.
+    await expect.poll(() => page.locator('.react-flow__node[data-id="scalar_op"]').count()).toBe(1);
+    await page.getByTestId('view-history').click();
+    await expect.poll(async () => Math.max(...(await ids()))).toBe(last + 1);
+    expect(await page.locator(`tr[data-run="${last + 1}"] td`).nth(7).textContent()).toBe(`#${last}`);
+    await page.getByLabel(`compare run ${last}`).check();
+    await page.getByLabel(`compare run ${last + 1}`).check();
+    await page.getByTestId('compare').click();
+    const cmp = page.getByTestId('comparison');
+    await cmp.waitFor();
+    expect(await cmp.textContent()).toContain('digests equal');
+    const scalar = page.getByTestId('compare-scalar-reduce');
+    await scalar.waitFor();
+    expect(await scalar.textContent()).toMatch(new RegExp(`#${last} .+ · #${last + 1} .+`));
+    expect(Number(await scalar.getAttribute('data-diff'))).toBe(0);
+    expect(await page.locator('body').textContent()).not.toMatch(/[A-Za-z0-9+/]{120}/);
+    // The two runs' task streams, one above the other, each titled with its time and drawn in colour.
+    await page.getByTestId('compare-streams').waitFor();
+    const top = (await page.getByTestId(`compare-stream-${last}`).boundingBox())!;
+    const below = (await page.getByTestId(`compare-stream-${last + 1}`).boundingBox())!;
+    expect(below.y).toBeGreaterThanOrEqual(top.y + top.height);
+    expect(await page.getByTestId('compare-streams').locator('.gf-panel-head strong').allTextContents()).toEqual([
+      expect.stringMatching(new RegExp(`^#${last} · [\\d.]+ (ms|s) · \\d+ tasks`)),
+      expect.stringMatching(new RegExp(`^#${last + 1} · [\\d.]+ (ms|s) · \\d+ tasks`)),
+    ]);
+    for (const id of [last, last + 1]) expect(Object.keys(JSON.parse((await page.getByTestId(`compare-stream-${id}`).getAttribute('data-ops')) ?? '{}'))).toContain('normal+add+slice+sum');
+  }, 180_000);
+
+  it('benchmarks the workflow: configuration, progress and its current run drawn while it runs, then Cancel stops it', async () => {
+    await page.getByTestId('view-benchmarks').click();
+    await page.getByLabel('repeat').fill('3');
+    await page.getByLabel('warm-up').fill('0');
+    await page.getByTestId('start-bench').click();
+    const step = page.getByTestId('bench-live-step');
+    await step.waitFor({ timeout: 60_000 });
+    expect(await step.textContent()).toMatch(/configuration \d of \d · (starting workers|warm-up|repetition)/);
+    expect(await page.getByTestId('bench-live-time').textContent()).toMatch(/so far/);
+    // Its current run's tasks are on the benchmark's own stream, in the op's colour.
+    await expect.poll(async () => Number(await page.getByTestId('bench-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(0);
+    expect(Object.keys(JSON.parse((await page.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}'))).toContain('normal+add+slice+sum');
+    await page.getByTestId('cancel-bench').click();
+    await expect.poll(() => page.getByTestId('bench-live').count(), { timeout: 60_000 }).toBe(0);
+    expect(await page.getByTestId('bench-error').textContent()).toContain('benchmark stopped');
+  }, 180_000);
 });

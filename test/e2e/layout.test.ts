@@ -201,6 +201,16 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     expect(await scalar.textContent()).toMatch(/#1 .+ · #2 .+ · difference /);
     expect(Number(await scalar.getAttribute('data-diff'))).not.toBe(0);
     expect(await page.getByTestId('comparison').textContent()).not.toMatch(/[A-Za-z0-9+/]{120}/);
+    // Both runs' task streams, one above the other, titled with their times, on one time scale.
+    const streams = page.getByTestId('compare-streams');
+    await streams.waitFor();
+    const titles = await streams.locator('.gf-panel-head strong').allTextContents();
+    expect(titles).toHaveLength(2);
+    expect(titles[0]).toMatch(/^#1 · [\d.]+ (ms|s) · \d+ tasks/);
+    expect(titles[1]).toMatch(/^#2 · [\d.]+ (ms|s) · \d+ tasks/);
+    const [top, bottom] = [(await page.getByTestId('compare-stream-1').boundingBox())!, (await page.getByTestId('compare-stream-2').boundingBox())!];
+    expect(bottom.y).toBeGreaterThanOrEqual(top.y + top.height);
+    for (const id of [1, 2]) expect(Object.keys(JSON.parse((await page.getByTestId(`compare-stream-${id}`).getAttribute('data-ops')) ?? '{}')).length).toBeGreaterThan(0);
     await everySize('compare', 'compare');
   }, 180_000);
 
@@ -237,6 +247,9 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     await step.waitFor({ timeout: 60_000 });
     expect(await step.textContent()).toMatch(/configuration \d of \d · (starting workers|warm-up|repetition)/);
     expect(await page.getByTestId('cancel-bench').isEnabled()).toBe(true);
+    // The benchmark's current run draws its own task stream (coloured tasks on the canvas) as it goes.
+    await expect.poll(async () => Number(await page.getByTestId('bench-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(0);
+    expect(Object.keys(JSON.parse((await page.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}')).length).toBeGreaterThan(0);
     await page.setViewportSize({ width: 1600, height: 1000 });
     await page.screenshot({ path: path.join(SHOTS, `benchmark-running-${await page.evaluate(() => document.documentElement.dataset.theme)}.png`) });
     const rec = page.getByTestId('bench-record');

@@ -1,7 +1,9 @@
 /**
  * A benchmark is visible while it runs and can be cancelled: the service's benchProgress() names
  * the configuration and repetition on now with the time so far, and cancelBench() stops it (the
- * result is "benchmark stopped", nothing is recorded, the progress list is empty again).
+ * result is "benchmark stopped", nothing is recorded, the progress list is empty again). Its runs'
+ * events are on the service's stream, each run's 'run' event marked with the benchmark's id, so
+ * the page can draw the current run's task stream.
  */
 import path from 'node:path';
 import { rmSync } from 'node:fs';
@@ -26,8 +28,16 @@ describe('a running benchmark', () => {
       expect(svc.benchProgress()).toEqual([]);
       let rep2: () => void = () => undefined;
       const reached = new Promise<void>((r) => (rep2 = r));
+      const benchRuns = new Map<string, string>();
+      const finished: string[] = [];
+      const tasksOf = new Map<string, number>();
       svc.subscribe((e) => {
         if (e.type === 'log' && /1 CPU core: repetition 2\//.test(e.message)) rep2();
+        if (e.type === 'run' && e.benchId !== undefined) {
+          if (e.state === 'started') benchRuns.set(e.runId, e.benchId);
+          if (e.state === 'finished') finished.push(e.runId);
+        }
+        if (e.type === 'task' && benchRuns.has(e.runId)) tasksOf.set(e.runId, (tasksOf.get(e.runId) ?? 0) + 1);
       });
       const started = svc.startBench({ ...seedDoc(), params: { N: 400, chunks: 100, seed: 0, dtype: 'float64' } }, { repeat: 40, warmup: 1 });
       const outcome = started.done.then(
@@ -41,6 +51,12 @@ describe('a running benchmark', () => {
       expect(p.runsDone).toBeGreaterThanOrEqual(3);
       expect(p.lastMs).toBeGreaterThan(0);
       expect(p.etaMs).toBeGreaterThan(0);
+      // Every run so far is this benchmark's, and each finished one streamed the same tasks (one workflow).
+      expect(new Set(benchRuns.values())).toEqual(new Set([started.benchId]));
+      expect(finished.length).toBeGreaterThanOrEqual(3);
+      const counts = finished.map((r) => tasksOf.get(r) ?? 0);
+      expect(counts[0]).toBeGreaterThan(0);
+      expect(new Set(counts).size).toBe(1);
       expect(svc.cancelBench('not-a-bench')).toBe(false);
       expect(svc.cancelBench(started.benchId)).toBe(true);
       expect(await outcome).toBe('benchmark stopped');

@@ -67,7 +67,7 @@ describe('serve stops on SIGTERM and SIGINT', () => {
     const ws = new WebSocket(`${s.base.replace('http', 'ws')}/api/events?token=${s.token}`, { headers: { origin: s.base } });
     await new Promise((r, j) => ws.once('open', r).once('error', j));
     let running = false;
-    ws.on('message', (b) => (running ||= (JSON.parse(b.toString()) as { type: string }).type === 'task'));
+    ws.on('message', (b) => (running ||= (JSON.parse(b.toString()) as Array<{ type: string }>).some((m) => m.type === 'task')));
     // Enough work to be still running when the signal comes (a run that finished would prove less).
     const started = await api(s, 'POST', '/api/runs', { doc: seedDoc(), params: { N: 40000, chunks: 250 } });
     expect(started.status).toBe(200);

@@ -27,12 +27,15 @@ afterAll(async () => {
 
 /**
  * Opens a WebSocket with its message listener attached at once: the server replays its backlog
- * right after the upgrade, so a listener added after 'open' would miss the first frames.
+ * right after the upgrade, so a listener added after 'open' would miss the first frames. Each
+ * frame is an array of messages (event-stream.ts batches them); the listener gets them one by one.
  */
 function wsOpen(url: string, headers: Record<string, string> = {}, onMessage: (m: Record<string, unknown>, ws: WebSocket) => void = () => undefined): Promise<{ ws: WebSocket; status?: number }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url, { headers });
-    ws.on('message', (buf) => onMessage(JSON.parse(buf.toString()) as Record<string, unknown>, ws));
+    ws.on('message', (buf) => {
+      for (const m of JSON.parse(buf.toString()) as Array<Record<string, unknown>>) onMessage(m, ws);
+    });
     ws.once('open', () => resolve({ ws }));
     ws.once('unexpected-response', (_req, res) => resolve({ ws, status: res.statusCode }));
     ws.once('error', () => resolve({ ws, status: -1 }));

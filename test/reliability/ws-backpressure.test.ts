@@ -4,11 +4,12 @@
  * and never drain while "stalled": the stream stops sending once over HIGH_WATER, so what serve
  * holds for it is bounded no matter how many events follow; when it drains, the stream resumes
  * from the last sequence number it sent — every event arrives exactly once, in order — and a
- * run result that came while it was stalled is delivered too.
+ * run result that came while it was stalled is delivered too. Events go out in batches, one JSON
+ * array per tick (issue 27 item 8), so what a stalled client holds is HIGH_WATER plus one batch.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../../main/engine/event-bus';
-import { HIGH_WATER, MAX_BUFFERED, STALL_CLOSE_MS, streamEvents } from '../../main/api/event-stream';
+import { HIGH_WATER, MAX_BATCH_BYTES, MAX_BUFFERED, STALL_CLOSE_MS, TICK_MS, streamEvents } from '../../main/api/event-stream';
 import type { GpuflowService } from '../../main/api/service';
 import { figures } from './helpers';
 
@@ -17,6 +18,10 @@ class StalledSocket {
   readyState = 1;
   bufferedAmount = 0;
   readonly frames: string[] = [];
+  /** Every message of every frame (each frame is a JSON array), in order. */
+  messages(): Array<{ seq?: number; type: string }> {
+    return this.frames.flatMap((f) => JSON.parse(f) as Array<{ seq?: number; type: string }>);
+  }
   private closeHandlers: Array<() => void> = [];
   send(s: string): void {
     this.frames.push(s);
@@ -44,21 +49,21 @@ describe('event stream backpressure', () => {
     const N = 20_000; // ~20 MB of events
     const { results, ws } = stalledClient(N);
     for (const r of results) r({ type: 'run-result', result: { runId: 'r1' } });
-    const framesWhileStalled = ws.frames.length;
+    const messagesWhileStalled = ws.messages().length;
     const bytesHeld = ws.bufferedAmount;
     // The client reads everything it was sent; the stream notices on its next poll.
     ws.bufferedAmount = 0;
     vi.advanceTimersByTime(150);
     // It may stall again while catching up; keep draining until all is sent.
-    for (let i = 0; i < 100 && ws.frames.length < N + 1; i++) {
+    for (let i = 0; i < 100 && ws.messages().length < N + 1; i++) {
       ws.bufferedAmount = 0;
       vi.advanceTimersByTime(150);
     }
-    const seqs = ws.frames.map((f) => JSON.parse(f) as { seq?: number; type: string }).filter((m) => m.type === 'log').map((m) => m.seq);
-    const gotResult = ws.frames.some((f) => f.includes('"run-result"'));
-    figures('ws-backpressure', { events: N, bytesEmitted: N * 1050, framesWhileStalled, bytesHeldWhileStalled: bytesHeld, highWater: HIGH_WATER, framesAfter: ws.frames.length });
-    expect(bytesHeld).toBeLessThan(HIGH_WATER + 2000);
-    expect(framesWhileStalled).toBeLessThan(N / 5);
+    const seqs = ws.messages().filter((m) => m.type === 'log').map((m) => m.seq);
+    const gotResult = ws.messages().some((m) => m.type === 'run-result');
+    figures('ws-backpressure', { events: N, bytesEmitted: N * 1050, messagesWhileStalled, bytesHeldWhileStalled: bytesHeld, highWater: HIGH_WATER, framesAfter: ws.frames.length });
+    expect(bytesHeld).toBeLessThan(HIGH_WATER + MAX_BATCH_BYTES + 2000);
+    expect(messagesWhileStalled).toBeLessThan(N / 5);
     expect(seqs).toEqual(Array.from({ length: N }, (_, i) => i + 1));
     expect(gotResult).toBe(true);
     ws.close();
@@ -82,6 +87,23 @@ describe('event stream backpressure', () => {
     const big = { type: 'run-result', result: { runId: 'r', blob: 'y'.repeat(MAX_BUFFERED + 1) } };
     for (const r of results) r(big);
     expect(ws.terminated).toBe(true);
+  });
+
+  it('sends the events of one tick as one JSON array in order, and a result at once after the events before it', () => {
+    const { bus, results, ws } = stalledClient(0);
+    for (let i = 0; i < 5; i++) bus.emit({ type: 'log', level: 'info', message: `e${i}` });
+    expect(ws.frames).toHaveLength(0); // waiting for the tick
+    vi.advanceTimersByTime(TICK_MS);
+    expect(ws.frames).toHaveLength(1);
+    expect(ws.messages().map((m) => m.seq)).toEqual([1, 2, 3, 4, 5]);
+    bus.emit({ type: 'log', level: 'info', message: 'e5' });
+    for (const r of results) r({ type: 'run-result', result: { runId: 'r1' } });
+    // No tick needed: the result flushes the outbox, the event before it first.
+    expect(ws.frames).toHaveLength(2);
+    expect(ws.messages().map((m) => m.type)).toEqual(['log', 'log', 'log', 'log', 'log', 'log', 'run-result']);
+    vi.advanceTimersByTime(10 * TICK_MS);
+    expect(ws.frames).toHaveLength(2); // nothing waits, nothing more is sent
+    ws.close();
   });
 
   it('a client that drains within STALL_CLOSE_MS stays open', () => {

@@ -107,4 +107,22 @@ describe('WorkerSampler', () => {
     expect(s.samples('vgpu0').map((x) => x.util)).toEqual([0, 1, 0, 0]);
     s.stop();
   });
+
+  it("does not count a benchmark's tasks (its own pool's workers) on this pool's worker of the same id", () => {
+    let now = 0;
+    const bus = new EventBus();
+    const s = new WorkerSampler(() => [{ config: cfg('vgpu0', 'virtual-gpu'), heldBytes: 0, rss: 0 }], bus, { now: () => now });
+    s.sample();
+    bus.emit({ type: 'run', runId: 'b1', state: 'started', benchId: 'bench' });
+    bus.emit({ type: 'task-state', runId: 'b1', key: 'a', node: 'n', from: 'ready', to: 'running', worker: 'vgpu0', cause: 0 });
+    now = 1000;
+    s.sample();
+    bus.emit({ type: 'run', runId: 'b1', state: 'finished', benchId: 'bench' });
+    // This pool's own run on vgpu0 still counts.
+    bus.emit({ type: 'task-state', runId: 'r', key: 'a', node: 'n', from: 'ready', to: 'running', worker: 'vgpu0', cause: 0 });
+    now = 2000;
+    s.sample();
+    expect(s.samples('vgpu0').map((x) => x.util)).toEqual([0, 0, 1]);
+    s.stop();
+  });
 });

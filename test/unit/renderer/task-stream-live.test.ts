@@ -72,6 +72,9 @@ describe('running tasks in the stream', () => {
     log.addEvents([task(1, 'a-0', 'a', 'load', 'cpu0', 0, 100), running(2, 100, 'a-1', 'a', 'cpu0')]);
     expect(fitView(log, 1000, null).msPerPx).toBeCloseTo((100 * 1.02) / 1000);
     expect(fitView(log, 1000, 1100).msPerPx).toBeCloseTo((1100 * 1.02) / 1000);
+    // Compare's two streams on one scale: a longer shared span widens, a shorter one does not narrow.
+    expect(fitView(log, 1000, null, 400).msPerPx).toBeCloseTo((400 * 1.02) / 1000);
+    expect(fitView(log, 1000, null, 50).msPerPx).toBeCloseTo((100 * 1.02) / 1000);
     const r = recorder();
     drawStream(r.ctx, log, { startMs: 0, msPerPx: 1 }, LABEL_W + 2000, AXIS_H + 60, null, undefined, 600);
     const grown = r.fills.find((f) => f.x === LABEL_W + 100 && Math.abs(f.w - 500) < 1e-9);
