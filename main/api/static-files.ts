@@ -9,7 +9,15 @@ import { fileURLToPath } from 'node:url';
 import { ApiError } from './api-error';
 import { CompressedFiles, compressible, pickEncoding } from './static-compress';
 
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
 
 export function rendererDir(): string {
   if (process.env.GPUFLOW_RENDERER_DIR) return process.env.GPUFLOW_RENDERER_DIR;

@@ -35,7 +35,11 @@ export class EventRepo {
   private readonly aggregatesStmt: Statement;
   private readonly appendBatches: (batches: Iterable<[number, readonly EventInput[]]>) => void;
 
-  constructor(private readonly db: Db, private readonly path: string, readonly cap: number = DEFAULT_EVENT_CAP) {
+  constructor(
+    private readonly db: Db,
+    private readonly path: string,
+    readonly cap: number = DEFAULT_EVENT_CAP,
+  ) {
     if (!Number.isInteger(cap) || cap < 0) throw new RangeError(`event cap must be a non-negative integer, got ${cap}`);
     this.counters = db.prepare('SELECT events_total, events_stored FROM runs WHERE id = ?');
     this.insert = db.prepare(`INSERT INTO events (run_id, seq, t, type, key, worker, op, ms, bytes, backend)
@@ -78,8 +82,18 @@ export class EventRepo {
       const ms = finiteOrNull(e.ms);
       const bytes = finiteOrNull(e.bytes);
       if (i < keep) {
-        this.insert.run(runId, row.events_total + i, e.t, e.type, e.key ?? null, e.worker ?? null, e.op ?? null, ms,
-          bytes === null ? null : Math.round(bytes), e.backend ?? null);
+        this.insert.run(
+          runId,
+          row.events_total + i,
+          e.t,
+          e.type,
+          e.key ?? null,
+          e.worker ?? null,
+          e.op ?? null,
+          ms,
+          bytes === null ? null : Math.round(bytes),
+          e.backend ?? null,
+        );
       }
       const op = e.op ?? '';
       const worker = e.worker ?? '';
