@@ -12,16 +12,6 @@ import { StoreError } from './errors';
 /** Default per-run cap on stored event rows. */
 export const DEFAULT_EVENT_CAP = 200_000;
 
-interface AggregateDelta {
-  op: string;
-  worker: string;
-  events: number;
-  tasks: number;
-  msTotal: number;
-  msMax: number;
-  bytesTotal: number;
-}
-
 function finiteOrNull(x: number | null | undefined): number | null {
   return typeof x === 'number' && Number.isFinite(x) ? x : null;
 }
@@ -76,7 +66,7 @@ export class EventRepo {
     if (!row) throw new StoreError('not-found', this.path, `Cannot store events of run ${runId}: no such run in ${this.path}.`);
     const room = Math.max(0, this.cap - row.events_stored);
     const keep = Math.min(room, events.length);
-    const aggregates = new Map<string, AggregateDelta>();
+    const aggregates = new Map<string, EventAggregate>();
     for (let i = 0; i < events.length; i++) {
       const e = events[i];
       const ms = finiteOrNull(e.ms);
