@@ -11,6 +11,7 @@
  */
 import * as z from 'zod';
 import { formatIssues } from './messages';
+import { hasOp, type ParamsOf, type SchemaTable } from './op-schemas';
 import { dtypeSchema } from './schemas';
 import type { TaskSpec } from './tasks';
 
@@ -77,17 +78,14 @@ const SCHEMAS = {
   'summary-bundle': z.object({}),
 };
 
-/** Each typed op's params, as TypeScript sees them (inferred from the schemas: one definition). */
-export type ArrayOpParamMap = { [Op in keyof typeof SCHEMAS]: z.infer<(typeof SCHEMAS)[Op]> };
+export type ArrayOpParamMap = ParamsOf<typeof SCHEMAS>;
 export type TypedArrayOp = keyof ArrayOpParamMap;
 export type ArrayOpParams<Op extends TypedArrayOp> = ArrayOpParamMap[Op];
-
-/** The schemas, typed so that one indexed by a generic op parses to that op's params. */
-export const ARRAY_OP_PARAMS: { [Op in TypedArrayOp]: z.ZodType<ArrayOpParamMap[Op]> } = SCHEMAS;
+export const ARRAY_OP_PARAMS: SchemaTable<ArrayOpParamMap> = SCHEMAS;
 
 /** Whether `op` is an array op typed here (a task of another op name has no handler). */
 export function isTypedArrayOp(op: string): op is TypedArrayOp {
-  return Object.hasOwn(ARRAY_OP_PARAMS, op);
+  return hasOp(ARRAY_OP_PARAMS, op);
 }
 
 /** The task spec of a typed array op, as main's compiler emits it. */

@@ -8,6 +8,7 @@
  * it (CONTRIBUTING.md, "Typed task params").
  */
 import * as z from 'zod';
+import { hasOp, type ParamsOf, type SchemaTable } from '../op-schemas';
 import type { TaskSpec } from '../tasks';
 import { AGGS } from '../df-aggs';
 import { TIMESERIES_COLUMNS } from './timeseries-columns';
@@ -110,16 +111,13 @@ const SCHEMAS = {
   'broadcast-join': z.object({ spec: joinSpec }).strict(),
 };
 
-/** Each df op's params, as TypeScript sees them (inferred from the schemas: one definition). */
-export type DfOpParamMap = { [Op in keyof typeof SCHEMAS]: z.infer<(typeof SCHEMAS)[Op]> };
+export type DfOpParamMap = ParamsOf<typeof SCHEMAS>;
 export type DfOp = keyof DfOpParamMap;
 export type DfOpParams<Op extends DfOp> = DfOpParamMap[Op];
-
-/** The schemas, typed so that one indexed by a generic op parses to that op's params. */
-export const DF_OP_PARAMS: { [Op in DfOp]: z.ZodType<DfOpParamMap[Op]> } = SCHEMAS;
+export const DF_OP_PARAMS: SchemaTable<DfOpParamMap> = SCHEMAS;
 
 export function isDfOp(op: string): op is DfOp {
-  return Object.hasOwn(DF_OP_PARAMS, op);
+  return hasOp(DF_OP_PARAMS, op);
 }
 
 /** The task spec of a df op, as main's compiler emits it. */
