@@ -72,7 +72,9 @@ async function main() {
     plugins: [sourceUrls],
   });
   // Packages change only through npm install, which builds again: the sources are what to watch.
-  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/')).sort();
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((f) => !f.includes('node_modules/'))
+    .sort();
   writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ builtAt: started, root: pathToFileURL(root).href, inputs }, null, 1) + '\n');
   if (!quiet) process.stdout.write(`gpuflow: bundled the CLI and worker (${inputs.length} source files) into out/cli in ${Date.now() - started} ms\n`);
 }

@@ -54,7 +54,10 @@ const work = path.join(outDir, 'work');
 rmSync(work, { recursive: true, force: true });
 mkdirSync(path.join(work, 'node_modules'), { recursive: true });
 cpSync(sqliteDir, path.join(work, 'node_modules', 'better-sqlite3'), { recursive: true, filter: (src) => path.basename(src) !== 'build' });
-writeFileSync(path.join(work, 'package.json'), JSON.stringify({ name: 'gpuflow-electron-native', version: '0.0.0', private: true, dependencies: { 'better-sqlite3': sqliteVersion } }));
+writeFileSync(
+  path.join(work, 'package.json'),
+  JSON.stringify({ name: 'gpuflow-electron-native', version: '0.0.0', private: true, dependencies: { 'better-sqlite3': sqliteVersion } }),
+);
 try {
   await rebuild({ buildPath: work, electronVersion, onlyModules: ['better-sqlite3'], force: true, buildFromSource: true });
 } catch (e) {

@@ -23,7 +23,9 @@ function findElectron() {
   try {
     dir = path.dirname(require.resolve('electron/package.json'));
   } catch {
-    return { why: "Electron's runtime is not installed (it is an optional dependency: its download from GitHub failed or was skipped during `npm install`; with access to GitHub or an ELECTRON_MIRROR, `npm install electron` adds it)" };
+    return {
+      why: "Electron's runtime is not installed (it is an optional dependency: its download from GitHub failed or was skipped during `npm install`; with access to GitHub or an ELECTRON_MIRROR, `npm install electron` adds it)",
+    };
   }
   try {
     const exe = path.join(dir, 'dist', readFileSync(path.join(dir, 'path.txt'), 'utf8'));
@@ -31,7 +33,9 @@ function findElectron() {
   } catch {
     // path.txt is written by electron's install script once the binary is in place
   }
-  return { why: "Electron's binary was not downloaded (ELECTRON_SKIP_BINARY_DOWNLOAD, or no route to GitHub during `npm install`; `node node_modules/electron/install.js` fetches it)" };
+  return {
+    why: "Electron's binary was not downloaded (ELECTRON_SKIP_BINARY_DOWNLOAD, or no route to GitHub during `npm install`; `node node_modules/electron/install.js` fetches it)",
+  };
 }
 
 function newest(dir) {

@@ -5,12 +5,13 @@
  * the params parsed by the same schema: a renamed param is a type error on both sides, and a
  * message that does not match is refused at the worker's boundary with the op and field named).
  *
- * Typed so far: rechunk's assemble, transpose, the .npy reader and writer, the randomized SVD. To
- * type another op: add its schema below, build its spec with `arrayOpSpec` in main and register
- * its handler with `registerArrayOp` (CONTRIBUTING.md, "Typed task params").
+ * Every array op main emits is typed here. To add one: add its schema below, build its spec with
+ * `arrayOpSpec` in main and register its handler with `registerArrayOp` (CONTRIBUTING.md, "Typed
+ * task params").
  */
 import * as z from 'zod';
 import { formatIssues } from './messages';
+import { hasOp, type ParamsOf, type SchemaTable } from './op-schemas';
 import { dtypeSchema } from './schemas';
 import type { TaskSpec } from './tasks';
 
@@ -38,19 +39,53 @@ const SCHEMAS = {
   'rs-sum': z.object({ then: z.enum(['none', 'orth', 'svd']), rank: count.positive() }),
   /** A row block of U: Q_i times the small SVD's u. */
   'rs-u': z.object({}),
+  // Linear algebra (main/engine/ops/arrays-linalg.ts, worker/kernels/arrays/linalg-handlers.ts).
+  /** One C block of C = A B: the sum over l < k of A(i, l) B(l, j); inputs are the k A blocks, then the k B blocks. */
+  matmul: z.object({ k: count.positive() }),
+  /** TSQR's QR of one row block. */
+  'qr-block': z.object({}),
+  /** The QR of the stacked R factors, and the SVD of its R when `svd`. */
+  'qr-top': z.object({ svd: z.boolean() }),
+  /** Row block `index` of Q (of U when `svd`): the block's factor times its share of the top's Q. */
+  'qr-combine': z.object({ index: count, svd: z.boolean() }),
+  /** QR (or the SVD when `svd`) of all row blocks stacked, in one task. */
+  'factor-whole': z.object({ svd: z.boolean() }),
+  /** The array `name` of a bundle (q, r, u, s, vt). */
+  pick: z.object({ name: z.string().min(1) }),
+  // NumPy-style nodes (arrays-scan.ts, arrays-join.ts, arrays-stats.ts; worker numpy-handlers.ts).
+  /** cumsum / cumprod of a block along `axis`, continuing from the previous block's result. */
+  cumulate: z.object({ axis: count, op: z.enum(['sum', 'prod']), dtype: dtypeSchema }),
+  /** One block of a C-order reshape, read from the input blocks `depBlocks` (its inputs, in that order). */
+  reshape: z.object({ inShape: dims, inChunks: z.array(dims), depBlocks: z.array(dims), outShape: dims, start: dims, shape: dims, dtype: dtypeSchema }),
+  /** numpy.histogram's counts of one block over `bins` equal bins of [lo, hi]. */
+  histogram: z.object({ bins: count.positive(), lo: z.number(), hi: z.number() }),
+  /** numpy.histogram's `bins + 1` edges of [lo, hi]. */
+  'histogram-edges': z.object({ bins: count.positive(), lo: z.number(), hi: z.number() }),
+  /** The element-wise sum of same-length arrays (a histogram's counts). */
+  'sum-arrays': z.object({}),
+  /** numpy.percentile's 'linear' method over every element of the inputs; each q in [0, 1]. */
+  percentile: z.object({ q: z.array(z.number().min(0).max(1)).min(1) }),
+  // Large-array summaries (main/engine/compile/summary-lower.ts, worker summary-handlers.ts).
+  /** [min, max, sum, count] of one block. */
+  'summary-stats': z.object({}),
+  /** The stats of several partials combined. */
+  'summary-stats-combine': z.object({}),
+  /** Counts of one block over `bins` equal bins between the combined min and max. */
+  'summary-hist': z.object({ bins: count.positive() }),
+  /** The counts of several partials summed. */
+  'summary-hist-combine': z.object({}),
+  /** stats, hist and corner as one bundle. */
+  'summary-bundle': z.object({}),
 };
 
-/** Each typed op's params, as TypeScript sees them (inferred from the schemas: one definition). */
-export type ArrayOpParamMap = { [Op in keyof typeof SCHEMAS]: z.infer<(typeof SCHEMAS)[Op]> };
+export type ArrayOpParamMap = ParamsOf<typeof SCHEMAS>;
 export type TypedArrayOp = keyof ArrayOpParamMap;
 export type ArrayOpParams<Op extends TypedArrayOp> = ArrayOpParamMap[Op];
+export const ARRAY_OP_PARAMS: SchemaTable<ArrayOpParamMap> = SCHEMAS;
 
-/** The schemas, typed so that one indexed by a generic op parses to that op's params. */
-export const ARRAY_OP_PARAMS: { [Op in TypedArrayOp]: z.ZodType<ArrayOpParamMap[Op]> } = SCHEMAS;
-
-/** Whether an array op's params are typed here (the others still travel as a plain record). */
+/** Whether `op` is an array op typed here (a task of another op name has no handler). */
 export function isTypedArrayOp(op: string): op is TypedArrayOp {
-  return Object.hasOwn(ARRAY_OP_PARAMS, op);
+  return hasOp(ARRAY_OP_PARAMS, op);
 }
 
 /** The task spec of a typed array op, as main's compiler emits it. */

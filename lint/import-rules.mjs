@@ -72,7 +72,12 @@ export function importGraph(root, folders) {
       else if (SOURCE.test(e.name) && !e.name.endsWith('.d.ts') && !e.name.endsWith('.d.mts')) {
         const text = readFileSync(p, 'utf8');
         texts.set(p, text);
-        edges.set(p, importSpecifiers(text).map((spec) => resolveImport(p, spec)).filter((t) => t !== null));
+        edges.set(
+          p,
+          importSpecifiers(text)
+            .map((spec) => resolveImport(p, spec))
+            .filter((t) => t !== null),
+        );
       }
     }
   };
@@ -87,7 +92,11 @@ export function importGraph(root, folders) {
   for (const start of edges.keys()) {
     if (idx.has(start)) continue;
     const work = [[start, 0]];
-    idx.set(start, index); low.set(start, index); index++; stack.push(start); onStack.add(start);
+    idx.set(start, index);
+    low.set(start, index);
+    index++;
+    stack.push(start);
+    onStack.add(start);
     while (work.length) {
       const frame = work[work.length - 1];
       const [v, i] = frame;
@@ -96,7 +105,11 @@ export function importGraph(root, folders) {
         frame[1]++;
         const w = out[i];
         if (!idx.has(w)) {
-          idx.set(w, index); low.set(w, index); index++; stack.push(w); onStack.add(w);
+          idx.set(w, index);
+          low.set(w, index);
+          index++;
+          stack.push(w);
+          onStack.add(w);
           work.push([w, 0]);
         } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
         continue;
@@ -109,7 +122,11 @@ export function importGraph(root, folders) {
       if (low.get(v) === idx.get(v)) {
         const members = [];
         let w;
-        do { w = stack.pop(); onStack.delete(w); members.push(w); } while (w !== v);
+        do {
+          w = stack.pop();
+          onStack.delete(w);
+          members.push(w);
+        } while (w !== v);
         if (members.length > 1) for (const m of members) component.set(m, members);
       }
     }
@@ -154,8 +171,18 @@ const layers = {
   meta: {
     type: 'problem',
     docs: { description: 'imports go down the layers of docs/design.md' },
-    schema: [{ type: 'object', properties: { allowed: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }, required: ['allowed'], additionalProperties: false }],
-    messages: { upward: "{{from}}/ may not import {{to}}/ ('{{spec}}'): {{from}}/ may import only {{allowed}} (docs/design.md, \"Folders and layers\"). Move what both need down a layer." },
+    schema: [
+      {
+        type: 'object',
+        properties: { allowed: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } },
+        required: ['allowed'],
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      upward:
+        '{{from}}/ may not import {{to}}/ (\'{{spec}}\'): {{from}}/ may import only {{allowed}} (docs/design.md, "Folders and layers"). Move what both need down a layer.',
+    },
   },
   create(context) {
     const { allowed } = context.options[0];
@@ -203,7 +230,16 @@ const noCycle = {
       if (typeof spec !== 'string') return;
       const target = resolveImport(file, spec);
       if (!target || !inCycle.has(target)) return;
-      context.report({ node, messageId: 'cycle', data: { spec, cycle: cyclePath(graph, target, file, inCycle).map((p) => relative(root, p)).join(' -> ') } });
+      context.report({
+        node,
+        messageId: 'cycle',
+        data: {
+          spec,
+          cycle: cyclePath(graph, target, file, inCycle)
+            .map((p) => relative(root, p))
+            .join(' -> '),
+        },
+      });
     };
     return {
       ImportDeclaration: (n) => check(n, n.source.value),
@@ -222,7 +258,10 @@ function cyclePath(graph, from, to, members) {
     const v = queue.shift();
     if (v === to) break;
     for (const w of graph.edges.get(v) ?? []) {
-      if (members.has(w) && !prev.has(w)) { prev.set(w, v); queue.push(w); }
+      if (members.has(w) && !prev.has(w)) {
+        prev.set(w, v);
+        queue.push(w);
+      }
     }
   }
   const path = [];

@@ -123,7 +123,15 @@ export class SearchController {
       const key = scoreKey(t);
       if (key !== prev) rank = i + 1;
       prev = key;
-      const e: LeaderboardEntry = { trialId: t.id, bracket: t.bracket, params: t.params, epochs: t.epochs, score: t.score, status: t.status, rank: t.score === null ? null : rank };
+      const e: LeaderboardEntry = {
+        trialId: t.id,
+        bracket: t.bracket,
+        params: t.params,
+        epochs: t.epochs,
+        score: t.score,
+        status: t.status,
+        rank: t.score === null ? null : rank,
+      };
       if (t.error !== undefined) e.error = t.error;
       return e;
     });
@@ -170,4 +178,3 @@ export class SearchController {
     }
   }
 }
-

@@ -13,7 +13,10 @@ export class FixedBudgetGroup implements TrialGroup {
   /** Trials still running: `done` is asked after every report, so it must not scan them all (issue 29). */
   private running: number;
 
-  constructor(trials: NewTrial[], private readonly epochs: number) {
+  constructor(
+    trials: NewTrial[],
+    private readonly epochs: number,
+  ) {
     this.trials = trials.map((t, i) => newTrialState(t, i, 0));
     for (const t of this.trials) t.target = epochs;
     this.running = this.trials.length;

@@ -66,7 +66,11 @@ export class HalvingBracket implements TrialGroup {
   /** Trials whose status is 'running', kept so a report does not scan every trial (issue 29). */
   private running = 0;
 
-  constructor(readonly bracket: number, trials: NewTrial[], private readonly cfg: HalvingConfig) {
+  constructor(
+    readonly bracket: number,
+    trials: NewTrial[],
+    private readonly cfg: HalvingConfig,
+  ) {
     checkHalvingConfig(cfg);
     this.trials = trials.map((t, i) => newTrialState(t, i, bracket));
   }

@@ -146,7 +146,12 @@ export function staticRounds(spec: SearchSpec): StaticBracket[] {
 export function finalLeaderboard(spec: SearchSpec, outcomes: readonly TrialOutcome[]): { leaderboard: LeaderboardEntry[]; best: LeaderboardEntry | null } {
   const { controller, pending } = replaySearch(spec, outcomes);
   if (pending.length > 0 || !controller.done) {
-    throw new ReplayError(`the search is not over: ${pending.length} trials still to train (${pending.slice(0, 3).map((p) => p.trialId).join(', ')})`);
+    throw new ReplayError(
+      `the search is not over: ${pending.length} trials still to train (${pending
+        .slice(0, 3)
+        .map((p) => p.trialId)
+        .join(', ')})`,
+    );
   }
   return { leaderboard: controller.leaderboard(), best: controller.best() };
 }

@@ -49,7 +49,14 @@ export function parseSearchSpec(input: unknown, where = 'search'): SearchSpec {
       case 'random':
         return { method: 'random', space, nTrials: d.nTrials, epochs: d.epochs, seed: d.seed };
       case 'successive-halving': {
-        const spec: SearchSpec = { method: 'successive-halving', space, nInitialParameters: d.nInitialParameters, nInitialIter: d.nInitialIter, aggressiveness: d.aggressiveness, seed: d.seed };
+        const spec: SearchSpec = {
+          method: 'successive-halving',
+          space,
+          nInitialParameters: d.nInitialParameters,
+          nInitialIter: d.nInitialIter,
+          aggressiveness: d.aggressiveness,
+          seed: d.seed,
+        };
         if (d.maxIter !== undefined) spec.maxIter = d.maxIter;
         checkHalvingConfig({ n: d.nInitialParameters === 'grid' ? 1 : d.nInitialParameters, r: d.nInitialIter, eta: d.aggressiveness, maxIter: d.maxIter });
         return spec;

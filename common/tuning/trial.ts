@@ -138,7 +138,8 @@ export function modelSpecFromParams(base: Partial<ModelSpec> & { kind: ModelKind
     const hidden = merged.hiddenLayers as number[];
     const layers = params.layers ?? hidden.length;
     const units = params.units ?? hidden[0] ?? 16;
-    if (typeof layers !== 'number' || !Number.isInteger(layers) || layers < 0) throw new TrialSpecError(`${where}.layers: must be a non-negative integer, got ${String(layers)}`);
+    if (typeof layers !== 'number' || !Number.isInteger(layers) || layers < 0)
+      throw new TrialSpecError(`${where}.layers: must be a non-negative integer, got ${String(layers)}`);
     if (typeof units !== 'number') throw new TrialSpecError(`${where}.units: must be a number, got ${String(units)}`);
     merged.hiddenLayers = Array.from({ length: layers }, () => units);
   }

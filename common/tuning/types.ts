@@ -39,7 +39,15 @@ export type SearchSpec =
    * trained `nInitialIter` epochs, then the best 1/aggressiveness kept and trained
    * aggressiveness times longer, until one is left or `maxIter` is reached.
    */
-  | { method: 'successive-halving'; space: SearchSpace; nInitialParameters: number | 'grid'; nInitialIter: number; maxIter?: number; aggressiveness: number; seed: number }
+  | {
+      method: 'successive-halving';
+      space: SearchSpace;
+      nInitialParameters: number | 'grid';
+      nInitialIter: number;
+      maxIter?: number;
+      aggressiveness: number;
+      seed: number;
+    }
   /** dask-ml HyperbandSearchCV: several successive-halving brackets derived from maxIter. */
   | { method: 'hyperband'; space: SearchSpace; maxIter: number; aggressiveness: number; seed: number };
 

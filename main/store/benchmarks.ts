@@ -8,13 +8,7 @@
 import type { Statement } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { DIGEST_SIGNIFICANT_DIGITS } from '../../common/digest';
-import {
-  BENCHMARK_CONFIG_NAMES,
-  type BenchmarkConfigName,
-  type BenchmarkConfigRecord,
-  type BenchmarkRecord,
-  type JsonValue,
-} from '../../common/store-types';
+import { BENCHMARK_CONFIG_NAMES, type BenchmarkConfigName, type BenchmarkConfigRecord, type BenchmarkRecord, type JsonValue } from '../../common/store-types';
 import { digestsAgree, median, spread } from './bench-stats';
 import type { Db } from './db';
 import { StoreError } from './errors';
@@ -105,10 +99,14 @@ export class BenchmarkRepo {
   private readonly workflowExists: Statement;
   private readonly byUuid: Statement;
 
-  constructor(private readonly db: Db, private readonly path: string) {
+  constructor(
+    private readonly db: Db,
+    private readonly path: string,
+  ) {
     this.insert = db.prepare(`INSERT INTO benchmarks (uuid, workflow_hash, machine, host, created, params, warmup, repetitions, digests_agree, tolerance_digits)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uuid) DO NOTHING`);
-    this.insertConfig = db.prepare(`INSERT INTO benchmark_configs (benchmark_id, position, name, available, unavailable_reason, virtual, workers, times, median, spread, digest, backends)
+    this.insertConfig =
+      db.prepare(`INSERT INTO benchmark_configs (benchmark_id, position, name, available, unavailable_reason, virtual, workers, times, median, spread, digest, backends)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.byId = db.prepare(`${SELECT} WHERE b.id = ?`);
     this.configsOf = db.prepare('SELECT * FROM benchmark_configs WHERE benchmark_id = ? ORDER BY position');
@@ -126,7 +124,11 @@ export class BenchmarkRepo {
   save(input: BenchmarkInput): BenchmarkRecord {
     checkConfigs(input.configs);
     if (!this.workflowExists.get(input.workflowHash)) {
-      throw new StoreError('not-found', this.path, `Cannot save a benchmark of workflow ${input.workflowHash}: that version is not saved. Save it first (saveWorkflowVersion).`);
+      throw new StoreError(
+        'not-found',
+        this.path,
+        `Cannot save a benchmark of workflow ${input.workflowHash}: that version is not saved. Save it first (saveWorkflowVersion).`,
+      );
     }
     const configs: BenchmarkConfigRecord[] = input.configs.map((c) => ({
       name: c.name,
@@ -141,18 +143,41 @@ export class BenchmarkRepo {
       backends: c.backends ?? null,
     }));
     const uuid = input.uuid ?? randomUUID();
-    const id = this.db.transaction(() => {
-      const info = this.insert.run(uuid, input.workflowHash, input.machine, input.host ?? thisHost(), input.created ?? Date.now(),
-        toJsonText(input.params ?? {}), input.warmup, input.repetitions, digestsAgree(configs) ? 1 : 0,
-        input.toleranceDigits ?? DIGEST_SIGNIFICANT_DIGITS);
-      if (info.changes === 0) return (this.byUuid.get(uuid) as { id: number }).id;
-      const newId = Number(info.lastInsertRowid);
-      configs.forEach((c, i) => {
-        this.insertConfig.run(newId, i, c.name, c.available ? 1 : 0, c.unavailableReason, c.virtual ? 1 : 0, c.workers,
-          toJsonText(c.times), c.median, c.spread, c.digest, toJsonText(c.backends));
-      });
-      return newId;
-    }).immediate();
+    const id = this.db
+      .transaction(() => {
+        const info = this.insert.run(
+          uuid,
+          input.workflowHash,
+          input.machine,
+          input.host ?? thisHost(),
+          input.created ?? Date.now(),
+          toJsonText(input.params ?? {}),
+          input.warmup,
+          input.repetitions,
+          digestsAgree(configs) ? 1 : 0,
+          input.toleranceDigits ?? DIGEST_SIGNIFICANT_DIGITS,
+        );
+        if (info.changes === 0) return (this.byUuid.get(uuid) as { id: number }).id;
+        const newId = Number(info.lastInsertRowid);
+        configs.forEach((c, i) => {
+          this.insertConfig.run(
+            newId,
+            i,
+            c.name,
+            c.available ? 1 : 0,
+            c.unavailableReason,
+            c.virtual ? 1 : 0,
+            c.workers,
+            toJsonText(c.times),
+            c.median,
+            c.spread,
+            c.digest,
+            toJsonText(c.backends),
+          );
+        });
+        return newId;
+      })
+      .immediate();
     return this.get(id)!;
   }
 
@@ -206,9 +231,11 @@ export class BenchmarkRepo {
       created = b.created;
       id = b.id;
     }
-    const row = (options.machine === undefined
-      ? this.previousStmt.get(workflowHash, created, id)
-      : this.previousSameMachine.get(workflowHash, options.machine, created, id)) as { id: number } | undefined;
+    const row = (
+      options.machine === undefined
+        ? this.previousStmt.get(workflowHash, created, id)
+        : this.previousSameMachine.get(workflowHash, options.machine, created, id)
+    ) as { id: number } | undefined;
     return row && this.get(row.id);
   }
 }

@@ -40,7 +40,8 @@ function checkWritable(path: string): void {
   let exists = true;
   try {
     const st = statSync(path);
-    if (!st.isFile()) throw new StoreError('cannot-open', path, `${path} is not a file (it is a folder or a device). Choose a file path for the database (CLI: --db <file>).`);
+    if (!st.isFile())
+      throw new StoreError('cannot-open', path, `${path} is not a file (it is a folder or a device). Choose a file path for the database (CLI: --db <file>).`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     exists = false;
@@ -66,7 +67,12 @@ export function openDatabase(path: string, nativeBinding?: string): Db {
         // The first statement reads the header: a foreign file fails here, before any write.
         db.pragma('schema_version', { simple: true });
         const mode = db.pragma('journal_mode = WAL', { simple: true });
-        if (mode !== 'wal') throw new StoreError('io', full, `Could not switch ${full} to WAL mode (got ${String(mode)}); the file system may not support it. Choose a database on a local disk (CLI: --db <file>).`);
+        if (mode !== 'wal')
+          throw new StoreError(
+            'io',
+            full,
+            `Could not switch ${full} to WAL mode (got ${String(mode)}); the file system may not support it. Choose a database on a local disk (CLI: --db <file>).`,
+          );
         db.pragma('foreign_keys = ON');
         db.pragma('synchronous = NORMAL');
       });

@@ -7,16 +7,7 @@ import { readFileSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type StoreErrorCode =
-  | 'read-only'
-  | 'not-a-database'
-  | 'disk-full'
-  | 'newer-schema'
-  | 'corrupt'
-  | 'busy'
-  | 'cannot-open'
-  | 'invalid-import'
-  | 'not-found'
-  | 'io';
+  'read-only' | 'not-a-database' | 'disk-full' | 'newer-schema' | 'corrupt' | 'busy' | 'cannot-open' | 'invalid-import' | 'not-found' | 'io';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';
@@ -36,11 +27,8 @@ const MESSAGES: Record<Exclude<StoreErrorCode, 'newer-schema' | 'invalid-import'
     `Cannot write the gpuflow database ${p}: the file or its folder ${dirname(p)} is read-only. ` +
     `Make both writable, or choose another database file (CLI: --db <file>).`,
   'not-a-database': (p) =>
-    `${p} is not a gpuflow database (not an SQLite file); it was left untouched. ` +
-    `Choose another database file (CLI: --db <file>) or move this one aside.`,
-  'disk-full': (p) =>
-    `The disk holding ${p} is full: the last change was not saved; everything saved before is intact. ` +
-    `Free some space and try again.`,
+    `${p} is not a gpuflow database (not an SQLite file); it was left untouched. ` + `Choose another database file (CLI: --db <file>) or move this one aside.`,
+  'disk-full': (p) => `The disk holding ${p} is full: the last change was not saved; everything saved before is intact. ` + `Free some space and try again.`,
   corrupt: (p) =>
     `The gpuflow database ${p} is damaged. It was left as it is; move it aside (gpuflow starts a new ` +
     `one) and try \`sqlite3 ${p} .recover\` to rescue its contents.`,
@@ -54,9 +42,7 @@ const MESSAGES: Record<Exclude<StoreErrorCode, 'newer-schema' | 'invalid-import'
 };
 
 function codeOf(err: unknown): string {
-  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
-    ? (err as { code: string }).code
-    : '';
+  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : '';
 }
 
 /** The store code for an SQLite (`SQLITE_*`) or filesystem (`E*`) error, if it is one we explain. */

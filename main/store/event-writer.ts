@@ -59,7 +59,10 @@ export class EventWriter {
   private readonly maxFailedBatches: number;
   private readonly onError: (err: unknown) => void;
 
-  constructor(private readonly sink: EventSink, options: EventWriterOptions = {}) {
+  constructor(
+    private readonly sink: EventSink,
+    options: EventWriterOptions = {},
+  ) {
     this.flushMs = options.flushMs ?? DEFAULT_FLUSH_MS;
     this.maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
     this.maxFailedBatches = Math.max(0, options.maxFailedBatches ?? DEFAULT_MAX_FAILED_BATCHES);

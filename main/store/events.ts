@@ -12,16 +12,6 @@ import { StoreError } from './errors';
 /** Default per-run cap on stored event rows. */
 export const DEFAULT_EVENT_CAP = 200_000;
 
-interface AggregateDelta {
-  op: string;
-  worker: string;
-  events: number;
-  tasks: number;
-  msTotal: number;
-  msMax: number;
-  bytesTotal: number;
-}
-
 function finiteOrNull(x: number | null | undefined): number | null {
   return typeof x === 'number' && Number.isFinite(x) ? x : null;
 }
@@ -35,7 +25,11 @@ export class EventRepo {
   private readonly aggregatesStmt: Statement;
   private readonly appendBatches: (batches: Iterable<[number, readonly EventInput[]]>) => void;
 
-  constructor(private readonly db: Db, private readonly path: string, readonly cap: number = DEFAULT_EVENT_CAP) {
+  constructor(
+    private readonly db: Db,
+    private readonly path: string,
+    readonly cap: number = DEFAULT_EVENT_CAP,
+  ) {
     if (!Number.isInteger(cap) || cap < 0) throw new RangeError(`event cap must be a non-negative integer, got ${cap}`);
     this.counters = db.prepare('SELECT events_total, events_stored FROM runs WHERE id = ?');
     this.insert = db.prepare(`INSERT INTO events (run_id, seq, t, type, key, worker, op, ms, bytes, backend)
@@ -72,14 +66,24 @@ export class EventRepo {
     if (!row) throw new StoreError('not-found', this.path, `Cannot store events of run ${runId}: no such run in ${this.path}.`);
     const room = Math.max(0, this.cap - row.events_stored);
     const keep = Math.min(room, events.length);
-    const aggregates = new Map<string, AggregateDelta>();
+    const aggregates = new Map<string, EventAggregate>();
     for (let i = 0; i < events.length; i++) {
       const e = events[i];
       const ms = finiteOrNull(e.ms);
       const bytes = finiteOrNull(e.bytes);
       if (i < keep) {
-        this.insert.run(runId, row.events_total + i, e.t, e.type, e.key ?? null, e.worker ?? null, e.op ?? null, ms,
-          bytes === null ? null : Math.round(bytes), e.backend ?? null);
+        this.insert.run(
+          runId,
+          row.events_total + i,
+          e.t,
+          e.type,
+          e.key ?? null,
+          e.worker ?? null,
+          e.op ?? null,
+          ms,
+          bytes === null ? null : Math.round(bytes),
+          e.backend ?? null,
+        );
       }
       const op = e.op ?? '';
       const worker = e.worker ?? '';

@@ -183,9 +183,12 @@ export function migrate(db: Db, path: string, target: number = LATEST_VERSION): 
   return guarded(path, () => {
     const found = schemaVersion(db);
     if (found > LATEST_VERSION) {
-      throw new StoreError('newer-schema', path,
+      throw new StoreError(
+        'newer-schema',
+        path,
         `The gpuflow database ${path} has schema version ${found}, newer than this gpuflow knows (${LATEST_VERSION}). ` +
-        `It was left untouched; use a newer gpuflow, or choose another database file (CLI: --db <file>).`);
+          `It was left untouched; use a newer gpuflow, or choose another database file (CLI: --db <file>).`,
+      );
     }
     for (const m of MIGRATIONS) {
       if (m.version > target) break;

@@ -21,15 +21,17 @@ export class Recovery {
 
   /** Marks dead owners' runs interrupted; returns their ids. */
   markInterrupted(now: number = Date.now(), isOwnerAlive: (pid: number, owner: string) => boolean = defaultIsOwnerAlive): number[] {
-    return this.db.transaction(() => {
-      const ids: number[] = [];
-      for (const row of this.running.all(thisHost()) as { id: number; pid: number; owner: string }[]) {
-        if (isOwnerAlive(row.pid, row.owner)) continue;
-        this.mark.run(now, `interrupted: process ${row.pid} ended without finishing the run`, row.id);
-        ids.push(row.id);
-      }
-      return ids;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const ids: number[] = [];
+        for (const row of this.running.all(thisHost()) as { id: number; pid: number; owner: string }[]) {
+          if (isOwnerAlive(row.pid, row.owner)) continue;
+          this.mark.run(now, `interrupted: process ${row.pid} ended without finishing the run`, row.id);
+          ids.push(row.id);
+        }
+        return ids;
+      })
+      .immediate();
   }
 }
 

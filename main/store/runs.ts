@@ -5,15 +5,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import {
-  RUN_STATUSES,
-  type JsonValue,
-  type RunFilter,
-  type RunOutcomeStatus,
-  type RunRecord,
-  type RunStatus,
-  type RunSummary,
-} from '../../common/store-types';
+import { RUN_STATUSES, type JsonValue, type RunFilter, type RunOutcomeStatus, type RunRecord, type RunStatus, type RunSummary } from '../../common/store-types';
 import type { Db } from './db';
 import { StoreError } from './errors';
 import { ownerToken, thisHost } from './process-token';
@@ -93,7 +85,10 @@ export class RunRepo {
   private readonly workflowExists: Statement;
   private readonly statements: StatementCache;
 
-  constructor(private readonly db: Db, private readonly path: string) {
+  constructor(
+    private readonly db: Db,
+    private readonly path: string,
+  ) {
     this.insert = db.prepare(`INSERT INTO runs (uuid, workflow_hash, params, seeds, devices, backends, machine, host, pid, owner,
       started, ended, status, result_digest, results, error, replay_of, target)
       VALUES (@uuid, @workflowHash, @params, @seeds, @devices, @backends, @machine, @host, @pid, @owner,
@@ -108,7 +103,11 @@ export class RunRepo {
   /** Records a run this process is starting. */
   start(input: RunStart): { id: number; uuid: string } {
     if (!this.workflowExists.get(input.workflowHash)) {
-      throw new StoreError('not-found', this.path, `Cannot record a run of workflow ${input.workflowHash}: that version is not saved. Save it first (saveWorkflowVersion).`);
+      throw new StoreError(
+        'not-found',
+        this.path,
+        `Cannot record a run of workflow ${input.workflowHash}: that version is not saved. Save it first (saveWorkflowVersion).`,
+      );
     }
     const uuid = randomUUID();
     const info = this.insert.run({

@@ -4,7 +4,20 @@
  * task events, go through an EventWriter that batches them off the scheduler's hot path.
  * SQLite and filesystem failures surface as StoreErrors (errors.ts) naming the file.
  */
-import type { EventAggregate, EventInput, JsonValue, RunComparison, RunFilter, RunRecord, RunSummary, Slowdown, StoredEvent, WorkflowVersionRecord, WorkflowVersionSummary, BenchmarkRecord } from '../../common/store-types';
+import type {
+  EventAggregate,
+  EventInput,
+  JsonValue,
+  RunComparison,
+  RunFilter,
+  RunRecord,
+  RunSummary,
+  Slowdown,
+  StoredEvent,
+  WorkflowVersionRecord,
+  WorkflowVersionSummary,
+  BenchmarkRecord,
+} from '../../common/store-types';
 import type { WorkflowDoc } from '../../common/workflow';
 import { findSlowdowns, SLOWDOWN_THRESHOLD } from './bench-stats';
 import { BenchmarkRepo, type BenchmarkInput } from './benchmarks';

@@ -18,7 +18,12 @@ import { EXPORT_FORMAT, exportDocSchema, formatPath, type ExportDoc, type Export
 export function exportWorkflow(store: Store, hash: string): ExportDoc {
   const wf = store.getWorkflowVersion(hash);
   if (!wf) throw new StoreError('not-found', store.path, `No workflow version ${hash} in ${store.path}.`);
-  return { format: EXPORT_FORMAT, exported: Date.now(), workflows: [{ hash: wf.hash, name: wf.name, created: wf.created, doc: wf.doc as ExportDoc['workflows'][number]['doc'] }], runs: [] };
+  return {
+    format: EXPORT_FORMAT,
+    exported: Date.now(),
+    workflows: [{ hash: wf.hash, name: wf.name, created: wf.created, doc: wf.doc as ExportDoc['workflows'][number]['doc'] }],
+    runs: [],
+  };
 }
 
 /** An export of runs `ids`, each with its workflow version embedded. */
@@ -60,17 +65,26 @@ export function parseExport(text: string, source: string): ExportDoc {
   const known = new Set<string>();
   doc.workflows.forEach((w, i) => {
     const actual = contentHash(w.doc);
-    if (actual !== w.hash) throw new StoreError('invalid-import', source, `${source}: workflows[${i}].hash: does not match its document (the document hashes to ${actual}); the file was edited or damaged.`);
+    if (actual !== w.hash)
+      throw new StoreError(
+        'invalid-import',
+        source,
+        `${source}: workflows[${i}].hash: does not match its document (the document hashes to ${actual}); the file was edited or damaged.`,
+      );
     known.add(w.hash);
   });
   doc.runs.forEach((r, i) => {
-    if (!known.has(r.workflowHash)) throw new StoreError('invalid-import', source, `${source}: runs[${i}].workflowHash: no embedded workflow has hash ${r.workflowHash}.`);
+    if (!known.has(r.workflowHash))
+      throw new StoreError('invalid-import', source, `${source}: runs[${i}].workflowHash: no embedded workflow has hash ${r.workflowHash}.`);
   });
   return doc;
 }
 
 export function readExportFile(path: string): ExportDoc {
-  return parseExport(guarded(path, () => readFileSync(path, 'utf8')), path);
+  return parseExport(
+    guarded(path, () => readFileSync(path, 'utf8')),
+    path,
+  );
 }
 
 export interface ImportReport {
@@ -91,9 +105,8 @@ export function importExport(store: Store, doc: ExportDoc): ImportReport {
     }
     for (const r of doc.runs) {
       const { aggregates, ...run } = r;
-      const imported = run.status === 'running'
-        ? { ...run, status: 'interrupted' as const, error: run.error ?? 'interrupted: still running when it was exported' }
-        : run;
+      const imported =
+        run.status === 'running' ? { ...run, status: 'interrupted' as const, error: run.error ?? 'interrupted: still running when it was exported' } : run;
       const id = store.insertImportedRun(imported, aggregates);
       if (id === undefined) report.runsSkipped.push(run.uuid);
       else report.runsAdded.push(id);

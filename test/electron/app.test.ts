@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../integration/cli-helpers';
+import { isAlive } from '../reliability/helpers';
 import { AppProcess, buildApp, fakeNvidiaSmi, ROOT, tempDir } from './harness';
 
 const GPUS = [
@@ -32,14 +33,6 @@ interface RunRec {
   replayOf: number | null;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function finished(app: AppProcess, storeId: number): Promise<RunRec> {
   let r: RunRec;
@@ -164,7 +157,7 @@ describe('the main process (out/main/app.js with a fake electron)', { timeout: 1
     const pids = (app.all('fork') as Fork[]).map((f) => f.pid);
     app.closeWindow();
     expect(await app.exited).toEqual({ code: 0, signal: null });
-    for (const pid of pids) expect(alive(pid), `worker ${pid}`).toBe(false);
+    for (const pid of pids) expect(isAlive(pid), `worker ${pid}`).toBe(false);
     expect(JSON.parse(readFileSync(path.join(app.userData, 'window-state.json'), 'utf8'))).toEqual({ x: 0, y: 0, width: 1500, height: 950, maximized: false });
     const db = new Database(app.db, { readonly: true });
     try {

@@ -45,6 +45,16 @@ export function tempDir(prefix = 'gpuflow-rel-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
+/** Whether process `pid` exists (signal 0 probes without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Environment for children: no GPU discovery, so tests behave the same on every machine. */
 export const NO_GPU_ENV = { GPUFLOW_NVIDIA_SMI: '/nonexistent/nvidia-smi', GPUFLOW_DEVICES: '' };
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../integration/cli-helpers';
-import { api, figures, NO_GPU_ENV, seedDoc, startServe, tempDir } from './helpers';
+import { api, figures, isAlive, NO_GPU_ENV, seedDoc, startServe, tempDir } from './helpers';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -35,14 +35,6 @@ function inspect(db: string): { integrity: string; runs: Array<{ id: number; sta
   }
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('SIGKILL of the serve process mid-run', () => {
@@ -61,8 +53,8 @@ describe('SIGKILL of the serve process mid-run', () => {
     s.child.kill('SIGKILL');
     await new Promise((r) => s.child.once('exit', r));
     const t0 = Date.now();
-    while (workers.some((w) => alive(w.pid)) && Date.now() - t0 < 5000) await sleep(100);
-    const orphans = workers.filter((w) => alive(w.pid)).length;
+    while (workers.some((w) => isAlive(w.pid)) && Date.now() - t0 < 5000) await sleep(100);
+    const orphans = workers.filter((w) => isAlive(w.pid)).length;
 
     const after = inspect(db);
     const s2 = await startServe(args);
@@ -135,14 +127,20 @@ function runAsNobody(args: string[]): Promise<{ code: number | null; stderr: str
   });
 }
 
+/** A fresh database holding one finished run of the seed workflow, and the small run's arguments. */
+async function dbWithOneRun(): Promise<{ db: string; wf: string; small: string[] }> {
+  const d = dir();
+  const db = path.join(d, 'gpuflow.db');
+  const wf = path.join(d, 'seed.json');
+  writeFileSync(wf, JSON.stringify(seedDoc()));
+  const small = ['--param', 'N=200', '--param', 'chunks=100', '--backend', 'js', '--threads', '1'];
+  expect((await runCli(['run', wf, ...small, '--db', db], NO_GPU_ENV)).code).toBe(0);
+  return { db, wf, small };
+}
+
 describe('a database that cannot be written', () => {
   it('read-only file or folder: a clear error through the CLI, the file unchanged', async () => {
-    const d = dir();
-    const db = path.join(d, 'gpuflow.db');
-    const wf = path.join(d, 'seed.json');
-    writeFileSync(wf, JSON.stringify(seedDoc()));
-    const small = ['--param', 'N=200', '--param', 'chunks=100', '--backend', 'js', '--threads', '1'];
-    expect((await runCli(['run', wf, ...small, '--db', db], NO_GPU_ENV)).code).toBe(0);
+    const { db, wf, small } = await dbWithOneRun();
     const before = readFileSync(db);
     chmodSync(db, 0o444);
     const roFile = await runAsNobody(['run', wf, ...small, '--db', db]);
@@ -163,12 +161,7 @@ describe('a database that cannot be written', () => {
   }, 120_000);
 
   it('full disk (file size limit): a clear error, earlier runs intact', async () => {
-    const d = dir();
-    const db = path.join(d, 'gpuflow.db');
-    const wf = path.join(d, 'seed.json');
-    writeFileSync(wf, JSON.stringify(seedDoc()));
-    const small = ['--param', 'N=200', '--param', 'chunks=100', '--backend', 'js', '--threads', '1'];
-    expect((await runCli(['run', wf, ...small, '--db', db], NO_GPU_ENV)).code).toBe(0);
+    const { db, wf, small } = await dbWithOneRun();
     // Fold the WAL in so the limit below applies to a known file size.
     const c = new Database(db);
     c.pragma('wal_checkpoint(TRUNCATE)');

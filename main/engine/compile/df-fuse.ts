@@ -13,11 +13,12 @@
  */
 import type { TaskDef } from '../../../common/tasks';
 import { groupbyColumns } from '../../../common/df/timeseries-columns';
-import type { GroupbySpec } from '../../../common/df/groupby-spec';
+import { dfOpSpec, dfParamsOrNull, type DfOp, type DfOpParams } from '../../../common/df/op-params';
 import { YIELD_EVERY, type Steps } from '../slices';
 
-function dfOp(t: TaskDef | undefined, op: string): Record<string, unknown> | null {
-  return t && t.spec.kind === 'df' && t.spec.op === op ? t.spec.params : null;
+/** The params of `t` when it is a df task of `op` (parsed by the op's schema, so typed), else null. */
+function dfOp<Op extends DfOp>(t: TaskDef | undefined, op: Op): DfOpParams<Op> | null {
+  return t && t.spec.kind === 'df' && t.spec.op === op ? dfParamsOrNull(op, t.spec.params) : null;
 }
 
 /** Rewrites every fusable chunk task in place; returns how many it fused. */
@@ -30,18 +31,17 @@ export function* fuseDfSources(tasks: Map<string, TaskDef>): Steps<number> {
     if (!chunk || t.deps.length !== 1) continue;
     const src = dfOp(tasks.get(t.deps[0]), 'timeseries');
     if (!src) continue;
-    const spec = chunk.spec as GroupbySpec;
+    const spec = chunk.spec;
     const { columns, ...source } = src;
     const need = groupbyColumns(spec);
     // A source restricted to fewer columns than the groupby reads fails unfused, with its message.
-    if (Array.isArray(columns) && !need.every((c) => columns.includes(c))) continue;
-    const rows = typeof source.rows === 'number' ? source.rows : 0;
+    if (columns && !need.every((c) => columns.includes(c))) continue;
     tasks.set(t.key, {
       ...t,
       deps: [],
-      spec: { kind: 'df', op: 'timeseries-groupby-chunk', params: { source, spec } },
+      spec: dfOpSpec('timeseries-groupby-chunk', { source, spec }),
       op: 'timeseries+groupby-chunk',
-      workBytes: t.outBytes + rows * (8 * need.length + 1),
+      workBytes: t.outBytes + source.rows * (8 * need.length + 1),
     });
     fused++;
   }

@@ -25,7 +25,7 @@ export const SUMMARY_BINS = 20;
 const SPLIT = 8;
 const CORNER = 8;
 
-function tree(keys: string[], ctx: BuildContext, name: string, op: string, bytes: number): string {
+function tree(keys: string[], ctx: BuildContext, name: string, op: 'summary-stats-combine' | 'summary-hist-combine', bytes: number): string {
   let level = keys;
   let depth = 0;
   while (level.length > 1) {
@@ -33,7 +33,7 @@ function tree(keys: string[], ctx: BuildContext, name: string, op: string, bytes
     for (let i = 0; i < level.length; i += SPLIT) {
       const key = ctx.key(`${name}${depth}`, [i / SPLIT]);
       const group = level.slice(i, i + SPLIT);
-      ctx.emit({ key, deps: group, spec: { kind: 'array-op', op, params: {} }, resource: 'any', op, outBytes: bytes, workBytes: bytes * group.length });
+      ctx.emit({ key, deps: group, spec: arrayOpSpec(op, {}), resource: 'any', op, outBytes: bytes, workBytes: bytes * group.length });
       next.push(key);
     }
     level = next;
@@ -50,7 +50,7 @@ export function summaryOutput(a: LazyArray, ctx: BuildContext, port: string): Ex
   const stats = tree(
     blocks.map((b, i) => {
       const key = ctx.key(`${port}-stats`, idxs[i]);
-      ctx.emit({ key, deps: [b], spec: { kind: 'array-op', op: 'summary-stats', params: {} }, resource: 'any', op: 'summary-stats', outBytes: 32, workBytes: 32 });
+      ctx.emit({ key, deps: [b], spec: arrayOpSpec('summary-stats', {}), resource: 'any', op: 'summary-stats', outBytes: 32, workBytes: 32 });
       return key;
     }),
     ctx,
@@ -61,7 +61,7 @@ export function summaryOutput(a: LazyArray, ctx: BuildContext, port: string): Ex
   const hist = tree(
     blocks.map((b, i) => {
       const key = ctx.key(`${port}-hist`, idxs[i]);
-      ctx.emit({ key, deps: [b, stats], spec: { kind: 'array-op', op: 'summary-hist', params: { bins: SUMMARY_BINS } }, resource: 'any', op: 'summary-hist', outBytes: 8 * SUMMARY_BINS, workBytes: 8 * SUMMARY_BINS });
+      ctx.emit({ key, deps: [b, stats], spec: arrayOpSpec('summary-hist', { bins: SUMMARY_BINS }), resource: 'any', op: 'summary-hist', outBytes: 8 * SUMMARY_BINS, workBytes: 8 * SUMMARY_BINS });
       return key;
     }),
     ctx,
@@ -85,7 +85,7 @@ export function summaryOutput(a: LazyArray, ctx: BuildContext, port: string): Ex
   const corner = ctx.key(`${port}-corner`);
   ctx.emit({ key: corner, deps, spec: arrayOpSpec('assemble', { shape: cshape, dtype: m.dtype, pieces }), resource: 'any', op: 'summary-corner', outBytes: 8 * CORNER ** 2, workBytes: 8 * CORNER ** 2 });
   const key = ctx.key(`${port}-summary`);
-  ctx.emit({ key, deps: [stats, hist, corner], spec: { kind: 'array-op', op: 'summary-bundle', params: {} }, resource: 'any', op: 'summary', outBytes: 1024, workBytes: 1024 });
+  ctx.emit({ key, deps: [stats, hist, corner], spec: arrayOpSpec('summary-bundle', {}), resource: 'any', op: 'summary', outBytes: 1024, workBytes: 1024 });
   return { kind: 'array-summary', key, shape: m.shape, dtype: m.dtype };
 }
 

@@ -3,6 +3,7 @@
  * and reshape (C order, as numpy.reshape; each output block gathers the elements of the input
  * blocks its flat range touches, one 'reshape' task, where dask.array rechunks first).
  */
+import { arrayOpSpec } from '../../../common/array-op-params';
 import type { DType } from '../../../common/arrays';
 import { bytesPerElement, sizeOf, stridesOf } from '../../../common/arrays';
 import { fromKeys, materialize, settle, viewAxes } from '../compile/array-lower';
@@ -179,7 +180,7 @@ export function reshapeArray(input: LazyArray, shape: number[], c: number[] | nu
       const key = ctx.key('reshape', idx);
       const bytes = sizeOf(bs) * bytesPerElement(x.dtype);
       const params = { inShape: x.shape, inChunks: x.chunks, depBlocks, outShape: shape, start, shape: bs, dtype: x.dtype as DType };
-      ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'reshape', params }, resource: 'any', op: 'reshape', outBytes: bytes, workBytes: 2 * bytes });
+      ctx.emit({ key, deps, spec: arrayOpSpec('reshape', params), resource: 'any', op: 'reshape', outBytes: bytes, workBytes: 2 * bytes });
       keys.push(key);
     }
     return fromKeys(shape, chunks, x.dtype, keys, ctx.nodeId, [ctx.nodeId]);

@@ -12,6 +12,7 @@
  * (blocks that read no task output) generates A and B as single blocks, so the product is one
  * gemm where they are made. CPU-only runs, and data too big for one device, keep the block graphs.
  */
+import { arrayOpSpec } from '../../../common/array-op-params';
 import type { DType } from '../../../common/arrays';
 import type { TaskPlace } from '../../../common/tasks';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
@@ -79,7 +80,7 @@ const matmul: OpDef = {
         const outBytes = sizeOf(blockShape(chunks, [i, j])) * bytesPerElement(dtype);
         const inBytes = deps.length * Math.max(sizeOf(blockShape(a.chunks, [i, 0])), sizeOf(blockShape(b.chunks, [0, j]))) * bytesPerElement(dtype);
         const key = ctx.key('matmul', [i, j]);
-        ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'matmul', params: { k: L } }, resource: one ? 'gpu' : 'any', op: 'matmul', outBytes, workBytes: outBytes + inBytes, place: { grid: [i, j] } });
+        ctx.emit({ key, deps, spec: arrayOpSpec('matmul', { k: L }), resource: one ? 'gpu' : 'any', op: 'matmul', outBytes, workBytes: outBytes + inBytes, place: { grid: [i, j] } });
         keys.push(key);
       }
     }
@@ -138,13 +139,13 @@ function tsqr(ctx: BuildContext, x: LazyArray, svd: boolean): Tsqr {
   rowChunks.forEach((r, i) => {
     const key = ctx.key('qr-block', [i]);
     const bytes = (r + 2) * n * 8 + n * n * 8;
-    ctx.emit({ key, deps: a.block([i, 0]).deps, spec: { kind: 'array-op', op: 'qr-block', params: {} }, resource: 'any', op: 'qr-block', outBytes: bytes, workBytes: 2 * bytes, place: { index: i } });
+    ctx.emit({ key, deps: a.block([i, 0]).deps, spec: arrayOpSpec('qr-block', {}), resource: 'any', op: 'qr-block', outBytes: bytes, workBytes: 2 * bytes, place: { index: i } });
     factors.push(key);
   });
   const top = ctx.key(svd ? 'svd-top' : 'qr-top');
   const k = rowChunks.length;
   const topBytes = (k * n * n + 4 * n * n) * 8;
-  ctx.emit({ key: top, deps: factors, spec: { kind: 'array-op', op: 'qr-top', params: { svd } }, resource: 'any', op: svd ? 'svd-top' : 'qr-top', outBytes: topBytes, workBytes: 2 * topBytes });
+  ctx.emit({ key: top, deps: factors, spec: arrayOpSpec('qr-top', { svd }), resource: 'any', op: svd ? 'svd-top' : 'qr-top', outBytes: topBytes, workBytes: 2 * topBytes });
   return { rowChunks, n, top, blocks: factors };
 }
 
@@ -152,7 +153,7 @@ function recombine(ctx: BuildContext, t: Tsqr, svd: boolean, dtype: DType): Lazy
   const keys = t.blocks.map((f, i) => {
     const key = ctx.key(svd ? 'u' : 'q', [i, 0]);
     const bytes = t.rowChunks[i] * t.n * 8;
-    ctx.emit({ key, deps: [f, t.top], spec: { kind: 'array-op', op: 'qr-combine', params: { index: i, svd } }, resource: 'any', op: svd ? 'svd-u' : 'qr-q', outBytes: bytes, workBytes: 3 * bytes, place: { index: i } });
+    ctx.emit({ key, deps: [f, t.top], spec: arrayOpSpec('qr-combine', { index: i, svd }), resource: 'any', op: svd ? 'svd-u' : 'qr-q', outBytes: bytes, workBytes: 3 * bytes, place: { index: i } });
     return key;
   });
   return fromKeys([t.rowChunks.reduce((s, r) => s + r, 0), t.n], [t.rowChunks, [t.n]], dtype, keys, ctx.nodeId, [ctx.nodeId]);
@@ -161,7 +162,7 @@ function recombine(ctx: BuildContext, t: Tsqr, svd: boolean, dtype: DType): Lazy
 function pick(ctx: BuildContext, t: Tsqr, name: string, shape: number[], dtype: DType): LazyArray {
   const key = ctx.key(`pick-${name}`);
   const bytes = sizeOf(shape) * 8;
-  ctx.emit({ key, deps: [t.top], spec: { kind: 'array-op', op: 'pick', params: { name } }, resource: 'any', op: name, outBytes: bytes, workBytes: bytes });
+  ctx.emit({ key, deps: [t.top], spec: arrayOpSpec('pick', { name }), resource: 'any', op: name, outBytes: bytes, workBytes: bytes });
   return fromKeys(shape, shape.map((s) => [s]), dtype, [key], ctx.nodeId, [ctx.nodeId]);
 }
 
@@ -184,7 +185,7 @@ function oneTask(ctx: BuildContext, x: LazyArray, svd: boolean): { key: string; 
   const deps = x.chunks[0].map((_, i) => a.block([i, 0]).deps[0]);
   const key = ctx.key(svd ? 'svd' : 'qr');
   const bytes = (m * n + 2 * n * n + n) * 8;
-  ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'factor-whole', params: { svd } }, resource: 'gpu', op: svd ? 'svd' : 'qr', outBytes: bytes, workBytes: 2 * bytes + m * n * 8 });
+  ctx.emit({ key, deps, spec: arrayOpSpec('factor-whole', { svd }), resource: 'gpu', op: svd ? 'svd' : 'qr', outBytes: bytes, workBytes: 2 * bytes + m * n * 8 });
   return { key, m, n };
 }
 
@@ -192,7 +193,7 @@ function oneTask(ctx: BuildContext, x: LazyArray, svd: boolean): { key: string; 
 function pickWhole(ctx: BuildContext, from: string, name: string, shape: number[]): LazyArray {
   const key = ctx.key(`pick-${name}`);
   const bytes = sizeOf(shape) * 8;
-  ctx.emit({ key, deps: [from], spec: { kind: 'array-op', op: 'pick', params: { name } }, resource: 'gpu', op: name, outBytes: bytes, workBytes: bytes });
+  ctx.emit({ key, deps: [from], spec: arrayOpSpec('pick', { name }), resource: 'gpu', op: name, outBytes: bytes, workBytes: bytes });
   return fromKeys(shape, shape.map((s) => [s]), 'float64', [key], ctx.nodeId, [ctx.nodeId]);
 }
 

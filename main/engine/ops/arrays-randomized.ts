@@ -37,16 +37,16 @@ function tsqrQ(ctx: BuildContext, ys: string[], rows: number[], k: number, round
   const factors = ys.map((y, i) => {
     const key = ctx.key(`${round}-qr-block`, [i]);
     const bytes = (rows[i] + 2) * k * 8 + k * k * 8;
-    ctx.emit({ key, deps: [y], spec: { kind: 'array-op', op: 'qr-block', params: {} }, resource: 'any', op: 'qr-block', outBytes: bytes, workBytes: 2 * bytes });
+    ctx.emit({ key, deps: [y], spec: arrayOpSpec('qr-block', {}), resource: 'any', op: 'qr-block', outBytes: bytes, workBytes: 2 * bytes });
     return key;
   });
   const top = ctx.key(`${round}-qr-top`);
   const topBytes = (ys.length * k * k + 2 * k * k) * 8;
-  ctx.emit({ key: top, deps: factors, spec: { kind: 'array-op', op: 'qr-top', params: { svd: false } }, resource: 'any', op: 'qr-top', outBytes: topBytes, workBytes: 2 * topBytes });
+  ctx.emit({ key: top, deps: factors, spec: arrayOpSpec('qr-top', { svd: false }), resource: 'any', op: 'qr-top', outBytes: topBytes, workBytes: 2 * topBytes });
   return factors.map((f, i) => {
     const key = ctx.key(`${round}-q`, [i]);
     const bytes = rows[i] * k * 8;
-    ctx.emit({ key, deps: [f, top], spec: { kind: 'array-op', op: 'qr-combine', params: { index: i, svd: false } }, resource: 'any', op: 'qr-q', outBytes: bytes, workBytes: 3 * bytes });
+    ctx.emit({ key, deps: [f, top], spec: arrayOpSpec('qr-combine', { index: i, svd: false }), resource: 'any', op: 'qr-q', outBytes: bytes, workBytes: 3 * bytes });
     return key;
   });
 }
@@ -131,7 +131,7 @@ const svdRandomized: OpDef = {
     });
     const pick = (name: string, shape: number[]) => {
       const key = ctx.key(`pick-${name}`);
-      ctx.emit({ key, deps: [root], spec: { kind: 'array-op', op: 'pick', params: { name } }, resource: 'any', op: name, outBytes: sizeOf(shape) * 8, workBytes: sizeOf(shape) * 8 });
+      ctx.emit({ key, deps: [root], spec: arrayOpSpec('pick', { name }), resource: 'any', op: name, outBytes: sizeOf(shape) * 8, workBytes: sizeOf(shape) * 8 });
       return fromKeys(shape, shape.map((s) => [s]), 'float64', [key], ctx.nodeId, [ctx.nodeId]);
     };
     return {

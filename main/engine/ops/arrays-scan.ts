@@ -5,6 +5,7 @@
  * bit; lines of blocks along other axes run in parallel, blocks along the axis in sequence, as
  * dask.array's sequential cumreduction. Without an axis the array is flattened first (C order).
  */
+import { arrayOpSpec } from '../../../common/array-op-params';
 import { scanResultType } from '../../../common/dtype-rules';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
@@ -23,7 +24,7 @@ function scan(x0: LazyArray, axis: number, op: 'sum' | 'prod', ctx: BuildContext
     if (idx[axis] > 0) deps.push(keys.get(idx.map((i, d) => (d === axis ? i - 1 : i)).join(','))!);
     const key = ctx.key(`cum${op}`, idx);
     const bytes = sizeOf(blockShape(x.chunks, idx)) * bytesPerElement(dtype);
-    ctx.emit({ key, deps, spec: { kind: 'array-op', op: 'cumulate', params: { axis, op, dtype } }, resource: 'any', op: `cum${op}`, outBytes: bytes, workBytes: 2 * bytes });
+    ctx.emit({ key, deps, spec: arrayOpSpec('cumulate', { axis, op, dtype }), resource: 'any', op: `cum${op}`, outBytes: bytes, workBytes: 2 * bytes });
     keys.set(idx.join(','), key);
   }
   return fromKeys(x.shape, x.chunks, dtype, idxs.map((i) => keys.get(i.join(','))!), ctx.nodeId, [ctx.nodeId]);

@@ -5,6 +5,7 @@
  * dask.array.percentile is approximate instead), and tensordot (numpy.tensordot with an integer
  * `axes`: both sides reshaped to matrices, one blockwise matmul, reshaped back).
  */
+import { arrayOpSpec } from '../../../common/array-op-params';
 import { sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { eachBlockIndex, normalizeChunks } from '../compile/chunks';
@@ -45,7 +46,7 @@ const histogram: OpDef = {
     const params = { bins, lo, hi };
     let level = blockKeys(x).map((dep, i) => {
       const key = ctx.key('histogram', [i]);
-      ctx.emit({ key, deps: [dep], spec: { kind: 'array-op', op: 'histogram', params }, resource: 'any', op: 'histogram', outBytes: 8 * bins, workBytes: 8 * bins });
+      ctx.emit({ key, deps: [dep], spec: arrayOpSpec('histogram', params), resource: 'any', op: 'histogram', outBytes: 8 * bins, workBytes: 8 * bins });
       return key;
     });
     let depth = 0;
@@ -53,7 +54,7 @@ const histogram: OpDef = {
       const next: string[] = [];
       for (let i = 0; i < level.length; i += splitEvery) {
         const key = ctx.key(`histogram-sum${depth}`, [i / splitEvery]);
-        ctx.emit({ key, deps: level.slice(i, i + splitEvery), spec: { kind: 'array-op', op: 'sum-arrays', params: {} }, resource: 'any', op: 'histogram-sum', outBytes: 8 * bins, workBytes: 8 * bins });
+        ctx.emit({ key, deps: level.slice(i, i + splitEvery), spec: arrayOpSpec('sum-arrays', {}), resource: 'any', op: 'histogram-sum', outBytes: 8 * bins, workBytes: 8 * bins });
         next.push(key);
       }
       level = next;
@@ -61,11 +62,11 @@ const histogram: OpDef = {
     }
     if (level.length === 0) {
       const key = ctx.key('histogram', [0]);
-      ctx.emit({ key, deps: [], spec: { kind: 'array-op', op: 'histogram', params }, resource: 'any', op: 'histogram', outBytes: 8 * bins, workBytes: 8 * bins });
+      ctx.emit({ key, deps: [], spec: arrayOpSpec('histogram', params), resource: 'any', op: 'histogram', outBytes: 8 * bins, workBytes: 8 * bins });
       level = [key];
     }
     const edgesKey = ctx.key('edges');
-    ctx.emit({ key: edgesKey, deps: [], spec: { kind: 'array-op', op: 'histogram-edges', params }, resource: 'any', op: 'histogram-edges', outBytes: 8 * (bins + 1), workBytes: 8 * (bins + 1) });
+    ctx.emit({ key: edgesKey, deps: [], spec: arrayOpSpec('histogram-edges', params), resource: 'any', op: 'histogram-edges', outBytes: 8 * (bins + 1), workBytes: 8 * (bins + 1) });
     return {
       counts: fromKeys([bins], [[bins]], 'int64', level, ctx.nodeId, [ctx.nodeId]),
       edges: fromKeys([bins + 1], [[bins + 1]], 'float64', [edgesKey], ctx.nodeId, [ctx.nodeId]),
@@ -94,7 +95,7 @@ function percentileOp(op: 'percentile' | 'quantile'): OpDef {
       if (sizeOf(x.shape) === 0) return ctx.fail('inputs.x', `cannot take the ${op} of an empty array`);
       const key = ctx.key(op);
       const bytes = 8 * sizeOf(x.shape);
-      ctx.emit({ key, deps: blockKeys(x), spec: { kind: 'array-op', op: 'percentile', params: { q: q.map((v) => v / scale) } }, resource: 'any', op, outBytes: 8 * q.length, workBytes: 2 * bytes });
+      ctx.emit({ key, deps: blockKeys(x), spec: arrayOpSpec('percentile', { q: q.map((v) => v / scale) }), resource: 'any', op, outBytes: 8 * q.length, workBytes: 2 * bytes });
       return { out: fromKeys([q.length], [[q.length]], 'float64', [key], ctx.nodeId, [ctx.nodeId]) };
     },
   };

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, StoreError, type StoreErrorCode } from '../../../main/store';
-import { finished, sampleDoc, spawnFixture, tempDir } from './helpers';
+import { finished, sampleDoc, spawnFixture, storeErrorOf, tempDir } from './helpers';
 
 let dir: string;
 let cleanup: () => void;
@@ -11,16 +11,6 @@ afterEach(() => {
   chmodSync(dir, 0o700);
   cleanup();
 });
-
-function storeError(fn: () => unknown): StoreError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StoreError) return err;
-    throw err;
-  }
-  throw new Error('expected a StoreError');
-}
 
 /**
  * Opens `path` as a process that file permissions apply to. Tests usually run as root, which
@@ -45,7 +35,7 @@ describe('opening a database that cannot be used', () => {
     const path = join(dir, 'notes.db');
     const content = 'these are my notes, not a database\n'.repeat(200);
     writeFileSync(path, content);
-    const err = storeError(() => openStore(path));
+    const err = storeErrorOf(() => openStore(path));
     expect(err.code).toBe('not-a-database');
     expect(err.message).toContain(path);
     expect(err.message).toMatch(/left untouched/);
@@ -56,7 +46,7 @@ describe('opening a database that cannot be used', () => {
   it('names a folder given as the database path', () => {
     const path = join(dir, 'a-folder');
     mkdirSync(path);
-    const err = storeError(() => openStore(path));
+    const err = storeErrorOf(() => openStore(path));
     expect(err.code).toBe('cannot-open');
     expect(err.message).toContain(path);
   });
@@ -92,7 +82,7 @@ describe('opening a database that cannot be used', () => {
     // Simulate a full disk: SQLite answers SQLITE_FULL once the file may not grow further.
     store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true }) as number}`);
     const big = Array.from({ length: 20_000 }, (_, i) => ({ t: i, type: 'task-done', key: `task-${i}-${'x'.repeat(40)}`, op: 'a', worker: 'w', ms: 1 }));
-    const err = storeError(() => store.appendEvents([[id, big]]));
+    const err = storeErrorOf(() => store.appendEvents([[id, big]]));
     expect(err.code).toBe('disk-full');
     expect(err.message).toContain(path);
     expect(err.message).toMatch(/Free some space/);

@@ -4,9 +4,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowDoc } from '../../../common/workflow';
+import { StoreError } from '../../../main/store';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = resolve(HERE, '../../..');
+
+/** The StoreError that `fn` throws; any other error is rethrown, and no error fails the test. */
+export function storeErrorOf(fn: () => unknown): StoreError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof StoreError) return err;
+    throw err;
+  }
+  throw new Error('expected a StoreError');
+}
 
 export function tempDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'gpuflow-store-'));

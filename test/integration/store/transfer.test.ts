@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exportRuns, exportWorkflow, importExportFile, openStore, readExportFile, StoreError, writeExportFile, type Store } from '../../../main/store';
-import { sampleDoc, tempDir } from './helpers';
+import { exportRuns, exportWorkflow, importExportFile, openStore, readExportFile, writeExportFile, type Store } from '../../../main/store';
+import { sampleDoc, storeErrorOf, tempDir } from './helpers';
 
 let dir: string;
 let cleanup: () => void;
@@ -18,16 +18,6 @@ afterEach(() => {
   dst.close();
   cleanup();
 });
-
-function errorOf(fn: () => unknown): StoreError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StoreError) return err;
-    throw err;
-  }
-  throw new Error('expected a StoreError');
-}
 
 describe('export and import', () => {
   it('round-trips runs with their embedded workflow, and a second import adds nothing', () => {
@@ -73,24 +63,24 @@ describe('export and import', () => {
     const file = join(dir, 'bad.json');
 
     writeFileSync(file, '{ not json');
-    expect(errorOf(() => readExportFile(file)).message).toMatch(/bad\.json: not a JSON file/);
+    expect(storeErrorOf(() => readExportFile(file)).message).toMatch(/bad\.json: not a JSON file/);
 
     writeFileSync(file, JSON.stringify({ ...good, runs: [{ ...good.runs[0], status: 'exploded' }] }));
-    const e1 = errorOf(() => importExportFile(dst, file));
+    const e1 = storeErrorOf(() => importExportFile(dst, file));
     expect(e1.code).toBe('invalid-import');
     expect(e1.message).toContain(file);
     expect(e1.message).toMatch(/runs\[0\]\.status/);
 
     writeFileSync(file, JSON.stringify({ ...good, workflows: [{ ...good.workflows[0], doc: { ...good.workflows[0].doc, nodes: [{ id: 'n', params: {} }] } }] }));
-    expect(errorOf(() => importExportFile(dst, file)).message).toMatch(/workflows\[0\]\.doc\.nodes\[0\]\.op/);
+    expect(storeErrorOf(() => importExportFile(dst, file)).message).toMatch(/workflows\[0\]\.doc\.nodes\[0\]\.op/);
 
     const tampered = structuredClone(good);
     (tampered.workflows[0].doc.params as Record<string, number>).N = 5;
     writeFileSync(file, JSON.stringify(tampered));
-    expect(errorOf(() => importExportFile(dst, file)).message).toMatch(/workflows\[0\]\.hash: does not match its document/);
+    expect(storeErrorOf(() => importExportFile(dst, file)).message).toMatch(/workflows\[0\]\.hash: does not match its document/);
 
     writeFileSync(file, JSON.stringify({ ...good, runs: [{ ...good.runs[0], workflowHash: 'a'.repeat(64) }] }));
-    expect(errorOf(() => importExportFile(dst, file)).message).toMatch(/runs\[0\]\.workflowHash: no embedded workflow/);
+    expect(storeErrorOf(() => importExportFile(dst, file)).message).toMatch(/runs\[0\]\.workflowHash: no embedded workflow/);
 
     expect(dst.listRuns()).toEqual([]);
     expect(dst.listWorkflowVersions()).toEqual([]);

@@ -36,7 +36,7 @@ async function lint(dir: string): Promise<string[]> {
 
 // Layers as the design draws them: main -> worker -> native, each onto common/.
 const CLEAN = {
-  'common/values.ts': "export const one = 1;\n",
+  'common/values.ts': 'export const one = 1;\n',
   'native/kernel.ts': "import { one } from '../common/values';\nexport const kernel = () => one;\n",
   'worker/run.ts': "import { kernel } from '../native/kernel';\nexport const run = () => kernel();\n",
   'main/engine.ts': "import { run } from '../worker/run';\nimport type { } from '../common/values';\nexport const go = () => run();\n",
@@ -64,7 +64,7 @@ describe('the layer rules in eslint', () => {
   it('fail an upward import (common -> worker) and a renderer importing main', async () => {
     const dir = made({
       ...CLEAN,
-      'worker/leaf.ts': "export const leaf = 0;\n",
+      'worker/leaf.ts': 'export const leaf = 0;\n',
       'common/values.ts': "import { leaf } from '../worker/leaf';\nexport const one = 1 + leaf;\n",
       'renderer/view.ts': "import type { go } from '../main/engine';\nexport type View = typeof go;\n",
     });

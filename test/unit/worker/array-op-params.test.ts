@@ -33,7 +33,7 @@ describe('typed array-op params', () => {
     ]);
   });
 
-  it("every typed op main emits parses with its schema: rechunk, transpose, the randomized SVD's four", () => {
+  it("every typed op main emits parses with its schema: rechunk, transpose, the randomized SVD's tasks", () => {
     const doc = {
       format: 'gpuflow.workflow/1',
       nodes: [
@@ -54,7 +54,63 @@ describe('typed array-op params', () => {
       expect(() => parseArrayOpParams(op, spec.params), `${t.key} (${op})`).not.toThrow();
       seen.add(op);
     }
-    expect([...seen].sort()).toEqual(['assemble', 'rs-mm', 'rs-sketch', 'rs-sum', 'rs-u', 'transpose']);
+    expect([...seen].sort()).toEqual(['assemble', 'pick', 'qr-block', 'qr-combine', 'qr-top', 'rs-mm', 'rs-sketch', 'rs-sum', 'rs-u', 'transpose']);
+  });
+
+  it('every array op main emits is typed and parses: linalg, scans, reshape, histogram, percentile, summaries', () => {
+    const n = (id: string, op: string, params: Record<string, unknown>) => ({ id, op, params });
+    const e = (source: string, target: string, targetPort = 'x') => ({ source, sourcePort: 'out', target, targetPort });
+    const doc = {
+      format: 'gpuflow.workflow/1',
+      nodes: [
+        n('x', 'random_normal', { shape: [40, 6], chunks: [10, 3], seed: 1 }),
+        n('mm', 'matmul', {}),
+        n('q', 'qr', {}),
+        n('s', 'svd', {}),
+        n('c', 'cumsum', { axis: 0 }),
+        n('r', 'reshape', { shape: [6, 40] }),
+        n('h', 'histogram', { bins: 4, range: [-1, 1] }),
+        n('p', 'percentile', { q: [25, 75] }),
+      ],
+      edges: [e('x', 'mm', 'a'), e('x', 'mm', 'b'), e('x', 'q'), e('x', 's'), e('x', 'c'), e('x', 'r'), e('x', 'h'), e('x', 'p')],
+    };
+    // mm gets x @ x of a 40 x 6 array: a shape error; transpose's output makes it 6 x 40 @ 40 x 6.
+    doc.nodes.push(n('t', 'transpose', {}));
+    doc.edges[0] = e('t', 'mm', 'a');
+    doc.edges.push(e('x', 't'));
+    const seen = new Set<string>();
+    // A whole-array limit of 10 elements reports the 40 x 6 outputs as summaries (their tasks too).
+    for (const t of compileWorkflow(validateWorkflow(doc), { wholeArrayLimit: 10 }).tasks.values()) {
+      const spec = t.spec;
+      if (spec.kind !== 'array-op') continue;
+      const op = spec.op;
+      expect(isTypedArrayOp(op), `${t.key}: array op '${op}' has no params schema`).toBe(true);
+      if (isTypedArrayOp(op)) expect(() => parseArrayOpParams(op, spec.params), `${t.key} (${op})`).not.toThrow();
+      seen.add(op);
+    }
+    for (const op of ['matmul', 'qr-block', 'qr-top', 'qr-combine', 'pick', 'cumulate', 'reshape', 'histogram', 'histogram-edges', 'percentile', 'summary-stats', 'summary-hist', 'summary-bundle']) {
+      expect(seen, op).toContain(op);
+    }
+  });
+
+  it('histogram, percentile and pick run on parsed params (counts and values by hand)', async () => {
+    const counts = await findHandler('array-op', 'histogram')?.({ bins: 2, lo: 0, hi: 1 }, [block([0, 0.5, 1, 0.2, 3], [5])], ctx);
+    // [0, 0.5) holds 0 and 0.2; [0.5, 1] holds 0.5 and 1 (the last bin is closed); 3 is outside.
+    expect(counts?.value.kind === 'array' && counts.value.array.data).toEqual(BigInt64Array.from([2n, 2n]));
+    const p = await findHandler('array-op', 'percentile')?.({ q: [0.5, 0.25] }, [block([4, 1], [2]), block([3, 2], [2])], ctx);
+    // Sorted 1 2 3 4: the median at h = 1.5 is 2.5, the 25th percentile at h = 0.75 is 1.75.
+    expect(p?.value.kind === 'array' && p.value.array.data).toEqual(Float64Array.from([2.5, 1.75]));
+    const bundle: ChunkValue = { kind: 'arrays', arrays: { s: { dtype: 'float64', shape: [1], data: Float64Array.from([7]) } } };
+    const picked = await findHandler('array-op', 'pick')?.({ name: 's' }, [bundle], ctx);
+    expect(picked?.value.kind === 'array' && picked.value.array.data).toEqual(Float64Array.from([7]));
+  });
+
+  it('a renamed param of a linalg or NumPy op is refused, not computed with undefined', async () => {
+    // Before these ops were typed, histogram with `bin` counted into an empty array and matmul with
+    // `K` contracted nothing; both now fail at the boundary naming the op and the field.
+    await expect(findHandler('array-op', 'histogram')?.({ bin: 2, lo: 0, hi: 1 }, [block([0.5], [1])], ctx)).rejects.toThrow(/array-op 'histogram'.*bins/);
+    await expect(findHandler('array-op', 'matmul')?.({ K: 1 }, [block([1], [1, 1]), block([1], [1, 1])], ctx)).rejects.toThrow(/array-op 'matmul'.*k/);
+    await expect(findHandler('array-op', 'cumulate')?.({ axis: 0, op: 'max', dtype: 'float64' }, [block([1], [1])], ctx)).rejects.toThrow(/array-op 'cumulate'.*op/);
   });
 
   it('the assemble handler runs on parsed params: two pieces into one block', async () => {

@@ -8,7 +8,7 @@
  * the js path keeps).
  */
 import type { ChunkValue, NDArray } from '../../../common/arrays';
-import { registerHandler, type HandlerResult } from '../../handlers';
+import { registerArrayOp, type HandlerResult } from '../../handlers';
 import { backendMatmul } from './backend-matmul';
 import { combineFactor, qr as jsQr, qrBlock, qrBlockFactor, splitRows, stackR, svd as jsSvd, svdOfR } from '../js/linalg';
 import type { Mat } from '../js/linalg/dense';
@@ -32,8 +32,7 @@ function matOf(a: NDArray): Mat {
   return { rows: a.shape[0], cols: a.shape[1], data: a.data };
 }
 
-registerHandler('array-op', 'matmul', async (params, inputs, ctx) => {
-  const k = params.k as number;
+registerArrayOp('matmul', async ({ k }, inputs, ctx) => {
   let acc: NDArray | undefined;
   let backend = 'js';
   for (let l = 0; l < k; l++) {
@@ -45,7 +44,7 @@ registerHandler('array-op', 'matmul', async (params, inputs, ctx) => {
   return { value: { kind: 'array', array: acc }, backend };
 });
 
-registerHandler('array-op', 'qr-block', async (_params, inputs, ctx): Promise<HandlerResult> => {
+registerArrayOp('qr-block', async (_params, inputs, ctx): Promise<HandlerResult> => {
   const a = arrayAt(inputs, 0, 'qr-block');
   const be = ctx.backends.find((x) => x.qr);
   // A wide block goes to js, whose error says how to re-chunk.
@@ -57,13 +56,13 @@ registerHandler('array-op', 'qr-block', async (_params, inputs, ctx): Promise<Ha
   return { value: { kind: 'arrays', arrays: { factor, r } }, backend: 'js' };
 });
 
-registerHandler('array-op', 'qr-top', async (params, inputs, ctx) => {
+registerArrayOp('qr-top', async ({ svd }, inputs, ctx) => {
   const rs = inputs.map((_, i) => bundleAt(inputs, i, 'qr-top').r);
   const stacked = stackR(rs);
   const be = stacked.dtype === 'float64' ? ctx.backends.find((x) => x.qr && x.svd) : undefined;
   const { q, r } = be?.qr ? await be.qr(stacked) : qrBlock(stacked);
   const arrays: Record<string, NDArray> = { q2: q, r };
-  if (params.svd === true) {
+  if (svd) {
     const s = be?.svd ? await be.svd(r) : svdOfR(r);
     // cuSOLVER leaves the signs of (u_k, v_k) as they come: the js rule makes every backend agree.
     if (be) fixSigns(matOf(s.u), matOf(s.vt));
@@ -74,13 +73,13 @@ registerHandler('array-op', 'qr-top', async (params, inputs, ctx) => {
   return { value: { kind: 'arrays', arrays }, backend: be?.name ?? 'js' };
 });
 
-registerHandler('array-op', 'qr-combine', async (params, inputs, ctx) => {
+registerArrayOp('qr-combine', async ({ index, svd }, inputs, ctx) => {
   const block = bundleAt(inputs, 0, 'qr-combine');
   const top = bundleAt(inputs, 1, 'qr-combine');
   const n = top.r.shape[0];
   const k = top.q2.shape[0] / n;
-  const q2 = splitRows(top.q2, new Array<number>(k).fill(n))[params.index as number];
-  const right = params.svd === true ? top.u : undefined;
+  const q2 = splitRows(top.q2, new Array<number>(k).fill(n))[index];
+  const right = svd ? top.u : undefined;
   if (block.q) {
     // A block a backend factored: Q_i = Q1_i (Q2_i U_r), the small product first.
     const inner = right ? (await backendMatmul(ctx, q2, right)).out : q2;
@@ -110,10 +109,10 @@ export function stackRows(blocks: NDArray[], what: string): NDArray {
 // The one-task qr / svd (main/engine/ops/arrays-linalg.ts oneTask) on host values: the blocks
 // stacked, then the backend's QR / SVD (with the js sign rule) or js. On a cuda worker with
 // device residency it runs on the device instead (worker/resident/linalg.ts).
-registerHandler('array-op', 'factor-whole', async (params, inputs, ctx): Promise<HandlerResult> => {
+registerArrayOp('factor-whole', async ({ svd }, inputs, ctx): Promise<HandlerResult> => {
   const a = stackRows(inputs.map((_, i) => arrayAt(inputs, i, 'factor-whole')), 'factor-whole');
   const be = ctx.backends.find((x) => x.qr && x.svd);
-  if (params.svd === true) {
+  if (svd) {
     const s = be?.svd ? await be.svd(a) : jsSvd(a);
     if (be) fixSigns(matOf(s.u), matOf(s.vt));
     return { value: { kind: 'arrays', arrays: { u: s.u, s: s.s, vt: s.vt } }, backend: be?.name ?? 'js' };
@@ -122,8 +121,7 @@ registerHandler('array-op', 'factor-whole', async (params, inputs, ctx): Promise
   return { value: { kind: 'arrays', arrays: { q, r } }, backend: be?.name ?? 'js' };
 });
 
-registerHandler('array-op', 'pick', async (params, inputs) => {
-  const name = params.name as string;
+registerArrayOp('pick', async ({ name }, inputs) => {
   const a = bundleAt(inputs, 0, 'pick')[name];
   if (!a) throw new Error(`pick: no array '${name}' in the input`);
   return { value: { kind: 'array', array: a }, backend: 'js' };

@@ -5,9 +5,10 @@
  * order of operations shows in the last bits (the scan's order, the histogram's bin edges, the
  * percentile's linear interpolation).
  */
+import type { ArrayOpParams } from '../../../common/array-op-params';
 import type { ChunkValue, DType, NDArray, NumericArray } from '../../../common/arrays';
 import { allocate, sizeOf, stridesOf } from '../../../common/arrays';
-import { registerHandler } from '../../handlers';
+import { registerArrayOp } from '../../handlers';
 
 function arrayAt(inputs: ChunkValue[], i: number, what: string): NDArray {
   const v = inputs[i];
@@ -52,14 +53,14 @@ export function cumulate(x: NDArray, prev: NDArray | null, axis: number, op: 'su
   return { dtype, shape: [...x.shape], data: out };
 }
 
-registerHandler('array-op', 'cumulate', async (params, inputs) => {
+registerArrayOp('cumulate', async (params, inputs) => {
   const x = arrayAt(inputs, 0, 'cumulate');
   const prev = inputs.length > 1 ? arrayAt(inputs, 1, 'cumulate') : null;
-  return { value: { kind: 'array', array: cumulate(x, prev, params.axis as number, params.op as 'sum' | 'prod', params.dtype as DType) }, backend: 'js' };
+  return { value: { kind: 'array', array: cumulate(x, prev, params.axis, params.op, params.dtype) }, backend: 'js' };
 });
 
 /** One output block of a C-order reshape, read from the input blocks `depBlocks` (inputs in that order). */
-export function reshapeBlock(p: { inShape: number[]; inChunks: number[][]; depBlocks: number[][]; outShape: number[]; start: number[]; shape: number[]; dtype: DType }, inputs: NDArray[]): NDArray {
+export function reshapeBlock(p: ArrayOpParams<'reshape'>, inputs: NDArray[]): NDArray {
   const out = allocate(p.dtype, sizeOf(p.shape));
   const inStrides = stridesOf(p.inShape);
   const outStrides = stridesOf(p.outShape);
@@ -102,9 +103,9 @@ export function reshapeBlock(p: { inShape: number[]; inChunks: number[][]; depBl
   return { dtype: p.dtype, shape: [...p.shape], data: out };
 }
 
-registerHandler('array-op', 'reshape', async (params, inputs) => {
+registerArrayOp('reshape', async (params, inputs) => {
   const arrays = inputs.map((_, i) => arrayAt(inputs, i, 'reshape'));
-  return { value: { kind: 'array', array: reshapeBlock(params as unknown as Parameters<typeof reshapeBlock>[0], arrays) }, backend: 'js' };
+  return { value: { kind: 'array', array: reshapeBlock(params, arrays) }, backend: 'js' };
 });
 
 /** numpy.histogram's edges for `bins` equal bins of [lo, hi]: linspace, the last edge exactly hi. */
@@ -135,18 +136,17 @@ export function histogramCounts(x: NDArray, lo: number, hi: number, bins: number
   return counts;
 }
 
-registerHandler('array-op', 'histogram', async (params, inputs) => {
-  const bins = params.bins as number;
-  const counts = inputs.length ? histogramCounts(arrayAt(inputs, 0, 'histogram'), params.lo as number, params.hi as number, bins) : new BigInt64Array(bins);
+registerArrayOp('histogram', async ({ bins, lo, hi }, inputs) => {
+  const counts = inputs.length ? histogramCounts(arrayAt(inputs, 0, 'histogram'), lo, hi, bins) : new BigInt64Array(bins);
   return { value: { kind: 'array', array: { dtype: 'int64', shape: [bins], data: counts } }, backend: 'js' };
 });
 
-registerHandler('array-op', 'histogram-edges', async (params) => {
-  const e = histogramEdges(params.lo as number, params.hi as number, params.bins as number);
+registerArrayOp('histogram-edges', async ({ bins, lo, hi }) => {
+  const e = histogramEdges(lo, hi, bins);
   return { value: { kind: 'array', array: { dtype: 'float64', shape: [e.length], data: e } }, backend: 'js' };
 });
 
-registerHandler('array-op', 'sum-arrays', async (_params, inputs) => {
+registerArrayOp('sum-arrays', async (_params, inputs) => {
   const arrays = inputs.map((_, i) => arrayAt(inputs, i, 'sum-arrays'));
   const first = arrays[0];
   const out = allocate(first.dtype, first.data.length);
@@ -178,13 +178,12 @@ export function quantiles(values: Float64Array, q: number[]): Float64Array {
   return out;
 }
 
-registerHandler('array-op', 'percentile', async (params, inputs) => {
+registerArrayOp('percentile', async ({ q }, inputs) => {
   let n = 0;
   const arrays = inputs.map((_, i) => arrayAt(inputs, i, 'percentile'));
   for (const a of arrays) n += a.data.length;
   const all = new Float64Array(n);
   let k = 0;
   for (const a of arrays) for (let i = 0; i < a.data.length; i++) all[k++] = get(a.data, i);
-  const q = params.q as number[];
   return { value: { kind: 'array', array: { dtype: 'float64', shape: [q.length], data: quantiles(all, q) } }, backend: 'js' };
 });

@@ -4,7 +4,7 @@
  * stats = [min, max, sum, count], hist = counts per bin. Semantics follow results.ts `summarize`.
  */
 import type { ChunkValue, NDArray } from '../../../common/arrays';
-import { registerHandler } from '../../handlers';
+import { registerArrayOp } from '../../handlers';
 
 function arrayAt(inputs: ChunkValue[], i: number, what: string): NDArray {
   const v = inputs[i];
@@ -42,9 +42,9 @@ export function blockHistogram(a: NDArray, min: number, max: number, bins: numbe
   return counts;
 }
 
-registerHandler('array-op', 'summary-stats', async (_p, inputs) => ({ value: f64(blockStats(arrayAt(inputs, 0, 'summary-stats'))), backend: 'js' }));
+registerArrayOp('summary-stats', async (_p, inputs) => ({ value: f64(blockStats(arrayAt(inputs, 0, 'summary-stats'))), backend: 'js' }));
 
-registerHandler('array-op', 'summary-stats-combine', async (_p, inputs) => {
+registerArrayOp('summary-stats-combine', async (_p, inputs) => {
   const out = [Infinity, -Infinity, 0, 0];
   inputs.forEach((_, i) => {
     const [mn, mx, s, c] = arrayAt(inputs, i, 'summary-stats-combine').data as Float64Array;
@@ -56,19 +56,19 @@ registerHandler('array-op', 'summary-stats-combine', async (_p, inputs) => {
   return { value: f64(out), backend: 'js' };
 });
 
-registerHandler('array-op', 'summary-hist', async (params, inputs) => {
+registerArrayOp('summary-hist', async ({ bins }, inputs) => {
   const [min, max] = arrayAt(inputs, 1, 'summary-hist').data as Float64Array;
-  return { value: f64(blockHistogram(arrayAt(inputs, 0, 'summary-hist'), min, max, params.bins as number)), backend: 'js' };
+  return { value: f64(blockHistogram(arrayAt(inputs, 0, 'summary-hist'), min, max, bins)), backend: 'js' };
 });
 
-registerHandler('array-op', 'summary-hist-combine', async (_p, inputs) => {
+registerArrayOp('summary-hist-combine', async (_p, inputs) => {
   const parts = inputs.map((_, i) => arrayAt(inputs, i, 'summary-hist-combine').data as Float64Array);
   const out = new Array<number>(parts[0].length).fill(0);
   for (const p of parts) p.forEach((x, k) => (out[k] += x));
   return { value: f64(out), backend: 'js' };
 });
 
-registerHandler('array-op', 'summary-bundle', async (_p, inputs) => ({
+registerArrayOp('summary-bundle', async (_p, inputs) => ({
   value: { kind: 'arrays', arrays: { stats: arrayAt(inputs, 0, 'summary-bundle'), hist: arrayAt(inputs, 1, 'summary-bundle'), corner: arrayAt(inputs, 2, 'summary-bundle') } },
   backend: 'js',
 }));

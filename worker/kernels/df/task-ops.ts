@@ -11,44 +11,27 @@
 import * as z from 'zod';
 import type { Table } from 'apache-arrow';
 import type { JsonValue, NDArray } from '../../../common/arrays';
+import { DF_OP_PARAMS, isDfOp, type DfOp, type DfOpParams } from '../../../common/df/op-params';
 import { readCsv } from './csv';
 import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
-import { pivot, rolling, type RollingSpec } from './window';
+import { pivot, rolling } from './window';
 import { resampleBin, resampleFill } from './resample';
 import { tableFromArray } from './from-array';
 import { concatTables, takeTable } from './gather';
-import { AGG_NAMES, groupbyAggregate, groupbyChunk, groupbyCombine, type GroupbySpec } from './groupby';
+import { groupbyAggregate, groupbyChunk, groupbyCombine } from './groupby';
 import { hashRows } from './keys';
-import { broadcastJoin, hashJoin, type JoinSpec } from './join';
+import { broadcastJoin, hashJoin } from './join';
 import { assign, drop, filter, head, rename, select, tail } from './ops';
 import { readParquet, writeParquet } from './parquet';
 import { dropDuplicates, valueCountsAggregate, valueCountsChunk } from './rows';
 import { chooseSplitters, partOf, rangeSplit, sortPart, sortSample, splitByPart } from './range-sort';
 import { sortTable } from './sort';
-import { TIMESERIES_COLUMNS, timeseriesPartition } from './timeseries';
+import { timeseriesPartition } from './timeseries';
 import { timeseriesGroupbyChunk } from './timeseries-groupby';
 
 export type DfInput = { kind: 'table'; table: Table } | { kind: 'array'; array: NDArray };
 export type DfOutput = { kind: 'table'; table: Table } | { kind: 'json'; value: JsonValue };
-
-const names = z.array(z.string().min(1)).min(1);
-const groupbySpec = z.object({
-  by: names,
-  aggs: z.array(z.object({ column: z.string().optional(), agg: z.enum(AGG_NAMES as [string, ...string[]]), as: z.string().optional() })).min(1),
-  ddof: z.number().int().min(0).optional(),
-}).strict();
-const timeseriesSource = z.object({ seed: z.number().int().min(0), partition: z.number().int().min(0), rows: z.number().int().min(0), startMs: z.number().optional(), freqMs: z.number().positive().optional() }).strict();
-const joinSpec = z.object({
-  how: z.enum(['inner', 'left', 'right', 'outer']),
-  on: names.optional(),
-  leftOn: names.optional(),
-  rightOn: names.optional(),
-  suffixes: z.tuple([z.string(), z.string()]).optional(),
-  nulls: z.enum(['match', 'never']).optional(),
-}).strict();
-const ascending = z.union([z.boolean(), z.array(z.boolean())]);
-const csvType = z.enum(['int', 'float', 'bool', 'string', 'timestamp']);
 
 interface OpDef<S extends z.ZodType> {
   /** Number of input partitions, or 'many' (at least one). */
@@ -72,12 +55,12 @@ const out = (table: Table): DfOutput => ({ kind: 'table', table });
 export const DF_OPS = {
   timeseries: def({
     inputs: 0,
-    params: timeseriesSource.extend({ columns: z.array(z.enum(TIMESERIES_COLUMNS)).optional() }).strict(),
+    params: DF_OP_PARAMS.timeseries,
     run: (p) => out(timeseriesPartition(p.seed, p.partition, p.rows, { startMs: p.startMs, freqMs: p.freqMs, columns: p.columns })),
   }),
   'read-csv': def({
     inputs: 0,
-    params: z.object({ path: z.string().min(1), start: z.number().int().min(0), end: z.number().int().min(0).nullable(), delimiter: z.string().length(1).optional(), header: z.boolean().optional(), names: names.optional(), types: z.record(z.string(), csvType).optional(), onBadLines: z.enum(['error', 'skip']).optional() }).strict(),
+    params: DF_OP_PARAMS['read-csv'],
     run: (p) => {
       const { path, start, end, ...opts } = p;
       return out(readCsv({ path, start, end }, opts).table);
@@ -85,12 +68,12 @@ export const DF_OPS = {
   }),
   'read-parquet': def({
     inputs: 0,
-    params: z.object({ path: z.string().min(1), rowGroup: z.number().int().min(0).optional(), columns: names.optional() }).strict(),
+    params: DF_OP_PARAMS['read-parquet'],
     run: async (p) => out(await readParquet({ path: p.path, rowGroup: p.rowGroup }, p.columns)),
   }),
   'write-parquet': def({
     inputs: 1,
-    params: z.object({ path: z.string().min(1), rowGroupSize: z.number().int().positive().optional() }).strict(),
+    params: DF_OP_PARAMS['write-parquet'],
     run: (p, i) => {
       const [t] = tables(i, 'write-parquet');
       writeParquet(t, p.path, p.rowGroupSize);
@@ -99,72 +82,71 @@ export const DF_OPS = {
   }),
   'from-array': def({
     inputs: 1,
-    params: z.object({ columns: names.optional() }).strict(),
+    params: DF_OP_PARAMS['from-array'],
     run: (p, i) => {
       const x = i[0];
       if (x.kind !== 'array') throw new Error('df from-array: the input must be an array');
       return out(tableFromArray(x.array, p.columns));
     },
   }),
-  select: def({ inputs: 1, params: z.object({ columns: names }).strict(), run: (p, i) => out(select(tables(i, 'select')[0], p.columns)) }),
-  drop: def({ inputs: 1, params: z.object({ columns: names }).strict(), run: (p, i) => out(drop(tables(i, 'drop')[0], p.columns)) }),
-  rename: def({ inputs: 1, params: z.object({ mapping: z.record(z.string(), z.string().min(1)) }).strict(), run: (p, i) => out(rename(tables(i, 'rename')[0], p.mapping)) }),
-  filter: def({ inputs: 1, params: z.object({ expr: z.string().min(1) }).strict(), run: (p, i) => out(filter(tables(i, 'filter')[0], p.expr)) }),
-  assign: def({ inputs: 1, params: z.object({ exprs: z.record(z.string(), z.string().min(1)) }).strict(), run: (p, i) => out(assign(tables(i, 'assign')[0], p.exprs)) }),
-  head: def({ inputs: 'many', params: z.object({ n: z.number().int().min(0) }).strict(), run: (p, i) => out(head(concatTables(tables(i, 'head')), p.n)) }),
-  tail: def({ inputs: 'many', params: z.object({ n: z.number().int().min(0) }).strict(), run: (p, i) => out(tail(concatTables(tables(i, 'tail')), p.n)) }),
-  sort: def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional() }).strict(), run: (p, i) => out(sortTable(concatTables(tables(i, 'sort')), p.by, p.ascending)) }),
+  select: def({ inputs: 1, params: DF_OP_PARAMS.select, run: (p, i) => out(select(tables(i, 'select')[0], p.columns)) }),
+  drop: def({ inputs: 1, params: DF_OP_PARAMS.drop, run: (p, i) => out(drop(tables(i, 'drop')[0], p.columns)) }),
+  rename: def({ inputs: 1, params: DF_OP_PARAMS.rename, run: (p, i) => out(rename(tables(i, 'rename')[0], p.mapping)) }),
+  filter: def({ inputs: 1, params: DF_OP_PARAMS.filter, run: (p, i) => out(filter(tables(i, 'filter')[0], p.expr)) }),
+  assign: def({ inputs: 1, params: DF_OP_PARAMS.assign, run: (p, i) => out(assign(tables(i, 'assign')[0], p.exprs)) }),
+  head: def({ inputs: 'many', params: DF_OP_PARAMS.head, run: (p, i) => out(head(concatTables(tables(i, 'head')), p.n)) }),
+  tail: def({ inputs: 'many', params: DF_OP_PARAMS.tail, run: (p, i) => out(tail(concatTables(tables(i, 'tail')), p.n)) }),
+  sort: def({ inputs: 'many', params: DF_OP_PARAMS.sort, run: (p, i) => out(sortTable(concatTables(tables(i, 'sort')), p.by, p.ascending)) }),
   // The distributed sort (range-sort.ts): sample -> splitters -> range-split -> sort-part.
-  'sort-sample': def({ inputs: 1, params: z.object({ by: names, count: z.number().int().min(1) }).strict(), run: (p, i) => out(sortSample(tables(i, 'sort-sample')[0], p.by, p.count)) }),
-  'sort-splitters': def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive() }).strict(), run: (p, i) => out(chooseSplitters(tables(i, 'sort-splitters'), p.by, p.ascending ?? true, p.parts)) }),
-  'range-split': def({ inputs: 2, params: z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive().optional() }).strict(), run: (p, i) => { const [t, s] = tables(i, 'range-split'); return out(rangeSplit(t, s, p.by, p.ascending ?? true, p.parts)); } }),
-  'sort-part': def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional(), part: z.number().int().min(0) }).strict(), run: (p, i) => out(sortPart(tables(i, 'sort-part'), p.part, p.by, p.ascending ?? true)) }),
-  concat: def({ inputs: 'many', params: z.object({}).strict(), run: (_p, i) => out(concatTables(tables(i, 'concat'))) }),
-  'drop-duplicates': def({ inputs: 'many', params: z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(), run: (p, i) => out(dropDuplicates(concatTables(tables(i, 'drop-duplicates')), p.subset, p.keep)) }),
-  'value-counts-chunk': def({ inputs: 1, params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsChunk(tables(i, 'value-counts-chunk')[0], p.column)) }),
-  'value-counts-aggregate': def({ inputs: 'many', params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsAggregate(tables(i, 'value-counts-aggregate'), p.column)) }),
-  describe: def({ inputs: 'many', params: z.object({ percentiles: z.array(z.number().min(0).max(1)).optional() }).strict(), run: (p, i) => out(describe(concatTables(tables(i, 'describe')), p.percentiles)) }),
-  quantile: def({ inputs: 'many', params: z.object({ q: z.array(z.number().min(0).max(1)).min(1) }).strict(), run: (p, i) => out(quantile(concatTables(tables(i, 'quantile')), p.q)) }),
-  nunique: def({ inputs: 'many', params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(nunique(concatTables(tables(i, 'nunique')), p.columns)) }),
+  'sort-sample': def({ inputs: 1, params: DF_OP_PARAMS['sort-sample'], run: (p, i) => out(sortSample(tables(i, 'sort-sample')[0], p.by, p.count)) }),
+  'sort-splitters': def({ inputs: 'many', params: DF_OP_PARAMS['sort-splitters'], run: (p, i) => out(chooseSplitters(tables(i, 'sort-splitters'), p.by, p.ascending ?? true, p.parts)) }),
+  'range-split': def({ inputs: 2, params: DF_OP_PARAMS['range-split'], run: (p, i) => { const [t, s] = tables(i, 'range-split'); return out(rangeSplit(t, s, p.by, p.ascending ?? true, p.parts)); } }),
+  'sort-part': def({ inputs: 'many', params: DF_OP_PARAMS['sort-part'], run: (p, i) => out(sortPart(tables(i, 'sort-part'), p.part, p.by, p.ascending ?? true)) }),
+  concat: def({ inputs: 'many', params: DF_OP_PARAMS.concat, run: (_p, i) => out(concatTables(tables(i, 'concat'))) }),
+  'drop-duplicates': def({ inputs: 'many', params: DF_OP_PARAMS['drop-duplicates'], run: (p, i) => out(dropDuplicates(concatTables(tables(i, 'drop-duplicates')), p.subset, p.keep)) }),
+  'value-counts-chunk': def({ inputs: 1, params: DF_OP_PARAMS['value-counts-chunk'], run: (p, i) => out(valueCountsChunk(tables(i, 'value-counts-chunk')[0], p.column)) }),
+  'value-counts-aggregate': def({ inputs: 'many', params: DF_OP_PARAMS['value-counts-aggregate'], run: (p, i) => out(valueCountsAggregate(tables(i, 'value-counts-aggregate'), p.column)) }),
+  describe: def({ inputs: 'many', params: DF_OP_PARAMS.describe, run: (p, i) => out(describe(concatTables(tables(i, 'describe')), p.percentiles)) }),
+  quantile: def({ inputs: 'many', params: DF_OP_PARAMS.quantile, run: (p, i) => out(quantile(concatTables(tables(i, 'quantile')), p.q)) }),
+  nunique: def({ inputs: 'many', params: DF_OP_PARAMS.nunique, run: (p, i) => out(nunique(concatTables(tables(i, 'nunique')), p.columns)) }),
   // Inputs: the tails of the earlier partitions, then the partition itself (window.ts).
   rolling: def({
     inputs: 'many',
-    params: z.object({ window: z.number().int().min(1), minPeriods: z.number().int().min(0).optional(), cols: z.array(z.object({ column: z.string().min(1), agg: z.enum(['sum', 'mean', 'min', 'max', 'std', 'var', 'count']), as: z.string().min(1) }).strict()).min(1) }).strict(),
+    params: DF_OP_PARAMS.rolling,
     run: (p, i) => {
       const t = tables(i, 'rolling');
-      return out(rolling(t.slice(0, -1), t[t.length - 1], p as RollingSpec));
+      return out(rolling(t.slice(0, -1), t[t.length - 1], p));
     },
   }),
-  'resample-bin': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive() }).strict(), run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs)) }),
-  'resample-fill': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()) }).strict(), run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero)) }),
+  'resample-bin': def({ inputs: 1, params: DF_OP_PARAMS['resample-bin'], run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs)) }),
+  'resample-fill': def({ inputs: 1, params: DF_OP_PARAMS['resample-fill'], run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero)) }),
   pivot: def({
     inputs: 1,
-    params: z.object({ index: z.string().min(1), columns: z.string().min(1), values: z.string().min(1), categories: z.array(z.union([z.string(), z.number()])).min(1) }).strict(),
+    params: DF_OP_PARAMS.pivot,
     run: (p, i) => out(pivot(tables(i, 'pivot')[0], p)),
   }),
-  isna: def({ inputs: 1, params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(isna(tables(i, 'isna')[0], p.columns)) }),
-  fillna: def({ inputs: 1, params: z.object({ value: z.union([z.number(), z.string(), z.boolean()]), columns: names.optional() }).strict(), run: (p, i) => out(fillna(tables(i, 'fillna')[0], p.value, p.columns)) }),
-  dropna: def({ inputs: 1, params: z.object({ subset: names.optional(), how: z.enum(['any', 'all']).optional() }).strict(), run: (p, i) => out(dropna(tables(i, 'dropna')[0], p.subset, p.how)) }),
-  'groupby-chunk': def({ inputs: 1, params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyChunk(tables(i, 'groupby-chunk')[0], p.spec as GroupbySpec)) }),
+  isna: def({ inputs: 1, params: DF_OP_PARAMS.isna, run: (p, i) => out(isna(tables(i, 'isna')[0], p.columns)) }),
+  fillna: def({ inputs: 1, params: DF_OP_PARAMS.fillna, run: (p, i) => out(fillna(tables(i, 'fillna')[0], p.value, p.columns)) }),
+  dropna: def({ inputs: 1, params: DF_OP_PARAMS.dropna, run: (p, i) => out(dropna(tables(i, 'dropna')[0], p.subset, p.how)) }),
+  'groupby-chunk': def({ inputs: 1, params: DF_OP_PARAMS['groupby-chunk'], run: (p, i) => out(groupbyChunk(tables(i, 'groupby-chunk')[0], p.spec)) }),
   // A timeseries partition generated and grouped in one step (compile/df-fuse.ts).
-  'timeseries-groupby-chunk': def({ inputs: 0, params: z.object({ source: timeseriesSource, spec: groupbySpec }).strict(), run: (p) => out(timeseriesGroupbyChunk(p.source, p.spec as GroupbySpec)) }),
-  'groupby-combine': def({ inputs: 'many', params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyCombine(tables(i, 'groupby-combine'), p.spec as GroupbySpec)) }),
-  'groupby-aggregate': def({ inputs: 'many', params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyAggregate(tables(i, 'groupby-aggregate'), p.spec as GroupbySpec)) }),
+  'timeseries-groupby-chunk': def({ inputs: 0, params: DF_OP_PARAMS['timeseries-groupby-chunk'], run: (p) => out(timeseriesGroupbyChunk(p.source, p.spec)) }),
+  'groupby-combine': def({ inputs: 'many', params: DF_OP_PARAMS['groupby-combine'], run: (p, i) => out(groupbyCombine(tables(i, 'groupby-combine'), p.spec)) }),
+  'groupby-aggregate': def({ inputs: 'many', params: DF_OP_PARAMS['groupby-aggregate'], run: (p, i) => out(groupbyAggregate(tables(i, 'groupby-aggregate'), p.spec)) }),
   'hash-split': def({
     inputs: 1,
-    params: z.object({ keys: names, k: z.number().int().positive() }).strict(),
+    params: DF_OP_PARAMS['hash-split'],
     run: (p, i) => out(hashSplit(tables(i, 'hash-split')[0], p.keys, p.k)),
   }),
   'gather-part': def({
     inputs: 'many',
-    params: z.object({ part: z.number().int().min(0) }).strict(),
+    params: DF_OP_PARAMS['gather-part'],
     run: (p, i) => out(concatTables(tables(i, 'gather-part').map((t) => partOf(t, p.part)))),
   }),
-  join: def({ inputs: 2, params: z.object({ spec: joinSpec }).strict(), run: (p, i) => { const [l, r] = tables(i, 'join'); return out(hashJoin(l, r, p.spec as JoinSpec)); } }),
-  'broadcast-join': def({ inputs: 2, params: z.object({ spec: joinSpec }).strict(), run: (p, i) => { const [l, r] = tables(i, 'broadcast-join'); return out(broadcastJoin(l, r, p.spec as JoinSpec)); } }),
-} as const;
+  join: def({ inputs: 2, params: DF_OP_PARAMS.join, run: (p, i) => { const [l, r] = tables(i, 'join'); return out(hashJoin(l, r, p.spec)); } }),
+  'broadcast-join': def({ inputs: 2, params: DF_OP_PARAMS['broadcast-join'], run: (p, i) => { const [l, r] = tables(i, 'broadcast-join'); return out(broadcastJoin(l, r, p.spec)); } }),
+} satisfies { [Op in DfOp]: OpDef<z.ZodType<DfOpParams<Op>>> };
 
-export type DfOpName = keyof typeof DF_OPS;
 
 /** Rows grouped by hash part (stable within a part); part p's range [off[p], off[p+1]) in metadata. */
 export function hashSplit(table: Table, keys: string[], k: number): Table {
@@ -182,8 +164,8 @@ function formatIssues(op: string, error: z.ZodError): string {
 
 /** Runs op `op` on its inputs; params are checked first (errors name the op and the field). */
 export async function runDfOp(op: string, params: unknown, inputs: DfInput[]): Promise<DfOutput> {
-  if (!Object.prototype.hasOwnProperty.call(DF_OPS, op)) throw new Error(`df: unknown op '${op}'; ops are ${Object.keys(DF_OPS).join(', ')}`);
-  const d = DF_OPS[op as DfOpName] as OpDef<z.ZodType>;
+  if (!isDfOp(op)) throw new Error(`df: unknown op '${op}'; ops are ${Object.keys(DF_OPS).join(', ')}`);
+  const d: OpDef<z.ZodType> = DF_OPS[op];
   const want = d.inputs;
   if (want === 'many' ? inputs.length < 1 : inputs.length !== want) {
     throw new Error(`df ${op}: takes ${want === 'many' ? 'at least 1' : want} input${want === 1 ? '' : 's'}, got ${inputs.length}`);

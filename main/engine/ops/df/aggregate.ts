@@ -5,6 +5,7 @@
  * quantiles need every row, so it gathers the numeric columns into one task).
  */
 import { AGGS, type Agg } from '../../../../common/df-aggs';
+import type { DfOp, DfOpParams } from '../../../../common/df/op-params';
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, listColumns, requireColumns, strList, type ColType, type DfColumn } from './meta';
 
@@ -22,7 +23,16 @@ interface AggSpec {
  * Chunk -> combine (split_every at a time) -> aggregate; returns the aggregate's key. `final`
  * names the kernel op of the last step and its params.
  */
-export function treeReduce(ctx: BuildContext, keys: string[], chunk: { op: string; params: Record<string, unknown> }, combine: { op: string; params: Record<string, unknown> }, final: { op: string; params: Record<string, unknown> }, splitEvery: number, partialBytes: number, inBytes: number): string {
+export function treeReduce<C extends DfOp, M extends DfOp, F extends DfOp>(
+  ctx: BuildContext,
+  keys: string[],
+  chunk: { op: C; params: DfOpParams<C> },
+  combine: { op: M; params: DfOpParams<M> },
+  final: { op: F; params: DfOpParams<F> },
+  splitEvery: number,
+  partialBytes: number,
+  inBytes: number,
+): string {
   let level = keys.map((k, i) => {
     const key = ctx.key(chunk.op, [i]);
     emitDf(ctx, key, [k], chunk.op, chunk.params, partialBytes, inBytes + partialBytes);
@@ -134,14 +144,14 @@ const valueCounts: OpDef = {
     const column = c.name;
     const partial = Math.min(f.partitionBytes, 1 << 20);
     // The chunk step is a groupby size partial, so combine is the groupby combine with that spec.
-    const sizeSpec = { by: [column], aggs: [{ agg: 'size' }] };
+    const sizeSpec = { by: [column], aggs: [{ agg: 'size' as const }] };
     const key = treeReduce(ctx, f.keys, { op: 'value-counts-chunk', params: { column } }, { op: 'groupby-combine', params: { spec: sizeSpec } }, { op: 'value-counts-aggregate', params: { column } }, splitEvery(ctx), partial, f.partitionBytes);
     return { out: frameValue([key], [c, { name: 'count', type: 'int' }], partial) };
   },
 };
 
 /** Per-partition selects of `cols`, then one gathering task `op` over them; returns its key. */
-function gatherColumns(ctx: BuildContext, f: ReturnType<typeof frameInput>, cols: string[], op: string, params: Record<string, unknown>): string {
+function gatherColumns<Op extends DfOp>(ctx: BuildContext, f: ReturnType<typeof frameInput>, cols: string[], op: Op, params: DfOpParams<Op>): string {
   const sel = f.keys.map((k, i) => {
     const key = ctx.key('columns', [i]);
     emitDf(ctx, key, [k], 'select', { columns: cols }, f.partitionBytes, f.partitionBytes * 2);

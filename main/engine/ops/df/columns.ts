@@ -5,6 +5,7 @@
  */
 import { compileExpr, compileFilter } from '../../../../common/expr/check';
 import { ExprError } from '../../../../common/expr/errors';
+import type { DfOp, DfOpParams } from '../../../../common/df/op-params';
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, exprSchema, frameInput, frameValue, requireColumns, rowBytes, str, strList, type ColType, type DfColumn, type LazyFrame } from './meta';
 
@@ -12,7 +13,7 @@ const IN = [{ name: 'df', type: 'dataframe' as const }];
 const OUT = [{ name: 'out', type: 'dataframe' as const }];
 
 /** One task per partition running `op` with `params`; returns the new frame. */
-export function mapPartitions(ctx: BuildContext, f: LazyFrame, op: string, params: Record<string, unknown>, columns: DfColumn[], name = op): ReturnType<typeof frameValue> {
+export function mapPartitions<Op extends DfOp>(ctx: BuildContext, f: LazyFrame, op: Op, params: DfOpParams<Op>, columns: DfColumn[], name: string = op): ReturnType<typeof frameValue> {
   const bytes = f.partitionBytes * (rowBytes(columns) / rowBytes(f.columns));
   const keys = f.keys.map((k, i) => {
     const key = ctx.key(name, [i]);

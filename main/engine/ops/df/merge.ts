@@ -13,6 +13,7 @@
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, requireColumns, strList, type DfColumn, type LazyFrame } from './meta';
 
+const JOIN_HOWS = ['inner', 'left', 'right', 'outer'] as const;
 const numeric = (t: string) => t === 'int' || t === 'float';
 
 function keyParams(ctx: BuildContext, left: LazyFrame, right: LazyFrame): { lk: string[]; rk: string[]; spec: Record<string, unknown> } {
@@ -50,7 +51,7 @@ const merge: OpDef = {
     inputs: [{ name: 'left', type: 'dataframe' }, { name: 'right', type: 'dataframe' }],
     outputs: [{ name: 'out', type: 'dataframe' }],
     params: [
-      { name: 'how', kind: 'enum', options: ['inner', 'left', 'right', 'outer'], default: 'inner' },
+      { name: 'how', kind: 'enum', options: [...JOIN_HOWS], default: 'inner' },
       { name: 'on', kind: 'strings', doc: 'key columns named alike on both sides' },
       { name: 'left_on', kind: 'strings' },
       { name: 'right_on', kind: 'strings' },
@@ -62,7 +63,8 @@ const merge: OpDef = {
   build(ctx) {
     const left = frameInput(ctx, 'left');
     const right = frameInput(ctx, 'right');
-    const how = typeof ctx.params.how === 'string' ? ctx.params.how : 'inner';
+    const wantHow = ctx.params.how ?? 'inner';
+    const how = JOIN_HOWS.find((h) => h === wantHow) ?? ctx.fail('params.how', `must be one of ${JOIN_HOWS.join(', ')}`);
     const { lk, rk, spec: keySpec } = keyParams(ctx, left, right);
     const shared = new Set(lk.filter((k, i) => rk[i] === k));
     lk.forEach((l, i) => {

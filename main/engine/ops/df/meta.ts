@@ -4,6 +4,7 @@
  * column names and expressions against it at compile time, so a typo fails before any task runs,
  * naming the node, the field and the columns available.
  */
+import { dfOpSpec, type DfOp, type DfOpParams } from '../../../../common/df/op-params';
 import type { ValueType } from '../../../../common/expr/ast';
 import type { ExprSchema } from '../../../../common/expr/check';
 import type { TaskDef } from '../../../../common/tasks';
@@ -77,9 +78,9 @@ export function str(ctx: BuildContext, name: string): string {
   return v;
 }
 
-/** Emits one df task; resource 'any' (both CPU and GPU workers run the js kernels). */
-export function emitDf(ctx: BuildContext, key: string, deps: string[], op: string, params: Record<string, unknown>, outBytes: number, workBytes = outBytes): void {
-  const t: Omit<TaskDef, 'node'> = { key, deps, spec: { kind: 'df', op, params }, resource: 'any', op, outBytes: Math.max(64, Math.round(outBytes)), workBytes: Math.max(64, Math.round(workBytes)) };
+/** Emits one df task (its params typed by common/df/op-params.ts); resource 'any' (both CPU and GPU workers run the js kernels). */
+export function emitDf<Op extends DfOp>(ctx: BuildContext, key: string, deps: string[], op: Op, params: DfOpParams<Op>, outBytes: number, workBytes = outBytes): void {
+  const t: Omit<TaskDef, 'node'> = { key, deps, spec: dfOpSpec(op, params), resource: 'any', op, outBytes: Math.max(64, Math.round(outBytes)), workBytes: Math.max(64, Math.round(workBytes)) };
   ctx.emit(t);
 }
 

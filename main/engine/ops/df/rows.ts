@@ -6,6 +6,7 @@
  * drop_duplicates gathers every partition into one task (the compiler's task-size limit refuses
  * it when too big). head/tail take n rows of every partition first, so the gather is n per partition.
  */
+import type { DfOp, DfOpParams } from '../../../../common/df/op-params';
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, requireColumns, strList, type LazyFrame } from './meta';
 
@@ -13,7 +14,7 @@ const IN = [{ name: 'df', type: 'dataframe' as const }];
 const OUT = [{ name: 'out', type: 'dataframe' as const }];
 
 /** One task over all partitions of `f`; the result is a one-partition frame. */
-export function gatherAll(ctx: BuildContext, f: LazyFrame, op: string, params: Record<string, unknown>, name = op): LazyFrame['keys'][number] {
+export function gatherAll<Op extends DfOp>(ctx: BuildContext, f: LazyFrame, op: Op, params: DfOpParams<Op>, name: string = op): LazyFrame['keys'][number] {
   const total = f.partitionBytes * f.partitions;
   const key = ctx.key(name);
   emitDf(ctx, key, f.keys, op, params, total, total * 3);
@@ -26,7 +27,7 @@ export function sampleCount(parts: number): number {
 }
 
 /** The sampling sort's tasks; returns the keys of its output partitions (as many as the input's). */
-function rangeSort(ctx: BuildContext, f: LazyFrame, by: string[], params: { by: string[]; ascending: unknown }): string[] {
+function rangeSort(ctx: BuildContext, f: LazyFrame, by: string[], params: { by: string[]; ascending: boolean | boolean[] }): string[] {
   const k = f.partitions;
   const count = sampleCount(k);
   const keyBytes = by.length * 8 + 1;
@@ -115,10 +116,11 @@ const sort: OpDef = {
     const by = strList(ctx, 'by', true)!;
     requireColumns(ctx, 'params.by', by, f.columns);
     const asc = ctx.params.ascending ?? true;
-    if (typeof asc !== 'boolean' && !(Array.isArray(asc) && asc.length === by.length && asc.every((a) => typeof a === 'boolean'))) {
-      ctx.fail('params.ascending', `must be true, false, or a list of ${by.length} booleans (one per column of by)`);
-    }
-    const params = { by, ascending: asc };
+    const ascending =
+      typeof asc === 'boolean' || (Array.isArray(asc) && asc.length === by.length && asc.every((a): a is boolean => typeof a === 'boolean'))
+        ? asc
+        : ctx.fail('params.ascending', `must be true, false, or a list of ${by.length} booleans (one per column of by)`);
+    const params = { by, ascending };
     if (f.partitions === 1) {
       const key = gatherAll(ctx, f, 'sort', params);
       return { out: frameValue([key], f.columns, f.partitionBytes) };

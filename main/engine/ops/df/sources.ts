@@ -4,6 +4,7 @@
  * MiB and passed to every partition so partitions agree; Parquet: the footer's schema, read by
  * ranges) and emits one task per partition, counted from file metadata and bounded first.
  */
+import { dfOpSpec } from '../../../../common/df/op-params';
 import { parquetFooter } from '../../../../worker/kernels/df/parquet-file';
 import { MAX_SOURCE_PARTITIONS } from '../../compile/limits';
 import { inferCsvTypes, type CsvType } from '../../../../worker/kernels/df/csv-text';
@@ -87,7 +88,7 @@ const readCsvOp: OpDef = {
         const key = ctx.key('read', [keys.length]);
         const textBytes = end - start;
         maxBytes = Math.max(maxBytes, textBytes);
-        ctx.emit({ key, deps: [], spec: { kind: 'df', op: 'read-csv', params: { path, start, end, delimiter, header, types, onBadLines } }, resource: 'any', op: 'read_csv', outBytes: textBytes * 2, workBytes: textBytes * 6 });
+        ctx.emit({ key, deps: [], spec: dfOpSpec('read-csv', { path, start, end, delimiter, header, types, onBadLines }), resource: 'any', op: 'read_csv', outBytes: textBytes * 2, workBytes: textBytes * 6 });
         keys.push(key);
       }
     }
@@ -146,7 +147,7 @@ const readParquetOp: OpDef = {
         const key = ctx.key('read', [keys.length]);
         const bytes = Number(rg.num_rows) * rowBytes(want ? cols.filter((c) => want.includes(c.name)) : cols);
         maxBytes = Math.max(maxBytes, bytes);
-        ctx.emit({ key, deps: [], spec: { kind: 'df', op: 'read-parquet', params: { path, rowGroup: i, ...(want ? { columns: want } : {}) } }, resource: 'any', op: 'read_parquet', outBytes: bytes, workBytes: bytes * 3 + Number(rg.total_byte_size) });
+        ctx.emit({ key, deps: [], spec: dfOpSpec('read-parquet', { path, rowGroup: i, ...(want ? { columns: want } : {}) }), resource: 'any', op: 'read_parquet', outBytes: bytes, workBytes: bytes * 3 + Number(rg.total_byte_size) });
         keys.push(key);
       });
     }
@@ -179,8 +180,7 @@ const timeseriesOp: OpDef = {
     const seed = num(ctx, 'seed');
     const parts = num(ctx, 'partitions');
     const rows = num(ctx, 'rows_per_partition');
-    const want = strList(ctx, 'columns', false);
-    for (const c of want ?? []) if (!(c in TS_TYPES)) ctx.fail('params.columns', `unknown column '${c}'; available columns: ${TIMESERIES_COLUMNS.join(', ')}`);
+    const want = strList(ctx, 'columns', false)?.map((c) => TIMESERIES_COLUMNS.find((t) => t === c) ?? ctx.fail('params.columns', `unknown column '${c}'; available columns: ${TIMESERIES_COLUMNS.join(', ')}`));
     // The kernel generates the chosen columns in the standard order.
     const names = TIMESERIES_COLUMNS.filter((c) => !want || want.includes(c));
     const columns = names.map((name) => ({ name, type: TS_TYPES[name] }));
@@ -188,7 +188,7 @@ const timeseriesOp: OpDef = {
     const keys: string[] = [];
     for (let p = 0; p < parts; p++) {
       const key = ctx.key('part', [p]);
-      ctx.emit({ key, deps: [], spec: { kind: 'df', op: 'timeseries', params: { seed, partition: p, rows, ...(want ? { columns: want } : {}) } }, resource: 'any', op: 'timeseries', outBytes: bytes, workBytes: bytes * 2 });
+      ctx.emit({ key, deps: [], spec: dfOpSpec('timeseries', { seed, partition: p, rows, ...(want ? { columns: want } : {}) }), resource: 'any', op: 'timeseries', outBytes: bytes, workBytes: bytes * 2 });
       keys.push(key);
     }
     return { out: frameValue(keys, columns, bytes) };
@@ -220,7 +220,7 @@ const fromArrayOp: OpDef = {
     x.chunks[0].forEach((rows, i) => {
       const dep = x.block(x.shape.length === 1 ? [i] : [i, 0]).deps[0];
       const key = ctx.key('part', [i]);
-      ctx.emit({ key, deps: [dep], spec: { kind: 'df', op: 'from-array', params: { columns: names } }, resource: 'any', op: 'from_array', outBytes: rows * rowBytes(columns), workBytes: rows * rowBytes(columns) * 2 });
+      ctx.emit({ key, deps: [dep], spec: dfOpSpec('from-array', { columns: names }), resource: 'any', op: 'from_array', outBytes: rows * rowBytes(columns), workBytes: rows * rowBytes(columns) * 2 });
       keys.push(key);
     });
     return { out: frameValue(keys, columns, Math.max(...x.chunks[0]) * rowBytes(columns)) };

@@ -19,7 +19,9 @@ import { emitDf, frameInput, frameValue, requireColumns, str, type DfColumn } fr
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];
 const OUT = [{ name: 'out', type: 'dataframe' as const }];
-const ROLLING_AGGS = ['sum', 'mean', 'min', 'max', 'std', 'var', 'count'];
+const ROLLING_AGGS = ['sum', 'mean', 'min', 'max', 'std', 'var', 'count'] as const;
+const PIVOT_AGGS = ['mean', 'sum', 'count', 'min', 'max'] as const;
+const isRollingAgg = (a: string): a is (typeof ROLLING_AGGS)[number] => (ROLLING_AGGS as readonly string[]).includes(a);
 
 const rolling: OpDef = {
   spec: {
@@ -40,7 +42,7 @@ const rolling: OpDef = {
     if (!Array.isArray(raw) || raw.length === 0) return ctx.fail('params.aggs', 'must be a list like [{"column": "x", "agg": "mean"}]');
     const cols = raw.map((a, i) => {
       const e = a as { column?: unknown; agg?: unknown; as?: unknown };
-      if (typeof e !== 'object' || e === null || typeof e.column !== 'string' || typeof e.agg !== 'string' || !ROLLING_AGGS.includes(e.agg)) return ctx.fail(`params.aggs[${i}]`, `must be {"column": <numeric column>, "agg": one of ${ROLLING_AGGS.join(', ')}}`);
+      if (typeof e !== 'object' || e === null || typeof e.column !== 'string' || typeof e.agg !== 'string' || !isRollingAgg(e.agg)) return ctx.fail(`params.aggs[${i}]`, `must be {"column": <numeric column>, "agg": one of ${ROLLING_AGGS.join(', ')}}`);
       const [c] = requireColumns(ctx, `params.aggs[${i}].column`, [e.column], f.columns);
       if (c.type !== 'int' && c.type !== 'float') ctx.fail(`params.aggs[${i}].column`, `column '${c.name}' is ${c.type}, not a number`);
       return { column: e.column, agg: e.agg, as: typeof e.as === 'string' && e.as !== '' ? e.as : `${e.column}_rolling_${e.agg}` };
@@ -73,7 +75,7 @@ const pivotTable: OpDef = {
       { name: 'index', kind: 'string', required: true },
       { name: 'columns', kind: 'string', required: true },
       { name: 'values', kind: 'string', required: true },
-      { name: 'aggfunc', kind: 'enum', options: ['mean', 'sum', 'count', 'min', 'max'], default: 'mean' },
+      { name: 'aggfunc', kind: 'enum', options: [...PIVOT_AGGS], default: 'mean' },
       { name: 'categories', kind: 'json', required: true, doc: 'the values of `columns` that become columns, e.g. ["eng", "ops"]' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
     ],
@@ -85,10 +87,11 @@ const pivotTable: OpDef = {
     const values = str(ctx, 'values');
     const [ic, cc, vc] = requireColumns(ctx, 'params', [index, columnsName, values], f.columns);
     if (vc.type !== 'int' && vc.type !== 'float') ctx.fail('params.values', `column '${values}' is ${vc.type}, not a number`);
-    const aggfunc = typeof ctx.params.aggfunc === 'string' ? ctx.params.aggfunc : 'mean';
+    const wantAgg = ctx.params.aggfunc ?? 'mean';
+    const aggfunc = PIVOT_AGGS.find((a) => a === wantAgg) ?? ctx.fail('params.aggfunc', `must be one of ${PIVOT_AGGS.join(', ')}`);
     const cats = ctx.params.categories;
     const want = cc.type === 'string' ? 'string' : 'number';
-    if (!Array.isArray(cats) || cats.length === 0 || !cats.every((c) => typeof c === want)) return ctx.fail('params.categories', `must be a list of the ${want} values of column '${columnsName}' that become columns`);
+    if (!Array.isArray(cats) || cats.length === 0 || !cats.every((c): c is string | number => typeof c === want)) return ctx.fail('params.categories', `must be a list of the ${want} values of column '${columnsName}' that become columns`);
     const names = cats.map(String);
     if (new Set(names).size !== names.length || names.includes(index)) ctx.fail('params.categories', `must be distinct and differ from the index column '${index}'`);
     const spec = { by: [index, columnsName], aggs: [{ column: values, agg: aggfunc, as: '__value' }], ddof: 1 };

@@ -4,6 +4,7 @@
  * only describe the data; trials build it in their worker. Left unconnected, each runs one
  * 'dataset-info' task that builds it and reports rows, features and class counts.
  */
+import { dfOpSpec } from '../../../../common/df/op-params';
 import type { OpDef } from '../types';
 import { num } from '../arrays-core';
 import { frameInput, listColumns, requireColumns, rowBytes, str, strList } from '../df/meta';
@@ -121,7 +122,7 @@ const datasetFromTable: OpDef = {
     else {
       ref = ctx.key('gather');
       const bytes = frame.partitionBytes * frame.partitions;
-      ctx.emit({ key: ref, deps: frame.keys, spec: { kind: 'df', op: 'concat', params: {} }, resource: 'any', op: 'gather table', outBytes: bytes, workBytes: bytes * 2 });
+      ctx.emit({ key: ref, deps: frame.keys, spec: dfOpSpec('concat', {}), resource: 'any', op: 'gather table', outBytes: bytes, workBytes: bytes * 2 });
     }
     const nRows = Math.max(2, Math.round((frame.partitionBytes * frame.partitions) / rowBytes(frame.columns)));
     const meta: DatasetMeta = { source: { kind: 'table', ref, features, target, task }, task, nFeatures: features.length, nRows, rowsEstimated: true, targetType: t.type };

@@ -1,0 +1,132 @@
+/**
+ * Typed task params of the dataframe ops: one zod schema per op, shared by the compiler in main
+ * (which emits a df task with `emitDf` / `dfOpSpec`, so a misspelt or missing param is a type
+ * error there) and the worker (worker/kernels/df/task-ops.ts runs each op on the params its
+ * schema parsed; a message that does not match is refused there, naming the op and the field).
+ *
+ * A new df op: its schema here, its kernel in task-ops.ts under the same name, then main emits
+ * it (CONTRIBUTING.md, "Typed task params").
+ */
+import * as z from 'zod';
+import { hasOp, type ParamsOf, type SchemaTable } from '../op-schemas';
+import type { TaskSpec } from '../tasks';
+import { AGGS } from '../df-aggs';
+import { TIMESERIES_COLUMNS } from './timeseries-columns';
+
+const names = z.array(z.string().min(1)).min(1);
+const groupbySpec = z
+  .object({
+    by: names,
+    aggs: z.array(z.object({ column: z.string().optional(), agg: z.enum(AGGS), as: z.string().optional() })).min(1),
+    ddof: z.number().int().min(0).optional(),
+  })
+  .strict();
+const timeseriesSource = z
+  .object({
+    seed: z.number().int().min(0),
+    partition: z.number().int().min(0),
+    rows: z.number().int().min(0),
+    startMs: z.number().optional(),
+    freqMs: z.number().positive().optional(),
+  })
+  .strict();
+const joinSpec = z
+  .object({
+    how: z.enum(['inner', 'left', 'right', 'outer']),
+    on: names.optional(),
+    leftOn: names.optional(),
+    rightOn: names.optional(),
+    suffixes: z.tuple([z.string(), z.string()]).optional(),
+    nulls: z.enum(['match', 'never']).optional(),
+  })
+  .strict();
+const ascending = z.union([z.boolean(), z.array(z.boolean())]);
+const csvType = z.enum(['int', 'float', 'bool', 'string', 'timestamp']);
+const rollingAgg = z.enum(['sum', 'mean', 'min', 'max', 'std', 'var', 'count']);
+const whole = z.number().int().min(0);
+const fraction = z.number().min(0).max(1);
+
+const SCHEMAS = {
+  timeseries: timeseriesSource.extend({ columns: z.array(z.enum(TIMESERIES_COLUMNS)).optional() }).strict(),
+  'read-csv': z
+    .object({
+      path: z.string().min(1),
+      start: whole,
+      end: whole.nullable(),
+      delimiter: z.string().length(1).optional(),
+      header: z.boolean().optional(),
+      names: names.optional(),
+      types: z.record(z.string(), csvType).optional(),
+      onBadLines: z.enum(['error', 'skip']).optional(),
+    })
+    .strict(),
+  'read-parquet': z.object({ path: z.string().min(1), rowGroup: whole.optional(), columns: names.optional() }).strict(),
+  'write-parquet': z.object({ path: z.string().min(1), rowGroupSize: z.number().int().positive().optional() }).strict(),
+  'from-array': z.object({ columns: names.optional() }).strict(),
+  select: z.object({ columns: names }).strict(),
+  drop: z.object({ columns: names }).strict(),
+  rename: z.object({ mapping: z.record(z.string(), z.string().min(1)) }).strict(),
+  filter: z.object({ expr: z.string().min(1) }).strict(),
+  assign: z.object({ exprs: z.record(z.string(), z.string().min(1)) }).strict(),
+  head: z.object({ n: whole }).strict(),
+  tail: z.object({ n: whole }).strict(),
+  sort: z.object({ by: names, ascending: ascending.optional() }).strict(),
+  // The distributed sort (worker range-sort.ts): sample -> splitters -> range-split -> sort-part.
+  'sort-sample': z.object({ by: names, count: z.number().int().min(1) }).strict(),
+  'sort-splitters': z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive() }).strict(),
+  'range-split': z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive().optional() }).strict(),
+  'sort-part': z.object({ by: names, ascending: ascending.optional(), part: whole }).strict(),
+  concat: z.object({}).strict(),
+  'drop-duplicates': z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(),
+  'value-counts-chunk': z.object({ column: z.string().min(1) }).strict(),
+  'value-counts-aggregate': z.object({ column: z.string().min(1) }).strict(),
+  describe: z.object({ percentiles: z.array(fraction).optional() }).strict(),
+  quantile: z.object({ q: z.array(fraction).min(1) }).strict(),
+  nunique: z.object({ columns: names.optional() }).strict(),
+  rolling: z
+    .object({
+      window: z.number().int().min(1),
+      minPeriods: whole.optional(),
+      cols: z.array(z.object({ column: z.string().min(1), agg: rollingAgg, as: z.string().min(1) }).strict()).min(1),
+    })
+    .strict(),
+  'resample-bin': z.object({ on: z.string().min(1), periodMs: z.number().int().positive() }).strict(),
+  'resample-fill': z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()) }).strict(),
+  pivot: z
+    .object({ index: z.string().min(1), columns: z.string().min(1), values: z.string().min(1), categories: z.array(z.union([z.string(), z.number()])).min(1) })
+    .strict(),
+  isna: z.object({ columns: names.optional() }).strict(),
+  fillna: z.object({ value: z.union([z.number(), z.string(), z.boolean()]), columns: names.optional() }).strict(),
+  dropna: z.object({ subset: names.optional(), how: z.enum(['any', 'all']).optional() }).strict(),
+  'groupby-chunk': z.object({ spec: groupbySpec }).strict(),
+  // A timeseries partition generated and grouped in one step (main/engine/compile/df-fuse.ts).
+  'timeseries-groupby-chunk': z.object({ source: timeseriesSource, spec: groupbySpec }).strict(),
+  'groupby-combine': z.object({ spec: groupbySpec }).strict(),
+  'groupby-aggregate': z.object({ spec: groupbySpec }).strict(),
+  /** Rows grouped by the hash of `keys` into `k` parts, each part's range in the metadata. */
+  'hash-split': z.object({ keys: names, k: z.number().int().positive() }).strict(),
+  /** Part `part` of every input's hash split, concatenated. */
+  'gather-part': z.object({ part: whole }).strict(),
+  join: z.object({ spec: joinSpec }).strict(),
+  'broadcast-join': z.object({ spec: joinSpec }).strict(),
+};
+
+export type DfOpParamMap = ParamsOf<typeof SCHEMAS>;
+export type DfOp = keyof DfOpParamMap;
+export type DfOpParams<Op extends DfOp> = DfOpParamMap[Op];
+export const DF_OP_PARAMS: SchemaTable<DfOpParamMap> = SCHEMAS;
+
+export function isDfOp(op: string): op is DfOp {
+  return hasOp(DF_OP_PARAMS, op);
+}
+
+/** The task spec of a df op, as main's compiler emits it. */
+export function dfOpSpec<Op extends DfOp>(op: Op, params: DfOpParams<Op>): TaskSpec {
+  return { kind: 'df', op, params };
+}
+
+/** `params` parsed by `op`'s schema, or null when they do not match. */
+export function dfParamsOrNull<Op extends DfOp>(op: Op, params: unknown): DfOpParams<Op> | null {
+  const r = DF_OP_PARAMS[op].safeParse(params);
+  return r.success ? r.data : null;
+}
