@@ -1,0 +1,57 @@
+// The gpuflow-cuda tfjs backend's host side over the fake device (native/fake-tf-ops.ts, the same
+// argument records the CUDA kernels read): every case of checks.ts against tfjs's cpu backend,
+// buffers freed, and the cpu fallback counted per kernel name.
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fakeTfCalls } from '../../../native/fake-tf-ops';
+import { GPUFLOW_CUDA } from '../../../worker/kernels/tfjs/cuda/backend';
+import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
+import type { TfDevice } from '../../../worker/kernels/tfjs/cuda/device';
+import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
+
+type Buf = Float64Array | Float32Array | Int32Array;
+const buffers = new Map<number, Buf>();
+let next = 1;
+const get = (id: number): Buf => {
+  const b = buffers.get(id);
+  if (!b) throw new RangeError(`no buffer ${id}`);
+  return b;
+};
+const device: TfDevice = {
+  ...fakeTfCalls(get, (b) => (buffers.set(next, b), next++)),
+  cudaResidentFree: (id) => buffers.delete(id),
+};
+
+beforeAll(() => registerGpuflowCuda(() => device));
+
+describe('gpuflow-cuda over the fake device', () => {
+  it('every kernel case and its gradient agrees with the cpu backend', async () => {
+    const results = await runKernelChecks(3);
+    const bad = results.filter((r) => !r.ok);
+    expect(bad).toEqual([]);
+    expect(results.length).toBeGreaterThan(90);
+  }, 120_000);
+
+  it('frees every device buffer a disposed tensor held', async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    const before = buffers.size;
+    tf.tidy(() => {
+      const x = tf.tensor2d([1, 2, 3, 4, 5, 6], [2, 3]);
+      const y = tf.reshape(x, [3, 2]);
+      return tf.sum(tf.matMul(y, x), 1);
+    }).dispose();
+    expect(buffers.size).toBe(before);
+  });
+
+  it('runs a kernel it lacks on the cpu backend and counts it by name', async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    const before = cpuFallbackCounts();
+    const x = tf.tensor2d([3, 1, 2, 9, 8, 7], [2, 3]);
+    const c = tf.concat([x, x], 0); // Concat: no device kernel
+    expect(Array.from(c.dataSync())).toEqual([3, 1, 2, 9, 8, 7, 3, 1, 2, 9, 8, 7]);
+    const t = tf.tile(x, [1, 2]);
+    expect(Array.from(t.dataSync())).toEqual([3, 1, 2, 3, 1, 2, 9, 8, 7, 9, 8, 7]);
+    expect(fallbacksSince(before)).toEqual({ Concat: 1, Tile: 1 });
+    tf.dispose([x, c, t]);
+  });
+});
