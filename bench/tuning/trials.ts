@@ -8,6 +8,7 @@
 //   TUNING_BACKENDS=gpuflow-cuda,wasm   backends to measure (default: all)
 //   TUNING_WORKLOADS=mnist-mlp          workloads (default: small-mlp, wide-mlp; mnist-mlp by name)
 //   TUNING_MNIST_TRIALS=n               trials of mnist-mlp per backend (default 2)
+//   TUNING_MNIST_EPOCHS=n               epochs per mnist-mlp trial (default 2)
 import * as tf from '@tensorflow/tfjs';
 // Static, so a bundle of this bench (for a machine without node_modules) carries the wasm backend.
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
@@ -58,11 +59,11 @@ async function activate(name: string): Promise<boolean> {
 
 const datasets = new Map<string, ReturnType<typeof trainValidationSplit>>();
 function dataOf(w: (typeof allWorkloads)[number]) {
-  let d = datasets.get(w.name);
+  let d = datasets.get(`${w.name}:${w.rows}`);
   if (!d) {
     const ds = makeClassification({ nSamples: w.rows, nFeatures: w.features, nInformative: Math.min(w.name === 'mnist-mlp' ? 64 : 8, w.features), nClasses: w.classes, seed: 1 });
     d = trainValidationSplit(ds, { validationFraction: 0.2, seed: 1 });
-    datasets.set(w.name, d);
+    datasets.set(`${w.name}:${w.rows}`, d);
   }
   return d;
 }
@@ -94,16 +95,18 @@ for (const backend of backends) {
   for (const w of workloads) {
     const big = w.name === 'mnist-mlp';
     const trials = big ? Number(process.env.TUNING_MNIST_TRIALS ?? 2) : nTrials;
-    // warm-up: kernels compiled / wasm instantiated / cuBLAS loaded (one epoch of one trial for the big one)
-    await runWorkload(big ? { ...w, epochs: 1 } : w, 1);
+    const wl = big ? { ...w, epochs: Number(process.env.TUNING_MNIST_EPOCHS ?? w.epochs) } : w;
+    // warm-up: kernels compiled / wasm instantiated / cuBLAS loaded; the big one is warmed by a
+    // trial of 2 000 of its rows (its full epoch on wasm takes minutes).
+    await runWorkload(big ? { ...w, rows: 2000, epochs: 1 } : w, 1);
     const before = cpuFallbackCounts();
-    const r = await runWorkload(w, trials);
+    const r = await runWorkload(wl, trials);
     results.push({
       backend,
       workload: w.name,
       rows: w.rows,
       features: w.features,
-      epochsPerTrial: w.epochs,
+      epochsPerTrial: wl.epochs,
       trials,
       batchSize: w.batchSize,
       seconds: Number(r.seconds.toFixed(3)),
@@ -118,7 +121,7 @@ for (const backend of backends) {
 const result = {
   bench: 'tuning-trials',
   date: new Date().toISOString(),
-  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, loadAverage1m: Number(os.loadavg()[0].toFixed(2)), node: process.version, tfjs: tf.version.tfjs, wasmSimd: skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_SIMD_SUPPORT'), wasmThreads: skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') },
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, loadAverage1m: Number(os.loadavg()[0].toFixed(2)), node: process.version, tfjs: tf.version.tfjs, wasmSimd: !backends.includes('wasm') || skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_SIMD_SUPPORT'), wasmThreads: !backends.includes('wasm') || skipped.includes('wasm') ? null : tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') },
   skipped,
   results,
 };

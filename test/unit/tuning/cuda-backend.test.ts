@@ -8,6 +8,9 @@ import { GPUFLOW_CUDA } from '../../../worker/kernels/tfjs/cuda/backend';
 import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
 import type { TfDevice } from '../../../worker/kernels/tfjs/cuda/device';
 import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
+import { defaultTfjsEnvironment, GPU_MIN_MACS_PER_ROW } from '../../../worker/kernels/tfjs/backend';
+import { TrialWorker } from '../../../worker/kernels/tfjs/trial-task';
+import { modelSpecFromParams, type TrialResult } from '../../../common/tuning/trial';
 
 type Buf = Float64Array | Float32Array | Int32Array;
 const buffers = new Map<number, Buf>();
@@ -55,3 +58,33 @@ describe('gpuflow-cuda over the fake device', () => {
     tf.dispose([x, c, t]);
   });
 });
+
+describe('a GPU worker with gpuflow-cuda (fake device)', () => {
+  const env = { ...defaultTfjsEnvironment, registerGpuflowCuda: () => (registerGpuflowCuda(() => device), null) };
+  const data = { source: { kind: 'classification', nSamples: 300, nFeatures: 40, nInformative: 6, nClasses: 3, seed: 2 }, split: { validationFraction: 0.25, seed: 2 } };
+  const trial = (id: string, units: number) => ({
+    trialId: id,
+    model: modelSpecFromParams({ kind: 'mlp', hiddenLayers: [units, units], batchSize: 64 }, {}),
+    seed: 5,
+    epochs: 2,
+    metric: 'accuracy',
+  });
+
+  it('trains large trials on the GPU and small ones on wasm, and each result says which and why', async () => {
+    const w = new TrialWorker({ gpu: true, env });
+    const sel = await w.init();
+    expect(sel).toMatchObject({ backend: GPUFLOW_CUDA, smallTrials: 'wasm', gpuRequestedButCpu: false });
+    // 40 x 8 + 8 x 8 + 8 x 3 = 408 multiply-adds per row; 40 x 128 + 128 x 128 + 128 x 3 = 21 888
+    const small = (await w.run('train', { trial: trial('s', 8), data })) as TrialResult;
+    const large = (await w.run('train', { trial: trial('l', 128), data })) as TrialResult;
+    expect(small.backend).toBe('wasm');
+    expect(small.backendRule).toBe(`408 multiply-adds per row < ${GPU_MIN_MACS_PER_ROW}: wasm (faster than the GPU for small models)`);
+    expect(large.backend).toBe(GPUFLOW_CUDA);
+    expect(large.backendRule).toBe(`21888 multiply-adds per row >= ${GPU_MIN_MACS_PER_ROW}: GPU`);
+    // The validation pass predicts in one batch here: no kernel left the device.
+    expect(large.cpuFallbacks).toBeUndefined();
+    expect(large.history).toHaveLength(2);
+    w.dispose();
+  }, 120_000);
+});
+
