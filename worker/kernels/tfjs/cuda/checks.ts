@@ -145,7 +145,6 @@ function otherCases(): Case[] {
     { name: 'oneHot', inputs: (r) => [{ shape: [dim(r, 1, 50)], dtype: 'int32', lo: -1, hi: 7 }], f: (i) => tf.oneHot(i, 6) },
     { name: 'select', inputs: (r) => { const s = m2(r); return [{ shape: s, dtype: 'bool', lo: 0, hi: 2 }, { shape: s }, { shape: s }]; }, f: (c, a, b) => tf.where(c, a, b) },
     { name: 'zerosLike / onesLike / fill', inputs: (r) => [{ shape: m2(r) }], f: (x) => [tf.zerosLike(x), tf.onesLike(x), tf.fill([3, 2], 2.5)] },
-    { name: 'broadcastTo', inputs: (r) => [{ shape: [1, dim(r, 1, 9)] }], f: (x) => tf.broadcastTo(x, [4, x.shape[1] ?? 1]) },
     { name: 'addN', inputs: (r) => { const s = m2(r); return [{ shape: s }, { shape: s }, { shape: s }]; }, f: (a, b, c) => tf.addN([a, b, c]), grad: true },
     { name: 'softmax cross-entropy', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 10)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: -3, hi: 3 }]; }, f: (y, p) => tf.losses.softmaxCrossEntropy(y, p), grad: true },
     { name: 'categorical cross-entropy (layers)', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 10)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0.05, hi: 1 }]; }, f: (y, p) => tf.metrics.categoricalCrossentropy(y, p), grad: true },

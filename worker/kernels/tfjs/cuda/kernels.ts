@@ -223,15 +223,6 @@ export const CUDA_KERNELS: Record<string, CudaKernel> = {
     b.run(TfOp.Strided, [b.idOf(x), b.idOf(out), c.shape.length, offset, ...c.shape, ...c.strides[0]]);
     return out;
   },
-  BroadcastTo: (b, i, a) => {
-    const x = input(i, 'x');
-    const shape = a.shape as number[];
-    const c = collapse(shape, [broadcastStrides(x.shape, shape)]);
-    if (c.shape.length > MAX_RANK) return null;
-    const out = b.makeOutput(shape, x.dtype);
-    b.run(TfOp.Strided, [b.idOf(x), b.idOf(out), c.shape.length, 0, ...c.shape, ...c.strides[0]]);
-    return out;
-  },
   GatherV2: (b, i, a) => {
     const x = input(i, 'x'), idx = input(i, 'indices');
     if (Number(a.batchDims ?? 0) !== 0 || idx.dtype !== 'int32') return null;
