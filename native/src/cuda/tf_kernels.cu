@@ -92,7 +92,8 @@ __device__ T binaryOp(int op, T a, T b) {
     default: return T(0);
   }
 }
-__device__ int compareOp(int op, float a, float b) {
+template <typename T>
+__device__ int compareOp(int op, T a, T b) {
   switch (op) {
     case bEqual: return a == b;
     case bNotEqual: return a != b;
@@ -100,21 +101,8 @@ __device__ int compareOp(int op, float a, float b) {
     case bLessEq: return a <= b;
     case bGreater: return a > b;
     case bGreaterEq: return a >= b;
-    case bAnd: return a != 0 && b != 0;
-    case bOr: return a != 0 || b != 0;
-    default: return 0;
-  }
-}
-__device__ int compareOp(int op, int a, int b) {
-  switch (op) {
-    case bEqual: return a == b;
-    case bNotEqual: return a != b;
-    case bLess: return a < b;
-    case bLessEq: return a <= b;
-    case bGreater: return a > b;
-    case bGreaterEq: return a >= b;
-    case bAnd: return a != 0 && b != 0;
-    case bOr: return a != 0 || b != 0;
+    case bAnd: return a != T(0) && b != T(0);
+    case bOr: return a != T(0) || b != T(0);
     default: return 0;
   }
 }
