@@ -1,12 +1,12 @@
 /**
  * Registers the gpuflow-cuda backend with tfjs: its own kernels (kernels.ts), and for every other
  * kernel tfjs's cpu backend has, a fallback that copies the inputs to the host, runs the cpu
- * kernel on a private cpu backend, and uploads the outputs. Each fallback run is counted per
+ * kernel on tfjs's cpu backend (its own storage: the copies are freed after), and uploads the
+ * outputs. Each fallback run is counted per
  * kernel name (and warned once per name), so a trial's record says what did not run on the GPU;
  * a kernel neither backend has fails as tfjs fails for any backend.
  */
 import * as tf from '@tensorflow/tfjs';
-import { MathBackendCPU } from '@tensorflow/tfjs-backend-cpu';
 import { GPUFLOW_CUDA, GpuflowCudaBackend } from './backend';
 import type { TfDevice } from './device';
 import { CUDA_KERNELS, type CudaKernel } from './kernels';
@@ -25,7 +25,12 @@ export function fallbacksSince(before: Record<string, number>): Record<string, n
   return out;
 }
 
-let cpu: MathBackendCPU | undefined;
+/** tfjs's own cpu backend (registered by @tensorflow/tfjs; found, and made if need be, by name). */
+function cpuBackend(): tf.KernelBackend {
+  const b = tf.findBackend('cpu');
+  if (!b) throw new Error("gpuflow-cuda: tfjs's cpu backend is not registered, so kernels without a device version cannot run");
+  return b;
+}
 
 type Inputs = Record<string, tf.TensorInfo | undefined>;
 
@@ -35,8 +40,7 @@ function onCpu(name: string, b: GpuflowCudaBackend, inputs: Inputs, attrs: Recor
   if (!kernel) throw new Error(`gpuflow-cuda: kernel '${name}' has no gpuflow-cuda or cpu implementation`);
   if (!fallbackCounts.has(name)) console.warn(`gpuflow-cuda: kernel '${name}' runs on the CPU (copied to the host and back); counted in the trial's cpuFallbacks`);
   fallbackCounts.set(name, (fallbackCounts.get(name) ?? 0) + 1);
-  cpu ??= new MathBackendCPU();
-  const host = cpu;
+  const host = cpuBackend();
   const made: tf.DataId[] = [];
   const toHost = (t: tf.TensorInfo): tf.TensorInfo => {
     const dataId = host.write(b.readSync(t.dataId), t.shape, t.dtype);
