@@ -11,6 +11,9 @@ import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../..
 import { defaultTfjsEnvironment, GPU_MIN_MACS_PER_ROW } from '../../../worker/kernels/tfjs/backend';
 import { TrialWorker } from '../../../worker/kernels/tfjs/trial-task';
 import { modelSpecFromParams, type TrialResult } from '../../../common/tuning/trial';
+import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
+import { trainValidationSplit } from '../../../worker/kernels/tfjs/split';
+import { trainTrial } from '../../../worker/kernels/tfjs/train';
 
 type Buf = Float64Array | Float32Array | Int32Array;
 const buffers = new Map<number, Buf>();
@@ -57,6 +60,23 @@ describe('gpuflow-cuda over the fake device', () => {
     expect(fallbacksSince(before)).toEqual({ Concat: 1, Tile: 1 });
     tf.dispose([x, c, t]);
   });
+});
+
+describe('a whole trial on gpuflow-cuda (fake device)', () => {
+  it("gives cpu's loss curve and metrics within float32 tolerance (adam, dropout, l2, 3 classes)", async () => {
+    const ds = makeClassification({ nSamples: 240, nFeatures: 12, nInformative: 5, nClasses: 3, seed: 8 });
+    const data = trainValidationSplit(ds, { validationFraction: 0.25, seed: 8 });
+    const model = modelSpecFromParams({ kind: 'mlp', hiddenLayers: [24, 16], activation: 'elu', optimizer: 'adam', dropout: 0.2, l2: 1e-3, batchSize: 32 }, {});
+    const spec = { trialId: 'curve', seed: 4, epochs: 3, metric: 'accuracy' as const, model };
+    await tf.setBackend('cpu');
+    const cpu = await trainTrial(spec, data);
+    await tf.setBackend(GPUFLOW_CUDA);
+    const gpu = await trainTrial(spec, data);
+    expect(gpu.backend).toBe(GPUFLOW_CUDA);
+    expect(gpu.history).toHaveLength(3);
+    gpu.history.forEach((h, i) => expect(Math.abs(h.loss - cpu.history[i].loss)).toBeLessThan(1e-4 * cpu.history[i].loss));
+    expect(gpu.metrics.accuracy).toBe(cpu.metrics.accuracy);
+  }, 120_000);
 });
 
 describe('a GPU worker with gpuflow-cuda (fake device)', () => {
