@@ -5,6 +5,7 @@
  * bench/tuning/gpu-checks.ts on the GPU. Tolerance: |gpu - cpu| <= atol + rtol |cpu| (float32).
  */
 import * as tf from '@tensorflow/tfjs';
+import { Uniforms } from '../../../../common/tuning/random';
 import { GPUFLOW_CUDA } from './backend';
 
 export interface CheckResult {
@@ -19,16 +20,11 @@ export interface CheckResult {
 
 export const TOLERANCE = { atol: 1e-5, rtol: 1e-4 };
 
-/** Mulberry32: small, seeded, the same on every run. */
+/** Uniform draws in [0, 1) from the project's seeded Philox stream (1 - its (0, 1]), one after another. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const u = new Uniforms(seed);
+  let i = 0;
+  return () => 1 - u.at(i++);
 }
 
 interface Spec {
