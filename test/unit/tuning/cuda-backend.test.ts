@@ -49,6 +49,18 @@ describe('gpuflow-cuda over the fake device', () => {
     expect(buffers.size).toBe(before);
   });
 
+  it("takes over a cpu tensor (tfjs's move) and hands a bool result back as 0 / 1 bytes", async () => {
+    await tf.setBackend('cpu');
+    const x = tf.tensor2d([1, -2, 3, -4], [2, 2]);
+    await tf.setBackend(GPUFLOW_CUDA);
+    const before = buffers.size;
+    const y = tf.greater(tf.add(x, 1), 0);
+    expect(y.dtype).toBe('bool');
+    expect(y.dataSync()).toEqual(new Uint8Array([1, 0, 1, 0]));
+    expect(buffers.size).toBeGreaterThan(before); // x moved onto the device
+    tf.dispose([x, y]);
+  });
+
   it('runs a kernel it lacks on the cpu backend and counts it by name', async () => {
     await tf.setBackend(GPUFLOW_CUDA);
     const before = cpuFallbackCounts();

@@ -29,8 +29,9 @@ export function deviceType(dtype: tf.DataType): 0 | 1 {
 const sizeOf = (shape: number[]) => shape.reduce((a, b) => a * b, 1);
 
 export class GpuflowCudaBackend extends tf.KernelBackend {
-  private readonly data = new WeakMap<tf.DataId, Data>();
-  private live = 0;
+  // tfjs's DataStorage: a get() of a tensor another backend holds moves it here first (the engine
+  // reads it there and calls our move()), as for every tfjs backend.
+  private readonly data = new tf.DataStorage<Data>(this, tf.engine());
   private liveBytes = 0;
   private readonly args: Float64Array[] = [];
 
@@ -39,8 +40,8 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
   }
 
   private entry(dataId: tf.DataId): Data {
-    const d = this.data.get(dataId);
-    if (!d) throw new Error('gpuflow-cuda: a tensor of another backend, or one already disposed, was passed to a kernel');
+    const d = this.data.get(dataId) as Data | undefined;
+    if (!d) throw new Error('gpuflow-cuda: a disposed tensor was passed to a kernel');
     return d;
   }
 
@@ -55,7 +56,6 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
     const size = sizeOf(shape);
     const id = this.device.tfAlloc(size, deviceType(dtype));
     this.data.set(dataId, { id, dtype, size, refCount: 1 });
-    this.live++;
     this.liveBytes += size * 4;
     return { dataId, shape, dtype };
   }
@@ -94,7 +94,6 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
     const size = sizeOf(shape);
     const id = this.device.tfAlloc(size, deviceType(dtype));
     this.data.set(dataId, { id, dtype, size, refCount });
-    this.live++;
     this.liveBytes += size * 4;
     this.upload({ dataId, shape, dtype }, values);
   }
@@ -116,7 +115,7 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
   }
 
   override refCount(dataId: tf.DataId): number {
-    return this.data.get(dataId)?.refCount ?? 0;
+    return this.data.has(dataId) ? this.entry(dataId).refCount : 0;
   }
 
   override incRef(dataId: tf.DataId): void {
@@ -124,18 +123,17 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
   }
 
   override disposeData(dataId: tf.DataId, force = false): boolean {
-    const d = this.data.get(dataId);
-    if (!d) return true;
+    if (!this.data.has(dataId)) return true;
+    const d = this.entry(dataId);
     if (!force && --d.refCount > 0) return false;
     this.device.cudaResidentFree(d.id);
     this.data.delete(dataId);
-    this.live--;
     this.liveBytes -= d.size * 4;
     return true;
   }
 
   override numDataIds(): number {
-    return this.live;
+    return this.data.numDataIds();
   }
 
   override memory(): { unreliable: boolean; numBytesInGPU: number } {
