@@ -52,6 +52,17 @@ export interface NativeAddon {
   cudaIpcRelease(exportId: number, reuse: boolean): Promise<boolean>;
   cudaIpcImport(handle: Uint8Array, bytes: number, dtype: 'float64' | 'float32' | 'int32'): Promise<number>;
   cudaIpcStats(): { exports: number; exportBytes: number; cachedBytes: number };
+  /**
+   * The tfjs backend's kernels (native/src/tf_napi.cc; worker/kernels/tfjs/cuda/): synchronous,
+   * each queues its work on the JS thread's stream; tfRead waits for it. Buffers hold 4-byte
+   * elements (dtype 0 float32, 1 int32) and are freed with cudaResidentFree. tfRun's op codes and
+   * argument records are native/tf-ops.ts's.
+   */
+  tfAlloc(elems: number, dtype: number): number;
+  tfWrite(id: number, src: Float32Array | Int32Array): void;
+  tfRead(id: number, dst: Float32Array | Int32Array): void;
+  tfRun(op: number, args: Float64Array): void;
+  tfSync(): void;
 }
 
 export interface RawInfo {

@@ -1,5 +1,5 @@
 /**
- * Bench only (bench/engine/overhead.ts): the addon with its CUDA entry points answered by the CPU
+ * Bench and tests (bench/engine/overhead.ts; the gpuflow-cuda tfjs backend's tests): the addon with its CUDA entry points answered by the CPU
  * kernels, so a GPU worker's whole JavaScript path (cuda backend, device-resident store, 16 calls
  * in flight on libuv threads) runs on a machine without a GPU. On tiny chunks the kernels take a
  * few microseconds, and what a run costs is the engine's own per-task cost. Switched on by
@@ -17,6 +17,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { FloatArray, NativeAddon } from './addon-types';
+import { fakeTfCalls } from './fake-tf-ops';
 
 /** The device thread: ids in, ids out when their kernel's time is over. */
 const DEVICE_THREAD = `
@@ -118,6 +119,8 @@ export function fakeCudaAddon(real: NativeAddon): NativeAddon {
       return put(o);
     },
     cudaResidentMatmul: () => Promise.reject(new Error('fake cuda: no matmul (bench of fused programs only)')),
+    // The tfjs backend's kernels (gpuflow-cuda), in JavaScript over the same buffers.
+    ...fakeTfCalls(get, put),
     cudaResidentStats: () => ({ blocks: buffers.size, bytes: [...buffers.values()].reduce((s, b) => s + b.byteLength, 0), pinnedBytes: 0 }),
   };
 }

@@ -65,8 +65,12 @@ export interface TrialResult {
   history: EpochRecord[];
   /** True when shouldStop ended training before `epochs`. */
   stopped: boolean;
-  /** The tfjs backend that trained it ('tensorflow', 'wasm', 'cpu'). */
+  /** The tfjs backend that trained it ('gpuflow-cuda', 'tensorflow', 'wasm', 'cpu'). */
   backend: string;
+  /** Why this backend, where a GPU worker chose per trial (worker/kernels/tfjs/backend.ts trialBackend). */
+  backendRule?: string;
+  /** gpuflow-cuda: kernels that ran on the CPU during this trial, runs per kernel name. */
+  cpuFallbacks?: Record<string, number>;
 }
 
 export const METRICS_BY_TASK: Record<Task, MetricName[]> = {

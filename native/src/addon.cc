@@ -296,6 +296,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaWarmLibraries", Napi::Function::New(env, CudaWarmLibraries));
   exports.Set("cudaStatus", Napi::Function::New(env, CudaStatus));
   gf::registerResident(env, exports);
+  gf::registerTf(env, exports);
   gf::registerLinalgResident(env, exports);
   gf::registerDfExports(env, exports);
   return exports;

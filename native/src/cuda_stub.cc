@@ -5,6 +5,7 @@
 #include "cuda_linalg_resident.h"
 #include "cuda_ipc.h"
 #include "cuda_resident.h"
+#include "cuda_tf.h"
 
 #ifndef GF_NO_CUDA_REASON
 #define GF_NO_CUDA_REASON "the addon was built without CUDA"
@@ -45,6 +46,11 @@ int64_t residentAdopt(BlockRef) { absent(); }
 IpcExport ipcExport(const DeviceBlock&) { absent(); }
 bool ipcRelease(int64_t, bool) { return false; }
 int64_t ipcImport(const unsigned char*, size_t, int32_t) { absent(); }
+int64_t tfAlloc(int64_t, int32_t) { absent(); }
+void tfWrite(int64_t, const void*, size_t) { absent(); }
+void tfRead(int64_t, void*, size_t) { absent(); }
+void tfRun(int, const double*, size_t) { absent(); }
+void tfSync() { absent(); }
 void ipcStats(int64_t& exports, int64_t& exportBytes, int64_t& cachedBytes) { exports = exportBytes = cachedBytes = 0; }
 
 }  // namespace cuda

@@ -12,6 +12,7 @@ const SMALL: Record<string, Record<string, number>> = {
   'seed-benchmark.json': { N: 2000, chunks: 500 },
   'dataframe-groupby.json': { partitions: 6, rows_per_partition: 2000 },
   'tuning-random-search.json': { trials: 4, epochs: 2, rows: 200 },
+  'tuning-mnist-mlp.json': { trials: 2, epochs: 1, rows: 300, units: 16 },
   'csv-stations.json': { blocksize: 2048 },
 };
 const NO_GPU = { GPUFLOW_NVIDIA_SMI: '/nonexistent/nvidia-smi' };

@@ -57,6 +57,7 @@ struct Cublas {
   Status (*setStream)(Handle, cudaStream_t);
   Status (*dgemm)(Handle, int, int, int, int, int, const double*, const double*, int, const double*, int, const double*, double*, int);
   Status (*sgemm)(Handle, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*, int);
+  Status (*sgemmStridedBatched)(Handle, int, int, int, int, int, const float*, const float*, int, long long, const float*, int, long long, const float*, float*, int, long long, int);
 };
 struct Cusolver {
   Status (*create)(Handle*);
@@ -122,7 +123,8 @@ const Cublas* cublasLib() {
     void* h = openFirst("GPUFLOW_CUBLAS", {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, cublasWhy);
     if (!h) return false;
     return sym(h, "cublasCreate_v2", lib.create, cublasWhy) && sym(h, "cublasSetStream_v2", lib.setStream, cublasWhy) &&
-           sym(h, "cublasDgemm_v2", lib.dgemm, cublasWhy) && sym(h, "cublasSgemm_v2", lib.sgemm, cublasWhy);
+           sym(h, "cublasDgemm_v2", lib.dgemm, cublasWhy) && sym(h, "cublasSgemm_v2", lib.sgemm, cublasWhy) &&
+           sym(h, "cublasSgemmStridedBatched", lib.sgemmStridedBatched, cublasWhy);
   }();
   return ok ? &lib : nullptr;
 }
@@ -558,6 +560,17 @@ void gemmDevice(int dtype, const void* a, const void* b, void* c, bool accumulat
     const float one = 1, beta = accumulate ? 1 : 0;
     status(cublasLib()->sgemm(h, 0, 0, int(n), int(m), int(k), &one, static_cast<const float*>(b), int(n), static_cast<const float*>(a), int(k), &beta, static_cast<float*>(c), int(n)), "cublasSgemm");
   }
+}
+void sgemmBatchedDevice(bool transA, bool transB, const float* a, const float* b, float* c, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t strideA, int64_t strideB) {
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || batch > INT32_MAX) throw std::runtime_error("cuda batched matmul: dimension beyond 2^31");
+  ensureDevice();
+  HandleLease h = cublasHandle();
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: a row-major matrix read
+  // column-major is its transpose, so B goes first with its own flag, then A.
+  const float one = 1, zero = 0;
+  const int lda = transA ? int(m) : int(k), ldb = transB ? int(k) : int(n);
+  status(cublasLib()->sgemmStridedBatched(h, transB ? 1 : 0, transA ? 1 : 0, int(n), int(m), int(k), &one, b, ldb, strideB, a, lda, strideA, &zero, c, int(n), m * n, int(batch)),
+         "cublasSgemmStridedBatched");
 }
 void qr(int dtype, const void* a, void* q, void* r, int64_t m, int64_t n) {
   if (dtype == 0) qrT(static_cast<const double*>(a), static_cast<double*>(q), static_cast<double*>(r), m, n);

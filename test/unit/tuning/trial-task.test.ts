@@ -13,6 +13,7 @@ const cpuOnly = {
   },
   setBackend: async (name: 'tensorflow' | 'wasm' | 'cpu') => (await tf.setBackend(name)) && name === 'cpu',
   usingGpu: () => undefined,
+  registerGpuflowCuda: () => 'no CUDA device (test)',
 };
 
 const data = { source: { kind: 'classification', nSamples: 200, nFeatures: 3, nInformative: 2, linearlySeparable: true, seed: 4 }, split: { validationFraction: 0.25, seed: 4 } };

@@ -1,6 +1,9 @@
 /**
  * Picks the TensorFlow.js backend a worker trains on, in order of speed:
  *
+ *   0. gpuflow-cuda               (GPU workers only, where the addon has CUDA: our own backend on
+ *                                  the addon's kernels, worker/kernels/tfjs/cuda/; wasm is loaded
+ *                                  beside it for the small trials trialBackend() sends to the CPU)
  *   1. @tensorflow/tfjs-node-gpu  (GPU workers only; the pool already pinned the GPU through
  *                                  CUDA_VISIBLE_DEVICES, so libtensorflow sees just that one)
  *   2. @tensorflow/tfjs-node      (libtensorflow on the CPU)
@@ -16,9 +19,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { registerOnNativeAddon } from './cuda/native-device';
 
-export type TfjsBackendName = 'tensorflow' | 'wasm' | 'cpu';
-export type CandidateName = 'tfjs-node-gpu' | 'tfjs-node' | 'wasm' | 'cpu';
+export type TfjsBackendName = 'gpuflow-cuda' | 'tensorflow' | 'wasm' | 'cpu';
+export type CandidateName = 'gpuflow-cuda' | 'tfjs-node-gpu' | 'tfjs-node' | 'wasm' | 'cpu';
 
 export interface BackendAttempt {
   name: CandidateName;
@@ -35,6 +39,8 @@ export interface BackendSelection {
   tried: BackendAttempt[];
   /** A GPU worker is training on a CPU backend. */
   gpuRequestedButCpu: boolean;
+  /** With gpuflow-cuda: the CPU backend loaded beside it for small trials (trialBackend). */
+  smallTrials?: 'wasm' | 'cpu';
 }
 
 /** What selection needs from the world; `defaultTfjsEnvironment` is the real one. */
@@ -45,6 +51,8 @@ export interface TfjsEnvironment {
   setBackend(name: TfjsBackendName): Promise<boolean>;
   /** For tensorflow: whether libtensorflow placed ops on a GPU (undefined when unknown). */
   usingGpu(): boolean | undefined;
+  /** Registers gpuflow-cuda on the addon: null when done, else why it cannot run here. */
+  registerGpuflowCuda(): string | null;
 }
 
 function reasonOf(e: unknown): string {
@@ -81,6 +89,7 @@ export const defaultTfjsEnvironment: TfjsEnvironment = {
     await tf.ready();
     return ok && tf.getBackend() === name;
   },
+  registerGpuflowCuda: registerOnNativeAddon,
   usingGpu() {
     const b = tf.backend() as unknown as { binding?: { isUsingGpuDevice?: () => boolean } };
     return typeof b.binding?.isUsingGpuDevice === 'function' ? b.binding.isUsingGpuDevice() : undefined;
@@ -88,6 +97,7 @@ export const defaultTfjsEnvironment: TfjsEnvironment = {
 };
 
 const CANDIDATES: { name: CandidateName; module?: string; backend: TfjsBackendName }[] = [
+  { name: 'gpuflow-cuda', backend: 'gpuflow-cuda' },
   { name: 'tfjs-node-gpu', module: '@tensorflow/tfjs-node-gpu', backend: 'tensorflow' },
   { name: 'tfjs-node', module: '@tensorflow/tfjs-node', backend: 'tensorflow' },
   { name: 'wasm', module: '@tensorflow/tfjs-backend-wasm', backend: 'wasm' },
@@ -98,11 +108,15 @@ export async function selectTfjsBackend(opts: { gpu: boolean; env?: TfjsEnvironm
   const env = opts.env ?? defaultTfjsEnvironment;
   const tried: BackendAttempt[] = [];
   for (const c of CANDIDATES) {
-    if (c.name === 'tfjs-node-gpu' && !opts.gpu) {
+    if ((c.name === 'tfjs-node-gpu' || c.name === 'gpuflow-cuda') && !opts.gpu) {
       tried.push({ name: c.name, ok: false, reason: 'skipped: not a GPU worker' });
       continue;
     }
     try {
+      if (c.name === 'gpuflow-cuda') {
+        const why = env.registerGpuflowCuda();
+        if (why) throw new Error(why);
+      }
       if (c.module) await env.importModule(c.module);
       if (!(await env.setBackend(c.backend))) throw new Error(`tf.setBackend('${c.backend}') did not activate it`);
     } catch (e) {
@@ -117,8 +131,44 @@ export async function selectTfjsBackend(opts: { gpu: boolean; env?: TfjsEnvironm
     } else {
       tried.push({ name: c.name, ok: true, reason: 'loaded' });
     }
+    if (c.name === 'gpuflow-cuda') {
+      // wasm beside it for small trials; activating gpuflow-cuda again after its import.
+      let smallTrials: 'wasm' | 'cpu' = 'cpu';
+      try {
+        await env.importModule('@tensorflow/tfjs-backend-wasm');
+        smallTrials = 'wasm';
+      } catch {
+        /* plain JS for small trials */
+      }
+      return { backend: c.backend, candidate: c.name, tried, gpuRequestedButCpu: false, smallTrials };
+    }
     return { backend: c.backend, candidate: c.name, tried, gpuRequestedButCpu: opts.gpu && !onGpu };
   }
   // 'cpu' ships with @tensorflow/tfjs; reaching here means tfjs itself is broken.
   throw new Error(`no TensorFlow.js backend could start: ${tried.map((t) => `${t.name}: ${t.reason}`).join('; ')}`);
 }
+
+/**
+ * Below this many multiply-adds per row (the model's weights: features x units + units x units
+ * ... + units x outputs) a trial trains faster on wasm than on gpuflow-cuda, whose cost per op
+ * (JS engine + a kernel launch, some 10 us) is then most of the time. Measured on the H100
+ * machine in one call (docs/tuning.md): small MLP, at most 1 440 per row: wasm 43 epochs/s,
+ * gpuflow-cuda 31; wide MLP, 20 864 to 74 304 per row: gpuflow-cuda 16.3, wasm 6.8. The rule sits
+ * between the two; the crossover itself was not measured.
+ */
+export const GPU_MIN_MACS_PER_ROW = 16_000;
+
+/** Multiply-adds per row of a dense model: layer widths from features to outputs. */
+export function macsPerRow(widths: number[]): number {
+  let s = 0;
+  for (let i = 1; i < widths.length; i++) s += widths[i - 1] * widths[i];
+  return s;
+}
+
+/** The backend one trial trains on, and the rule's words for the run record. */
+export function trialBackend(sel: BackendSelection, macs: number): { backend: TfjsBackendName; rule?: string } {
+  if (sel.backend !== 'gpuflow-cuda' || !sel.smallTrials) return { backend: sel.backend };
+  if (macs >= GPU_MIN_MACS_PER_ROW) return { backend: 'gpuflow-cuda', rule: `${macs} multiply-adds per row >= ${GPU_MIN_MACS_PER_ROW}: GPU` };
+  return { backend: sel.smallTrials, rule: `${macs} multiply-adds per row < ${GPU_MIN_MACS_PER_ROW}: ${sel.smallTrials} (faster than the GPU for small models)` };
+}
+

@@ -24,7 +24,11 @@ import { packModel, unpackModel } from './pack';
 import { saveTrialModel } from './persist';
 import { allRecords, modelOf, readOutputs, SearchTaskError, type TrialRecord, type TrialTaskOutput } from './search-record';
 import { trainValidationSplit } from './split';
-import { trainTrial, type TrialData } from './train';
+import type { TrialData } from './train';
+import { trainOnChosenBackend } from './trial-backend';
+import { backendLabel } from './backend-label';
+
+export { backendLabel };
 import { dataSpecSchema, type DataSpec } from './trial-task';
 import { disposeModel } from './trained-model';
 import { TrialModelStore } from './trial-store';
@@ -38,16 +42,13 @@ export function workerBackend(ctx: HandlerContext): Promise<BackendSelection> {
   return selection;
 }
 
-/** "wasm", or "wasm (GPU worker training on a CPU backend)" when a GPU worker got no GPU. */
-export function backendLabel(s: BackendSelection): string {
-  return s.gpuRequestedButCpu ? `tfjs:${s.backend} (GPU worker training on a CPU backend)` : `tfjs:${s.backend}`;
-}
-
 // On the CPU backends (wasm, cpu) the JS thread does the arithmetic, so interleaving a worker's
 // concurrent trials gains nothing; one at a time keeps each trial's ops in one uninterrupted run.
 // libtensorflow ('tensorflow', the GPU package) computes off the JS thread: there the worker's
 // concurrent tasks (4 on a GPU worker) train side by side.
 let queue: Promise<unknown> = Promise.resolve();
+// gpuflow-cuda queues its kernels from the JS thread too, and trials may switch backends
+// (trialBackend), so only libtensorflow's trials run side by side.
 function exclusive<T>(sel: BackendSelection, fn: () => Promise<T>): Promise<T> {
   if (sel.backend === 'tensorflow') return fn();
   const next = queue.then(fn, fn);
@@ -138,11 +139,19 @@ export async function searchTrial(raw: Record<string, unknown>, inputs: { kind: 
     const model = modelSpecFromParams(p.base as Partial<ModelSpec> & { kind: ModelKind }, cmd.params);
     chosen = { trial: { trialId: cmd.trialId, model, seed: cmd.seed, epochs: cmd.epochs, metric: p.metric as MetricName }, bracket: cmd.bracket, params: cmd.params, from: cmd.from };
   }
-  const out = await exclusive(sel, () => train(chosen, p.data, table, outs, prior, sel, ctx));
-  return { value: { kind: 'json', value: out as unknown as JsonValue }, backend: backendLabel(sel) };
+  const { out, label } = await exclusive(sel, () => train(chosen, p.data, table, outs, prior, sel, ctx));
+  return { value: { kind: 'json', value: out as unknown as JsonValue }, backend: label };
 }
 
-async function train(c: Chosen, data: DataSpec, table: Uint8Array | undefined, outs: TrialTaskOutput[], prior: TrialRecord[], sel: BackendSelection, ctx: HandlerContext): Promise<TrialTaskOutput> {
+async function train(
+  c: Chosen,
+  data: DataSpec,
+  table: Uint8Array | undefined,
+  outs: TrialTaskOutput[],
+  prior: TrialRecord[],
+  sel: BackendSelection,
+  ctx: HandlerContext,
+): Promise<{ out: TrialTaskOutput; label: string }> {
   const store = new TrialModelStore();
   const record: TrialRecord = { trialId: c.trial.trialId, bracket: c.bracket, params: c.params, epochs: c.trial.epochs, score: null, metrics: {} };
   const curve: { epoch: number; loss: number; score: number }[] = [];
@@ -152,7 +161,7 @@ async function train(c: Chosen, data: DataSpec, table: Uint8Array | undefined, o
       if (!packed) throw new SearchTaskError(`trial ${c.trial.trialId}: no weights at ${c.from} epochs among this task's inputs`);
       store.set(c.trial.trialId, await unpackModel(packed, `trial ${c.trial.trialId}`));
     }
-    const r = await trainTrial(c.trial, dataFor(data, table), {
+    const { result: r, label } = await trainOnChosenBackend(sel, c.trial, dataFor(data, table), {
       store,
       onEpoch: (e) => {
         curve.push({ epoch: e.epoch, loss: e.loss, score: e.score });
@@ -162,11 +171,11 @@ async function train(c: Chosen, data: DataSpec, table: Uint8Array | undefined, o
     record.score = r.score;
     record.metrics = r.metrics;
     const m = store.get(c.trial.trialId);
-    return { kind: 'trial', record, prior, model: m ? await packModel(m) : null, curve };
+    return { out: { kind: 'trial', record, prior, model: m ? await packModel(m) : null, curve }, label };
   } catch (e) {
     // A trial that cannot train leaves the search with its error (docs/tuning.md); the run goes on.
     record.error = e instanceof Error ? e.message : String(e);
-    return { kind: 'trial', record, prior, model: null, curve };
+    return { out: { kind: 'trial', record, prior, model: null, curve }, label: backendLabel(sel) };
   } finally {
     store.clear();
   }

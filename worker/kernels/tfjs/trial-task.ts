@@ -19,7 +19,8 @@ import { selectTfjsBackend, type BackendSelection, type TfjsEnvironment } from '
 import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
 import { saveTrialModel } from './persist';
 import { trainValidationSplit } from './split';
-import { trainTrial, type TrialData } from './train';
+import type { TrialData } from './train';
+import { trainOnChosenBackend } from './trial-backend';
 import { TrialModelStore } from './trial-store';
 
 const count = z.number().int().positive();
@@ -103,10 +104,11 @@ export class TrialWorker {
     const where = `trial task '${op}' params`;
     switch (op) {
       case 'train': {
-        await this.init();
+        const sel = await this.init();
         const p = parse(trainParams, params, where);
         const data = this.dataFor(p.data, ctx, `${where}.data`);
-        return trainTrial(p.trial, data, { store: this.store, resumeFrom: p.resumeFrom, onEpoch: ctx.onEpoch, shouldStop: ctx.shouldStop });
+        const opts = { store: this.store, resumeFrom: p.resumeFrom, onEpoch: ctx.onEpoch, shouldStop: ctx.shouldStop };
+        return (await trainOnChosenBackend(sel, p.trial, data, opts)).result;
       }
       case 'stop':
         return { freed: this.store.delete(parse(stopParams, params, where).trialId) };

@@ -1,0 +1,498 @@
+// Kernels of the TensorFlow.js backend (cuda_tf.h): element-wise ops with broadcasting through
+// strides, reductions over the innermost axis, strided copies (transpose, slice, broadcast),
+// gather, one-hot, row softmax and cuBLAS batched gemm, all on 4-byte elements. Each op is queued
+// on the calling thread's stream and returns at once; tfRead waits for what came before it.
+// The formulas follow tfjs's cpu kernels (step's alpha, softplus's thresholds, round half to
+// even), so the GPU checks (bench/tuning/gpu-checks.ts) compare like with like.
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "../cuda_resident.h"
+#include "../cuda_tf.h"
+#include "common.h"
+#include "gemm_device.h"
+
+namespace gf {
+namespace cuda {
+namespace {
+
+constexpr int kMaxRank = 6;
+struct Shape {
+  int rank;
+  int64_t dim[kMaxRank];
+};
+struct Strides {
+  int64_t s[kMaxRank];
+};
+
+unsigned blocks(int64_t n, int per = 256) { return unsigned((n + per - 1) / per); }
+
+// ---- element-wise ----
+enum Uop { uNeg, uAbs, uSquare, uSqrt, uRsqrt, uExp, uLog, uLog1p, uRelu, uSigmoid, uTanh, uElu, uStep, uFloor, uCeil, uRound, uSign, uReciprocal, uClip, uSoftplus, uRelu6, uLeakyRelu, uExpm1, uCopy };
+
+template <typename T>
+__device__ T unaryOp(int op, T x, float p0, float p1) {
+  switch (op) {
+    case uNeg: return -x;
+    case uAbs: return x < 0 ? -x : x;
+    case uSquare: return x * x;
+    case uRelu: return x < 0 ? T(0) : x;
+    case uSign: return x > 0 ? T(1) : x < 0 ? T(-1) : T(0);
+    case uClip: return x < T(p0) ? T(p0) : x > T(p1) ? T(p1) : x;
+    case uCopy: return x;
+    default: break;
+  }
+  if constexpr (sizeof(T) == 4 && T(0.5) != T(0)) {
+    const float eps = 1.1920928955078125e-7f, thr = logf(eps) + 2.0f;
+    switch (op) {
+      case uSqrt: return sqrtf(x);
+      case uRsqrt: return 1.0f / sqrtf(x);
+      case uExp: return expf(x);
+      case uLog: return logf(x);
+      case uLog1p: return log1pf(x);
+      case uSigmoid: return 1.0f / (1.0f + expf(-x));
+      case uTanh: return tanhf(x);
+      case uElu: return x >= 0 ? x : expf(x) - 1.0f;
+      case uStep: return isnan(x) ? x : x > 0 ? 1.0f : p0;
+      case uFloor: return floorf(x);
+      case uCeil: return ceilf(x);
+      case uRound: return rintf(x);
+      case uReciprocal: return 1.0f / x;
+      case uSoftplus: return x > -thr ? x : x < thr ? expf(x) : logf(expf(x) + 1.0f);
+      case uRelu6: return x < 0 ? 0.0f : x > 6 ? 6.0f : x;
+      case uLeakyRelu: return x < 0 ? p0 * x : x;
+      case uExpm1: return expm1f(x);
+      default: break;
+    }
+  }
+  return x;
+}
+
+template <typename T>
+__global__ void unaryKernel(int op, const T* x, T* out, int64_t n, float p0, float p1) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) out[i] = unaryOp(op, x[i], p0, p1);
+}
+
+enum Bop { bAdd, bSub, bMul, bDiv, bMax, bMin, bPow, bSqDiff, bEqual, bNotEqual, bLess, bLessEq, bGreater, bGreaterEq, bAnd, bOr, bEluGrad };
+
+template <typename T>
+__device__ T binaryOp(int op, T a, T b) {
+  switch (op) {
+    case bAdd: return a + b;
+    case bSub: return a - b;
+    case bMul: return a * b;
+    case bDiv: return a / b;
+    case bMax: return a > b ? a : b;
+    case bMin: return a < b ? a : b;
+    case bPow: return T(powf(float(a), float(b)));
+    case bSqDiff: return (a - b) * (a - b);
+    case bEluGrad: return b >= 0 ? a : a * (b + T(1));  // a = dy, b = y
+    default: return T(0);
+  }
+}
+template <typename T>
+__device__ int compareOp(int op, T a, T b) {
+  switch (op) {
+    case bEqual: return a == b;
+    case bNotEqual: return a != b;
+    case bLess: return a < b;
+    case bLessEq: return a <= b;
+    case bGreater: return a > b;
+    case bGreaterEq: return a >= b;
+    case bAnd: return a != T(0) && b != T(0);
+    case bOr: return a != T(0) || b != T(0);
+    default: return 0;
+  }
+}
+
+// Offsets of output element i in each operand, by the operand's strides (0 on a broadcast axis).
+__device__ void offsets(const Shape& sh, int64_t i, const Strides* st, int count, int64_t* off) {
+  for (int c = 0; c < count; c++) off[c] = 0;
+  for (int d = sh.rank - 1; d >= 0; d--) {
+    const int64_t q = i / sh.dim[d], r = i - q * sh.dim[d];
+    i = q;
+    for (int c = 0; c < count; c++) off[c] += r * st[c].s[d];
+  }
+}
+
+template <typename T, typename O>
+__global__ void binaryKernel(int op, const T* a, const T* b, O* out, Shape sh, Strides sa, Strides sb, int64_t n) {
+  const Strides st[2] = {sa, sb};
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off[2];
+    offsets(sh, i, st, 2, off);
+    if (op >= bEqual && op <= bOr) out[i] = O(compareOp(op, a[off[0]], b[off[1]]));
+    else out[i] = O(binaryOp(op, a[off[0]], b[off[1]]));
+  }
+}
+
+__global__ void selectKernel(const int* c, const uint32_t* a, const uint32_t* b, uint32_t* out, Shape sh, Strides sc, Strides sa, Strides sb, int64_t n) {
+  const Strides st[3] = {sc, sa, sb};
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off[3];
+    offsets(sh, i, st, 3, off);
+    out[i] = c[off[0]] ? a[off[1]] : b[off[2]];
+  }
+}
+
+__global__ void stridedKernel(const uint32_t* x, uint32_t* out, Shape sh, Strides sx, int64_t base, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t off;
+    offsets(sh, i, &sx, 1, &off);
+    out[i] = x[base + off];
+  }
+}
+
+// 0 f32, 1 i32, 2 bool (an int32 of 0 / 1).
+__global__ void castKernel(const void* x, void* out, int64_t n, int from, int to) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const bool fromFloat = from == 0;
+    const float f = fromFloat ? static_cast<const float*>(x)[i] : 0.0f;
+    const int v = fromFloat ? 0 : static_cast<const int*>(x)[i];
+    if (to == 0) static_cast<float*>(out)[i] = fromFloat ? f : float(v);
+    else if (to == 1) static_cast<int*>(out)[i] = fromFloat ? (isnan(f) ? 0 : int(f)) : v;
+    else static_cast<int*>(out)[i] = fromFloat ? (f != 0) : (v != 0);
+  }
+}
+
+// ---- reductions over the innermost axis: x is outer x inner ----
+enum Rop { rSum, rMax, rMin, rProd, rMean, rArgMax, rArgMin, rAny, rAll };
+
+template <typename T>
+struct Acc {
+  double v;
+  int64_t at;
+};
+
+template <typename T>
+__device__ void fold(int op, Acc<T>& acc, T x, int64_t i) {
+  switch (op) {
+    case rSum:
+    case rMean: acc.v += double(x); break;
+    case rProd: acc.v *= double(x); break;
+    case rMax: if (double(x) > acc.v || isnan(double(x))) acc.v = double(x); break;
+    case rMin: if (double(x) < acc.v || isnan(double(x))) acc.v = double(x); break;
+    case rArgMax: if (double(x) > acc.v) { acc.v = double(x); acc.at = i; } break;
+    case rArgMin: if (double(x) < acc.v) { acc.v = double(x); acc.at = i; } break;
+    case rAny: acc.v = acc.v != 0 || x != T(0); break;
+    case rAll: acc.v = acc.v != 0 && x != T(0); break;
+  }
+}
+template <typename T>
+__device__ void merge(int op, Acc<T>& a, const Acc<T>& b) {
+  switch (op) {
+    case rSum:
+    case rMean: a.v += b.v; break;
+    case rProd: a.v *= b.v; break;
+    case rMax: if (b.v > a.v || isnan(b.v)) a.v = b.v; break;
+    case rMin: if (b.v < a.v || isnan(b.v)) a.v = b.v; break;
+    // The first index of the extreme value wins, as tfjs's cpu argMax.
+    case rArgMax: if (b.v > a.v || (b.v == a.v && b.at < a.at)) a = b; break;
+    case rArgMin: if (b.v < a.v || (b.v == a.v && b.at < a.at)) a = b; break;
+    case rAny: a.v = a.v != 0 || b.v != 0; break;
+    case rAll: a.v = a.v != 0 && b.v != 0; break;
+  }
+}
+template <typename T>
+__device__ Acc<T> start(int op) {
+  switch (op) {
+    case rProd: case rAll: return {1.0, 0};
+    case rMax: case rArgMax: return {-INFINITY, 0};
+    case rMin: case rArgMin: return {INFINITY, 0};
+    default: return {0.0, 0};
+  }
+}
+template <typename T, typename O>
+__device__ void emit(int op, O* out, int64_t row, const Acc<T>& acc, int64_t inner) {
+  if (op == rArgMax || op == rArgMin) reinterpret_cast<int*>(out)[row] = int(acc.at);
+  else if (op == rMean) out[row] = O(acc.v / double(inner));
+  else out[row] = O(acc.v);
+}
+
+// One warp per row: 8 rows per block of 256 threads.
+template <typename T>
+__global__ void reduceKernel(int op, const T* x, T* out, int64_t outer, int64_t inner) {
+  const int64_t row = blockIdx.x * int64_t(8) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= outer) return;
+  Acc<T> acc = start<T>(op);
+  // argmax / argmin: each lane's first index of its extreme (ascending i), then merged by index.
+  if (op == rArgMax || op == rArgMin) acc.at = inner;
+  const T* r = x + row * inner;
+  for (int64_t i = lane; i < inner; i += 32) {
+    if (op == rArgMax || op == rArgMin) {
+      const double v = double(r[i]);
+      if (acc.at == inner || (op == rArgMax ? v > acc.v : v < acc.v)) acc = {v, i};
+    } else {
+      fold(op, acc, r[i], i);
+    }
+  }
+  for (int s = 16; s > 0; s >>= 1) {
+    Acc<T> o{__shfl_down_sync(0xffffffffu, acc.v, s), __shfl_down_sync(0xffffffffu, acc.at, s)};
+    if (lane + s < 32) {
+      if ((op == rArgMax || op == rArgMin) && o.at == inner) continue;
+      if ((op == rArgMax || op == rArgMin) && acc.at == inner) acc = o;
+      else merge(op, acc, o);
+    }
+  }
+  if (lane == 0) {
+    if ((op == rArgMax || op == rArgMin) && acc.at == inner) acc.at = 0;
+    emit(op, out, row, acc, inner);
+  }
+}
+
+// ---- gather, one-hot, softmax ----
+__global__ void gatherKernel(const uint32_t* x, const int* idx, uint32_t* out, int64_t outer, int64_t axisLen, int64_t inner, int64_t nIdx) {
+  const int64_t n = outer * nIdx * inner;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t in = i % inner, j = (i / inner) % nIdx, o = i / (inner * nIdx);
+    const int64_t k = idx[j];
+    out[i] = k >= 0 && k < axisLen ? x[(o * axisLen + k) * inner + in] : 0u;
+  }
+}
+
+__global__ void oneHotKernel(const int* idx, void* out, int64_t n, int64_t depth, float on, float off, int intOut) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n * depth; i += int64_t(gridDim.x) * blockDim.x) {
+    const bool hot = idx[i / depth] == i % depth;
+    if (intOut) static_cast<int*>(out)[i] = int(hot ? on : off);
+    else static_cast<float*>(out)[i] = hot ? on : off;
+  }
+}
+
+__global__ void fillKernel(uint32_t* out, int64_t n, uint32_t bits) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) out[i] = bits;
+}
+
+// One warp per row: max, sum of exp(x - max), then exp(x - max) / sum.
+__global__ void softmaxKernel(const float* x, float* out, int64_t outer, int64_t inner) {
+  const int64_t row = blockIdx.x * int64_t(8) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= outer) return;
+  const float* r = x + row * inner;
+  float m = -INFINITY;
+  for (int64_t i = lane; i < inner; i += 32) m = fmaxf(m, r[i]);
+  for (int s = 16; s > 0; s >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, s));
+  float sum = 0;
+  for (int64_t i = lane; i < inner; i += 32) sum += expf(r[i] - m);
+  for (int s = 16; s > 0; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
+  for (int64_t i = lane; i < inner; i += 32) out[row * inner + i] = expf(r[i] - m) / sum;
+}
+
+// ---- argument records (tf-ops.ts) ----
+class Args {
+ public:
+  Args(const double* a, size_t n) : a_(a), n_(n) {}
+  int64_t i(const char* what) {
+    if (at_ >= n_) throw std::invalid_argument(std::string("tf op: the argument record ends before ") + what);
+    const double d = a_[at_++];
+    if (static_cast<double>(static_cast<int64_t>(d)) != d) throw std::invalid_argument(std::string("tf op: ") + what + " must be an integer");
+    return static_cast<int64_t>(d);
+  }
+  double d(const char* what) {
+    if (at_ >= n_) throw std::invalid_argument(std::string("tf op: the argument record ends before ") + what);
+    return a_[at_++];
+  }
+  float f(const char* what) {
+    if (at_ >= n_) throw std::invalid_argument(std::string("tf op: the argument record ends before ") + what);
+    return static_cast<float>(a_[at_++]);
+  }
+  BlockRef block(const char* what) {
+    const int64_t id = i(what);
+    BlockRef b = residentFind(id);
+    if (!b) throw std::invalid_argument(std::string("tf op: ") + what + ": no device buffer " + std::to_string(id));
+    return b;
+  }
+  Shape shape(int rank) {
+    if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("tf op: rank " + std::to_string(rank) + " beyond " + std::to_string(kMaxRank));
+    Shape s{rank, {}};
+    for (int d = 0; d < rank; d++) s.dim[d] = i("shape");
+    return s;
+  }
+  Strides strides(int rank) {
+    Strides s{};
+    for (int d = 0; d < rank; d++) s.s[d] = i("strides");
+    return s;
+  }
+
+ private:
+  const double* a_;
+  size_t n_;
+  size_t at_ = 0;
+};
+
+int64_t count(const Shape& s) {
+  int64_t n = 1;
+  for (int d = 0; d < s.rank; d++) n *= s.dim[d];
+  return n;
+}
+int64_t elems(const BlockRef& b) { return static_cast<int64_t>(b->bytes / 4); }
+void need(const BlockRef& b, int64_t n, const char* what) {
+  if (elems(b) < n) throw std::invalid_argument(std::string("tf op: ") + what + " holds " + std::to_string(elems(b)) + " elements, needs " + std::to_string(n));
+}
+unsigned grid(int64_t n) { return std::min<unsigned>(blocks(n), 65535u * 8u); }
+
+}  // namespace
+
+int64_t tfAlloc(int64_t n, int32_t type) { return residentEnter(residentAllocate(static_cast<size_t>(n) * 4, type)); }
+
+void tfWrite(int64_t id, const void* host, size_t bytes) {
+  BlockRef b = residentFind(id);
+  if (!b) throw std::invalid_argument("tfWrite: no device buffer " + std::to_string(id));
+  if (bytes != b->bytes) throw std::invalid_argument("tfWrite: " + std::to_string(bytes) + " bytes for a buffer of " + std::to_string(b->bytes));
+  // Pageable memory: the copy has read the host array when it returns.
+  if (bytes) check(cudaMemcpyAsync(b->ptr, host, bytes, cudaMemcpyHostToDevice, stream()), "tfWrite");
+}
+
+void tfRead(int64_t id, void* host, size_t bytes) {
+  BlockRef b = residentFind(id);
+  if (!b) throw std::invalid_argument("tfRead: no device buffer " + std::to_string(id));
+  if (bytes != b->bytes) throw std::invalid_argument("tfRead: " + std::to_string(bytes) + " bytes for a buffer of " + std::to_string(b->bytes));
+  if (bytes) check(cudaMemcpyAsync(host, b->ptr, bytes, cudaMemcpyDeviceToHost, stream()), "tfRead");
+  sync();
+}
+
+void tfSync() { sync(); }
+
+void tfRun(int code, const double* raw, size_t nargs) {
+  Args a(raw, nargs);
+  cudaStream_t s = stream();
+  switch (code) {
+    case 1: {  // unary: uop, x, out, n, dtype, p0, p1
+      const int op = int(a.i("uop"));
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t n = a.i("n");
+      const int dtype = int(a.i("dtype"));
+      const float p0 = a.f("p0"), p1 = a.f("p1");
+      need(x, n, "x");
+      need(out, n, "out");
+      if (n == 0) return;
+      if (dtype == 0) unaryKernel<float><<<grid(n), 256, 0, s>>>(op, static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), n, p0, p1);
+      else unaryKernel<int><<<grid(n), 256, 0, s>>>(op, static_cast<const int*>(x->ptr), static_cast<int*>(out->ptr), n, p0, p1);
+      break;
+    }
+    case 2: {  // cast: x, out, n, from, to
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t n = a.i("n");
+      const int from = int(a.i("from")), to = int(a.i("to"));
+      need(x, n, "x");
+      need(out, n, "out");
+      if (n) castKernel<<<grid(n), 256, 0, s>>>(x->ptr, out->ptr, n, from, to);
+      break;
+    }
+    case 3: {  // binary: bop, a, b, out, dtype, rank, shape, aStrides, bStrides
+      const int op = int(a.i("bop"));
+      BlockRef x = a.block("a"), y = a.block("b"), out = a.block("out");
+      const int dtype = int(a.i("dtype"));
+      const Shape sh = a.shape(int(a.i("rank")));
+      const Strides sa = a.strides(sh.rank), sb = a.strides(sh.rank);
+      const int64_t n = count(sh);
+      need(out, n, "out");
+      if (n == 0) return;
+      const bool cmp = op >= bEqual && op <= bOr;
+      if (dtype == 0 && cmp) binaryKernel<float, int><<<grid(n), 256, 0, s>>>(op, static_cast<const float*>(x->ptr), static_cast<const float*>(y->ptr), static_cast<int*>(out->ptr), sh, sa, sb, n);
+      else if (dtype == 0) binaryKernel<float, float><<<grid(n), 256, 0, s>>>(op, static_cast<const float*>(x->ptr), static_cast<const float*>(y->ptr), static_cast<float*>(out->ptr), sh, sa, sb, n);
+      else binaryKernel<int, int><<<grid(n), 256, 0, s>>>(op, static_cast<const int*>(x->ptr), static_cast<const int*>(y->ptr), static_cast<int*>(out->ptr), sh, sa, sb, n);
+      break;
+    }
+    case 4: {  // select: cond, a, b, out, rank, shape, cStrides, aStrides, bStrides
+      BlockRef c = a.block("cond"), x = a.block("a"), y = a.block("b"), out = a.block("out");
+      const Shape sh = a.shape(int(a.i("rank")));
+      const Strides sc = a.strides(sh.rank), sa = a.strides(sh.rank), sb = a.strides(sh.rank);
+      const int64_t n = count(sh);
+      need(out, n, "out");
+      if (n) selectKernel<<<grid(n), 256, 0, s>>>(static_cast<const int*>(c->ptr), static_cast<const uint32_t*>(x->ptr), static_cast<const uint32_t*>(y->ptr), static_cast<uint32_t*>(out->ptr), sh, sc, sa, sb, n);
+      break;
+    }
+    case 5: {  // reduce: rop, x, out, outer, inner, dtype
+      const int op = int(a.i("rop"));
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t outer = a.i("outer"), inner = a.i("inner");
+      const int dtype = int(a.i("dtype"));
+      need(x, outer * inner, "x");
+      need(out, outer, "out");
+      if (outer == 0) return;
+      if (dtype == 0) reduceKernel<float><<<blocks(outer, 8), 256, 0, s>>>(op, static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), outer, inner);
+      else reduceKernel<int><<<blocks(outer, 8), 256, 0, s>>>(op, static_cast<const int*>(x->ptr), static_cast<int*>(out->ptr), outer, inner);
+      break;
+    }
+    case 6: {  // strided copy: x, out, rank, offset, shape, strides
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int rank = int(a.i("rank"));
+      const int64_t base = a.i("offset");
+      const Shape sh = a.shape(rank);
+      const Strides sx = a.strides(rank);
+      const int64_t n = count(sh);
+      need(out, n, "out");
+      if (n) stridedKernel<<<grid(n), 256, 0, s>>>(static_cast<const uint32_t*>(x->ptr), static_cast<uint32_t*>(out->ptr), sh, sx, base, n);
+      break;
+    }
+    case 7: {  // gather: x, idx, out, outer, axisLen, inner, nIdx
+      BlockRef x = a.block("x"), idx = a.block("indices"), out = a.block("out");
+      const int64_t outer = a.i("outer"), axisLen = a.i("axisLen"), inner = a.i("inner"), nIdx = a.i("nIdx");
+      need(x, outer * axisLen * inner, "x");
+      need(idx, nIdx, "indices");
+      need(out, outer * nIdx * inner, "out");
+      const int64_t n = outer * nIdx * inner;
+      if (n) gatherKernel<<<grid(n), 256, 0, s>>>(static_cast<const uint32_t*>(x->ptr), static_cast<const int*>(idx->ptr), static_cast<uint32_t*>(out->ptr), outer, axisLen, inner, nIdx);
+      break;
+    }
+    case 8: {  // gemm: a, b, out, batch, m, n, k, transA, transB, strideA, strideB
+      BlockRef x = a.block("a"), y = a.block("b"), out = a.block("out");
+      const int64_t batch = a.i("batch"), m = a.i("m"), n = a.i("n"), k = a.i("k");
+      const bool ta = a.i("transA") != 0, tb = a.i("transB") != 0;
+      const int64_t strideA = a.i("strideA"), strideB = a.i("strideB");
+      need(x, (batch - 1) * strideA + m * k, "a");
+      need(y, (batch - 1) * strideB + k * n, "b");
+      need(out, batch * m * n, "out");
+      if (batch * m * n == 0) return;
+      if (k == 0) {
+        check(cudaMemsetAsync(out->ptr, 0, out->bytes, s), "gemm zero");
+        return;
+      }
+      sgemmBatchedDevice(ta, tb, static_cast<const float*>(x->ptr), static_cast<const float*>(y->ptr), static_cast<float*>(out->ptr), batch, m, n, k, strideA, strideB);
+      break;
+    }
+    case 9: {  // fill: out, n, value, dtype
+      BlockRef out = a.block("out");
+      const int64_t n = a.i("n");
+      const double v = a.d("value");
+      const int dtype = int(a.i("dtype"));
+      need(out, n, "out");
+      uint32_t bits;
+      if (dtype == 0) {
+        const float f = static_cast<float>(v);
+        std::memcpy(&bits, &f, 4);
+      } else {
+        const int32_t iv = static_cast<int32_t>(v);
+        std::memcpy(&bits, &iv, 4);
+      }
+      if (n) fillKernel<<<grid(n), 256, 0, s>>>(static_cast<uint32_t*>(out->ptr), n, bits);
+      break;
+    }
+    case 10: {  // oneHot: idx, out, n, depth, on, off, dtype
+      BlockRef idx = a.block("indices"), out = a.block("out");
+      const int64_t n = a.i("n"), depth = a.i("depth");
+      const float on = a.f("on"), off = a.f("off");
+      const int dtype = int(a.i("dtype"));
+      need(idx, n, "indices");
+      need(out, n * depth, "out");
+      if (n * depth) oneHotKernel<<<grid(n * depth), 256, 0, s>>>(static_cast<const int*>(idx->ptr), out->ptr, n, depth, on, off, dtype != 0);
+      break;
+    }
+    case 11: {  // softmax: x, out, outer, inner
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t outer = a.i("outer"), inner = a.i("inner");
+      need(x, outer * inner, "x");
+      need(out, outer * inner, "out");
+      if (outer * inner) softmaxKernel<<<blocks(outer, 8), 256, 0, s>>>(static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), outer, inner);
+      break;
+    }
+    default: throw std::invalid_argument("tf op: unknown op code " + std::to_string(code));
+  }
+  launched("tf op");
+}
+
+}  // namespace cuda
+}  // namespace gf

@@ -1,0 +1,40 @@
+/**
+ * The op codes and argument records of the addon's tfjs kernels (native/src/cuda/tf_kernels.cu,
+ * tfRun(op, args)): one Float64Array of numbers per op, buffer ids included. The backend
+ * (worker/kernels/tfjs/cuda/) writes these records; the fake device (native/fake-tf-ops.ts) and the
+ * CUDA side read them. Every buffer holds 4-byte elements: float32, or int32 for int32 and bool.
+ *
+ *   Unary    uop, x, out, n, dtype, p0, p1
+ *   Cast     x, out, n, from, to                       (dtype codes, bool = 2)
+ *   Binary   bop, a, b, out, dtype, rank, shape[rank], aStrides[rank], bStrides[rank]
+ *   Select   cond, a, b, out, rank, shape, cStrides, aStrides, bStrides
+ *   Reduce   rop, x, out, outer, inner, dtype          (over the innermost axis)
+ *   Strided  x, out, rank, offset, shape, strides      (out[i] = x[offset + sum idx_d strides_d])
+ *   Gather   x, indices, out, outer, axisLen, inner, nIdx
+ *   Gemm     a, b, out, batch, m, n, k, transA, transB, strideA, strideB   (float32, row-major)
+ *   Fill     out, n, value, dtype
+ *   OneHot   indices, out, n, depth, on, off, dtype
+ *   Softmax  x, out, outer, inner                      (float32, over the innermost axis)
+ */
+export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11 } as const;
+
+/** Element types of device buffers (bool is an int32 of 0 / 1 on the device). */
+export const DType = { float32: 0, int32: 1, bool: 2 } as const;
+
+export const Uop = {
+  Neg: 0, Abs: 1, Square: 2, Sqrt: 3, Rsqrt: 4, Exp: 5, Log: 6, Log1p: 7, Relu: 8, Sigmoid: 9, Tanh: 10, Elu: 11, Step: 12, Floor: 13, Ceil: 14,
+  Round: 15, Sign: 16, Reciprocal: 17, Clip: 18, Softplus: 19, Relu6: 20, LeakyRelu: 21, Expm1: 22, Copy: 23,
+} as const;
+
+export const Bop = {
+  Add: 0, Sub: 1, Mul: 2, Div: 3, Max: 4, Min: 5, Pow: 6, SqDiff: 7, Equal: 8, NotEqual: 9, Less: 10, LessEq: 11, Greater: 12, GreaterEq: 13,
+  And: 14, Or: 15, EluGrad: 16,
+} as const;
+
+export const Rop = { Sum: 0, Max: 1, Min: 2, Prod: 3, Mean: 4, ArgMax: 5, ArgMin: 6, Any: 7, All: 8 } as const;
+
+/** The most axes an element-wise op, select or strided copy takes (the CUDA side's kMaxRank). */
+export const MAX_RANK = 6;
+
+/** Binary ops whose output is bool. */
+export const isComparison = (bop: number): boolean => bop >= Bop.Equal && bop <= Bop.Or;

@@ -1,0 +1,122 @@
+// The gpuflow-cuda tfjs backend's host side over the fake device (native/fake-tf-ops.ts, the same
+// argument records the CUDA kernels read): every case of checks.ts against tfjs's cpu backend,
+// buffers freed, and the cpu fallback counted per kernel name.
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fakeTfCalls } from '../../../native/fake-tf-ops';
+import { GPUFLOW_CUDA } from '../../../worker/kernels/tfjs/cuda/backend';
+import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
+import type { TfDevice } from '../../../worker/kernels/tfjs/cuda/device';
+import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
+import { defaultTfjsEnvironment, GPU_MIN_MACS_PER_ROW } from '../../../worker/kernels/tfjs/backend';
+import { TrialWorker } from '../../../worker/kernels/tfjs/trial-task';
+import { modelSpecFromParams, type TrialResult } from '../../../common/tuning/trial';
+import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
+import { trainValidationSplit } from '../../../worker/kernels/tfjs/split';
+import { trainTrial } from '../../../worker/kernels/tfjs/train';
+
+type Buf = Float64Array | Float32Array | Int32Array;
+const buffers = new Map<number, Buf>();
+let next = 1;
+const get = (id: number): Buf => {
+  const b = buffers.get(id);
+  if (!b) throw new RangeError(`no buffer ${id}`);
+  return b;
+};
+const device: TfDevice = {
+  ...fakeTfCalls(get, (b) => (buffers.set(next, b), next++)),
+  cudaResidentFree: (id) => buffers.delete(id),
+};
+
+beforeAll(() => registerGpuflowCuda(() => device));
+
+describe('gpuflow-cuda over the fake device', () => {
+  it('every kernel case and its gradient agrees with the cpu backend', async () => {
+    const results = await runKernelChecks(3);
+    const bad = results.filter((r) => !r.ok);
+    expect(bad).toEqual([]);
+    expect(results.length).toBeGreaterThan(90);
+  }, 120_000);
+
+  it('frees every device buffer a disposed tensor held', async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    const before = buffers.size;
+    tf.tidy(() => {
+      const x = tf.tensor2d([1, 2, 3, 4, 5, 6], [2, 3]);
+      const y = tf.reshape(x, [3, 2]);
+      return tf.sum(tf.matMul(y, x), 1);
+    }).dispose();
+    expect(buffers.size).toBe(before);
+  });
+
+  it("takes over a cpu tensor (tfjs's move) and hands a bool result back as 0 / 1 bytes", async () => {
+    await tf.setBackend('cpu');
+    const x = tf.tensor2d([1, -2, 3, -4], [2, 2]);
+    await tf.setBackend(GPUFLOW_CUDA);
+    const before = buffers.size;
+    const y = tf.greater(tf.add(x, 1), 0);
+    expect(y.dtype).toBe('bool');
+    expect(y.dataSync()).toEqual(new Uint8Array([1, 0, 1, 0]));
+    expect(buffers.size).toBeGreaterThan(before); // x moved onto the device
+    tf.dispose([x, y]);
+  });
+
+  it('runs a kernel it lacks on the cpu backend and counts it by name', async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    const before = cpuFallbackCounts();
+    const x = tf.tensor2d([3, 1, 2, 9, 8, 7], [2, 3]);
+    const c = tf.concat([x, x], 0); // Concat: no device kernel
+    expect(Array.from(c.dataSync())).toEqual([3, 1, 2, 9, 8, 7, 3, 1, 2, 9, 8, 7]);
+    const t = tf.tile(x, [1, 2]);
+    expect(Array.from(t.dataSync())).toEqual([3, 1, 2, 3, 1, 2, 9, 8, 7, 9, 8, 7]);
+    expect(fallbacksSince(before)).toEqual({ Concat: 1, Tile: 1 });
+    tf.dispose([x, c, t]);
+  });
+});
+
+describe('a whole trial on gpuflow-cuda (fake device)', () => {
+  it("gives cpu's loss curve and metrics within float32 tolerance (adam, dropout, l2, 3 classes)", async () => {
+    const ds = makeClassification({ nSamples: 240, nFeatures: 12, nInformative: 5, nClasses: 3, seed: 8 });
+    const data = trainValidationSplit(ds, { validationFraction: 0.25, seed: 8 });
+    const model = modelSpecFromParams({ kind: 'mlp', hiddenLayers: [24, 16], activation: 'elu', optimizer: 'adam', dropout: 0.2, l2: 1e-3, batchSize: 32 }, {});
+    const spec = { trialId: 'curve', seed: 4, epochs: 3, metric: 'accuracy' as const, model };
+    await tf.setBackend('cpu');
+    const cpu = await trainTrial(spec, data);
+    await tf.setBackend(GPUFLOW_CUDA);
+    const gpu = await trainTrial(spec, data);
+    expect(gpu.backend).toBe(GPUFLOW_CUDA);
+    expect(gpu.history).toHaveLength(3);
+    gpu.history.forEach((h, i) => expect(Math.abs(h.loss - cpu.history[i].loss)).toBeLessThan(1e-4 * cpu.history[i].loss));
+    expect(gpu.metrics.accuracy).toBe(cpu.metrics.accuracy);
+  }, 120_000);
+});
+
+describe('a GPU worker with gpuflow-cuda (fake device)', () => {
+  const env = { ...defaultTfjsEnvironment, registerGpuflowCuda: () => (registerGpuflowCuda(() => device), null) };
+  const data = { source: { kind: 'classification', nSamples: 300, nFeatures: 40, nInformative: 6, nClasses: 3, seed: 2 }, split: { validationFraction: 0.25, seed: 2 } };
+  const trial = (id: string, units: number) => ({
+    trialId: id,
+    model: modelSpecFromParams({ kind: 'mlp', hiddenLayers: [units, units], batchSize: 64 }, {}),
+    seed: 5,
+    epochs: 2,
+    metric: 'accuracy',
+  });
+
+  it('trains large trials on the GPU and small ones on wasm, and each result says which and why', async () => {
+    const w = new TrialWorker({ gpu: true, env });
+    const sel = await w.init();
+    expect(sel).toMatchObject({ backend: GPUFLOW_CUDA, smallTrials: 'wasm', gpuRequestedButCpu: false });
+    // 40 x 8 + 8 x 8 + 8 x 3 = 408 multiply-adds per row; 40 x 128 + 128 x 128 + 128 x 3 = 21 888
+    const small = (await w.run('train', { trial: trial('s', 8), data })) as TrialResult;
+    const large = (await w.run('train', { trial: trial('l', 128), data })) as TrialResult;
+    expect(small.backend).toBe('wasm');
+    expect(small.backendRule).toBe(`408 multiply-adds per row < ${GPU_MIN_MACS_PER_ROW}: wasm (faster than the GPU for small models)`);
+    expect(large.backend).toBe(GPUFLOW_CUDA);
+    expect(large.backendRule).toBe(`21888 multiply-adds per row >= ${GPU_MIN_MACS_PER_ROW}: GPU`);
+    // The validation pass predicts in one batch here: no kernel left the device.
+    expect(large.cpuFallbacks).toBeUndefined();
+    expect(large.history).toHaveLength(2);
+    w.dispose();
+  }, 120_000);
+});
+

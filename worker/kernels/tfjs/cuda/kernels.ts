@@ -1,0 +1,276 @@
+/**
+ * The kernels gpuflow-cuda runs on the device: what a dense model's training calls (found by
+ * running trials on the cpu backend with a kernel-name spy: docs/tuning.md), each a few ops of
+ * native/tf-ops.ts. A kernel returns null where its case is not one the device covers (an int
+ * input to a float-only op, a rank beyond MAX_RANK, broadcast batch shapes): register.ts then runs
+ * tfjs's cpu kernel instead and counts it, as for a kernel not listed here.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { Bop, DType, isComparison, MAX_RANK, Rop, TfOp, Uop } from '../../../../native/tf-ops';
+import type { GpuflowCudaBackend } from './backend';
+
+type Inputs = Record<string, tf.TensorInfo | undefined>;
+type Attrs = Record<string, unknown>;
+export type CudaKernel = (b: GpuflowCudaBackend, inputs: Inputs, attrs: Attrs) => tf.TensorInfo | tf.TensorInfo[] | null;
+
+const sizeOf = (shape: number[]) => shape.reduce((a, c) => a * c, 1);
+const devType = (dtype: tf.DataType) => (dtype === 'float32' ? DType.float32 : DType.int32);
+
+function input(inputs: Inputs, name: string): tf.TensorInfo {
+  const t = inputs[name];
+  if (!t) throw new Error(`gpuflow-cuda: input '${name}' missing`);
+  return t;
+}
+
+/** Strides of `shape` read as `outShape` (numpy broadcasting: 0 on a broadcast axis). */
+export function broadcastStrides(shape: number[], outShape: number[]): number[] {
+  const r = outShape.length;
+  const off = r - shape.length;
+  const st = new Array<number>(r).fill(0);
+  let s = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    st[d + off] = shape[d] === 1 ? 0 : s;
+    s *= shape[d];
+  }
+  return st;
+}
+
+/**
+ * Fewer, longer axes with the same element order: axes of length 1 dropped, and an axis merged
+ * into the one before it where every operand steps over both as over one (strides[d] =
+ * strides[d+1] * shape[d+1]), so a plain add of two same-shape tensors is one flat axis.
+ */
+export function collapse(shape: number[], strides: number[][]): { shape: number[]; strides: number[][] } {
+  const outShape: number[] = [];
+  const outStrides: number[][] = strides.map(() => []);
+  for (let d = 0; d < shape.length; d++) {
+    if (shape[d] === 1) continue;
+    const last = outShape.length - 1;
+    if (last >= 0 && strides.every((st, c) => outStrides[c][last] === st[d] * shape[d])) {
+      outShape[last] *= shape[d];
+      strides.forEach((st, c) => (outStrides[c][last] = st[d]));
+    } else {
+      outShape.push(shape[d]);
+      strides.forEach((st, c) => outStrides[c].push(st[d]));
+    }
+  }
+  return { shape: outShape, strides: outStrides };
+}
+
+function binary(b: GpuflowCudaBackend, bop: number, x: tf.TensorInfo, y: tf.TensorInfo): tf.TensorInfo | null {
+  if (x.dtype !== y.dtype) return null;
+  const float = x.dtype === 'float32';
+  if (!float && (bop === Bop.Div || bop === Bop.Pow || bop === Bop.EluGrad)) return null;
+  const outShape = tf.backend_util.assertAndGetBroadcastShape(x.shape, y.shape);
+  const c = collapse(outShape, [broadcastStrides(x.shape, outShape), broadcastStrides(y.shape, outShape)]);
+  if (c.shape.length > MAX_RANK) return null;
+  const outDtype: tf.DataType = isComparison(bop) ? 'bool' : x.dtype === 'bool' ? 'int32' : x.dtype;
+  const out = b.makeOutput(outShape, outDtype);
+  b.run(TfOp.Binary, [bop, b.idOf(x), b.idOf(y), b.idOf(out), devType(x.dtype), c.shape.length, ...c.shape, ...c.strides[0], ...c.strides[1]]);
+  return out;
+}
+
+/** Integer inputs are allowed for these; the rest are float-only. */
+const INT_UNARY = new Set<number>([Uop.Neg, Uop.Abs, Uop.Square, Uop.Sign, Uop.Relu, Uop.Clip, Uop.Copy]);
+
+function unary(b: GpuflowCudaBackend, uop: number, x: tf.TensorInfo, p0 = 0, p1 = 0): tf.TensorInfo | null {
+  if (x.dtype !== 'float32' && (!INT_UNARY.has(uop) || x.dtype === 'bool')) return null;
+  const out = b.makeOutput(x.shape, x.dtype);
+  b.run(TfOp.Unary, [uop, b.idOf(x), b.idOf(out), sizeOf(x.shape), devType(x.dtype), p0, p1]);
+  return out;
+}
+
+/** Copy of x with its axes permuted. */
+export function transpose(b: GpuflowCudaBackend, x: tf.TensorInfo, perm: number[]): tf.TensorInfo | null {
+  const st = tf.util.computeStrides(x.shape).concat(1);
+  const c = collapse(perm.map((p) => x.shape[p]), [perm.map((p) => st[p])]);
+  if (c.shape.length > MAX_RANK) return null;
+  const out = b.makeOutput(perm.map((p) => x.shape[p]), x.dtype);
+  b.run(TfOp.Strided, [b.idOf(x), b.idOf(out), c.shape.length, 0, ...c.shape, ...c.strides[0]]);
+  return out;
+}
+
+/** A reduction over `axis` (tfjs's axis attr): reduced axes moved innermost, then one pass. */
+function reduce(b: GpuflowCudaBackend, rop: number, x: tf.TensorInfo, axis: unknown, keepDims: boolean, outDtype: tf.DataType): tf.TensorInfo | null {
+  const rank = x.shape.length;
+  const axes = tf.util.parseAxisParam(axis as number | number[], x.shape);
+  const perm = tf.backend_util.getAxesPermutation(axes, rank);
+  let xt = x;
+  if (perm) {
+    const t = transpose(b, x, perm);
+    if (!t) return null;
+    xt = t;
+  }
+  const [outShape, reduceShape] = tf.backend_util.computeOutAndReduceShapes(xt.shape, tf.backend_util.getInnerMostAxes(axes.length, rank));
+  const out = b.makeOutput(keepDims ? tf.backend_util.expandShapeToKeepDim(outShape, axes) : outShape, outDtype);
+  b.run(TfOp.Reduce, [rop, b.idOf(xt), b.idOf(out), sizeOf(outShape), sizeOf(reduceShape), devType(x.dtype)]);
+  if (xt !== x) b.disposeData(xt.dataId);
+  return out;
+}
+
+function cast(b: GpuflowCudaBackend, x: tf.TensorInfo, dtype: tf.DataType): tf.TensorInfo | null {
+  if (x.dtype === dtype) return b.alias(x, x.shape);
+  if (!['float32', 'int32', 'bool'].includes(dtype) || !['float32', 'int32', 'bool'].includes(x.dtype)) return null;
+  const out = b.makeOutput(x.shape, dtype);
+  b.run(TfOp.Cast, [b.idOf(x), b.idOf(out), sizeOf(x.shape), devType(x.dtype), DType[dtype as 'float32' | 'int32' | 'bool']]);
+  return out;
+}
+
+function matmul(b: GpuflowCudaBackend, a: tf.TensorInfo, c: tf.TensorInfo, transA: boolean, transB: boolean): tf.TensorInfo | null {
+  if (a.dtype !== 'float32' || c.dtype !== 'float32') return null;
+  const ra = a.shape.length, rb = c.shape.length;
+  const m = transA ? a.shape[ra - 1] : a.shape[ra - 2];
+  const k = transA ? a.shape[ra - 2] : a.shape[ra - 1];
+  const k2 = transB ? c.shape[rb - 1] : c.shape[rb - 2];
+  const n = transB ? c.shape[rb - 2] : c.shape[rb - 1];
+  if (k !== k2) throw new Error(`gpuflow-cuda BatchMatMul: inner dimensions ${k} and ${k2} of [${a.shape}] and [${c.shape}] differ`);
+  const batchA = sizeOf(a.shape.slice(0, -2)), batchB = sizeOf(c.shape.slice(0, -2));
+  const batchShape = tf.broadcast_util.assertAndGetBroadcastShape(a.shape.slice(0, -2), c.shape.slice(0, -2));
+  const batch = Math.max(batchA, batchB);
+  if (batchA !== batchB && batchA !== 1 && batchB !== 1) return null;
+  const out = b.makeOutput([...batchShape, m, n], 'float32');
+  b.run(TfOp.Gemm, [b.idOf(a), b.idOf(c), b.idOf(out), batch, m, n, k, +transA, +transB, batchA === 1 ? 0 : m * k, batchB === 1 ? 0 : k * n]);
+  return out;
+}
+
+const ACTIVATION: Record<string, [number, number] | undefined> = { relu: [Uop.Relu, 0], relu6: [Uop.Relu6, 0], elu: [Uop.Elu, 0], sigmoid: [Uop.Sigmoid, 0] };
+
+/** Applies `f` to a fresh intermediate and frees the intermediate. */
+function then(b: GpuflowCudaBackend, t: tf.TensorInfo | null, f: (t: tf.TensorInfo) => tf.TensorInfo | null): tf.TensorInfo | null {
+  if (!t) return null;
+  const r = f(t);
+  b.disposeData(t.dataId);
+  return r;
+}
+
+const binaryKernel = (bop: number): CudaKernel => (b, i) => binary(b, bop, input(i, 'a'), input(i, 'b'));
+const unaryKernel = (uop: number): CudaKernel => (b, i) => unary(b, uop, input(i, 'x'));
+
+export const CUDA_KERNELS: Record<string, CudaKernel> = {
+  Add: binaryKernel(Bop.Add),
+  Sub: binaryKernel(Bop.Sub),
+  Multiply: binaryKernel(Bop.Mul),
+  RealDiv: binaryKernel(Bop.Div),
+  Maximum: binaryKernel(Bop.Max),
+  Minimum: binaryKernel(Bop.Min),
+  Pow: binaryKernel(Bop.Pow),
+  SquaredDifference: binaryKernel(Bop.SqDiff),
+  Equal: binaryKernel(Bop.Equal),
+  NotEqual: binaryKernel(Bop.NotEqual),
+  Less: binaryKernel(Bop.Less),
+  LessEqual: binaryKernel(Bop.LessEq),
+  Greater: binaryKernel(Bop.Greater),
+  GreaterEqual: binaryKernel(Bop.GreaterEq),
+  LogicalAnd: binaryKernel(Bop.And),
+  LogicalOr: binaryKernel(Bop.Or),
+  EluGrad: (b, i) => binary(b, Bop.EluGrad, input(i, 'dy'), input(i, 'y')),
+  AddN: (b, i) => {
+    const ts = Object.values(i).filter((t): t is tf.TensorInfo => t !== undefined);
+    let acc = unary(b, Uop.Copy, ts[0]);
+    for (const t of ts.slice(1)) acc = then(b, acc, (s) => binary(b, Bop.Add, s, t));
+    return acc;
+  },
+  Neg: unaryKernel(Uop.Neg),
+  Abs: unaryKernel(Uop.Abs),
+  Square: unaryKernel(Uop.Square),
+  Sqrt: unaryKernel(Uop.Sqrt),
+  Rsqrt: unaryKernel(Uop.Rsqrt),
+  Exp: unaryKernel(Uop.Exp),
+  Expm1: unaryKernel(Uop.Expm1),
+  Log: unaryKernel(Uop.Log),
+  Log1p: unaryKernel(Uop.Log1p),
+  Relu: unaryKernel(Uop.Relu),
+  Relu6: unaryKernel(Uop.Relu6),
+  Sigmoid: unaryKernel(Uop.Sigmoid),
+  Tanh: unaryKernel(Uop.Tanh),
+  Elu: unaryKernel(Uop.Elu),
+  Floor: unaryKernel(Uop.Floor),
+  Ceil: unaryKernel(Uop.Ceil),
+  Round: unaryKernel(Uop.Round),
+  Sign: unaryKernel(Uop.Sign),
+  Reciprocal: unaryKernel(Uop.Reciprocal),
+  Softplus: unaryKernel(Uop.Softplus),
+  Step: (b, i, a) => unary(b, Uop.Step, input(i, 'x'), Number(a.alpha ?? 0)),
+  LeakyRelu: (b, i, a) => unary(b, Uop.LeakyRelu, input(i, 'x'), Number(a.alpha ?? 0.2)),
+  ClipByValue: (b, i, a) => unary(b, Uop.Clip, input(i, 'x'), Number(a.clipValueMin), Number(a.clipValueMax)),
+  Cast: (b, i, a) => cast(b, input(i, 'x'), a.dtype as tf.DataType),
+  Identity: (b, i) => b.alias(input(i, 'x'), input(i, 'x').shape),
+  Reshape: (b, i, a) => {
+    const x = input(i, 'x');
+    return b.alias(x, tf.util.inferFromImplicitShape(a.shape as number[], sizeOf(x.shape)));
+  },
+  ZerosLike: (b, i) => (input(i, 'x').dtype === 'string' || input(i, 'x').dtype === 'complex64' ? null : b.fill(input(i, 'x').shape, 0, input(i, 'x').dtype)),
+  OnesLike: (b, i) => (input(i, 'x').dtype === 'string' || input(i, 'x').dtype === 'complex64' ? null : b.fill(input(i, 'x').shape, 1, input(i, 'x').dtype)),
+  Fill: (b, _i, a) => (a.dtype === 'string' ? null : b.fill(a.shape as number[], Number(a.value), (a.dtype as tf.DataType | undefined) ?? 'float32')),
+  Sum: (b, i, a) => reduce(b, Rop.Sum, input(i, 'x'), a.axis, Boolean(a.keepDims), input(i, 'x').dtype === 'bool' ? 'int32' : input(i, 'x').dtype),
+  Mean: (b, i, a) => (input(i, 'x').dtype !== 'float32' ? null : reduce(b, Rop.Mean, input(i, 'x'), a.axis, Boolean(a.keepDims), 'float32')),
+  Max: (b, i, a) => reduce(b, Rop.Max, input(i, 'x'), a.reductionIndices, Boolean(a.keepDims), input(i, 'x').dtype),
+  Min: (b, i, a) => reduce(b, Rop.Min, input(i, 'x'), a.axis, Boolean(a.keepDims), input(i, 'x').dtype),
+  Prod: (b, i, a) => (input(i, 'x').dtype !== 'float32' ? null : reduce(b, Rop.Prod, input(i, 'x'), a.axis, Boolean(a.keepDims), 'float32')),
+  ArgMax: (b, i, a) => reduce(b, Rop.ArgMax, input(i, 'x'), [a.axis as number], false, 'int32'),
+  ArgMin: (b, i, a) => reduce(b, Rop.ArgMin, input(i, 'x'), [a.axis as number], false, 'int32'),
+  Any: (b, i, a) => reduce(b, Rop.Any, input(i, 'x'), a.axis, Boolean(a.keepDims), 'bool'),
+  All: (b, i, a) => reduce(b, Rop.All, input(i, 'x'), a.axis, Boolean(a.keepDims), 'bool'),
+  Transpose: (b, i, a) => transpose(b, input(i, 'x'), a.perm as number[]),
+  Slice: (b, i, a) => {
+    const x = input(i, 'x');
+    const [begin, size] = tf.slice_util.parseSliceParams(x, a.begin as number[], a.size as number[]);
+    const st = tf.util.computeStrides(x.shape).concat(1);
+    const offset = begin.reduce((s, v, d) => s + v * st[d], 0);
+    const c = collapse(size, [st.slice(0, size.length)]);
+    if (c.shape.length > MAX_RANK) return null;
+    const out = b.makeOutput(size, x.dtype);
+    b.run(TfOp.Strided, [b.idOf(x), b.idOf(out), c.shape.length, offset, ...c.shape, ...c.strides[0]]);
+    return out;
+  },
+  GatherV2: (b, i, a) => {
+    const x = input(i, 'x'), idx = input(i, 'indices');
+    if (Number(a.batchDims ?? 0) !== 0 || idx.dtype !== 'int32') return null;
+    const axis = tf.util.parseAxisParam(a.axis as number, x.shape)[0];
+    const out = b.makeOutput([...x.shape.slice(0, axis), ...idx.shape, ...x.shape.slice(axis + 1)], x.dtype);
+    b.run(TfOp.Gather, [b.idOf(x), b.idOf(idx), b.idOf(out), sizeOf(x.shape.slice(0, axis)), x.shape[axis], sizeOf(x.shape.slice(axis + 1)), sizeOf(idx.shape)]);
+    return out;
+  },
+  OneHot: (b, i, a) => {
+    const idx = input(i, 'indices');
+    const dtype = (a.dtype as tf.DataType | undefined) ?? 'int32';
+    if (idx.dtype !== 'int32' || dtype === 'string' || dtype === 'complex64') return null;
+    const depth = Number(a.depth);
+    const out = b.makeOutput([...idx.shape, depth], dtype);
+    b.run(TfOp.OneHot, [b.idOf(idx), b.idOf(out), sizeOf(idx.shape), depth, Number(a.onValue ?? 1), Number(a.offValue ?? 0), devType(dtype)]);
+    return out;
+  },
+  Select: (b, i) => {
+    const c = input(i, 'condition'), t = input(i, 't'), e = input(i, 'e');
+    if (t.dtype !== e.dtype) return null;
+    const shape = t.shape;
+    // tfjs: the condition has t's shape, or is a vector picking whole rows.
+    const cs = c.shape.length === shape.length ? broadcastStrides(c.shape, shape) : [1, ...new Array<number>(shape.length - 1).fill(0)];
+    const cl = collapse(shape, [cs, broadcastStrides(t.shape, shape), broadcastStrides(e.shape, shape)]);
+    if (cl.shape.length > MAX_RANK) return null;
+    const out = b.makeOutput(shape, t.dtype);
+    b.run(TfOp.Select, [b.idOf(c), b.idOf(t), b.idOf(e), b.idOf(out), cl.shape.length, ...cl.shape, ...cl.strides[0], ...cl.strides[1], ...cl.strides[2]]);
+    return out;
+  },
+  Softmax: (b, i, a) => {
+    const x = input(i, 'logits');
+    const dim = Number(a.dim ?? -1);
+    if (x.dtype !== 'float32' || (dim !== -1 && dim !== x.shape.length - 1)) return null;
+    const inner = x.shape[x.shape.length - 1];
+    const out = b.makeOutput(x.shape, 'float32');
+    b.run(TfOp.Softmax, [b.idOf(x), b.idOf(out), sizeOf(x.shape) / inner, inner]);
+    return out;
+  },
+  BatchMatMul: (b, i, a) => matmul(b, input(i, 'a'), input(i, 'b'), Boolean(a.transposeA), Boolean(a.transposeB)),
+  _FusedMatMul: (b, i, a) => {
+    const activation = (a.activation as string | undefined) ?? 'linear';
+    const act = ACTIVATION[activation];
+    if (activation !== 'linear' && !act) return null;
+    if (i.preluActivationWeights) return null;
+    let y = matmul(b, input(i, 'a'), input(i, 'b'), Boolean(a.transposeA), Boolean(a.transposeB));
+    const bias = i.bias;
+    if (bias) y = then(b, y, (t) => binary(b, Bop.Add, t, bias));
+    if (act) y = then(b, y, (t) => unary(b, act[0], t, act[1]));
+    return y;
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * Trains one trial on the backend the measured rule picks for it (backend.ts trialBackend: small
+ * models on wasm beside gpuflow-cuda, large ones on the GPU) and says so: the result carries the
+ * rule's words and the kernels that fell back to the CPU during the trial, and `label` is the
+ * task's backend field in the run record.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { TrialResult, TrialSpec } from '../../../common/tuning/trial';
+import { backendLabel } from './backend-label';
+import { macsPerRow, trialBackend, type BackendSelection } from './backend';
+import { cpuFallbackCounts, fallbacksSince } from './cuda/register';
+import { trainTrial, type TrainOptions, type TrialData } from './train';
+
+/** Layer widths of the trial's dense model, features to outputs. */
+function widths(spec: TrialSpec, data: TrialData): number[] {
+  const { train } = data;
+  const outputs = train.task === 'classification' && train.classes.length > 2 ? train.classes.length : 1;
+  return [train.nFeatures, ...(spec.model.kind === 'mlp' ? spec.model.hiddenLayers : []), outputs];
+}
+
+export async function trainOnChosenBackend(sel: BackendSelection, spec: TrialSpec, data: TrialData, opts: TrainOptions): Promise<{ result: TrialResult; label: string }> {
+  const choice = trialBackend(sel, macsPerRow(widths(spec, data)));
+  if (tf.getBackend() !== choice.backend) {
+    await tf.setBackend(choice.backend);
+    await tf.ready();
+  }
+  const before = cpuFallbackCounts();
+  const result = await trainTrial(spec, data, opts);
+  const fallbacks = fallbacksSince(before);
+  if (choice.rule) result.backendRule = choice.rule;
+  if (Object.keys(fallbacks).length > 0) result.cpuFallbacks = fallbacks;
+  let label = backendLabel(sel, choice.backend);
+  if (choice.rule) label += ` (${choice.rule})`;
+  if (result.cpuFallbacks) label += ` [cpu fallbacks: ${Object.entries(result.cpuFallbacks).map(([k, n]) => `${k} x${n}`).join(', ')}]`;
+  return { result, label };
+}
