@@ -22,7 +22,7 @@ import { boolView, column, exprSchemaOf, numView, strView, valueTypeOf } from '.
 import { compileFilterCode } from './expr-code';
 import { takeTable } from './gather';
 import { NUMERIC_ONLY, newAcc, neededStats, stateToTable, tableOfKeys, validateSpec, type ColAcc, type GroupbySpec, type Stat, type State } from './groupby';
-import { joinedTable, joinKeys, type JoinSpec } from './join';
+import { isSemiJoin, joinedTable, joinKeys, type JoinSpec } from './join';
 
 export type Unsupported = { unsupported: string };
 export type FilterCall = DfAddon['cudaDfFilter'];
@@ -197,6 +197,7 @@ function hasMissing(t: Table, name: string): boolean {
 export async function hashJoinNative(run: DfAddon['cudaDfJoin'], left: Table, right: Table, spec: JoinSpec): Promise<Table | Unsupported> {
   const { lk, rk } = joinKeys(left, right, spec);
   if (spec.how === 'right') return { unsupported: 'the device join has no right join' };
+  if (isSemiJoin(spec.how)) return { unsupported: `the device join has no ${spec.how} join` };
   // The device kernel never matches a null key; pandas' default (nulls match) runs on the host.
   if (spec.nulls !== 'never' && (lk.some((k) => hasMissing(left, k)) || rk.some((k) => hasMissing(right, k)))) return { unsupported: 'null keys match (pandas), which the device join does not do' };
   const nl = left.numRows;

@@ -20,7 +20,7 @@ import { tableFromArray } from './from-array';
 import { concatTables, takeTable } from './gather';
 import { AGG_NAMES, groupbyAggregate, groupbyChunk, groupbyCombine, type GroupbySpec } from './groupby';
 import { hashRows } from './keys';
-import { broadcastJoin, hashJoin, type JoinSpec } from './join';
+import { JOIN_HOWS, broadcastJoin, hashJoin, type JoinHow, type JoinSpec } from './join';
 import { assign, drop, filter, head, rename, select, tail } from './ops';
 import { readParquet, writeParquet } from './parquet';
 import { dropDuplicates, valueCountsAggregate, valueCountsChunk } from './rows';
@@ -40,7 +40,7 @@ const groupbySpec = z.object({
 }).strict();
 const timeseriesSource = z.object({ seed: z.number().int().min(0), partition: z.number().int().min(0), rows: z.number().int().min(0), startMs: z.number().optional(), freqMs: z.number().positive().optional() }).strict();
 const joinSpec = z.object({
-  how: z.enum(['inner', 'left', 'right', 'outer']),
+  how: z.enum(JOIN_HOWS as [JoinHow, ...JoinHow[]]),
   on: names.optional(),
   leftOn: names.optional(),
   rightOn: names.optional(),
