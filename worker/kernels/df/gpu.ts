@@ -61,6 +61,8 @@ function intOffsets(sides: { values: Float64Array; valid: Uint8Array | null }[],
       const v = x[i];
       if (v !== v) continue;
       if (v !== Math.floor(v)) return { unsupported: `key '${name}' has non-integer values` };
+      // The offsets come from float64 views, which round int64 keys beyond 2^53: the host keys those exactly.
+      if (Math.abs(v) >= 2 ** 53) return { unsupported: `key '${name}' has values beyond 2^53` };
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
