@@ -14,6 +14,7 @@ import type { JsonValue, NDArray } from '../../../common/arrays';
 import { readCsv } from './csv';
 import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
+import { CUM_OPS, FILL_OPS, scan, scanCarry, shift } from './scan';
 import { pivot, rolling, type RollingSpec } from './window';
 import { resampleBin, resampleFill } from './resample';
 import { tableFromArray } from './from-array';
@@ -47,6 +48,7 @@ const joinSpec = z.object({
   suffixes: z.tuple([z.string(), z.string()]).optional(),
   nulls: z.enum(['match', 'never']).optional(),
 }).strict();
+const scanSpec = z.object({ op: z.enum([...CUM_OPS, ...FILL_OPS]), columns: names, suffix: z.string().optional() }).strict();
 const ascending = z.union([z.boolean(), z.array(z.boolean())]);
 const csvType = z.enum(['int', 'float', 'bool', 'string', 'timestamp']);
 
@@ -126,6 +128,26 @@ export const DF_OPS = {
   describe: def({ inputs: 'many', params: z.object({ percentiles: z.array(z.number().min(0).max(1)).optional() }).strict(), run: (p, i) => out(describe(concatTables(tables(i, 'describe')), p.percentiles)) }),
   quantile: def({ inputs: 'many', params: z.object({ q: z.array(z.number().min(0).max(1)).min(1) }).strict(), run: (p, i) => out(quantile(concatTables(tables(i, 'quantile')), p.q)) }),
   nunique: def({ inputs: 'many', params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(nunique(concatTables(tables(i, 'nunique')), p.columns)) }),
+  // Row-order scans (scan.ts): a carry per partition, then each partition with the carries it needs.
+  'scan-carry': def({ inputs: 1, params: scanSpec, run: (p, i) => out(scanCarry(tables(i, 'scan-carry')[0], p)) }),
+  // Inputs: the carries of the earlier partitions then the partition (bfill: the partition then the later carries).
+  scan: def({
+    inputs: 'many',
+    params: scanSpec,
+    run: (p, i) => {
+      const t = tables(i, 'scan');
+      return out(p.op === 'bfill' ? scan(t[0], t.slice(1), p) : scan(t[t.length - 1], t.slice(0, -1), p));
+    },
+  }),
+  // Inputs: the tails of the earlier partitions then the partition (periods < 0: the partition then the heads of the later ones).
+  shift: def({
+    inputs: 'many',
+    params: z.object({ periods: z.number().int(), columns: names, suffix: z.string().optional(), diff: z.boolean().optional() }).strict(),
+    run: (p, i) => {
+      const t = tables(i, 'shift');
+      return out(p.periods < 0 ? shift(t[0], t.slice(1), p) : shift(t[t.length - 1], t.slice(0, -1), p));
+    },
+  }),
   // Inputs: the tails of the earlier partitions, then the partition itself (window.ts).
   rolling: def({
     inputs: 'many',
@@ -144,7 +166,7 @@ export const DF_OPS = {
   }),
   isna: def({ inputs: 1, params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(isna(tables(i, 'isna')[0], p.columns)) }),
   fillna: def({ inputs: 1, params: z.object({ value: z.union([z.number(), z.string(), z.boolean()]), columns: names.optional() }).strict(), run: (p, i) => out(fillna(tables(i, 'fillna')[0], p.value, p.columns)) }),
-  dropna: def({ inputs: 1, params: z.object({ subset: names.optional(), how: z.enum(['any', 'all']).optional() }).strict(), run: (p, i) => out(dropna(tables(i, 'dropna')[0], p.subset, p.how)) }),
+  dropna: def({ inputs: 1, params: z.object({ subset: names.optional(), how: z.enum(['any', 'all']).optional(), thresh: z.number().int().min(0).optional() }).strict(), run: (p, i) => out(dropna(tables(i, 'dropna')[0], p.subset, p.how, p.thresh)) }),
   'groupby-chunk': def({ inputs: 1, params: z.object({ spec: groupbySpec }).strict(), run: (p, i) => out(groupbyChunk(tables(i, 'groupby-chunk')[0], p.spec as GroupbySpec)) }),
   // A timeseries partition generated and grouped in one step (compile/df-fuse.ts).
   'timeseries-groupby-chunk': def({ inputs: 0, params: z.object({ source: timeseriesSource, spec: groupbySpec }).strict(), run: (p) => out(timeseriesGroupbyChunk(p.source, p.spec as GroupbySpec)) }),
