@@ -201,6 +201,12 @@ export async function runDfChecks(kernels: { addon: DfAddon } | { unavailable: s
     const r = await groupbyChunkNative(cuda.cudaDfGroupby, table, { by: ['name'], aggs: [{ column: 'id', agg: 'nunique' }] });
     return 'unsupported' in r ? null : 'nunique ran on the device; the partial would lack its value lists';
   });
+  for (const agg of ['prod', 'first', 'last', 'median'] as const) {
+    await check(`groupby ${agg} falls back (not on the device)`, async () => {
+      const r = await groupbyChunkNative(cuda.cudaDfGroupby, table, { by: ['name'], aggs: [{ column: 'id', agg }] });
+      return 'unsupported' in r ? null : `${agg} ran on the device, whose partials lack its statistic`;
+    });
+  }
   for (const g of TIMESERIES_GROUPBYS) {
     await check(`timeseries groupby ${g.name}`, async () => {
       const src = { ...g.source, rows: Math.round(g.source.rows * scale) };

@@ -37,7 +37,7 @@ describe('dataframe compile-time checks', () => {
     expect(() => compile(wf([ts, ['g', 'groupby', { by: ['nam'], aggs: [{ column: 'x', agg: 'mean' }] }]]))).toThrow(
       /nodes\[1\]\.params\.by \(node 'g'\): unknown column 'nam'; available columns: timestamp, id, name, x, y/,
     );
-    expect(() => compile(wf([ts, ['g', 'groupby', { by: ['name'], aggs: [{ column: 'x', agg: 'median' }] }]]))).toThrow(/params\.aggs\[0\]\.agg \(node 'g'\): must be one of sum, mean/);
+    expect(() => compile(wf([ts, ['g', 'groupby', { by: ['name'], aggs: [{ column: 'x', agg: 'mode' }] }]]))).toThrow(/params\.aggs\[0\]\.agg \(node 'g'\): must be one of sum, mean/);
     expect(() => compile(wf([ts, ['g', 'groupby', { by: ['id'], aggs: [{ column: 'name', agg: 'mean' }] }]]))).toThrow(/params\.aggs\[0\]\.agg \(node 'g'\): cannot take the mean of column 'name' \(string\)/);
     expect(() => compile(wf([ts, ['s', 'sort', { by: ['x', 'q'] }]]))).toThrow(/params\.by \(node 's'\): unknown column 'q'/);
     const two = wf([ts, ['t2', 'timeseries', { partitions: 2, rows_per_partition: 10 }], ['r', 'rename', { mapping: { id: 'key' } }], ['m', 'merge', { on: ['id'] }]], [['t2', 'r', 'df'], ['ts', 'm', 'left'], ['r', 'm', 'right']]);
