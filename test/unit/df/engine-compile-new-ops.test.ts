@@ -18,6 +18,13 @@ const ts: N = ['ts', 'timeseries', { partitions: 4, rows_per_partition: 100 }];
 const one: N = ['small', 'timeseries', { partitions: 1, rows_per_partition: 10 }];
 
 describe('compile-time checks of the new dataframe nodes', () => {
+  it("map: a string or number column, a mapping of one value kind", () => {
+    expect(() => compile(wf([ts, ['m', 'map', { column: 'timestamp', mapping: { a: 1 } }]]))).toThrow(/params\.column \(node 'm'\): column 'timestamp' is timestamp; map takes a string or number column/);
+    expect(() => compile(wf([ts, ['m', 'map', { column: 'name', mapping: { Bob: 1, Ann: 'x' } }]]))).toThrow(/params\.mapping \(node 'm'\): mixes number and string values/);
+    expect(() => compile(wf([ts, ['m', 'map', { column: 'name', mapping: ['Bob'] }]]))).toThrow(/params\.mapping \(node 'm'\): must be an object/);
+    expect(compile(wf([ts, ['m', 'map', { column: 'name', mapping: { Bob: 1.5, Ann: null }, as: 'w' }]])).outputs.m).toMatchObject({ columns: expect.arrayContaining([{ name: 'w', type: 'float' }]) });
+  });
+
   it('merge how right: no broadcast, a shared key of one type', () => {
     const m = (params: Record<string, unknown>) => wf([ts, one, ['m', 'merge', params]], [['ts', 'm', 'left'], ['small', 'm', 'right']]);
     expect(() => compile(m({ how: 'right', on: ['name'], strategy: 'broadcast' }))).toThrow(/params\.strategy \(node 'm'\): broadcast cannot do a right join/);

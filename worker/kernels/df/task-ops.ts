@@ -15,6 +15,7 @@ import { readCsv } from './csv';
 import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
 import { CUM_OPS, FILL_OPS, scan, scanCarry, shift } from './scan';
+import { mapValues } from './map-values';
 import { pivot, rolling, type RollingSpec } from './window';
 import { resampleBin, resampleFill } from './resample';
 import { tableFromArray } from './from-array';
@@ -128,6 +129,11 @@ export const DF_OPS = {
   describe: def({ inputs: 'many', params: z.object({ percentiles: z.array(z.number().min(0).max(1)).optional() }).strict(), run: (p, i) => out(describe(concatTables(tables(i, 'describe')), p.percentiles)) }),
   quantile: def({ inputs: 'many', params: z.object({ q: z.array(z.number().min(0).max(1)).min(1) }).strict(), run: (p, i) => out(quantile(concatTables(tables(i, 'quantile')), p.q)) }),
   nunique: def({ inputs: 'many', params: z.object({ columns: names.optional() }).strict(), run: (p, i) => out(nunique(concatTables(tables(i, 'nunique')), p.columns)) }),
+  'map-values': def({
+    inputs: 1,
+    params: z.object({ column: z.string().min(1), mapping: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])), as: z.string().min(1).optional(), type: z.enum(['int', 'float', 'string', 'bool']) }).strict(),
+    run: (p, i) => out(mapValues(tables(i, 'map-values')[0], p)),
+  }),
   // Row-order scans (scan.ts): a carry per partition, then each partition with the carries it needs.
   'scan-carry': def({ inputs: 1, params: scanSpec, run: (p, i) => out(scanCarry(tables(i, 'scan-carry')[0], p)) }),
   // Inputs: the carries of the earlier partitions then the partition (bfill: the partition then the later carries).
