@@ -27,4 +27,11 @@ describe('row-order dataframe nodes', () => {
     expect(deps(['s', 'shift', { periods: -2 }])).toEqual(['shift(0) <- part(0) shift-head(1) shift-head(2)', 'shift(1) <- part(1) shift-head(2)', 'shift(2) <- part(2)', 'shift-head(1) <- part(1)', 'shift-head(2) <- part(2)']);
     expect(deps(['d', 'df_diff', { periods: 3 }])).toContain('diff(2) <- diff-tail(0) diff-tail(1) part(2)');
   });
+
+  it('repartition: neighbours concatenated (a group of one passes its key on), or even row slices', () => {
+    expect(deps(['r', 'repartition', { npartitions: 2 }])).toEqual(['repartition(1) <- part(1) part(2)']);
+    expect(compile(['r', 'repartition', { npartitions: 2 }]).outputs.r).toMatchObject({ keys: ['ts/part(0)', 'r/repartition(1)'] });
+    expect(deps(['r', 'repartition', { npartitions: 5 }])).toEqual(['repartition(0,0) <- part(0)', 'repartition(1,0) <- part(1)', 'repartition(1,1) <- part(1)', 'repartition(2,0) <- part(2)', 'repartition(2,1) <- part(2)']);
+    expect(() => compile(['r', 'repartition', { npartitions: 0 }])).toThrow(/node 'r'/);
+  });
 });

@@ -122,6 +122,16 @@ export const DF_OPS = {
   'sort-splitters': def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive() }).strict(), run: (p, i) => out(chooseSplitters(tables(i, 'sort-splitters'), p.by, p.ascending ?? true, p.parts)) }),
   'range-split': def({ inputs: 2, params: z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive().optional() }).strict(), run: (p, i) => { const [t, s] = tables(i, 'range-split'); return out(rangeSplit(t, s, p.by, p.ascending ?? true, p.parts)); } }),
   'sort-part': def({ inputs: 'many', params: z.object({ by: names, ascending: ascending.optional(), part: z.number().int().min(0) }).strict(), run: (p, i) => out(sortPart(tables(i, 'sort-part'), p.part, p.by, p.ascending ?? true)) }),
+  // Rows [floor(part N / parts), floor((part + 1) N / parts)) of the partition: repartition's even split.
+  'slice-part': def({
+    inputs: 1,
+    params: z.object({ part: z.number().int().min(0), parts: z.number().int().min(1) }).strict(),
+    run: (p, i) => {
+      const [t] = tables(i, 'slice-part');
+      if (p.part >= p.parts) throw new Error(`df slice-part: part ${p.part} of ${p.parts} does not exist`);
+      return out(t.slice(Math.floor((p.part * t.numRows) / p.parts), Math.floor(((p.part + 1) * t.numRows) / p.parts)));
+    },
+  }),
   concat: def({ inputs: 'many', params: z.object({}).strict(), run: (_p, i) => out(concatTables(tables(i, 'concat'))) }),
   'drop-duplicates': def({ inputs: 'many', params: z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(), run: (p, i) => out(dropDuplicates(concatTables(tables(i, 'drop-duplicates')), p.subset, p.keep)) }),
   'value-counts-chunk': def({ inputs: 1, params: z.object({ column: z.string().min(1) }).strict(), run: (p, i) => out(valueCountsChunk(tables(i, 'value-counts-chunk')[0], p.column)) }),
