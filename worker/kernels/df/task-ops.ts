@@ -16,7 +16,7 @@ import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
 import { CUM_OPS, FILL_OPS, scan, scanCarry, shift } from './scan';
 import { mapValues } from './map-values';
-import { pivot, rolling, type RollingSpec } from './window';
+import { pivot, rolling, timeTail, type RollingSpec } from './window';
 import { resampleBin, resampleFill } from './resample';
 import { tableFromArray } from './from-array';
 import { concatTables, takeTable } from './gather';
@@ -167,12 +167,13 @@ export const DF_OPS = {
   // Inputs: the tails of the earlier partitions, then the partition itself (window.ts).
   rolling: def({
     inputs: 'many',
-    params: z.object({ window: z.number().int().min(1), minPeriods: z.number().int().min(0).optional(), cols: z.array(z.object({ column: z.string().min(1), agg: z.enum(['sum', 'mean', 'min', 'max', 'std', 'var', 'count']), as: z.string().min(1) }).strict()).min(1) }).strict(),
+    params: z.object({ window: z.number().int().min(1), on: z.string().min(1).optional(), windowMs: z.number().positive().optional(), minPeriods: z.number().int().min(0).optional(), cols: z.array(z.object({ column: z.string().min(1), agg: z.enum(['sum', 'mean', 'min', 'max', 'std', 'var', 'count']), as: z.string().min(1) }).strict()).min(1) }).strict(),
     run: (p, i) => {
       const t = tables(i, 'rolling');
       return out(rolling(t.slice(0, -1), t[t.length - 1], p as RollingSpec));
     },
   }),
+  'rolling-time-tail': def({ inputs: 1, params: z.object({ on: z.string().min(1), windowMs: z.number().positive() }).strict(), run: (p, i) => out(timeTail(tables(i, 'rolling-time-tail')[0], p.on, p.windowMs)) }),
   'resample-bin': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive() }).strict(), run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs)) }),
   'resample-fill': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()) }).strict(), run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero)) }),
   pivot: def({
