@@ -50,6 +50,7 @@ const joinSpec = z.object({
   nulls: z.enum(['match', 'never']).optional(),
 }).strict();
 const scanSpec = z.object({ op: z.enum([...CUM_OPS, ...FILL_OPS]), columns: names, suffix: z.string().optional() }).strict();
+const calendar = z.enum(['W', 'M', 'MS']);
 const ascending = z.union([z.boolean(), z.array(z.boolean())]);
 const csvType = z.enum(['int', 'float', 'bool', 'string', 'timestamp']);
 
@@ -174,8 +175,8 @@ export const DF_OPS = {
     },
   }),
   'rolling-time-tail': def({ inputs: 1, params: z.object({ on: z.string().min(1), windowMs: z.number().positive() }).strict(), run: (p, i) => out(timeTail(tables(i, 'rolling-time-tail')[0], p.on, p.windowMs)) }),
-  'resample-bin': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive() }).strict(), run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs)) }),
-  'resample-fill': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()) }).strict(), run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero)) }),
+  'resample-bin': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), calendar: calendar.optional() }).strict(), run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs, p.calendar)) }),
+  'resample-fill': def({ inputs: 1, params: z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()), calendar: calendar.optional() }).strict(), run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero, p.calendar)) }),
   pivot: def({
     inputs: 1,
     params: z.object({ index: z.string().min(1), columns: z.string().min(1), values: z.string().min(1), categories: z.array(z.union([z.string(), z.number()])).min(1) }).strict(),

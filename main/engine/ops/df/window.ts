@@ -16,7 +16,7 @@
 import type { OpDef } from '../types';
 import { checkAggs, splitEvery, treeReduce } from './aggregate';
 import { mapPartitions } from './columns';
-import { durationMs, periodMs } from '../../../../common/df/period';
+import { calendarOf, durationMs, periodMs } from '../../../../common/df/period';
 import { emitDf, frameInput, frameValue, requireColumns, str, type DfColumn } from './meta';
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];
@@ -124,11 +124,11 @@ const pivotTable: OpDef = {
 const resample: OpDef = {
   spec: {
     op: 'resample', label: 'Resample by period', category: 'dataframes',
-    doc: "pandas' df.resample(freq, on=column).agg(...): aggregates per period of a timestamp column (periods that divide a day: '1D', '6h', '30min', '15s'), empty periods included.",
+    doc: "pandas' df.resample(freq, on=column).agg(...): aggregates per period of a timestamp column (periods that divide a day: '1D', '6h', '30min', '15s'; or weeks 'W' labelled by their Sunday, months 'M' by their last day, 'MS' by their first), empty periods included.",
     inputs: IN, outputs: OUT,
     params: [
       { name: 'on', kind: 'string', required: true, doc: 'a timestamp column' },
-      { name: 'freq', kind: 'string', required: true, doc: "'1D', '6h', '30min', '15s', '500ms'" },
+      { name: 'freq', kind: 'string', required: true, doc: "'1D', '6h', '30min', '15s', '500ms', 'W', 'M', 'MS'" },
       { name: 'aggs', kind: 'json', required: true, doc: '[{"column": "x", "agg": "mean"}, ...] as groupby' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
     ],
@@ -139,21 +139,28 @@ const resample: OpDef = {
     const [oc] = requireColumns(ctx, 'params.on', [on], f.columns);
     if (oc.type !== 'timestamp') ctx.fail('params.on', `column '${on}' is ${oc.type}, not a timestamp (read_csv's types: {"${on}": "timestamp"} parses it)`);
     let period = 0;
-    try {
-      period = periodMs(str(ctx, 'freq'));
-    } catch (e) {
-      ctx.fail('params.freq', (e as Error).message.replace(/^resample: /, ''));
+    const freq = str(ctx, 'freq');
+    // Calendar periods bin by label; periodMs (kept positive for the task's schema) is then their nominal length.
+    const calendar = calendarOf(freq);
+    if (calendar) period = calendar === 'W' ? 7 * 86400000 : 31 * 86400000;
+    else {
+      try {
+        period = periodMs(freq);
+      } catch (e) {
+        ctx.fail('params.freq', `${(e as Error).message.replace(/^resample: /, '')}, or a calendar period 'W', 'M' or 'MS'`);
+      }
     }
     const { aggs, out } = checkAggs(ctx, f.columns, [oc]);
     // resample-fill gives an empty period 0 or null, which is not pandas' answer for these (prod: 1) and holds numbers only.
     aggs.forEach((a, i) => ['prod', 'first', 'last', 'median'].includes(a.agg) && ctx.fail(`params.aggs[${i}].agg`, `resample does not take ${a.agg} yet (groupby does); use sum, mean, count, min, max, std, var, nunique or size`));
     const spec = { by: [on], aggs, ddof: 1 };
-    const binned = mapPartitions(ctx, f, 'resample-bin', { on, periodMs: period }, f.columns);
+    const cal = calendar ? { calendar } : {};
+    const binned = mapPartitions(ctx, f, 'resample-bin', { on, periodMs: period, ...cal }, f.columns);
     const partial = Math.min(f.partitionBytes, 1 << 20);
     const g = treeReduce(ctx, binned.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes);
     const zero = aggs.map((a, i) => ({ a, name: out[i + 1].name })).filter(({ a }) => ['sum', 'count', 'size', 'nunique'].includes(a.agg)).map(({ name }) => name);
     const key = ctx.key('resample-fill');
-    emitDf(ctx, key, [g], 'resample-fill', { on, periodMs: period, zero }, partial, partial * 3);
+    emitDf(ctx, key, [g], 'resample-fill', { on, periodMs: period, zero, ...cal }, partial, partial * 3);
     return { out: frameValue([key], out, partial) };
   },
 };
