@@ -22,6 +22,11 @@ export function mapPartitions(ctx: BuildContext, f: LazyFrame, op: string, param
   return frameValue(keys, columns, bytes);
 }
 
+/** The schema with column `name` of `type` in place of the one named so, or added last (assign's rule). */
+function withColumn(cols: DfColumn[], name: string, type: ColType): DfColumn[] {
+  return cols.some((c) => c.name === name) ? cols.map((c) => (c.name === name ? { name, type } : c)) : [...cols, { name, type }];
+}
+
 /** Checks an expression against the frame's columns; an ExprError fails on `field`. */
 function checked<T>(ctx: BuildContext, field: string, f: () => T): T {
   try {
@@ -113,8 +118,7 @@ const assign: OpDef = {
     const e = checked(ctx, 'params.expr', () => compileExpr(expr, exprSchema(f.columns)));
     // A bare null literal has no type of its own; the kernels write it as a float column.
     const type: ColType = e.type === 'null' ? 'float' : e.type;
-    const columns = f.columns.some((c) => c.name === column) ? f.columns.map((c) => (c.name === column ? { name: column, type } : c)) : [...f.columns, { name: column, type }];
-    return { out: mapPartitions(ctx, f, 'assign', { exprs: { [column]: expr } }, columns) };
+    return { out: mapPartitions(ctx, f, 'assign', { exprs: { [column]: expr } }, withColumn(f.columns, column, type)) };
   },
 };
 
@@ -157,9 +161,7 @@ const mapValues: OpDef = {
     const mapping = m as Record<string, unknown>;
     const type = mappingType(ctx, mapping);
     const as = typeof ctx.params.as === 'string' && ctx.params.as !== '' ? ctx.params.as : undefined;
-    const target = as ?? name;
-    const columns = f.columns.some((x) => x.name === target) ? f.columns.map((x) => (x.name === target ? { name: target, type } : x)) : [...f.columns, { name: target, type }];
-    return { out: mapPartitions(ctx, f, 'map-values', { column: name, mapping, type, ...(as ? { as } : {}) }, columns) };
+    return { out: mapPartitions(ctx, f, 'map-values', { column: name, mapping, type, ...(as ? { as } : {}) }, withColumn(f.columns, as ?? name, type)) };
   },
 };
 
