@@ -4,8 +4,8 @@
  * the worker's kernels (worker/kernels/df/groupby.ts), which run it.
  */
 
-export type AggName = 'sum' | 'mean' | 'count' | 'min' | 'max' | 'std' | 'var' | 'nunique' | 'size';
-export const AGG_NAMES: readonly AggName[] = ['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'nunique', 'size'];
+export type AggName = 'sum' | 'mean' | 'count' | 'min' | 'max' | 'std' | 'var' | 'nunique' | 'size' | 'prod' | 'first' | 'last' | 'median';
+export const AGG_NAMES: readonly AggName[] = ['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'nunique', 'size', 'prod', 'first', 'last', 'median'];
 
 export interface AggSpec {
   /** The column aggregated; ignored by 'size'. */

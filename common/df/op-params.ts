@@ -13,6 +13,10 @@ import type { TaskSpec } from '../tasks';
 import { AGGS } from '../df-aggs';
 import { TIMESERIES_COLUMNS } from './timeseries-columns';
 
+/** Merge's `how`: pandas' four, and leftsemi / leftanti (the left rows with / without a match). */
+export const JOIN_HOWS = ['inner', 'left', 'right', 'outer', 'leftsemi', 'leftanti'] as const;
+export type JoinHow = (typeof JOIN_HOWS)[number];
+
 const names = z.array(z.string().min(1)).min(1);
 const groupbySpec = z
   .object({
@@ -32,7 +36,7 @@ const timeseriesSource = z
   .strict();
 const joinSpec = z
   .object({
-    how: z.enum(['inner', 'left', 'right', 'outer']),
+    how: z.enum(JOIN_HOWS),
     on: names.optional(),
     leftOn: names.optional(),
     rightOn: names.optional(),
@@ -40,6 +44,12 @@ const joinSpec = z
     nulls: z.enum(['match', 'never']).optional(),
   })
   .strict();
+/** Row-order scans (worker/kernels/df/scan.ts): cumulative ops, and fills. */
+export const CUM_OPS = ['cumsum', 'cumprod', 'cummax', 'cummin'] as const;
+export const FILL_OPS = ['ffill', 'bfill'] as const;
+const scanSpec = z.object({ op: z.enum([...CUM_OPS, ...FILL_OPS]), columns: names, suffix: z.string().optional() }).strict();
+/** Calendar periods of resample: week, month end, month start. */
+const calendar = z.enum(['W', 'M', 'MS']);
 const ascending = z.union([z.boolean(), z.array(z.boolean())]);
 const csvType = z.enum(['int', 'float', 'bool', 'string', 'timestamp']);
 const rollingAgg = z.enum(['sum', 'mean', 'min', 'max', 'std', 'var', 'count']);
@@ -83,21 +93,40 @@ const SCHEMAS = {
   describe: z.object({ percentiles: z.array(fraction).optional() }).strict(),
   quantile: z.object({ q: z.array(fraction).min(1) }).strict(),
   nunique: z.object({ columns: names.optional() }).strict(),
+  // Rows [floor(part N / parts), floor((part + 1) N / parts)) of the partition: repartition's even split.
+  'slice-part': z.object({ part: whole, parts: z.number().int().min(1) }).strict(),
+  'map-values': z
+    .object({
+      column: z.string().min(1),
+      mapping: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])),
+      as: z.string().min(1).optional(),
+      type: z.enum(['int', 'float', 'string', 'bool']),
+    })
+    .strict(),
+  // Row-order scans: a carry per partition, then each partition with the carries it needs.
+  'scan-carry': scanSpec,
+  scan: scanSpec,
+  shift: z.object({ periods: z.number().int(), columns: names, suffix: z.string().optional(), diff: z.boolean().optional() }).strict(),
   rolling: z
     .object({
       window: z.number().int().min(1),
+      on: z.string().min(1).optional(),
+      windowMs: z.number().positive().optional(),
       minPeriods: whole.optional(),
       cols: z.array(z.object({ column: z.string().min(1), agg: rollingAgg, as: z.string().min(1) }).strict()).min(1),
     })
     .strict(),
-  'resample-bin': z.object({ on: z.string().min(1), periodMs: z.number().int().positive() }).strict(),
-  'resample-fill': z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()) }).strict(),
+  'rolling-time-tail': z.object({ on: z.string().min(1), windowMs: z.number().positive() }).strict(),
+  'resample-bin': z.object({ on: z.string().min(1), periodMs: z.number().int().positive(), calendar: calendar.optional() }).strict(),
+  'resample-fill': z
+    .object({ on: z.string().min(1), periodMs: z.number().int().positive(), zero: z.array(z.string()), calendar: calendar.optional() })
+    .strict(),
   pivot: z
     .object({ index: z.string().min(1), columns: z.string().min(1), values: z.string().min(1), categories: z.array(z.union([z.string(), z.number()])).min(1) })
     .strict(),
   isna: z.object({ columns: names.optional() }).strict(),
   fillna: z.object({ value: z.union([z.number(), z.string(), z.boolean()]), columns: names.optional() }).strict(),
-  dropna: z.object({ subset: names.optional(), how: z.enum(['any', 'all']).optional() }).strict(),
+  dropna: z.object({ subset: names.optional(), how: z.enum(['any', 'all']).optional(), thresh: whole.optional() }).strict(),
   'groupby-chunk': z.object({ spec: groupbySpec }).strict(),
   // A timeseries partition generated and grouped in one step (main/engine/compile/df-fuse.ts).
   'timeseries-groupby-chunk': z.object({ source: timeseriesSource, spec: groupbySpec }).strict(),

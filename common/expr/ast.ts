@@ -12,15 +12,21 @@ export type CmpOp = '==' | '!=' | '<' | '<=' | '>' | '>=';
 export type FnName =
   | 'abs' | 'round' | 'log'
   | 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'dayofweek'
-  | 'lower' | 'upper' | 'len' | 'contains' | 'startswith' | 'endswith' | 'split';
+  | 'lower' | 'upper' | 'len' | 'contains' | 'startswith' | 'endswith' | 'split'
+  | 'strip' | 'lstrip' | 'rstrip' | 'replace';
 export const FUNCTIONS: readonly FnName[] = [
   'abs', 'round', 'log', 'year', 'month', 'day', 'hour', 'minute', 'second', 'dayofweek',
-  'lower', 'upper', 'len', 'contains', 'startswith', 'endswith', 'split',
+  'lower', 'upper', 'len', 'contains', 'startswith', 'endswith', 'split', 'strip', 'lstrip', 'rstrip', 'replace',
 ];
 /** Components of a timestamp (UTC), each an int; dayofweek is pandas' (Monday 0). */
 export const TIME_FUNCTIONS: readonly FnName[] = ['year', 'month', 'day', 'hour', 'minute', 'second', 'dayofweek'];
-/** String methods (pandas' .str): lower, upper, len, contains / startswith / endswith a literal, split(s, sep, i). */
-export const STRING_FUNCTIONS: readonly FnName[] = ['lower', 'upper', 'len', 'contains', 'startswith', 'endswith', 'split'];
+/**
+ * String methods (pandas' .str): lower, upper, len, contains / startswith / endswith a literal,
+ * split(s, sep, i), strip / lstrip / rstrip (whitespace), replace(s, old, new) (literal text).
+ */
+export const STRING_FUNCTIONS: readonly FnName[] = ['lower', 'upper', 'len', 'contains', 'startswith', 'endswith', 'split', 'strip', 'lstrip', 'rstrip', 'replace'];
+/** The string methods whose result is a string (the others give an int or a bool). */
+export const STRING_RESULT: readonly FnName[] = ['lower', 'upper', 'split', 'strip', 'lstrip', 'rstrip', 'replace'];
 
 /** Literal values: numbers, strings, booleans, null, and timestamps (ms since the epoch, UTC). */
 export type Literal =

@@ -9,7 +9,7 @@
  * literals of the tested value's type; `is [not] null` takes anything. Comparing with the
  * literal null is an error that points to `is null`, because `x == null` is never true.
  */
-import { STRING_FUNCTIONS, TIME_FUNCTIONS, type CheckedExpr, type Literal, type Node, type ValueType } from './ast';
+import { STRING_FUNCTIONS, STRING_RESULT, TIME_FUNCTIONS, type CheckedExpr, type Literal, type Node, type ValueType } from './ast';
 import { ExprError } from './errors';
 import { parseExpr } from './parse';
 
@@ -119,7 +119,7 @@ class Checker {
       case 'isnull': return { ...n, arg: this.run(n.arg), type: 'bool' };
       case 'call': {
         const args = n.args.map((x) => this.run(x));
-        const arity = n.fn === 'round' ? [1, 2] : n.fn === 'split' ? [3, 3] : ['contains', 'startswith', 'endswith'].includes(n.fn) ? [2, 2] : [1, 1];
+        const arity = n.fn === 'round' ? [1, 2] : n.fn === 'split' || n.fn === 'replace' ? [3, 3] : ['contains', 'startswith', 'endswith'].includes(n.fn) ? [2, 2] : [1, 1];
         if (args.length < arity[0] || args.length > arity[1]) {
           const want = arity[0] === arity[1] ? `${arity[0]} argument` : `${arity[0]} or ${arity[1]} arguments`;
           throw new ExprError('EXPR_SYNTAX', n.pos, `expected ${want} in ${n.fn}(...), found ${args.length}`, this.src);
@@ -134,7 +134,9 @@ class Checker {
           if (args.length > 1 && args[1].kind !== 'str') this.typeError(args[1].pos, `${n.fn}(s, text${n.fn === 'split' ? ', i' : ''}) needs text to be a string literal`);
           if (n.fn === 'split' && (args[2].kind !== 'num' || args[2].type !== 'int')) this.typeError(args[2].pos, 'split(s, sep, i) needs i to be an integer literal');
           if (n.fn === 'split' && args[1].kind === 'str' && args[1].value === '') this.typeError(args[1].pos, 'split(s, sep, i) needs a non-empty separator');
-          const type: ValueType = n.fn === 'len' ? 'int' : n.fn === 'lower' || n.fn === 'upper' || n.fn === 'split' ? 'string' : 'bool';
+          if (n.fn === 'replace' && args[2].kind !== 'str') this.typeError(args[2].pos, 'replace(s, old, new) needs new to be a string literal');
+          if (n.fn === 'replace' && args[1].kind === 'str' && args[1].value === '') this.typeError(args[1].pos, 'replace(s, old, new) needs a non-empty old text');
+          const type: ValueType = n.fn === 'len' ? 'int' : STRING_RESULT.includes(n.fn) ? 'string' : 'bool';
           return { ...n, args, type };
         }
         if (!isNum(x.type)) this.typeError(n.pos, `${n.fn}() needs a number, but ${this.what(x)} is not one`);

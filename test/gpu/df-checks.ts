@@ -13,7 +13,7 @@
  */
 import type { Table } from 'apache-arrow';
 import type { DfAddon } from '../../native/df';
-import { boolVector, floatVector, intVector, stringVector, timestampVector } from '../../worker/kernels/df/build';
+import { boolVector, floatVector, int64Vector, intVector, stringVector, timestampVector } from '../../worker/kernels/df/build';
 import { filterNative, groupbyChunkNative, hashJoinNative } from '../../worker/kernels/df/gpu';
 import { groupby, groupbyAggregate, type GroupbySpec } from '../../worker/kernels/df/groupby';
 import { tableOf } from '../../worker/kernels/df/gather';
@@ -201,6 +201,12 @@ export async function runDfChecks(kernels: { addon: DfAddon } | { unavailable: s
     const r = await groupbyChunkNative(cuda.cudaDfGroupby, table, { by: ['name'], aggs: [{ column: 'id', agg: 'nunique' }] });
     return 'unsupported' in r ? null : 'nunique ran on the device; the partial would lack its value lists';
   });
+  for (const agg of ['prod', 'first', 'last', 'median'] as const) {
+    await check(`groupby ${agg} falls back (not on the device)`, async () => {
+      const r = await groupbyChunkNative(cuda.cudaDfGroupby, table, { by: ['name'], aggs: [{ column: 'id', agg }] });
+      return 'unsupported' in r ? null : `${agg} ran on the device, whose partials lack its statistic`;
+    });
+  }
   for (const g of TIMESERIES_GROUPBYS) {
     await check(`timeseries groupby ${g.name}`, async () => {
       const src = { ...g.source, rows: Math.round(g.source.rows * scale) };
@@ -225,6 +231,21 @@ export async function runDfChecks(kernels: { addon: DfAddon } | { unavailable: s
     const [l, r] = joinSides(7, 300, 50, 40);
     const got = await hashJoinNative(cuda.cudaDfJoin, l, r, { how: 'inner', on: ['id'] });
     return 'unsupported' in got ? null : 'the device joined null keys, which it cannot match';
+  });
+  for (const how of ['leftsemi', 'leftanti'] as const) {
+    await check(`join ${how} is left to the host`, async () => {
+      const [l, r] = joinSides(8, 300, 50, 40);
+      const got = await hashJoinNative(cuda.cudaDfJoin, l, r, { how, on: ['id'], nulls: 'never' });
+      return 'unsupported' in got ? null : `the device ran a ${how} join, which it does not have`;
+    });
+  }
+  await check('int64 keys beyond 2^53 are left to the host (the device keys float64 views)', async () => {
+    const big = (xs: bigint[]) => tableOf([{ name: 'k', vector: int64Vector(BigInt64Array.from(xs)) }]);
+    const two = 2n ** 53n;
+    const got = await hashJoinNative(cuda.cudaDfJoin, big([two, two + 1n]), big([two + 1n]), { how: 'inner', on: ['k'], nulls: 'never' });
+    if (!('unsupported' in got)) return 'the device joined keys beyond 2^53, which its float64 offsets round';
+    const g = await groupbyChunkNative(cuda.cudaDfGroupby, big([two, two + 1n]), { by: ['k'], aggs: [{ agg: 'size' }] });
+    return 'unsupported' in g ? null : 'the device grouped keys beyond 2^53, which its float64 offsets round';
   });
   return results;
 }

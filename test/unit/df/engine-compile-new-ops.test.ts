@@ -4,7 +4,12 @@
  * string and timestamp functions): each error names the node, the field and what is wrong,
  * before any task runs.
  */
+import { tableFromArrays } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
+import { timestampVector } from '../../../worker/kernels/df/build';
+import { numView } from '../../../worker/kernels/df/columns';
+import { tableOf } from '../../../worker/kernels/df/gather';
+import { rolling } from '../../../worker/kernels/df/window';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { validateWorkflow } from '../../../main/engine/validate';
 
@@ -18,6 +23,13 @@ const ts: N = ['ts', 'timeseries', { partitions: 4, rows_per_partition: 100 }];
 const one: N = ['small', 'timeseries', { partitions: 1, rows_per_partition: 10 }];
 
 describe('compile-time checks of the new dataframe nodes', () => {
+  it("map: a string or number column, a mapping of one value kind", () => {
+    expect(() => compile(wf([ts, ['m', 'map', { column: 'timestamp', mapping: { a: 1 } }]]))).toThrow(/params\.column \(node 'm'\): column 'timestamp' is timestamp; map takes a string or number column/);
+    expect(() => compile(wf([ts, ['m', 'map', { column: 'name', mapping: { Bob: 1, Ann: 'x' } }]]))).toThrow(/params\.mapping \(node 'm'\): mixes number and string values/);
+    expect(() => compile(wf([ts, ['m', 'map', { column: 'name', mapping: ['Bob'] }]]))).toThrow(/params\.mapping \(node 'm'\): must be an object/);
+    expect(compile(wf([ts, ['m', 'map', { column: 'name', mapping: { Bob: 1.5, Ann: null }, as: 'w' }]])).outputs.m).toMatchObject({ columns: expect.arrayContaining([{ name: 'w', type: 'float' }]) });
+  });
+
   it('merge how right: no broadcast, a shared key of one type', () => {
     const m = (params: Record<string, unknown>) => wf([ts, one, ['m', 'merge', params]], [['ts', 'm', 'left'], ['small', 'm', 'right']]);
     expect(() => compile(m({ how: 'right', on: ['name'], strategy: 'broadcast' }))).toThrow(/params\.strategy \(node 'm'\): broadcast cannot do a right join/);
@@ -39,6 +51,17 @@ describe('compile-time checks of the new dataframe nodes', () => {
     expect(() => compile(wf([ts, ['f', 'fillna', { value: 'none', columns: ['x'] }]]))).toThrow(/params\.columns \(node 'f'\): column 'x' is float and cannot hold "none"/);
     expect(() => compile(wf([ts, ['f', 'fillna', { value: 0.5, columns: ['id'] }]]))).toThrow(/column 'id' is int and cannot hold 0\.5/);
     expect(() => compile(wf([ts, ['f', 'dropna', { subset: ['q'] }]]))).toThrow(/params\.subset \(node 'f'\): unknown column 'q'/);
+  });
+
+  it("rolling over time: '2h' needs on, a timestamp column; the task refuses an unsorted time", async () => {
+    const agg = [{ column: 'x', agg: 'sum' }];
+    expect(() => compile(wf([ts, ['r', 'rolling', { window: '2h', aggs: agg }]]))).toThrow(/params\.on \(node 'r'\): a time window \('2h'\) needs on/);
+    expect(() => compile(wf([ts, ['r', 'rolling', { window: '2 hours', on: 'timestamp', aggs: agg }]]))).toThrow(/params\.window \(node 'r'\): window '2 hours' is not a period/);
+    expect(() => compile(wf([ts, ['r', 'rolling', { window: '2h', on: 'x', aggs: agg }]]))).toThrow(/params\.on \(node 'r'\): column 'x' is float, not a timestamp/);
+    expect(() => compile(wf([ts, ['r', 'rolling', { window: 3, on: 'timestamp', aggs: agg }]]))).toThrow(/params\.on \(node 'r'\): is for a time window/);
+    const t = tableFromArrays({ at: Float64Array.of(0, 7200000, 3600000), v: Float64Array.of(1, 2, 3) });
+    const stamped = tableOf([{ name: 'at', vector: timestampVector(numView(t.getChild('at')!, 'at').values) }, { name: 'v', vector: t.getChild('v')! }]);
+    expect(() => rolling([], stamped, { window: 1, on: 'at', windowMs: 3600000, cols: [{ column: 'v', agg: 'sum', as: 's' }] })).toThrow(/column 'at' is not sorted ascending \(1970-01-01T01:00:00\.000Z after 1970-01-01T02:00:00\.000Z\)/);
   });
 
   it('rolling: a whole window, numeric columns, known aggregates', () => {

@@ -37,7 +37,7 @@ describe('dataframe compile-time checks', () => {
     expect(() => compile(wf([ts, ['g', 'groupby', { by: ['nam'], aggs: [{ column: 'x', agg: 'mean' }] }]]))).toThrow(
       /nodes\[1\]\.params\.by \(node 'g'\): unknown column 'nam'; available columns: timestamp, id, name, x, y/,
     );
-    expect(() => compile(wf([ts, ['g', 'groupby', { by: ['name'], aggs: [{ column: 'x', agg: 'median' }] }]]))).toThrow(/params\.aggs\[0\]\.agg \(node 'g'\): must be one of sum, mean/);
+    expect(() => compile(wf([ts, ['g', 'groupby', { by: ['name'], aggs: [{ column: 'x', agg: 'mode' }] }]]))).toThrow(/params\.aggs\[0\]\.agg \(node 'g'\): must be one of sum, mean/);
     expect(() => compile(wf([ts, ['g', 'groupby', { by: ['id'], aggs: [{ column: 'name', agg: 'mean' }] }]]))).toThrow(/params\.aggs\[0\]\.agg \(node 'g'\): cannot take the mean of column 'name' \(string\)/);
     expect(() => compile(wf([ts, ['s', 'sort', { by: ['x', 'q'] }]]))).toThrow(/params\.by \(node 's'\): unknown column 'q'/);
     const two = wf([ts, ['t2', 'timeseries', { partitions: 2, rows_per_partition: 10 }], ['r', 'rename', { mapping: { id: 'key' } }], ['m', 'merge', { on: ['id'] }]], [['t2', 'r', 'df'], ['ts', 'm', 'left'], ['r', 'm', 'right']]);
@@ -64,8 +64,8 @@ describe('dataframe compile-time checks', () => {
   });
 
   it('merge: broadcast when the right side is one partition, a hash shuffle otherwise', () => {
-    const plan = (rightParts: number, how = 'inner') => {
-      const c = compile(wf([ts, ['r', 'timeseries', { partitions: rightParts, rows_per_partition: 5, columns: ['id', 'y'] }], ['m', 'merge', { on: ['id'], how }]], [['ts', 'm', 'left'], ['r', 'm', 'right']]));
+    const plan = (rightParts: number, how = 'inner', strategy = 'auto') => {
+      const c = compile(wf([ts, ['r', 'timeseries', { partitions: rightParts, rows_per_partition: 5, columns: ['id', 'y'] }], ['m', 'merge', { on: ['id'], how, strategy }]], [['ts', 'm', 'left'], ['r', 'm', 'right']]));
       return [...c.tasks.values()].filter((t) => t.node === 'm').map((t) => (t.spec.kind === 'df' ? t.spec.op : ''));
     };
     expect(plan(1)).toEqual(Array(4).fill('broadcast-join'));
@@ -74,6 +74,10 @@ describe('dataframe compile-time checks', () => {
     expect(hashed.filter((o) => o === 'gather-part')).toHaveLength(8);
     expect(hashed.filter((o) => o === 'join')).toHaveLength(4);
     expect(plan(1, 'outer').filter((o) => o === 'join')).toHaveLength(4);
+    // A broadcast of a right side of 3 partitions concatenates it once, then joins each left partition with it.
+    for (const how of ['inner', 'left', 'leftsemi', 'leftanti']) expect(plan(3, how, 'broadcast')).toEqual(['concat', ...Array(4).fill('broadcast-join')]);
+    expect(plan(3, 'leftsemi').filter((o) => o === 'join')).toHaveLength(4);
+    expect(() => plan(3, 'outer', 'broadcast')).toThrow(/params\.strategy \(node 'm'\): broadcast cannot do an outer join/);
   });
 
   it('globs match * and ? within one name, not a leading dot; no file is an error naming the field', () => {

@@ -102,4 +102,15 @@ describe('expression evaluation (column-wise)', () => {
     const vec = compileForTables(checked).evaluate(withNull);
     expect(vec.t === 'bool' && Array.from(vec.values)).toEqual([0, 0, 0]);
   });
+
+  it('replace and strip: literal text, errors naming the argument', () => {
+    expect(compileExpr("replace(name, '-', '_')", schema).type).toBe('string');
+    expect(compileExpr('strip(name)', schema).type).toBe('string');
+    expect(err(() => compileExpr("replace(name, '-', n)", schema)).message).toContain('replace(s, old, new) needs new to be a string literal');
+    expect(err(() => compileExpr("replace(name, '', 'x')", schema)).message).toContain('needs a non-empty old text');
+    expect(err(() => compileExpr('strip(n)', schema)).message).toContain('strip() needs a string');
+    const t = tableFromArrays({ name: ['  a-b ', 'c.*', null] as unknown as string[] });
+    const out = assign(t, { r: "replace(name, '.*', '!')", s: 'strip(name)', l: 'lstrip(name)' });
+    expect(rows(out).map((r) => [r.r, r.s, r.l])).toEqual([['  a-b ', 'a-b', 'a-b '], ['c!', 'c.*', 'c.*'], [null, null, null]]);
+  });
 });

@@ -56,6 +56,6 @@ describe('groupby (chunk, combine, aggregate)', () => {
     pop.forEach((r, i) => expect(r.salary_var as number).toBeCloseTo(want[i], 3));
     expect(() => groupby(t, { by: ['dept'], aggs: [{ column: 'name', agg: 'mean' }] })).toThrow("cannot take the mean of column 'name' (string)");
     expect(() => groupby(t, { by: ['nope'], aggs: [{ column: 'age', agg: 'sum' }] })).toThrow("unknown column 'nope'");
-    expect(() => groupby(t, { by: ['dept'], aggs: [{ column: 'age', agg: 'median' as never }] })).toThrow("aggs[0].agg is 'median'");
+    expect(() => groupby(t, { by: ['dept'], aggs: [{ column: 'age', agg: 'mode' as never }] })).toThrow("aggs[0].agg is 'mode'");
   });
 });

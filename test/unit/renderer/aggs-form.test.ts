@@ -17,7 +17,7 @@ describe('aggregation rows', () => {
     expect(aggRowsValue([{ column: ' x ', agg: 'max', as: ' ' }])).toEqual([{ column: 'x', agg: 'max' }]);
   });
   it('says which entry it cannot read instead of dropping it', () => {
-    expect(readAggRows([{ column: 'x', agg: 'median' }]).error).toBe('aggs[0] is not {column, agg}: {"column":"x","agg":"median"}');
+    expect(readAggRows([{ column: 'x', agg: 'mode' }]).error).toBe('aggs[0] is not {column, agg}: {"column":"x","agg":"mode"}');
     expect(readAggRows('mean').error).toMatch(/not a list/);
     expect(readAggRows(undefined)).toEqual({ rows: [], error: null });
   });

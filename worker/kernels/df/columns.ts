@@ -5,6 +5,8 @@
  * are viewed without copying, which is the common case (the timeseries, IPC from other workers).
  *
  * Ints are viewed as float64 (exact up to 2^53); timestamps and dates as ms since the epoch.
+ * int64View gives an Int64 column's exact values, for the steps that must not round them (keys,
+ * Parquet writes).
  */
 import { DataType, TimeUnit, DateUnit, type Data, type Table, type Vector } from 'apache-arrow';
 import type { ValueType } from '../../../common/expr/ast';
@@ -13,6 +15,10 @@ import { validBytes } from './bitmap';
 
 export interface NumView {
   values: Float64Array;
+  valid: Uint8Array | null;
+}
+export interface Int64View {
+  values: BigInt64Array;
   valid: Uint8Array | null;
 }
 export interface StrView {
@@ -102,6 +108,20 @@ export function numView(v: Vector, name: string): NumView {
     at += d.length;
   }
   return { values, valid: concatValid(parts, v.length) };
+}
+
+/** The exact values of a signed 64-bit integer column, or null for any other type. */
+export function int64View(v: Vector): Int64View | null {
+  if (!DataType.isInt(v.type) || v.type.bitWidth !== 64 || !v.type.isSigned) return null;
+  const chunk = (d: Data) => (d.values as BigInt64Array).subarray(0, d.length);
+  if (v.data.length === 1) return { values: chunk(v.data[0]), valid: validBytes(v.data[0]) };
+  const values = new BigInt64Array(v.length);
+  let at = 0;
+  for (const d of v.data) {
+    values.set(chunk(d), at);
+    at += d.length;
+  }
+  return { values, valid: concatValid(v.data.map((d) => ({ n: d.length, valid: validBytes(d) })), v.length) };
 }
 
 const decoder = new TextDecoder();

@@ -222,10 +222,16 @@ function timePart(fn: string, ms: number): number {
  * A string method on one value: lower / upper / split give strings, len an int (code points, as
  * Python's len), contains / startswith / endswith a boolean (the text is literal, not a regular
  * expression: pandas' regex=False). split(s, sep, i) is part i of s.split(sep) (negative i counts
- * from the end), null when there is no such part, as pandas' s.str.split(sep).str[i].
+ * from the end), null when there is no such part, as pandas' s.str.split(sep).str[i]. strip /
+ * lstrip / rstrip remove whitespace (Python's str.strip()); replace(s, old, new) replaces every
+ * occurrence of the literal old (pandas' regex=False); `arg` is split's i or replace's new.
  */
-function strCall(fn: string, s: string, text: string, i: number): string | number | boolean | null {
+function strCall(fn: string, s: string, text: string, arg: number | string): string | number | boolean | null {
   switch (fn) {
+    case 'strip': return s.trim();
+    case 'lstrip': return s.trimStart();
+    case 'rstrip': return s.trimEnd();
+    case 'replace': return s.split(text).join(String(arg));
     case 'lower': return s.toLowerCase();
     case 'upper': return s.toUpperCase();
     case 'len': return [...s].length;
@@ -234,6 +240,7 @@ function strCall(fn: string, s: string, text: string, i: number): string | numbe
     case 'endswith': return s.endsWith(text);
     default: {
       const parts = s.split(text);
+      const i = Number(arg);
       const k = i < 0 ? parts.length + i : i;
       return k >= 0 && k < parts.length ? parts[k] : null;
     }
@@ -241,7 +248,7 @@ function strCall(fn: string, s: string, text: string, i: number): string | numbe
 }
 
 /** A string method over a column: computed once per dictionary entry, then looked up by code. */
-function strVec(fn: string, v: Vec & { t: 'str' }, n: number, text: string, i: number, type: ValueType): Vec {
+function strVec(fn: string, v: Vec & { t: 'str' }, n: number, text: string, i: number | string, type: ValueType): Vec {
   const per = v.dict.map((s) => strCall(fn, s, text, i));
   const codes = v.codes;
   const valid = new Uint8Array(n);
@@ -434,7 +441,7 @@ function compile(node: Node): Compiled {
       if (STRING_FUNCTIONS.includes(fn)) {
         const text = second && second.kind === 'str' ? second.value : '';
         const third = node.args[2];
-        const i = third && third.kind === 'num' ? third.value : 0;
+        const i = third && third.kind === 'num' ? third.value : third && third.kind === 'str' ? third.value : 0;
         const type = node.type as ValueType;
         if (a.k === 'const') return { k: 'const', v: a.v === null ? null : strCall(fn, String(a.v), text, i) };
         return { k: 'vec', f: (ctx) => strVec(fn, a.f(ctx) as Vec & { t: 'str' }, ctx.n, text, i, type) };

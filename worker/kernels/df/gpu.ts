@@ -22,7 +22,7 @@ import { boolView, column, exprSchemaOf, numView, strView, valueTypeOf } from '.
 import { compileFilterCode } from './expr-code';
 import { takeTable } from './gather';
 import { NUMERIC_ONLY, newAcc, neededStats, stateToTable, tableOfKeys, validateSpec, type ColAcc, type GroupbySpec, type Stat, type State } from './groupby';
-import { joinedTable, joinKeys, type JoinSpec } from './join';
+import { isSemiJoin, joinedTable, joinKeys, type JoinSpec } from './join';
 
 export type Unsupported = { unsupported: string };
 export type FilterCall = DfAddon['cudaDfFilter'];
@@ -61,6 +61,8 @@ function intOffsets(sides: { values: Float64Array; valid: Uint8Array | null }[],
       const v = x[i];
       if (v !== v) continue;
       if (v !== Math.floor(v)) return { unsupported: `key '${name}' has non-integer values` };
+      // The offsets come from float64 views, which round int64 keys beyond 2^53: the host keys those exactly.
+      if (Math.abs(v) >= 2 ** 53) return { unsupported: `key '${name}' has values beyond 2^53` };
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
@@ -197,6 +199,7 @@ function hasMissing(t: Table, name: string): boolean {
 export async function hashJoinNative(run: DfAddon['cudaDfJoin'], left: Table, right: Table, spec: JoinSpec): Promise<Table | Unsupported> {
   const { lk, rk } = joinKeys(left, right, spec);
   if (spec.how === 'right') return { unsupported: 'the device join has no right join' };
+  if (isSemiJoin(spec.how)) return { unsupported: `the device join has no ${spec.how} join` };
   // The device kernel never matches a null key; pandas' default (nulls match) runs on the host.
   if (spec.nulls !== 'never' && (lk.some((k) => hasMissing(left, k)) || rk.some((k) => hasMissing(right, k)))) return { unsupported: 'null keys match (pandas), which the device join does not do' };
   const nl = left.numRows;

@@ -8,25 +8,29 @@
  * Partials are small Arrow tables: the key columns, then one column per statistic a requested
  * aggregate needs, named `<column>::<stat>`: count, sum, min, max (in the column's own type),
  * mean and m2 (Chan et al.'s parallel variance, so var/std combine exactly), uniq (a list of the
- * distinct values, for nunique), and `::size` (rows per group).
+ * distinct values, for nunique), prod, first and last (the group's first / last present value
+ * in the column's own type, any type; partials merge in partition order, so they stay the first
+ * and last in frame order), vals (every present value, for median), and `::size` (rows per
+ * group).
  *
  * Like pandas: rows whose key is null are dropped, nulls and NaN are skipped by every aggregate,
- * var and std use ddof=1 unless told, the sum of no values is 0, and min/max/mean of no values
- * are null.
+ * var and std use ddof=1 unless told, the sum of no values is 0 and the product 1, and
+ * min/max/mean/median/first/last of no values are null.
  */
-import { DataType, Field, List, makeData, makeVector, type Table, type Vector } from 'apache-arrow';
+import { DataType, Field, List, makeData, makeVector, type Data, type Table, type Vector } from 'apache-arrow';
 import type { ValueType } from '../../../common/expr/ast';
 import { AGG_NAMES, type AggName, type GroupbySpec } from '../../../common/df/groupby-spec';
 import { boolView, column, numView, strView, valueTypeOf } from './columns';
 import { floatVector, intVector, timestampVector, utf8Vector } from './build';
-import { concatTables, single, tableOf, takeTable } from './gather';
+import { concatTables, single, tableOf, takeData, takeTable } from './gather';
+import { missingMask } from './missing';
 import { factorize, firstRows } from './keys';
 import { sortTable } from './sort';
 
 // The spec's types live in common/df/groupby-spec.ts: main reads them while it compiles.
 export { AGG_NAMES, type AggName, type AggSpec, type GroupbySpec } from '../../../common/df/groupby-spec';
 
-export type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq';
+export type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq' | 'prod' | 'first' | 'last' | 'vals';
 
 export const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   sum: ['sum'],
@@ -37,8 +41,12 @@ export const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   var: ['count', 'mean', 'm2'],
   std: ['count', 'mean', 'm2'],
   nunique: ['uniq'],
+  prod: ['prod'],
+  first: ['first'],
+  last: ['last'],
+  median: ['vals'],
 };
-export const NUMERIC_ONLY = new Set<AggName>(['sum', 'mean', 'var', 'std']);
+export const NUMERIC_ONLY = new Set<AggName>(['sum', 'mean', 'var', 'std', 'prod', 'median']);
 
 /** Accumulators of one aggregated column, one slot per group. */
 export interface ColAcc {
@@ -51,6 +59,12 @@ export interface ColAcc {
   mean: Float64Array;
   m2: Float64Array;
   uniq: Set<string | number>[];
+  prod: Float64Array;
+  /** vals: every present value per group (median). */
+  vals: number[][];
+  /** first / last: one row per group, in the column's own type (null where the group has no value). */
+  first: Data | null;
+  last: Data | null;
 }
 
 /** Merged state of a groupby: the key rows and the accumulators. */
@@ -93,6 +107,10 @@ export function newAcc(type: ValueType, stats: Set<Stat>, g: number): ColAcc {
     mean: new Float64Array(g),
     m2: new Float64Array(g),
     uniq: stats.has('uniq') ? Array.from({ length: g }, () => new Set<string | number>()) : [],
+    prod: new Float64Array(stats.has('prod') ? g : 0).fill(1),
+    vals: stats.has('vals') ? Array.from({ length: g }, () => []) : [],
+    first: null,
+    last: null,
   };
 }
 
@@ -125,6 +143,7 @@ function chunkState(table: Table, spec: GroupbySpec): State {
     }
     const acc = newAcc(type === 'bool' ? 'int' : type, stats, groups);
     cols.set(name, acc);
+    pickEnds(acc, col, name, ids, groups);
     if (type === 'string') {
       const v = strView(col, name);
       for (let i = 0; i < n; i++) {
@@ -141,6 +160,23 @@ function chunkState(table: Table, spec: GroupbySpec): State {
   return { keys, groups, size, cols };
 }
 
+/** acc.first / acc.last: each group's first / last row with a present value in `col` (rows in order). */
+function pickEnds(acc: ColAcc, col: Vector, name: string, ids: Int32Array, groups: number): void {
+  if (!acc.stats.has('first') && !acc.stats.has('last')) return;
+  const miss = missingMask(col, name);
+  const first = new Int32Array(groups).fill(-1);
+  const last = new Int32Array(groups).fill(-1);
+  for (let i = 0; i < ids.length; i++) {
+    const g = ids[i];
+    if (g < 0 || miss[i]) continue;
+    if (first[g] < 0) first[g] = i;
+    last[g] = i;
+  }
+  const d = single(col);
+  if (acc.stats.has('first')) acc.first = takeData(d, first);
+  if (acc.stats.has('last')) acc.last = takeData(d, last);
+}
+
 function boolAsNum(col: Vector, name: string): { values: Float64Array; valid: Uint8Array | null } {
   const v = boolView(col, name);
   return { values: Float64Array.from(v.values), valid: v.valid };
@@ -152,6 +188,18 @@ function accumulateNumbers(acc: ColAcc, ids: Int32Array, x: Float64Array, valid:
   const wantMin = stats.has('min');
   const wantMax = stats.has('max');
   const wantUniq = stats.has('uniq');
+  if (stats.has('prod') || stats.has('vals')) {
+    const { prod, vals } = acc;
+    const wantProd = stats.has('prod');
+    const wantVals = stats.has('vals');
+    for (let i = 0; i < n; i++) {
+      const g = ids[i];
+      const v = x[i];
+      if (g < 0 || v !== v || (valid && !valid[i])) continue;
+      if (wantProd) prod[g] *= v;
+      if (wantVals) vals[g].push(v);
+    }
+  }
   if (!valid && !wantMin && !wantMax && !wantUniq) {
     // The hot path (sum/mean/count of a column without nulls): two adds per row.
     for (let i = 0; i < n; i++) {
@@ -198,7 +246,7 @@ function typedVector(values: Float64Array, type: ValueType, valid: Uint8Array | 
   return floatVector(values, valid);
 }
 
-function listVector(sets: Set<string | number>[], type: ValueType): Vector {
+function listVector(sets: Iterable<string | number>[], type: ValueType): Vector {
   const offs = new Int32Array(sets.length + 1);
   const flat: (string | number)[] = [];
   sets.forEach((s, g) => {
@@ -217,7 +265,9 @@ export function stateToTable(st: State): Table {
     for (const stat of acc.stats) {
       const key = `${name}${sep}${stat}`;
       if (stat === 'uniq') out.push({ name: key, vector: listVector(acc.uniq, acc.type) });
-      else if (stat === 'sum') out.push({ name: key, vector: typedVector(acc.sum, acc.type === 'int' ? 'int' : 'float', null) });
+      else if (stat === 'vals') out.push({ name: key, vector: listVector(acc.vals, 'float') });
+      else if (stat === 'first' || stat === 'last') out.push({ name: key, vector: makeVector(acc[stat] as Data) });
+      else if (stat === 'sum' || stat === 'prod') out.push({ name: key, vector: typedVector(acc[stat], acc.type === 'int' ? 'int' : 'float', null) });
       else if (stat === 'min' || stat === 'max') {
         // A group with no values in this column has no min/max: null, not +-Infinity.
         const x = acc[stat];
@@ -275,6 +325,7 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
     if (stats.has('min')) type = statType(all, `${name}${sep}min`);
     else if (stats.has('max')) type = statType(all, `${name}${sep}max`);
     else if (stats.has('sum')) type = statType(all, `${name}${sep}sum`);
+    else if (stats.has('prod')) type = statType(all, `${name}${sep}prod`);
     const acc = newAcc(type, stats, groups);
     cols.set(name, acc);
     const get = (s: Stat) => (stats.has(s) ? statCol(all, `${name}${sep}${s}`) : null);
@@ -302,6 +353,27 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
         acc.count[g] = na + nb;
       }
     }
+    if (stats.has('prod')) {
+      const p = statCol(all, `${name}${sep}prod`).values;
+      for (let i = 0; i < n; i++) if (ids[i] >= 0) acc.prod[ids[i]] *= p[i];
+    }
+    if (stats.has('vals')) {
+      const l = listValues(all, `${name}${sep}vals`);
+      for (let i = 0; i < n; i++) {
+        const g = ids[i];
+        if (g < 0) continue;
+        for (let k = l.offs[i]; k < l.offs[i + 1]; k++) acc.vals[g].push(l.values[k] as number);
+      }
+    }
+    // The partials are in partition order, so the first present row of a group among them is its first in the frame.
+    for (const end of ['first', 'last'] as const) {
+      if (!stats.has(end)) continue;
+      const v = column(all, `${name}${sep}${end}`, where);
+      const rows = new Int32Array(groups).fill(-1);
+      const miss = missingMask(v, name);
+      for (let i = 0; i < n; i++) if (ids[i] >= 0 && !miss[i] && (end === 'last' || rows[ids[i]] < 0)) rows[ids[i]] = i;
+      acc[end] = takeData(single(v), rows);
+    }
     if (stats.has('uniq')) {
       const l = listValues(all, `${name}${sep}uniq`);
       acc.type = l.type === 'string' ? 'string' : acc.type;
@@ -317,6 +389,13 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
 
 // ---- finalize -----------------------------------------------------------------------------------
 
+/** pandas' median: the middle value, or the mean of the two middle ones. */
+function median(xs: number[]): number {
+  const s = Float64Array.from(xs).sort();
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
 function finalize(st: State, spec: GroupbySpec): Table {
   const ddof = spec.ddof ?? 1;
   const out: { name: string; vector: Vector }[] = st.keys.schema.fields.map((f) => ({ name: f.name, vector: st.keys.getChild(f.name) as Vector }));
@@ -328,6 +407,10 @@ function finalize(st: State, spec: GroupbySpec): Table {
       continue;
     }
     const acc = st.cols.get(a.column as string) as ColAcc;
+    if (a.agg === 'first' || a.agg === 'last') {
+      out.push({ name, vector: makeVector(acc[a.agg] as Data) });
+      continue;
+    }
     const values = new Float64Array(g);
     const valid = new Uint8Array(g).fill(1);
     let type: ValueType = 'float';
@@ -337,6 +420,8 @@ function finalize(st: State, spec: GroupbySpec): Table {
         case 'sum': values[k] = acc.sum[k]; break;
         case 'count': values[k] = c; break;
         case 'nunique': values[k] = acc.uniq[k].size; break;
+        case 'prod': values[k] = acc.prod[k]; break;
+        case 'median': if (acc.vals[k].length > 0) values[k] = median(acc.vals[k]); else valid[k] = 0; break;
         case 'mean': if (c > 0) values[k] = acc.sum[k] / c; else valid[k] = 0; break;
         case 'min': if (acc.min[k] !== Infinity) values[k] = acc.min[k]; else valid[k] = 0; break;
         case 'max': if (acc.max[k] !== -Infinity) values[k] = acc.max[k]; else valid[k] = 0; break;
@@ -350,7 +435,7 @@ function finalize(st: State, spec: GroupbySpec): Table {
       }
     }
     if (a.agg === 'count' || a.agg === 'nunique') type = 'int';
-    else if (a.agg === 'sum') type = acc.type === 'int' ? 'int' : 'float';
+    else if (a.agg === 'sum' || a.agg === 'prod') type = acc.type === 'int' ? 'int' : 'float';
     else if (a.agg === 'min' || a.agg === 'max') type = acc.type;
     out.push({ name, vector: typedVector(values, type, valid) });
   }

@@ -1,5 +1,6 @@
 /**
- * Hash join of two partitions (inner, left, right, outer), the per-partition step of both join plans:
+ * Hash join of two partitions (inner, left, right, outer, leftsemi, leftanti), the per-partition
+ * step of both join plans:
  *
  * - hash-partitioned: both sides are first split with hashPartition on their keys into k parts;
  *   part p of the left joins part p of the right.
@@ -13,13 +14,21 @@
  * right-only rows); other same-named columns get suffixes (_x, _y by default), as pandas.merge.
  * Null (and NaN) keys match each other, as pandas.merge does; `nulls: 'never'` is SQL's join,
  * where a null key matches nothing.
+ *
+ * leftsemi / leftanti (dask's merge how='leftsemi', pandas' `left[left.k.isin(right.k)]` and its
+ * negation): the left rows with at least one match (semi) or none (anti), each once, in left
+ * order, with the left columns only. Each left row's answer depends only on whether its key is on
+ * the right, so both plans are correct for them, as for inner and left joins.
  */
 import { makeVector, type Table, type Vector } from 'apache-arrow';
 import { column } from './columns';
-import { concatData, single, tableOf, takeData } from './gather';
+import { concatData, single, tableOf, takeData, takeTable } from './gather';
 import { factorize } from './keys';
 
-export type JoinHow = 'inner' | 'left' | 'right' | 'outer';
+import { JOIN_HOWS, type JoinHow } from '../../../common/df/op-params';
+export { JOIN_HOWS, type JoinHow };
+/** The joins that keep the left columns only. */
+export const isSemiJoin = (how: JoinHow): how is 'leftsemi' | 'leftanti' => how === 'leftsemi' || how === 'leftanti';
 
 export interface JoinSpec {
   how: JoinHow;
@@ -38,12 +47,12 @@ function keysOf(spec: JoinSpec): { lk: string[]; rk: string[] } {
   const rk = spec.on ?? spec.rightOn;
   if (!lk || !rk || lk.length === 0) throw new Error("join: give 'on' (names on both sides) or 'leftOn' and 'rightOn'");
   if (lk.length !== rk.length) throw new Error(`join: leftOn has ${lk.length} columns but rightOn has ${rk.length}`);
-  if (!['inner', 'left', 'right', 'outer'].includes(spec.how)) throw new Error(`join: how is '${String(spec.how)}'; expected inner, left, right or outer`);
+  if (!JOIN_HOWS.includes(spec.how)) throw new Error(`join: how is '${String(spec.how)}'; expected ${JOIN_HOWS.join(', ')}`);
   return { lk, rk };
 }
 
 /** Row pairs of the join: left row or -1, right row or -1. */
-function matchRows(left: Table, right: Table, lk: string[], rk: string[], how: JoinHow, nulls: JoinSpec['nulls']): { li: Int32Array; ri: Int32Array } {
+function matchRows(left: Table, right: Table, lk: string[], rk: string[], how: 'inner' | 'left' | 'outer', nulls: JoinSpec['nulls']): { li: Int32Array; ri: Int32Array } {
   const { ids: [lid, rid], groups } = factorize([left, right], [lk, rk], 'join', nulls !== 'never');
   // Right rows bucketed by group id (counting sort: CSR offsets + rows).
   const start = new Int32Array(groups + 1);
@@ -93,9 +102,20 @@ function matchRows(left: Table, right: Table, lk: string[], rk: string[], how: J
   return { li, ri };
 }
 
+/** The left rows whose key is (semi) or is not (anti) on the right, in left order. */
+function semiRows(left: Table, right: Table, lk: string[], rk: string[], anti: boolean, nulls: JoinSpec['nulls']): Int32Array {
+  const { ids: [lid, rid], groups } = factorize([left, right], [lk, rk], 'join', nulls !== 'never');
+  const onRight = new Uint8Array(groups);
+  for (let i = 0; i < rid.length; i++) if (rid[i] >= 0) onRight[rid[i]] = 1;
+  const rows: number[] = [];
+  for (let i = 0; i < lid.length; i++) if ((lid[i] >= 0 && onRight[lid[i]] === 1) !== anti) rows.push(i);
+  return Int32Array.from(rows);
+}
+
 /** Hash join of two tables. A right join is the left join of the sides swapped (pandas' row order: right rows in order, each with its matches in left order). */
 export function hashJoin(left: Table, right: Table, spec: JoinSpec): Table {
   const { lk, rk } = joinKeys(left, right, spec);
+  if (isSemiJoin(spec.how)) return takeTable(left, semiRows(left, right, lk, rk, spec.how === 'leftanti', spec.nulls));
   if (spec.how === 'right') {
     const { li: r, ri: l } = matchRows(right, left, rk, lk, 'left', spec.nulls);
     return joinedTable(left, right, spec, l, r);
@@ -148,7 +168,7 @@ export function joinedTable(left: Table, right: Table, spec: JoinSpec, li: Int32
 
 /**
  * Join of one partition of a large left side with a whole small right side (broadcast plan):
- * inner or left only (see the module comment).
+ * inner, left, leftsemi or leftanti (see the module comment).
  */
 export function broadcastJoin(partition: Table, small: Table, spec: JoinSpec): Table {
   if (spec.how === 'outer' || spec.how === 'right') throw new Error('join: a right or outer join cannot broadcast the right side (its unmatched rows would repeat per partition); use the hash-partitioned plan');

@@ -7,9 +7,13 @@
  * dictionary, numbers through a Map, booleans as 0/1); codes of successive columns are then
  * combined pairwise (a * cardB + b) and compacted back to [0, groups), which keeps the products
  * below 2^53 whatever the number of keys.
+ *
+ * Numbers are keyed by value: an int64 beyond 2^53 by its exact bigint (2^53 and 2^53 + 1 are two
+ * keys, as in pandas), an integral float beyond 2^53 by the bigint it equals, so an int key and a
+ * float key of one value still meet.
  */
 import type { Table } from 'apache-arrow';
-import { boolView, column, numView, strView, valueTypeOf } from './columns';
+import { boolView, column, int64View, numView, strView, valueTypeOf } from './columns';
 
 export interface KeyCodes {
   /** Group id per row of each table; -1 where a key is null and nulls are dropped. */
@@ -48,9 +52,20 @@ function columnCodes(tables: Table[], names: string[], where: string): { codes: 
     });
     return { codes, card: 2 };
   }
-  const index = new Map<number, number>();
+  const index = new Map<number | bigint, number>();
+  const code = (key: number | bigint) => {
+    let c = index.get(key);
+    if (c === undefined) {
+      c = index.size;
+      index.set(key, c);
+    }
+    return c;
+  };
   const codes = tables.map((t, k) => {
-    const v = numView(column(t, names[k], where), names[k]);
+    const col = column(t, names[k], where);
+    // Beyond 2^53 the float view rounds: those rows (only those, so the usual loop stays as fast) are keyed by their exact value.
+    const exact = int64View(col)?.values;
+    const v = numView(col, names[k]);
     const n = v.values.length;
     const out = new Int32Array(n);
     const x = v.values;
@@ -60,12 +75,7 @@ function columnCodes(tables: Table[], names: string[], where: string): { codes: 
         out[i] = -1;
         continue;
       }
-      let c = index.get(val === 0 ? 0 : val);
-      if (c === undefined) {
-        c = index.size;
-        index.set(val === 0 ? 0 : val, c);
-      }
-      out[i] = c;
+      out[i] = code(val === 0 ? 0 : Math.abs(val) < 2 ** 53 ? val : exact ? exact[i] : Number.isFinite(val) ? BigInt(val) : val);
     }
     return out;
   });

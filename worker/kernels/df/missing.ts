@@ -85,13 +85,15 @@ export function fillna(table: Table, value: FillValue, subset?: string[]): Table
 }
 
 /** Rows without a missing value in `subset` (how 'any'), or with at least one present (how 'all'). */
-export function dropna(table: Table, subset?: string[], how: 'any' | 'all' = 'any'): Table {
+export function dropna(table: Table, subset?: string[], how: 'any' | 'all' = 'any', thresh?: number): Table {
   const masks = names(table, subset, 'dropna').map((n) => missingMask(column(table, n, 'dropna'), n));
+  // pandas: thresh (rows need at least that many present values) takes the place of how.
+  const need = thresh ?? (how === 'any' ? masks.length : 1);
   const keep = new Uint8Array(table.numRows);
   for (let i = 0; i < keep.length; i++) {
     let missing = 0;
     for (const m of masks) missing += m[i];
-    keep[i] = how === 'any' ? (missing === 0 ? 1 : 0) : missing < masks.length ? 1 : 0;
+    keep[i] = masks.length - missing >= need ? 1 : 0;
   }
   return filterTable(table, keep);
 }

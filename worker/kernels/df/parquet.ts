@@ -4,14 +4,16 @@
  * row group. Hyparquet gives plain JS values (numbers, bigints, strings, Dates, null), which are
  * packed into Arrow columns here: doubles/floats -> Float64, ints -> Int64 (Int32 stays Int32),
  * booleans -> Bool, strings -> dictionary Utf8, timestamps/dates -> TimestampMillisecond.
+ * INT64 travels as bigints both ways (BigInt64Array <-> Arrow Int64), so values beyond 2^53 keep
+ * every digit, as pandas' int64 does.
  */
 import { writeFileNoFollow } from '../../../common/safe-files';
 import { DataType, type Table, type Vector } from 'apache-arrow';
 import { parquetReadObjects, parquetSchema } from 'hyparquet';
 import { fileAsyncBuffer, parquetFooter } from './parquet-file';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { boolVector, floatVector, int32Vector, intVector, stringVector, timestampVector } from './build';
-import { boolView, numView, strView, valueTypeOf } from './columns';
+import { boolVector, floatVector, int32Vector, int64Vector, stringVector, timestampVector } from './build';
+import { boolView, int64View, numView, strView, valueTypeOf } from './columns';
 import { expandGlob } from './glob';
 import { tableOf } from './gather';
 
@@ -93,6 +95,16 @@ function toVector(values: unknown[], kind: Kind): Vector {
     }
     return boolVector(b, valid);
   }
+  if (kind === 'int64') {
+    const b = new BigInt64Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (v === null || v === undefined) continue;
+      b[i] = typeof v === 'bigint' ? v : BigInt(v as number);
+      valid[i] = 1;
+    }
+    return int64Vector(b, valid);
+  }
   const x = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const v = values[i];
@@ -102,7 +114,6 @@ function toVector(values: unknown[], kind: Kind): Vector {
   }
   if (kind === 'timestamp') return timestampVector(x, valid);
   if (kind === 'int32') return int32Vector(Int32Array.from(x), valid);
-  if (kind === 'int64') return intVector(x, valid);
   // A float NaN is pandas' missing value: keep it as null.
   for (let i = 0; i < n; i++) if (x[i] !== x[i]) valid[i] = 0;
   return floatVector(x, valid);
@@ -166,6 +177,11 @@ function columnSource(table: Table, name: string): { name: string; data: unknown
     const b = boolView(v, name);
     for (let i = 0; i < n; i++) data[i] = b.valid && !b.valid[i] ? null : b.values[i] === 1;
     return { name, data, type: 'BOOLEAN', nullable: true };
+  }
+  const exact = int64View(v);
+  if (exact) {
+    for (let i = 0; i < n; i++) data[i] = exact.valid && !exact.valid[i] ? null : exact.values[i];
+    return { name, data, type: 'INT64', nullable: true };
   }
   const x = numView(v, name);
   const int32 = DataType.isInt(v.type) && v.type.bitWidth <= 32;

@@ -3,32 +3,46 @@
  * the start of their period (closed and labelled left; periods that divide a day, so bins start
  * at midnight UTC as pandas' default origin 'start_day' has them), grouped with the groupby tree,
  * and the bins between the first and the last that hold no row are added: sums, counts, sizes and
- * nunique of an empty bin are 0, the other aggregates null (pandas' NaN).
+ * nunique of an empty bin are 0, the other aggregates null (pandas' NaN). Calendar periods
+ * ('W', 'M', 'MS': common/df/period.ts) bin by their label instead, and the empty bins between
+ * step by the calendar.
  */
 import { DataType, type Table, type Vector } from 'apache-arrow';
 import { column, numView } from './columns';
 import { floatVector, intVector, timestampVector } from './build';
 import { tableOf } from './gather';
-import { periodMs } from '../../../common/df/period';
+import { calendarLabel, calendarNext, periodMs, type Calendar } from '../../../common/df/period';
 
 export { periodMs };
 
-/** The table with column `on` replaced by the start of each row's period. */
-export function resampleBin(table: Table, on: string, period: number): Table {
+/** The table with column `on` replaced by the start of each row's period (a calendar period: its label). */
+export function resampleBin(table: Table, on: string, period: number, calendar?: Calendar): Table {
   const v = numView(column(table, on, 'resample'), on);
-  const bins = Float64Array.from(v.values, (x) => Math.floor(x / period) * period);
+  const bins = Float64Array.from(v.values, (x) => (calendar ? calendarLabel(x, calendar) : Math.floor(x / period) * period));
   return tableOf(table.schema.fields.map((f) => ({ name: f.name, vector: f.name === on ? timestampVector(bins, v.valid) : (table.getChild(f.name) as Vector) })), table.numRows);
 }
 
 /** A groupby result keyed by bin starts (sorted), with the empty bins between added. */
-export function resampleFill(grouped: Table, on: string, period: number, zero: string[]): Table {
+export function resampleFill(grouped: Table, on: string, period: number, zero: string[], calendar?: Calendar): Table {
   const key = numView(column(grouped, on, 'resample'), on).values;
   const n = grouped.numRows;
   if (n === 0) return grouped;
   const first = key[0];
-  const count = Math.round((key[n - 1] - first) / period) + 1;
-  const slot = Int32Array.from(key, (k) => Math.round((k - first) / period));
-  const bins = Float64Array.from({ length: count }, (_, i) => first + i * period);
+  let bins: Float64Array;
+  let slot: Int32Array;
+  if (calendar) {
+    const labels: number[] = [];
+    for (let b = first; b <= key[n - 1]; b = calendarNext(b, calendar)) labels.push(b);
+    const at = new Map(labels.map((b, i) => [b, i]));
+    bins = Float64Array.from(labels);
+    slot = Int32Array.from(key, (k) => at.get(k) ?? -1);
+    if (slot.includes(-1)) throw new Error(`resample: a bin of '${on}' is not a ${calendar} label; was it made by resample-bin with the same calendar?`);
+  } else {
+    const count = Math.round((key[n - 1] - first) / period) + 1;
+    slot = Int32Array.from(key, (k) => Math.round((k - first) / period));
+    bins = Float64Array.from({ length: count }, (_, i) => first + i * period);
+  }
+  const count = bins.length;
   const out: { name: string; vector: Vector }[] = [{ name: on, vector: timestampVector(bins) }];
   for (const f of grouped.schema.fields) {
     if (f.name === on) continue;

@@ -1,10 +1,11 @@
 /**
  * Sorting one partition by one or more columns, stable, nulls last (pandas' defaults). Each key
  * becomes a Float64Array of sort ranks (numbers as themselves, strings as their rank in sorted
- * order of the dictionary), so the comparator only compares numbers.
+ * order of the dictionary), so the comparator only compares numbers. An int64 column holding
+ * values beyond 2^53 (where float64 rounds) is ranked by its exact values instead.
  */
 import type { Table } from 'apache-arrow';
-import { column, numView, strView, boolView, valueTypeOf } from './columns';
+import { column, int64View, numView, strView, boolView, valueTypeOf } from './columns';
 import { takeTable } from './gather';
 
 interface RankKey {
@@ -12,6 +13,18 @@ interface RankKey {
   /** 1 where the row has a value (null and NaN sort last). */
   ok: Uint8Array;
   sign: number;
+}
+
+/** Each value's rank among the distinct values (equal values share a rank). */
+function exactRanks(b: BigInt64Array): Float64Array {
+  const order = Int32Array.from(b.keys()).sort((i, j) => (b[i] < b[j] ? -1 : b[i] > b[j] ? 1 : 0));
+  const rank = new Float64Array(b.length);
+  let r = 0;
+  order.forEach((row, k) => {
+    if (k > 0 && b[row] !== b[order[k - 1]]) r++;
+    rank[row] = r;
+  });
+  return rank;
 }
 
 function rankKey(table: Table, name: string, ascending: boolean): RankKey {
@@ -34,7 +47,8 @@ function rankKey(table: Table, name: string, ascending: boolean): RankKey {
     if (v.valid) ok.set(v.valid);
   } else if (kind) {
     const v = numView(col, name);
-    x = v.values;
+    const exact = int64View(col);
+    x = exact && v.values.some((a) => Math.abs(a) >= 2 ** 53) ? exactRanks(exact.values) : v.values;
     for (let i = 0; i < n; i++) if ((v.valid && !v.valid[i]) || x[i] !== x[i]) ok[i] = 0;
   } else throw new Error(`sort: column '${name}' has type ${String(col.type)}, which cannot be sorted`);
   return { x, ok, sign: ascending ? 1 : -1 };

@@ -15,7 +15,9 @@ import { DF_OP_PARAMS, isDfOp, type DfOp, type DfOpParams } from '../../../commo
 import { readCsv } from './csv';
 import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
-import { pivot, rolling } from './window';
+import { scan, scanCarry, shift } from './scan';
+import { mapValues } from './map-values';
+import { pivot, rolling, timeTail } from './window';
 import { resampleBin, resampleFill } from './resample';
 import { tableFromArray } from './from-array';
 import { concatTables, takeTable } from './gather';
@@ -109,6 +111,36 @@ export const DF_OPS = {
   describe: def({ inputs: 'many', params: DF_OP_PARAMS.describe, run: (p, i) => out(describe(concatTables(tables(i, 'describe')), p.percentiles)) }),
   quantile: def({ inputs: 'many', params: DF_OP_PARAMS.quantile, run: (p, i) => out(quantile(concatTables(tables(i, 'quantile')), p.q)) }),
   nunique: def({ inputs: 'many', params: DF_OP_PARAMS.nunique, run: (p, i) => out(nunique(concatTables(tables(i, 'nunique')), p.columns)) }),
+  'slice-part': def({
+    inputs: 1,
+    params: DF_OP_PARAMS['slice-part'],
+    run: (p, i) => {
+      const [t] = tables(i, 'slice-part');
+      if (p.part >= p.parts) throw new Error(`df slice-part: part ${p.part} of ${p.parts} does not exist`);
+      return out(t.slice(Math.floor((p.part * t.numRows) / p.parts), Math.floor(((p.part + 1) * t.numRows) / p.parts)));
+    },
+  }),
+  'map-values': def({ inputs: 1, params: DF_OP_PARAMS['map-values'], run: (p, i) => out(mapValues(tables(i, 'map-values')[0], p)) }),
+  // Row-order scans (scan.ts): a carry per partition, then each partition with the carries it needs.
+  'scan-carry': def({ inputs: 1, params: DF_OP_PARAMS['scan-carry'], run: (p, i) => out(scanCarry(tables(i, 'scan-carry')[0], p)) }),
+  // Inputs: the carries of the earlier partitions then the partition (bfill: the partition then the later carries).
+  scan: def({
+    inputs: 'many',
+    params: DF_OP_PARAMS.scan,
+    run: (p, i) => {
+      const t = tables(i, 'scan');
+      return out(p.op === 'bfill' ? scan(t[0], t.slice(1), p) : scan(t[t.length - 1], t.slice(0, -1), p));
+    },
+  }),
+  // Inputs: the tails of the earlier partitions then the partition (periods < 0: the partition then the heads of the later ones).
+  shift: def({
+    inputs: 'many',
+    params: DF_OP_PARAMS.shift,
+    run: (p, i) => {
+      const t = tables(i, 'shift');
+      return out(p.periods < 0 ? shift(t[0], t.slice(1), p) : shift(t[t.length - 1], t.slice(0, -1), p));
+    },
+  }),
   // Inputs: the tails of the earlier partitions, then the partition itself (window.ts).
   rolling: def({
     inputs: 'many',
@@ -118,8 +150,9 @@ export const DF_OPS = {
       return out(rolling(t.slice(0, -1), t[t.length - 1], p));
     },
   }),
-  'resample-bin': def({ inputs: 1, params: DF_OP_PARAMS['resample-bin'], run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs)) }),
-  'resample-fill': def({ inputs: 1, params: DF_OP_PARAMS['resample-fill'], run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero)) }),
+  'rolling-time-tail': def({ inputs: 1, params: DF_OP_PARAMS['rolling-time-tail'], run: (p, i) => out(timeTail(tables(i, 'rolling-time-tail')[0], p.on, p.windowMs)) }),
+  'resample-bin': def({ inputs: 1, params: DF_OP_PARAMS['resample-bin'], run: (p, i) => out(resampleBin(tables(i, 'resample-bin')[0], p.on, p.periodMs, p.calendar)) }),
+  'resample-fill': def({ inputs: 1, params: DF_OP_PARAMS['resample-fill'], run: (p, i) => out(resampleFill(tables(i, 'resample-fill')[0], p.on, p.periodMs, p.zero, p.calendar)) }),
   pivot: def({
     inputs: 1,
     params: DF_OP_PARAMS.pivot,
@@ -127,7 +160,7 @@ export const DF_OPS = {
   }),
   isna: def({ inputs: 1, params: DF_OP_PARAMS.isna, run: (p, i) => out(isna(tables(i, 'isna')[0], p.columns)) }),
   fillna: def({ inputs: 1, params: DF_OP_PARAMS.fillna, run: (p, i) => out(fillna(tables(i, 'fillna')[0], p.value, p.columns)) }),
-  dropna: def({ inputs: 1, params: DF_OP_PARAMS.dropna, run: (p, i) => out(dropna(tables(i, 'dropna')[0], p.subset, p.how)) }),
+  dropna: def({ inputs: 1, params: DF_OP_PARAMS.dropna, run: (p, i) => out(dropna(tables(i, 'dropna')[0], p.subset, p.how, p.thresh)) }),
   'groupby-chunk': def({ inputs: 1, params: DF_OP_PARAMS['groupby-chunk'], run: (p, i) => out(groupbyChunk(tables(i, 'groupby-chunk')[0], p.spec)) }),
   // A timeseries partition generated and grouped in one step (compile/df-fuse.ts).
   'timeseries-groupby-chunk': def({ inputs: 0, params: DF_OP_PARAMS['timeseries-groupby-chunk'], run: (p) => out(timeseriesGroupbyChunk(p.source, p.spec)) }),

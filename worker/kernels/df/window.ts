@@ -25,7 +25,11 @@ import { sortTable } from './sort';
 
 export type RollingAgg = 'sum' | 'mean' | 'min' | 'max' | 'std' | 'var' | 'count';
 export interface RollingSpec {
+  /** Rows per window; with `on`, ignored in favour of windowMs. */
   window: number;
+  /** A time window (pandas' rolling('2h', on=t)): the rows with t in (t_i - windowMs, t_i]. */
+  on?: string;
+  windowMs?: number;
   minPeriods?: number;
   cols: { column: string; agg: RollingAgg; as: string }[];
 }
@@ -46,14 +50,53 @@ function windowStat(xs: number[], agg: RollingAgg): number {
   return agg === 'var' ? m2 / (n - 1) : Math.sqrt(m2 / (n - 1));
 }
 
+/**
+ * First row of each time window over [the last k rows of lead, own] (rows in time order, which
+ * is checked: pandas refuses an unsorted or null `on`): the first row with t > t_end - windowMs.
+ */
+function timeStarts(lead: Table | null, k: number, own: Table, on: string, windowMs: number): (end: number) => number {
+  const t = new Float64Array(k + own.numRows);
+  const parts: [Table, number][] = lead && k > 0 ? [[lead, lead.numRows - k], [own, 0]] : [[own, 0]];
+  let at = 0;
+  for (const [tbl, from] of parts) {
+    const v = numView(column(tbl, on, 'rolling'), on);
+    for (let r = from; r < v.values.length; r++, at++) {
+      if ((v.valid && !v.valid[r]) || v.values[r] !== v.values[r]) throw new Error(`rolling: column '${on}' has a null time; a time window needs every row's time (as pandas)`);
+      t[at] = v.values[r];
+      if (at > 0 && t[at] < t[at - 1]) throw new Error(`rolling: column '${on}' is not sorted ascending (${new Date(t[at]).toISOString()} after ${new Date(t[at - 1]).toISOString()}); a time window needs it sorted, as pandas`);
+    }
+  }
+  const starts = new Int32Array(t.length);
+  let s = 0;
+  for (let e = 0; e < t.length; e++) {
+    while (t[s] <= t[e] - windowMs) s++;
+    starts[e] = s;
+  }
+  return (end) => starts[end];
+}
+
+/** Rows of `t` a later partition's time windows can reach: time > (its last time) - windowMs. */
+export function timeTail(t: Table, on: string, windowMs: number): Table {
+  const v = numView(column(t, on, 'rolling'), on).values;
+  if (v.length === 0) return t;
+  const last = v[v.length - 1];
+  let s = v.length;
+  while (s > 0 && v[s - 1] > last - windowMs) s--;
+  return t.slice(s);
+}
+
 /** `own` with the rolling columns; `before`: tables of earlier rows (tails of earlier partitions, in order). */
 export function rolling(before: Table[], own: Table, spec: RollingSpec): Table {
   const w = spec.window;
-  if (!Number.isInteger(w) || w < 1) throw new Error(`rolling: window must be a whole number >= 1, got ${w}`);
-  const minP = spec.minPeriods ?? w;
+  const timed = spec.on !== undefined && spec.windowMs !== undefined;
+  if (!timed && (!Number.isInteger(w) || w < 1)) throw new Error(`rolling: window must be a whole number >= 1, got ${w}`);
+  // pandas: a time window needs one present value by default, a row window a full window.
+  const minP = spec.minPeriods ?? (timed ? 1 : w);
   const prev = before.filter((t) => t.numRows > 0);
   const lead = prev.length ? concatTables(prev) : null;
-  const k = lead ? Math.min(w - 1, lead.numRows) : 0;
+  // Time tails hold only rows within the window of their partition's end, so all of them are kept.
+  const k = lead ? (timed ? lead.numRows : Math.min(w - 1, lead.numRows)) : 0;
+  const startOf = timed ? timeStarts(lead, k, own, spec.on as string, spec.windowMs as number) : (end: number) => Math.max(0, end - w + 1);
   const out: { name: string; vector: Vector }[] = own.schema.fields.map((f) => ({ name: f.name, vector: own.getChild(f.name) as Vector }));
   for (const c of spec.cols) {
     const mine = numView(column(own, c.column, 'rolling'), c.column);
@@ -76,7 +119,7 @@ export function rolling(before: Table[], own: Table, spec: RollingSpec): Table {
     const valid = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const end = k + i;
-      const start = Math.max(0, end - w + 1);
+      const start = startOf(end);
       const xs: number[] = [];
       for (let j = start; j <= end; j++) if (ok[j]) xs.push(all[j]);
       // pandas' count holds min_periods against the rows in the window, NaN included, so a full

@@ -11,7 +11,7 @@ import { emitDf, frameInput, frameValue, listColumns, requireColumns, strList, t
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];
 const OUT = [{ name: 'out', type: 'dataframe' as const }];
-const NUMERIC_ONLY = new Set<Agg>(['sum', 'mean', 'std', 'var']);
+const NUMERIC_ONLY = new Set<Agg>(['sum', 'mean', 'std', 'var', 'prod', 'median']);
 
 interface AggSpec {
   column?: string;
@@ -84,9 +84,9 @@ export function checkAggs(ctx: BuildContext, cols: DfColumn[], by: DfColumn[]): 
       const [c] = requireColumns(ctx, `${at}.column`, [o.column], cols);
       if (NUMERIC_ONLY.has(agg) && (c.type === 'string' || c.type === 'timestamp')) ctx.fail(`${at}.agg`, `cannot take the ${agg} of column '${c.name}' (${c.type}); it needs int, float or bool`);
       if ((agg === 'min' || agg === 'max') && c.type === 'string') ctx.fail(`${at}.agg`, `cannot take the ${agg} of column '${c.name}' (string)`);
-      if (agg === 'sum') type = c.type === 'int' ? 'int' : 'float';
-      else if (agg === 'mean' || agg === 'std' || agg === 'var') type = 'float';
-      else if (agg === 'min' || agg === 'max') type = c.type;
+      if (agg === 'sum' || agg === 'prod') type = c.type === 'float' ? 'float' : 'int';
+      else if (agg === 'mean' || agg === 'std' || agg === 'var' || agg === 'median') type = 'float';
+      else if (agg === 'min' || agg === 'max' || agg === 'first' || agg === 'last') type = c.type;
       name = (o.as as string | undefined) ?? `${c.name}_${agg}`;
     }
     if (out.some((x) => x.name === name)) ctx.fail(`${at}.as`, `the output would have two columns named '${name}'; give "as" a different name`);
@@ -101,7 +101,7 @@ const groupby: OpDef = {
     op: 'groupby',
     label: 'Group by',
     category: 'dataframes',
-    doc: 'Aggregates per distinct key: sum, mean, count, min, max, std, var, nunique (and size). A tree reduction: per-partition partials, merged split_every at a time. Sorted by the keys; null keys dropped (pandas).',
+    doc: 'Aggregates per distinct key: sum, mean, count, min, max, std, var, nunique, prod, median, first, last (first / last present value in frame order) and size. A tree reduction: per-partition partials, merged split_every at a time. Sorted by the keys; null keys dropped (pandas).',
     inputs: IN,
     outputs: OUT,
     params: [

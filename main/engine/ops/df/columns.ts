@@ -23,6 +23,11 @@ export function mapPartitions<Op extends DfOp>(ctx: BuildContext, f: LazyFrame, 
   return frameValue(keys, columns, bytes);
 }
 
+/** The schema with column `name` of `type` in place of the one named so, or added last (assign's rule). */
+function withColumn(cols: DfColumn[], name: string, type: ColType): DfColumn[] {
+  return cols.some((c) => c.name === name) ? cols.map((c) => (c.name === name ? { name, type } : c)) : [...cols, { name, type }];
+}
+
 /** Checks an expression against the frame's columns; an ExprError fails on `field`. */
 function checked<T>(ctx: BuildContext, field: string, f: () => T): T {
   try {
@@ -114,9 +119,57 @@ const assign: OpDef = {
     const e = checked(ctx, 'params.expr', () => compileExpr(expr, exprSchema(f.columns)));
     // A bare null literal has no type of its own; the kernels write it as a float column.
     const type: ColType = e.type === 'null' ? 'float' : e.type;
-    const columns = f.columns.some((c) => c.name === column) ? f.columns.map((c) => (c.name === column ? { name: column, type } : c)) : [...f.columns, { name: column, type }];
-    return { out: mapPartitions(ctx, f, 'assign', { exprs: { [column]: expr } }, columns) };
+    return { out: mapPartitions(ctx, f, 'assign', { exprs: { [column]: expr } }, withColumn(f.columns, column, type)) };
   },
 };
 
-export const DF_COLUMN_OPS: OpDef[] = [select, drop, rename, filter, assign];
+/** The type of a map's values: all numbers (int if whole), all strings or all booleans; nulls allowed. */
+type MapValue = number | string | boolean | null;
+
+function mappingType(ctx: BuildContext, mapping: Record<string, MapValue>): 'int' | 'float' | 'string' | 'bool' {
+  const vals = Object.values(mapping).filter((v) => v !== null);
+  const kinds = new Set(vals.map((v) => typeof v));
+  if (kinds.size > 1) return ctx.fail('params.mapping', `mixes ${[...kinds].join(' and ')} values; give all numbers, all strings or all booleans`);
+  const [kind] = kinds;
+  if (kind === undefined || kind === 'number') {
+    if (!vals.every((v) => typeof v !== 'number' || Number.isFinite(v))) ctx.fail('params.mapping', 'has a value that is not a finite number');
+    return vals.every((v) => Number.isInteger(v)) && vals.length > 0 ? 'int' : 'float';
+  }
+  if (kind === 'string') return 'string';
+  if (kind === 'boolean') return 'bool';
+  return ctx.fail('params.mapping', `values must be numbers, strings, booleans or null, found a${kind === 'object' ? 'n object or list' : ` ${kind}`}`);
+}
+
+const mapValues: OpDef = {
+  spec: {
+    op: 'map',
+    label: 'Map values',
+    category: 'dataframes',
+    doc: "pandas' s.map(dict): each value of a column looked up in a mapping {\"key\": value, ...}; a value it lacks gives null. Number columns match keys by their decimal text (\"1\", \"2.5\").",
+    inputs: IN,
+    outputs: OUT,
+    params: [
+      { name: 'column', kind: 'string', required: true },
+      { name: 'mapping', kind: 'json', required: true, doc: '{"eng": 1, "ops": 2}' },
+      { name: 'as', kind: 'string', doc: 'new column name (default: replace the column)' },
+    ],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const name = str(ctx, 'column');
+    const [c] = requireColumns(ctx, 'params.column', [name], f.columns);
+    if (c.type !== 'string' && c.type !== 'int' && c.type !== 'float') ctx.fail('params.column', `column '${name}' is ${c.type}; map takes a string or number column`);
+    const m = ctx.params.mapping;
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) return ctx.fail('params.mapping', 'must be an object {"key": value, ...}');
+    const mapping: Record<string, MapValue> = {};
+    for (const [k, v] of Object.entries(m)) {
+      if (v !== null && typeof v !== 'number' && typeof v !== 'string' && typeof v !== 'boolean') return ctx.fail('params.mapping', `values must be numbers, strings, booleans or null; '${k}' is not`);
+      mapping[k] = v;
+    }
+    const type = mappingType(ctx, mapping);
+    const as = typeof ctx.params.as === 'string' && ctx.params.as !== '' ? ctx.params.as : undefined;
+    return { out: mapPartitions(ctx, f, 'map-values', { column: name, mapping, type, ...(as ? { as } : {}) }, withColumn(f.columns, as ?? name, type)) };
+  },
+};
+
+export const DF_COLUMN_OPS: OpDef[] = [select, drop, rename, filter, assign, mapValues];

@@ -1,8 +1,12 @@
 /**
- * merge (pandas.merge / dask's merge): inner, left, right or outer on key columns. Plans:
+ * merge (pandas.merge / dask's merge): inner, left, right, outer, leftsemi or leftanti on key
+ * columns (leftsemi / leftanti keep the left rows with / without a match, left columns only, as
+ * dask's how='leftsemi'). Plans:
  * - one partition on each side: one join task;
- * - broadcast (the right side is one partition, how inner or left): each left partition is
- *   joined with the whole right side, no shuffle;
+ * - broadcast (how inner, left, leftsemi or leftanti; auto picks it when the right side is one
+ *   partition): each left partition is joined with the whole right side, no shuffle. A right
+ *   side of several partitions is concatenated into one task first (strategy 'broadcast'), as
+ *   dask's broadcast join sends every right partition to each left one;
  * - hash-partitioned otherwise: every partition of both sides is hash-split on its keys into k
  *   parts (k = the larger partition count), 'gather-part' p collects part p of every split of a
  *   side, and join p joins the two gathered parts. Equal keys hash alike on both sides, so part p
@@ -12,9 +16,10 @@
  */
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, requireColumns, strList, type DfColumn, type LazyFrame } from './meta';
+import { JOIN_HOWS } from '../../../../common/df/op-params';
 
-const JOIN_HOWS = ['inner', 'left', 'right', 'outer'] as const;
 const numeric = (t: string) => t === 'int' || t === 'float';
+const semi = (how: string) => how === 'leftsemi' || how === 'leftanti';
 
 function keyParams(ctx: BuildContext, left: LazyFrame, right: LazyFrame): { lk: string[]; rk: string[]; spec: Record<string, unknown> } {
   const on = strList(ctx, 'on', false);
@@ -47,7 +52,7 @@ const merge: OpDef = {
     op: 'merge',
     label: 'Merge',
     category: 'dataframes',
-    doc: 'Joins two frames on key columns (inner, left, right, outer), as pandas.merge. Hash-partitioned shuffle, or a broadcast of the right side when it is one partition (inner/left).',
+    doc: 'Joins two frames on key columns (inner, left, right, outer), as pandas.merge; leftsemi / leftanti keep the left rows with / without a match (left columns only), as dask. Hash-partitioned shuffle, or a broadcast of the right side (inner, left, leftsemi, leftanti).',
     inputs: [{ name: 'left', type: 'dataframe' }, { name: 'right', type: 'dataframe' }],
     outputs: [{ name: 'out', type: 'dataframe' }],
     params: [
@@ -56,7 +61,7 @@ const merge: OpDef = {
       { name: 'left_on', kind: 'strings' },
       { name: 'right_on', kind: 'strings' },
       { name: 'suffixes', kind: 'strings', default: ['_x', '_y'], doc: 'for other columns present on both sides' },
-      { name: 'strategy', kind: 'enum', options: ['auto', 'hash', 'broadcast'], default: 'auto', doc: 'auto: broadcast when the right side is one partition and how is not outer' },
+      { name: 'strategy', kind: 'enum', options: ['auto', 'hash', 'broadcast'], default: 'auto', doc: 'auto: broadcast when the right side is one partition and how is not right or outer; broadcast: a right side of several partitions is concatenated first' },
       { name: 'null_keys', kind: 'enum', options: ['match', 'never'], default: 'match', doc: 'match: a null (or NaN) key joins a null key, as pandas.merge; never: null keys match nothing, as SQL' },
     ],
   },
@@ -77,7 +82,7 @@ const merge: OpDef = {
     const sx = ctx.params.suffixes;
     const suffixes: [string, string] = Array.isArray(sx) && sx.length === 2 && sx.every((s) => typeof s === 'string') ? [sx[0] as string, sx[1] as string] : ctx.fail('params.suffixes', 'must be two strings, e.g. ["_x", "_y"]');
     if (suffixes[0] === suffixes[1]) ctx.fail('params.suffixes', 'must differ');
-    const columns = outputColumns(left.columns, right.columns, lk, rk, suffixes);
+    const columns = semi(how) ? left.columns : outputColumns(left.columns, right.columns, lk, rk, suffixes);
     // Only the SQL choice goes into the spec: pandas' is the kernels' default.
     const spec = { how, ...keySpec, suffixes, ...(ctx.params.null_keys === 'never' ? { nulls: 'never' as const } : {}) };
     const strategy = ctx.params.strategy ?? 'auto';
@@ -87,13 +92,18 @@ const merge: OpDef = {
       emitDf(ctx, key, [left.keys[0], right.keys[0]], 'join', { spec }, partBytes * 2, partBytes * 4);
       return { out: frameValue([key], columns, partBytes * 2) };
     }
-    const canBroadcast = right.partitions === 1 && how !== 'outer' && how !== 'right';
-    if (strategy === 'broadcast' && !canBroadcast) ctx.fail('params.strategy', how === 'outer' || how === 'right' ? `broadcast cannot do a${how === 'outer' ? 'n outer' : ' right'} join (unmatched right rows would repeat per partition)` : `broadcast needs a right side of one partition, it has ${right.partitions}`);
-    if (canBroadcast && strategy !== 'hash') {
-      const rb = right.partitionBytes;
+    const canBroadcast = how !== 'outer' && how !== 'right';
+    if (strategy === 'broadcast' && !canBroadcast) ctx.fail('params.strategy', `broadcast cannot do a${how === 'outer' ? 'n outer' : ' right'} join (unmatched right rows would repeat per partition)`);
+    if (canBroadcast && (strategy === 'broadcast' || (strategy === 'auto' && right.partitions === 1))) {
+      const rb = right.partitionBytes * right.partitions;
+      let small = right.keys[0];
+      if (right.partitions > 1) {
+        small = ctx.key('broadcast-concat');
+        emitDf(ctx, small, right.keys, 'concat', {}, rb, rb * 2);
+      }
       const keys = left.keys.map((k, i) => {
         const key = ctx.key('broadcast-join', [i]);
-        emitDf(ctx, key, [k, right.keys[0]], 'broadcast-join', { spec }, left.partitionBytes + rb, 2 * (left.partitionBytes + rb));
+        emitDf(ctx, key, [k, small], 'broadcast-join', { spec }, left.partitionBytes + rb, 2 * (left.partitionBytes + rb));
         return key;
       });
       return { out: frameValue(keys, columns, left.partitionBytes + rb) };

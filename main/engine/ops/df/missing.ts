@@ -44,16 +44,21 @@ const fillna: OpDef = {
 const dropna: OpDef = {
   spec: {
     op: 'dropna', label: 'Drop missing', category: 'dataframes',
-    doc: "Leaves out rows with a missing value (how 'any') or with only missing values (how 'all') in the columns named (default: all), as pandas dropna.",
+    doc: "Leaves out rows with a missing value (how 'any'), with only missing values (how 'all'), or with fewer than thresh present values, in the columns named (default: all), as pandas dropna.",
     inputs: IN, outputs: OUT,
-    params: [{ name: 'subset', kind: 'strings' }, { name: 'how', kind: 'enum', options: ['any', 'all'], default: 'any' }],
+    params: [
+      { name: 'subset', kind: 'strings' },
+      { name: 'how', kind: 'enum', options: ['any', 'all'], default: 'any' },
+      { name: 'thresh', kind: 'number', integer: true, min: 0, doc: 'keep rows with at least this many present values; when given, how is not used' },
+    ],
   },
   build(ctx) {
     const f = frameInput(ctx, 'df');
     const subset = strList(ctx, 'subset', false);
     if (subset) requireColumns(ctx, 'params.subset', subset, f.columns);
     const how = ctx.params.how === 'all' ? 'all' : 'any';
-    return { out: mapPartitions(ctx, f, 'dropna', { ...(subset ? { subset } : {}), how }, f.columns) };
+    const thresh = ctx.params.thresh;
+    return { out: mapPartitions(ctx, f, 'dropna', { ...(subset ? { subset } : {}), how, ...(typeof thresh === 'number' ? { thresh } : {}) }, f.columns) };
   },
 };
 

@@ -1,6 +1,6 @@
 /**
  * Dataframe nodes that reorder, subset or combine rows: head, tail, concat, sort,
- * drop_duplicates. Sort is a sampling sort (worker/kernels/df/range-sort.ts): each partition
+ * drop_duplicates, repartition. Sort is a sampling sort (worker/kernels/df/range-sort.ts): each partition
  * sends a sample of its keys, one small task picks split points, every partition is split into
  * ranges, and output partition p sorts range p of every split; no task holds the whole frame.
  * drop_duplicates gathers every partition into one task (the compiler's task-size limit refuses
@@ -152,4 +152,46 @@ const dropDuplicates: OpDef = {
   },
 };
 
-export const DF_ROW_OPS: OpDef[] = [ends('head'), ends('tail'), concat, sort, dropDuplicates];
+/**
+ * repartition(npartitions=k), as dask: fewer partitions concatenate neighbours (output j holds
+ * inputs floor(j n / k) .. floor((j + 1) n / k) - 1, one 'concat' task; a group of one passes its
+ * key on), more split each input into even row slices ('slice-part'). Row order is kept.
+ */
+const repartition: OpDef = {
+  spec: {
+    op: 'repartition', label: 'Repartition', category: 'dataframes',
+    doc: "dask's repartition(npartitions=k): neighbouring partitions concatenated, or partitions split into even row slices; row order kept.",
+    inputs: IN, outputs: OUT,
+    params: [{ name: 'npartitions', kind: 'number', integer: true, min: 1, required: true }],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const k = count(ctx, 'npartitions');
+    if (k < 1) return ctx.fail('params.npartitions', 'must be at least 1');
+    const n = f.partitions;
+    const keys: string[] = [];
+    if (k <= n) {
+      for (let j = 0; j < k; j++) {
+        const group = f.keys.slice(Math.floor((j * n) / k), Math.floor(((j + 1) * n) / k));
+        if (group.length === 1) keys.push(group[0]);
+        else {
+          const key = ctx.key('repartition', [j]);
+          emitDf(ctx, key, group, 'concat', {}, f.partitionBytes * group.length);
+          keys.push(key);
+        }
+      }
+      return { out: frameValue(keys, f.columns, (f.partitionBytes * n) / k) };
+    }
+    f.keys.forEach((src, i) => {
+      const parts = Math.floor(((i + 1) * k) / n) - Math.floor((i * k) / n);
+      for (let p = 0; p < parts; p++) {
+        const key = ctx.key('repartition', [i, p]);
+        emitDf(ctx, key, [src], 'slice-part', { part: p, parts }, f.partitionBytes / parts, f.partitionBytes);
+        keys.push(key);
+      }
+    });
+    return { out: frameValue(keys, f.columns, (f.partitionBytes * n) / k) };
+  },
+};
+
+export const DF_ROW_OPS: OpDef[] = [ends('head'), ends('tail'), concat, sort, dropDuplicates, repartition];

@@ -4,7 +4,9 @@
  * rolling: per partition i, one task over the tails (window - 1 rows) of partitions 0..i-1 and
  * partition i itself, so windows cross partition edges as dask's map_overlap does and a
  * partition shorter than the window passes its rows on. The tails are small (window - 1 rows
- * each), the number of them grows with i.
+ * each), the number of them grows with i. A time window ('2h' along `on`) takes as tail the rows
+ * within 2h of the partition's last time ('rolling-time-tail'): the frame sorted by `on`, as
+ * pandas needs, no later row's window reaches further back.
  * resample: 'resample-bin' per partition (the time column becomes each row's period start), the
  * groupby tree on it, then 'resample-fill' adds the empty periods (0 for sum/count/size/nunique).
  * pivot_table: the groupby tree on [index, columns] with the aggregate, then one 'pivot' task.
@@ -14,7 +16,7 @@
 import type { OpDef } from '../types';
 import { checkAggs, splitEvery, treeReduce } from './aggregate';
 import { mapPartitions } from './columns';
-import { periodMs } from '../../../../common/df/period';
+import { calendarOf, durationMs, periodMs } from '../../../../common/df/period';
 import { emitDf, frameInput, frameValue, requireColumns, str, type DfColumn } from './meta';
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];
@@ -26,10 +28,11 @@ const isRollingAgg = (a: string): a is (typeof ROLLING_AGGS)[number] => (ROLLING
 const rolling: OpDef = {
   spec: {
     op: 'rolling', label: 'Rolling window', category: 'dataframes',
-    doc: "pandas' df[column].rolling(window).agg(): a new column per [column, agg] over each row and the window - 1 rows before it, in frame order; null until min_periods values are present.",
+    doc: "pandas' df[column].rolling(window).agg(): a new column per [column, agg] over each row and the window - 1 rows before it, in frame order; null until min_periods values are present. A time window ('2h', with on: a timestamp column sorted ascending) holds the rows with on in (t - 2h, t].",
     inputs: IN, outputs: OUT,
     params: [
-      { name: 'window', kind: 'number', integer: true, min: 1, required: true },
+      { name: 'window', kind: 'json', required: true, doc: "rows (a whole number >= 1), or a time like '2h', '30min', '1D' with on" },
+      { name: 'on', kind: 'string', doc: 'the timestamp column of a time window' },
       { name: 'aggs', kind: 'json', required: true, doc: '[{"column": "x", "agg": "mean", "as": "x_mean3"}, ...]; agg in sum, mean, min, max, std, var, count' },
       { name: 'min_periods', kind: 'number', integer: true, min: 0, doc: 'default: the window' },
     ],
@@ -37,7 +40,19 @@ const rolling: OpDef = {
   build(ctx) {
     const f = frameInput(ctx, 'df');
     const window = ctx.params.window;
-    if (typeof window !== 'number' || !Number.isInteger(window) || window < 1) return ctx.fail('params.window', 'must be a whole number >= 1');
+    const on = typeof ctx.params.on === 'string' && ctx.params.on !== '' ? ctx.params.on : undefined;
+    let windowMs: number | undefined;
+    if (typeof window === 'string') {
+      if (!on) return ctx.fail('params.on', `a time window ('${window}') needs on: the timestamp column it runs along`);
+      try {
+        windowMs = durationMs(window, 'window');
+      } catch (e) {
+        return ctx.fail('params.window', (e as Error).message);
+      }
+      const [oc] = requireColumns(ctx, 'params.on', [on], f.columns);
+      if (oc.type !== 'timestamp') ctx.fail('params.on', `column '${on}' is ${oc.type}, not a timestamp`);
+    } else if (typeof window !== 'number' || !Number.isInteger(window) || window < 1) return ctx.fail('params.window', "must be a whole number >= 1, or a time like '2h' with on");
+    else if (on) ctx.fail('params.on', 'is for a time window; a window of rows runs in frame order');
     const raw = ctx.params.aggs;
     if (!Array.isArray(raw) || raw.length === 0) return ctx.fail('params.aggs', 'must be a list like [{"column": "x", "agg": "mean"}]');
     const cols = raw.map((a, i) => {
@@ -51,15 +66,20 @@ const rolling: OpDef = {
     const minPeriods = typeof mp === 'number' ? mp : undefined;
     const columns: DfColumn[] = [...f.columns.filter((c) => !cols.some((x) => x.as === c.name)), ...cols.map((c) => ({ name: c.as, type: 'float' as const }))];
     const rowBytes = f.columns.length * 8 + 1;
-    const tails = window > 1 ? f.keys.slice(0, -1).map((k, i) => {
+    // A time window's tail is the rows within windowMs of its partition's last time (how many is known only when it runs).
+    const rows = typeof window === 'number' ? window : 1;
+    const tailBytes = windowMs !== undefined ? f.partitionBytes : (rows - 1) * rowBytes;
+    const tails = windowMs !== undefined || rows > 1 ? f.keys.slice(0, -1).map((k, i) => {
       const key = ctx.key('rolling-tail', [i]);
-      emitDf(ctx, key, [k], 'tail', { n: window - 1 }, (window - 1) * rowBytes, f.partitionBytes);
+      if (windowMs !== undefined && on !== undefined) emitDf(ctx, key, [k], 'rolling-time-tail', { on, windowMs }, tailBytes, f.partitionBytes);
+      else emitDf(ctx, key, [k], 'tail', { n: rows - 1 }, tailBytes, f.partitionBytes);
       return key;
     }) : [];
     const bytes = f.partitionBytes * (1 + cols.length / Math.max(1, f.columns.length));
+    const timeSpec = windowMs !== undefined ? { on, windowMs } : {};
     const keys = f.keys.map((k, i) => {
       const key = ctx.key('rolling', [i]);
-      emitDf(ctx, key, [...tails.slice(0, i), k], 'rolling', { window, ...(minPeriods !== undefined ? { minPeriods } : {}), cols }, bytes, bytes * 2 + i * (window - 1) * rowBytes);
+      emitDf(ctx, key, [...tails.slice(0, i), k], 'rolling', { window: rows, ...timeSpec, ...(minPeriods !== undefined ? { minPeriods } : {}), cols }, bytes, bytes * 2 + i * tailBytes);
       return key;
     });
     return { out: frameValue(keys, columns, bytes) };
@@ -107,11 +127,11 @@ const pivotTable: OpDef = {
 const resample: OpDef = {
   spec: {
     op: 'resample', label: 'Resample by period', category: 'dataframes',
-    doc: "pandas' df.resample(freq, on=column).agg(...): aggregates per period of a timestamp column (periods that divide a day: '1D', '6h', '30min', '15s'), empty periods included.",
+    doc: "pandas' df.resample(freq, on=column).agg(...): aggregates per period of a timestamp column (periods that divide a day: '1D', '6h', '30min', '15s'; or weeks 'W' labelled by their Sunday, months 'M' by their last day, 'MS' by their first), empty periods included.",
     inputs: IN, outputs: OUT,
     params: [
       { name: 'on', kind: 'string', required: true, doc: 'a timestamp column' },
-      { name: 'freq', kind: 'string', required: true, doc: "'1D', '6h', '30min', '15s', '500ms'" },
+      { name: 'freq', kind: 'string', required: true, doc: "'1D', '6h', '30min', '15s', '500ms', 'W', 'M', 'MS'" },
       { name: 'aggs', kind: 'json', required: true, doc: '[{"column": "x", "agg": "mean"}, ...] as groupby' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
     ],
@@ -122,19 +142,28 @@ const resample: OpDef = {
     const [oc] = requireColumns(ctx, 'params.on', [on], f.columns);
     if (oc.type !== 'timestamp') ctx.fail('params.on', `column '${on}' is ${oc.type}, not a timestamp (read_csv's types: {"${on}": "timestamp"} parses it)`);
     let period = 0;
-    try {
-      period = periodMs(str(ctx, 'freq'));
-    } catch (e) {
-      ctx.fail('params.freq', (e as Error).message.replace(/^resample: /, ''));
+    const freq = str(ctx, 'freq');
+    // Calendar periods bin by label; periodMs (kept positive for the task's schema) is then their nominal length.
+    const calendar = calendarOf(freq);
+    if (calendar) period = calendar === 'W' ? 7 * 86400000 : 31 * 86400000;
+    else {
+      try {
+        period = periodMs(freq);
+      } catch (e) {
+        ctx.fail('params.freq', `${(e as Error).message.replace(/^resample: /, '')}, or a calendar period 'W', 'M' or 'MS'`);
+      }
     }
     const { aggs, out } = checkAggs(ctx, f.columns, [oc]);
+    // resample-fill gives an empty period 0 or null, which is not pandas' answer for these (prod: 1) and holds numbers only.
+    aggs.forEach((a, i) => ['prod', 'first', 'last', 'median'].includes(a.agg) && ctx.fail(`params.aggs[${i}].agg`, `resample does not take ${a.agg} yet (groupby does); use sum, mean, count, min, max, std, var, nunique or size`));
     const spec = { by: [on], aggs, ddof: 1 };
-    const binned = mapPartitions(ctx, f, 'resample-bin', { on, periodMs: period }, f.columns);
+    const cal = calendar ? { calendar } : {};
+    const binned = mapPartitions(ctx, f, 'resample-bin', { on, periodMs: period, ...cal }, f.columns);
     const partial = Math.min(f.partitionBytes, 1 << 20);
     const g = treeReduce(ctx, binned.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes);
     const zero = aggs.map((a, i) => ({ a, name: out[i + 1].name })).filter(({ a }) => ['sum', 'count', 'size', 'nunique'].includes(a.agg)).map(({ name }) => name);
     const key = ctx.key('resample-fill');
-    emitDf(ctx, key, [g], 'resample-fill', { on, periodMs: period, zero }, partial, partial * 3);
+    emitDf(ctx, key, [g], 'resample-fill', { on, periodMs: period, zero, ...cal }, partial, partial * 3);
     return { out: frameValue([key], out, partial) };
   },
 };
