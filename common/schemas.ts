@@ -10,7 +10,7 @@ const int = z.number().int();
 const nonNegInt = int.nonnegative();
 
 export const dtypeSchema = z.enum(['float64', 'float32', 'int32', 'int64']);
-export const reduceOpSchema = z.enum(['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax']);
+export const reduceOpSchema = z.enum(['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean']);
 
 export const regionSchema = z.object({
   start: z.array(nonNegInt),

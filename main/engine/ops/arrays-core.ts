@@ -185,7 +185,9 @@ const slice: OpDef = {
   },
 };
 
-const REDUCE_OPS: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax'];
+const REDUCE_OPS: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean'];
+/** Reductions that, as NumPy's, have no identity: an empty reduced axis is refused. */
+const NO_IDENTITY = ['min', 'max', 'argmin', 'argmax', 'nanmin', 'nanmax'];
 /** Truth reductions, composed: any is the max of x != 0, all the min (NaN counts as true, as NumPy's). */
 const TRUTH_OPS = { any: 'max', all: 'min' } as const;
 type TruthOp = keyof typeof TRUTH_OPS;
@@ -208,7 +210,7 @@ const reduce: OpDef = {
     op: 'reduce',
     label: 'Reduce',
     category: 'arrays',
-    doc: 'sum, mean, min, max, var, std, argmin, argmax, any or all (1 / 0 as int32), or nansum (NaN as 0) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
+    doc: 'sum, prod, mean, min, max, var, std, argmin, argmax, any or all (1 / 0 as int32), or the NaN-skipping nansum, nanprod, nanmean, nanmin, nanmax (an all-NaN slice gives NaN) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
@@ -254,8 +256,10 @@ const reduce: OpDef = {
       // NumPy gives False / True here; a constant result has no task to carry it yet.
       if (truth && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} over an empty axis is not supported yet (NumPy gives ${named === 'any' ? 'False' : 'True'}); the input has shape (${x.shape.join(', ')})`);
       // NumPy: "zero-size array to reduction operation maximum which has no identity".
-      if (['min', 'max', 'argmin', 'argmax'].includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
+      if (NO_IDENTITY.includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
+      // Its partials do not compose one axis at a time (a mean of means weighs lanes wrongly).
+      if (op === 'nanmean' && ax.length > 1 && ax.length < x.shape.length) throw new Error(`nanmean over several axes (${ax.join(', ')}) but not all is not supported yet; reduce over one axis or all of them`);
     } catch (e) {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));
     }

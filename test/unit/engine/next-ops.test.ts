@@ -1,6 +1,6 @@
 /**
  * The ops of issue 24 that Dask users reach for next (isnan, isfinite, reduce with a negative
- * axis, any, all, nansum, diff; sums of infinities), against NumPy computed in the test
+ * axis, any, all, nansum, prod, nanprod, nanmin, nanmax, nanmean, diff; sums of infinities), against NumPy computed in the test
  * (test/helpers/dtype_oracle.py) on inputs that hold NaN, infinities and odd chunkings: all cases
  * in one workflow, one run per backend (js, and native-cpu beside js as a worker has it).
  */
@@ -83,6 +83,18 @@ function makeCases(): { cases: DtypeCase[]; dir: string } {
       add('reduce', op, dtype, [4, 6], [3, 4], 1, [0, 0, -0, 0, 0, 0, 2, 0, NaN, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0]);
       add('reduce', op, dtype, [4, 6], [3, 4], null, [1, 2, 3, -1, NaN, 5]);
     }
+    // prod and the NaN-skipping reductions: with NaN and infinities (SPECIAL), with finite values
+    // whose products stay exact enough to compare, and columns that are all NaN (the value of
+    // column c is ALL_NAN[5c % 6], so columns 0 and 1 hold only NaN: NumPy's nanmin gives NaN).
+    const FINITE = [1.5, NaN, -2, 0.5, 3, -1.25, NaN, 2, 0.75];
+    const ALL_NAN = [NaN, 2, -1.5, 3, 0.5, NaN];
+    for (const op of ['prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean']) {
+      add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], -1);
+      add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], 0, FINITE);
+      add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], null, FINITE);
+      add('reduce', op, dtype, [4, 6], [3, 4], 0, ALL_NAN);
+      add('reduce', op, dtype, [4, 6], [3, 4], 1, ALL_NAN);
+    }
   }
   return { cases, dir };
 }
@@ -90,7 +102,7 @@ function makeCases(): { cases: DtypeCase[]; dir: string } {
 describe.each([
   ['js', () => [createJsBackend()]],
   ...('unavailable' in native ? [] : [['native-cpu', () => [nativeCpu(), createJsBackend()]] as const]),
-] as Array<[string, () => ArrayBackend[]]>)('isnan, isfinite, negative axes, any, all, nansum, diff, sums of infinities against NumPy (%s)', (_, backends) => {
+] as Array<[string, () => ArrayBackend[]]>)('isnan, isfinite, negative axes, any, all, nansum, prod, nan reductions, diff, sums of infinities against NumPy (%s)', (_, backends) => {
   it('every case gives NumPy\'s dtype and values', async () => {
     const { cases, dir } = makeCases();
     const want = numpyAnswers(cases, dir);
@@ -108,6 +120,26 @@ describe('isfinite, negative axes, any / all (hand-computed)', () => {
 
   it('any over an empty axis is refused, naming NumPy\'s answer', async () => {
     await expect(runLocal(chain(['a', 'zeros', { shape: [0, 3], chunks: 2 }], ['s', 'reduce', { op: 'any', axis: 0 }]))).rejects.toThrow(/any over an empty axis is not supported yet \(NumPy gives False\)/);
+  });
+
+  it('an int64 product is exact and wraps as NumPy\'s (no float64 on the way)', async () => {
+    // 3**39 = 4052555153018976267 is above 2**53 (float64 would round it); 3**41 wraps past 2**63.
+    const script = 'import numpy as np; x = np.full(41, 3, np.int64); print(np.prod(x[:39]), np.prod(x), np.prod(x.reshape(41, 1), axis=0)[0])';
+    const [p39, p41, axis0] = execFileSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' }).trim().split(' ');
+    const out = await runLocal(
+      chain(['a', 'zeros', { shape: [41], chunks: 7, dtype: 'int64' }], ['t', 'scalar_op', { op: 'add', value: 3 }], ['h', 'slice', { slices: ':39' }], ['p', 'reduce', { op: 'prod' }]),
+    );
+    expect(out.p).toMatchObject({ kind: 'scalar', dtype: 'int64', exact: p39 });
+    const all = await runLocal(chain(['a', 'zeros', { shape: [41, 1], chunks: [5, 1], dtype: 'int32' }], ['t', 'scalar_op', { op: 'add', value: 3 }], ['p', 'reduce', { op: 'prod' }]));
+    expect(all.p).toMatchObject({ kind: 'scalar', dtype: 'int64', exact: p41 });
+    const ax = await runLocal(chain(['a', 'zeros', { shape: [41, 1], chunks: [5, 1], dtype: 'int32' }], ['t', 'scalar_op', { op: 'add', value: 3 }], ['p', 'reduce', { op: 'prod', axis: 0 }], ['s', 'reduce', { op: 'sum' }]));
+    // The axis result is an int64 array (JSON numbers in results): its one element read back exactly through a sum.
+    expect(ax.s).toMatchObject({ kind: 'scalar', dtype: 'int64', exact: axis0 });
+  });
+
+  it('nanmean over several axes but not all is refused; nanmin of an empty axis names NumPy\'s error', async () => {
+    await expect(runLocal(chain(['a', 'zeros', { shape: [2, 3, 4], chunks: 2 }], ['s', 'reduce', { op: 'nanmean', axes: [0, 1] }]))).rejects.toThrow(/nanmean over several axes \(0, 1\) but not all is not supported yet/);
+    await expect(runLocal(chain(['a', 'zeros', { shape: [0, 3], chunks: 2 }], ['s', 'reduce', { op: 'nanmin', axis: 0 }]))).rejects.toThrow(/nanmin of an empty axis has no identity/);
   });
 
   it('an axis beyond the input is refused with its bounds', async () => {
