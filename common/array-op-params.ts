@@ -5,7 +5,7 @@
  * the params parsed by the same schema: a renamed param is a type error on both sides, and a
  * message that does not match is refused at the worker's boundary with the op and field named).
  *
- * Typed so far: rechunk's assemble, transpose, the .npy reader and writer, the randomized SVD. To
+ * Typed so far: rechunk's assemble, transpose, the .npy reader and writer, the randomized SVD, percentile along an axis. To
  * type another op: add its schema below, build its spec with `arrayOpSpec` in main and register
  * its handler with `registerArrayOp` (CONTRIBUTING.md, "Typed task params").
  */
@@ -38,6 +38,8 @@ const SCHEMAS = {
   'rs-sum': z.object({ then: z.enum(['none', 'orth', 'svd']), rank: count.positive() }),
   /** A row block of U: Q_i times the small SVD's u. */
   'rs-u': z.object({}),
+  /** numpy.percentile of each lane along `axis` of one block holding the whole axis; q in [0, 1]; the q axis comes first. */
+  'percentile-axis': z.object({ q: z.array(z.number().min(0).max(1)), axis: count, dtype: dtypeSchema }),
 };
 
 /** Each typed op's params, as TypeScript sees them (inferred from the schemas: one definition). */

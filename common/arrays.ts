@@ -49,7 +49,7 @@ export type Leaf =
   /** A region (local coordinates) of the dependency `dep` (an index into the task's deps). */
   | { kind: 'input'; dep: number; region: Region };
 
-export type UnaryOp = 'neg' | 'abs' | 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'square' | 'round' | 'isnan' | 'isfinite';
+export type UnaryOp = 'neg' | 'abs' | 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'square' | 'round' | 'isnan' | 'isfinite' | 'floor' | 'ceil';
 export type BinaryOp = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'min' | 'max' | CompareOp;
 /** Comparisons give 1 where true and 0 where false (NumPy's bool; this engine has no bool dtype). */
 export type CompareOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';

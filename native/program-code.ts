@@ -16,7 +16,7 @@
 import type { BinaryOp, ChunkProgram, Expr, Region, ReduceOp, UnaryOp } from '../common/arrays';
 import { broadcastProblem, broadcastTarget, PARTIAL_FIELDS, sizeOf, stridesOf } from '../common/arrays';
 
-const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite'];
+const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite', 'floor', 'ceil'];
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'];
 const REDUCE: (ReduceOp | 'none')[] = ['none', 'sum', 'mean', 'var', 'std', 'min', 'max', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean'];
 export { PARTIAL_FIELDS } from '../common/arrays';

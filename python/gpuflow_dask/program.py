@@ -21,7 +21,7 @@ from .philox import random32, random64, seed_key
 from .values import PARTIAL_FIELDS, Partial
 
 REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax", "prod", "nanprod", "nanmin", "nanmax", "nanmean"]
-UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite"]
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite", "floor", "ceil"]
 BINARY = ["add", "sub", "mul", "div", "pow", "min", "max"]
 MAX_SAFE = 2.0**53
 

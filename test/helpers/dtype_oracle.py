@@ -21,6 +21,7 @@ BINARY = {
 UNARY = {
     "neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin,
     "cos": np.cos, "tanh": np.tanh, "square": np.square, "isnan": np.isnan, "isfinite": np.isfinite,
+    "floor": np.floor, "ceil": np.ceil,
 }
 
 
@@ -41,6 +42,8 @@ def compute(c, d):
         return np.asarray(getattr(np, c["op"])(x, axis=c["axis"]))
     if kind == "diff":
         return np.diff(x, axis=c["axis"])
+    if kind == "call":
+        return getattr(np, c["fn"])(x, **c["kwargs"])
     raise ValueError(f"unknown case kind {kind}")
 
 

@@ -3,7 +3,9 @@ import type { CompareOp, DType, Expr, Leaf } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { DTYPES } from '../../../common/dtype-rules';
 import { blockOffset, blockShape, fullRegion, normalizeChunks } from '../compile/chunks';
+import { mapBlocks } from '../compile/array-lower';
 import { chunkSizes, num, shapeAndChunks } from './arrays-core';
+import { castArray } from './arrays-select';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 function leafArray(ctx: BuildContext, shape: number[], chunks: number[][], dtype: DType, name: string, leafOf: (region: ReturnType<typeof fullRegion>) => Leaf): LazyArray {
@@ -80,6 +82,7 @@ const linspace: OpDef = {
       { name: 'stop', kind: 'number', required: true },
       { name: 'num', kind: 'number', integer: true, min: 0, default: 50 },
       { name: 'chunks', kind: 'number', integer: true, exclusiveMin: 0, required: true },
+      { name: 'dtype', kind: 'enum', options: DTYPES, default: 'float64', doc: 'integer dtypes take the floor of the float64 values, as numpy.linspace(..., dtype=int)' },
     ],
   },
   build(ctx) {
@@ -89,7 +92,11 @@ const linspace: OpDef = {
     const step = n > 1 ? (stop - start) / (n - 1) : 0;
     const shape = [n];
     const chunks = normalizeChunks(shape, [num(ctx, 'chunks')]);
-    return { out: leafArray(ctx, shape, chunks, 'float64', 'linspace', (region) => ({ kind: 'arange', start, step, shape, region })) };
+    const values = leafArray(ctx, shape, chunks, 'float64', 'linspace', (region) => ({ kind: 'arange', start, step, shape, region }));
+    // NumPy computes in float64, floors for an integer dtype, then casts to the dtype asked for.
+    const dtype = (ctx.params.dtype ?? 'float64') as DType;
+    const floored = dtype === 'int32' || dtype === 'int64' ? mapBlocks(values, (e) => ({ kind: 'unary', op: 'floor', arg: e }), 'floor', ctx.nodeId) : values;
+    return { out: castArray(floored, dtype, ctx) };
   },
 };
 

@@ -9,7 +9,7 @@ import { arrayInput, num } from './arrays-core';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
-const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite'];
+const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite', 'floor', 'ceil'];
 
 const binary: OpDef = {
   spec: {
@@ -85,7 +85,7 @@ const unary: OpDef = {
     op: 'unary',
     label: 'Function',
     category: 'arrays',
-    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square, round (to the nearest integer, halves to even, as numpy.round), isnan or isfinite (1 where true, 0 where false, int32).',
+    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square, round (to the nearest integer, halves to even, as numpy.round), isnan or isfinite (1 where true, 0 where false, int32), floor or ceil (an integer input gives float64, as NumPy 1.x).',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [{ name: 'op', kind: 'enum', options: UNARY, default: 'abs' }],

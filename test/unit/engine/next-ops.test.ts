@@ -1,6 +1,7 @@
 /**
  * The ops of issue 24 that Dask users reach for next (isnan, isfinite, reduce with a negative
- * axis, any, all, nansum, prod, nanprod, nanmin, nanmax, nanmean, diff; sums of infinities), against NumPy computed in the test
+ * axis, any, all, nansum, prod, nanprod, nanmin, nanmax, nanmean, diff, floor, ceil; sums of infinities;
+ * take, transpose with axes, moveaxis, percentile / quantile / median along an axis), against NumPy computed in the test
  * (test/helpers/dtype_oracle.py) on inputs that hold NaN, infinities and odd chunkings: all cases
  * in one workflow, one run per backend (js, and native-cpu beside js as a worker has it).
  */
@@ -63,8 +64,68 @@ function makeCases(): { cases: DtypeCase[]; dir: string } {
       edges: [{ source: `${name}_x`, sourcePort: 'out', target: name, targetPort: 'x' }],
     });
   };
+  /** A node `op` with `params` against numpy.<fn>(x, **kwargs). */
+  const call = (fn: string, op: string, params: Record<string, unknown>, kwargs: Record<string, unknown>, dtype: DType, shape: number[], chunks: number[], values = SPECIAL) => {
+    const name = `n${cases.length}`;
+    const x = input(dir, `${name}x`, dtype, shape, values);
+    cases.push({
+      name,
+      kind: 'call',
+      op,
+      fn,
+      kwargs,
+      x,
+      nodes: [{ id: `${name}_x`, op: 'load_npy', params: { path: join(dir, x), chunks } }, { id: name, op, params }],
+      edges: [{ source: `${name}_x`, sourcePort: 'out', target: name, targetPort: 'x' }],
+    });
+  };
   for (const dtype of DTYPES) {
-    for (const op of ['isnan', 'isfinite']) {
+    // Fancy indexing with an integer list: sorted, unsorted, repeated, negative, strided runs, empty.
+    for (const [indices, axis, shape, chunks] of [
+      [[0, 3, 5], 0, [7, 4], [3, 3]],
+      [[5, 0, 0, -1, 2], 1, [3, 7], [2, 3]],
+      [[6, 4, 2, 0], -1, [2, 3, 7], [1, 2, 4]],
+      [[1, 2, 3, 4], 1, [3, 6, 2], [2, 4, 1]],
+      [[], 0, [5, 3], [2, 2]],
+      [[-3], 2, [2, 3, 4], [2, 2, 3]],
+    ] as Array<[number[], number, number[], number[]]>) {
+      call('take', 'take', { indices, axis }, { indices, axis }, dtype, shape, chunks);
+    }
+    // transpose with axes (3-D and 4-D, negative axes), reversed 3-D, and moveaxis.
+    for (const [axes, shape, chunks] of [
+      [[2, 0, 1], [3, 4, 5], [2, 3, 2]],
+      [[1, 2, 0], [3, 4, 5], [2, 3, 2]],
+      [[-1, 0, -2], [3, 4, 5], [3, 1, 4]],
+      [[3, 1, 0, 2], [2, 3, 2, 4], [1, 2, 2, 3]],
+      [[0, 1], [4, 6], [3, 4]],
+    ] as Array<[number[], number[], number[]]>) {
+      call('transpose', 'transpose', { axes }, { axes }, dtype, shape, chunks);
+    }
+    call('transpose', 'transpose', {}, {}, dtype, [3, 4, 5], [2, 3, 2]);
+    for (const [source, destination, shape, chunks] of [
+      [[0], [-1], [3, 4, 5], [2, 3, 2]],
+      [[2], [0], [3, 4, 5], [2, 3, 2]],
+      [[0, 1], [-1, -2], [3, 4, 5], [2, 3, 2]],
+      [[3, 0], [1, 2], [2, 3, 2, 4], [1, 2, 2, 3]],
+    ] as Array<[number[], number[], number[], number[]]>) {
+      call('moveaxis', 'moveaxis', { source, destination }, { source, destination }, dtype, shape, chunks);
+    }
+    // percentile / quantile / median along an axis (odd chunks along it, so blocks are rechunked),
+    // over all elements, with NaN in some lanes (NumPy: NaN there) and without.
+    const NO_NAN = [1.5, -2, 0.5, 3, -1.25, 2, 0.75, 9, -4.5, 6];
+    for (const [axis, shape, chunks, values] of [
+      [0, [5, 4], [2, 3], NO_NAN],
+      [1, [3, 7], [2, 3], NO_NAN],
+      [-1, [2, 3, 5], [1, 2, 2], NO_NAN],
+      [1, [2, 4, 3], [2, 3, 2], SPECIAL],
+    ] as Array<[number, number[], number[], number[]]>) {
+      call('percentile', 'percentile', { q: [0, 25, 50, 90, 100], axis }, { q: [0, 25, 50, 90, 100], axis }, dtype, shape, chunks, values);
+      call('median', 'median', { axis }, { axis }, dtype, shape, chunks, values);
+    }
+    call('quantile', 'quantile', { q: [0.1, 0.5], axis: 0 }, { q: [0.1, 0.5], axis: 0 }, dtype, [6, 3], [4, 2], NO_NAN);
+    call('median', 'median', {}, {}, dtype, [4, 5], [3, 2], NO_NAN);
+    call('percentile', 'percentile', { q: [10, 75] }, { q: [10, 75] }, dtype, [4, 5], [3, 2], NO_NAN);
+    for (const op of ['isnan', 'isfinite', 'floor', 'ceil']) {
       add('unary', op, dtype, [12], [5]);
       add('unary', op, dtype, [3, 5], [2, 3]);
     }
@@ -144,6 +205,29 @@ describe('isfinite, negative axes, any / all (hand-computed)', () => {
 
   it('an axis beyond the input is refused with its bounds', async () => {
     await expect(runLocal(chain(['a', 'arange', { start: 0, stop: 6, chunks: 4 }], ['s', 'reduce', { op: 'sum', axis: -2 }]))).rejects.toThrow(/axis -2 is out of bounds for the 1-d input/);
+  });
+});
+
+describe('linspace(dtype=) against NumPy; take, transpose, moveaxis and median refusals', () => {
+  it('numpy.linspace with a dtype: computed in float64, floored for integers (-4.1 gives -5), then cast', async () => {
+    const cases: Array<[number, number, number, number, DType]> = [[0, 10, 7, 3, 'int32'], [-5, 4, 11, 4, 'int64'], [0, 1, 5, 2, 'float32'], [-1.5, 2.5, 9, 4, 'int32'], [3, 3, 1, 1, 'int64']];
+    const script = `import json, numpy as np\nprint(json.dumps([np.linspace(a, b, n, dtype=d).tolist() for (a, b, n, _, d) in ${JSON.stringify(cases)}]))`;
+    const want = JSON.parse(execFileSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' })) as number[][];
+    for (const [i, [start, stop, num, chunks, dtype]] of cases.entries()) {
+      const out = await runLocal(chain(['l', 'linspace', { start, stop, num, chunks, dtype }]));
+      expect(out.l, `linspace(${start}, ${stop}, ${num}, ${dtype})`).toMatchObject({ kind: 'array', dtype, shape: [num], data: want[i] });
+    }
+  });
+
+  it('refuses an index out of bounds, an axis list that is not a permutation, and moveaxis with unequal lists', async () => {
+    const x = ['a', 'zeros', { shape: [2, 3, 4], chunks: 2 }] as [string, string, Record<string, unknown>];
+    await expect(runLocal(chain(x, ['t', 'take', { indices: [0, 3], axis: 1 }]))).rejects.toThrow(/index 3 \(item 1\) is out of bounds for axis 1 with size 3/);
+    await expect(runLocal(chain(x, ['t', 'take', { indices: [0], axis: 3 }]))).rejects.toThrow(/axis 3 is out of bounds for the 3-d input/);
+    await expect(runLocal(chain(x, ['t', 'transpose', { axes: [0, 0, 1] }]))).rejects.toThrow(/\(0, 0, 1\) is not a permutation of the 3 axes/);
+    await expect(runLocal(chain(x, ['t', 'transpose', { axes: [1, 0] }]))).rejects.toThrow(/is not a permutation of the 3 axes/);
+    await expect(runLocal(chain(x, ['t', 'moveaxis', { source: [0, 1], destination: [2] }]))).rejects.toThrow(/has 1 axes, source has 2/);
+    await expect(runLocal(chain(x, ['t', 'median', { axis: -4 }]))).rejects.toThrow(/axis -4 is out of bounds for the 3-d input/);
+    await expect(runLocal(chain(['a', 'zeros', { shape: [0, 3], chunks: 2 }], ['t', 'percentile', { q: [50], axis: 0 }]))).rejects.toThrow(/cannot take the percentile along axis 0 of length 0/);
   });
 });
 

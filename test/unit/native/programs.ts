@@ -93,7 +93,7 @@ export function cases(): Case[] {
     out.push({ name: `${dtype} round halves to even`, program: { dtype, shape: [2, 6], expr: un('round', leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [2, 6]) })) }, inputs: [arr('float64', [2, 6], Float64Array.from(halves))], exact: true });
     // isnan / isfinite (1 / 0) on NaN, both infinities, the largest double and ordinary values.
     const special = [NaN, Infinity, -Infinity, 0, -0, 1.5, -2, Number.MAX_VALUE, -Number.MIN_VALUE, NaN, 3e38, 4e38];
-    for (const op of ['isnan', 'isfinite'] as const) {
+    for (const op of ['isnan', 'isfinite', 'floor', 'ceil'] as const) {
       out.push({ name: `${dtype} ${op} special values`, program: { dtype, shape: [3, 4], expr: un(op, leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [3, 4]) })) }, inputs: [arr('float64', [3, 4], Float64Array.from(special))], exact: true });
     }
     for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'] as const) {

@@ -1,13 +1,13 @@
 /**
  * js handlers of the NumPy-style array nodes that are not fused programs
  * (main/engine/ops/arrays-scan.ts, arrays-join.ts, arrays-stats.ts): cumulate, reshape,
- * histogram (+ edges, sum-arrays) and percentile. Each follows NumPy's arithmetic where the
+ * histogram (+ edges, sum-arrays), percentile and percentile along an axis. Each follows NumPy's arithmetic where the
  * order of operations shows in the last bits (the scan's order, the histogram's bin edges, the
  * percentile's linear interpolation).
  */
 import type { ChunkValue, DType, NDArray, NumericArray } from '../../../common/arrays';
 import { allocate, sizeOf, stridesOf } from '../../../common/arrays';
-import { registerHandler } from '../../handlers';
+import { registerArrayOp, registerHandler } from '../../handlers';
 
 function arrayAt(inputs: ChunkValue[], i: number, what: string): NDArray {
   const v = inputs[i];
@@ -187,4 +187,29 @@ registerHandler('array-op', 'percentile', async (params, inputs) => {
   for (const a of arrays) for (let i = 0; i < a.data.length; i++) all[k++] = get(a.data, i);
   const q = params.q as number[];
   return { value: { kind: 'array', array: { dtype: 'float64', shape: [q.length], data: quantiles(all, q) } }, backend: 'js' };
+});
+
+/**
+ * numpy.percentile(x, q, axis) of a block that holds the whole axis: each lane along the axis is
+ * sorted once and interpolated at every q (quantiles), the q axis first as NumPy puts it. Computed
+ * in float64 and stored in the result dtype (float32 stays float32, as NumPy's).
+ */
+registerArrayOp('percentile-axis', async (params, inputs) => {
+  const a = arrayAt(inputs, 0, 'percentile-axis');
+  const { q, axis, dtype } = params;
+  if (axis >= a.shape.length) throw new Error(`percentile-axis: axis ${axis} of a ${a.shape.length}-d block`);
+  const len = a.shape[axis];
+  const inner = sizeOf(a.shape.slice(axis + 1));
+  const outer = sizeOf(a.shape.slice(0, axis));
+  const lanes = outer * inner;
+  const out = allocate(dtype, q.length * lanes);
+  const lane = new Float64Array(len);
+  for (let o = 0; o < outer; o++) {
+    for (let i = 0; i < inner; i++) {
+      for (let k = 0; k < len; k++) lane[k] = get(a.data, (o * len + k) * inner + i);
+      const v = quantiles(lane, q);
+      for (let j = 0; j < q.length; j++) put(out, j * lanes + o * inner + i, v[j]);
+    }
+  }
+  return { value: { kind: 'array', array: { dtype, shape: [q.length, ...a.shape.filter((_, d) => d !== axis)], data: out } }, backend: 'js' };
 });
