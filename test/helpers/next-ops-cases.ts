@@ -134,6 +134,12 @@ export function makeCases(): { cases: DtypeCase[]; dir: string } {
     // column c is ALL_NAN[5c % 6], so columns 0 and 1 hold only NaN: NumPy's nanmin gives NaN).
     const FINITE = [1.5, NaN, -2, 0.5, 3, -1.25, NaN, 2, 0.75];
     const ALL_NAN = [NaN, 2, -1.5, 3, 0.5, NaN];
+    // nancumsum / nancumprod: NaN as 0 / 1 (lanes short enough that integer products stay exact).
+    for (const fn of ['nancumsum', 'nancumprod']) {
+      call(fn, fn, { axis: 1 }, { axis: 1 }, dtype, [3, 4], [2, 3]);
+      call(fn, fn, { axis: -2 }, { axis: -2 }, dtype, [4, 3, 2], [3, 2, 1], FINITE);
+      call(fn, fn, {}, {}, dtype, [3, 3], [2, 2], FINITE);
+    }
     for (const op of ['prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean']) {
       add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], -1);
       add('reduce', op, dtype, [3, 4, 5], [2, 3, 2], 0, FINITE);

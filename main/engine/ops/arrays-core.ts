@@ -192,11 +192,14 @@ const NO_IDENTITY = ['min', 'max', 'argmin', 'argmax', 'nanmin', 'nanmax'];
 const TRUTH_OPS = { any: 'max', all: 'min' } as const;
 type TruthOp = keyof typeof TRUTH_OPS;
 
-/** numpy.nansum: the sum with NaN taken as 0 (integers have no NaN and keep their exact int64 sum). */
-function nanAsZero(x: LazyArray, ctx: BuildContext): LazyArray {
+/**
+ * `x` with NaN replaced by `value` (nansum's 0, nancumprod's 1), fused into each block's program;
+ * integers have no NaN and are returned as they are (keeping their exact int64 sums).
+ */
+export function nanAs(x: LazyArray, value: number, ctx: BuildContext): LazyArray {
   if (x.dtype === 'int32' || x.dtype === 'int64') return x;
-  const zero = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value: 0 } };
-  return mapBlocks(x, (e) => ({ kind: 'where', cond: { kind: 'unary', op: 'isnan', arg: e }, a: zero, b: e }), 'nan-as-0', ctx.nodeId);
+  const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value } };
+  return mapBlocks(x, (e) => ({ kind: 'where', cond: { kind: 'unary', op: 'isnan', arg: e }, a: fill, b: e }), `nan-as-${value}`, ctx.nodeId);
 }
 
 /** `x != 0` as 1 / 0 in int32 (NumPy's bool), the operand of any / all. */
@@ -237,7 +240,7 @@ const reduce: OpDef = {
     const named = (ctx.params.op ?? 'sum') as ReduceOp | TruthOp | 'nansum';
     const truth = named === 'any' || named === 'all' ? TRUTH_OPS[named] : null;
     const op: ReduceOp = named === 'any' || named === 'all' ? TRUTH_OPS[named] : named === 'nansum' ? 'sum' : named;
-    const x = truth ? nonzero(x0, ctx) : named === 'nansum' ? nanAsZero(x0, ctx) : x0;
+    const x = truth ? nonzero(x0, ctx) : named === 'nansum' ? nanAs(x0, 0, ctx) : x0;
     const splitEvery = (ctx.params.split_every ?? 8) as number;
     const ddof = (ctx.params.ddof ?? 0) as number;
     const axis = ctx.params.axis;
