@@ -134,6 +134,14 @@ export function makeCases(): { cases: DtypeCase[]; dir: string } {
     // column c is ALL_NAN[5c % 6], so columns 0 and 1 hold only NaN: NumPy's nanmin gives NaN).
     const FINITE = [1.5, NaN, -2, 0.5, 3, -1.25, NaN, 2, 0.75];
     const ALL_NAN = [NaN, 2, -1.5, 3, 0.5, NaN];
+    // diag: a vector onto the k-th diagonal (k above, on, below) and a matrix's k-th diagonal
+    // (square, wide, tall, k beyond the matrix: an empty result), odd chunks.
+    for (const [k, shape, chunks] of [
+      [0, [5], [2]], [2, [4], [3]], [-3, [3], [2]],
+      [0, [4, 4], [3, 3]], [1, [3, 6], [2, 4]], [-2, [7, 3], [3, 2]], [2, [5, 5], [2, 3]], [4, [2, 3], [1, 2]],
+    ] as Array<[number, number[], number[]]>) {
+      call('diag', 'diag', { k }, { k }, dtype, shape, chunks);
+    }
     // nancumsum / nancumprod: NaN as 0 / 1 (lanes short enough that integer products stay exact).
     for (const fn of ['nancumsum', 'nancumprod']) {
       call(fn, fn, { axis: 1 }, { axis: 1 }, dtype, [3, 4], [2, 3]);

@@ -29,7 +29,7 @@ describe.each([
 ] as Array<[string, () => ArrayBackend[]]>)('the next ops (elementwise, reductions, indexing, shape, percentiles) against NumPy (%s)', (_, backends) => {
   it('every case gives NumPy\'s dtype and values', async () => {
     const { cases, dir } = makeCases();
-    expect(cases.length).toBeGreaterThanOrEqual(384);
+    expect(cases.length).toBeGreaterThanOrEqual(416);
     const want = numpyAnswers(cases, dir);
     const results = await (await localTasks(dtypeCasesDoc(cases), {}, {}, backends())).results();
     checkDtypeCases(cases, results, dir, want);
@@ -72,7 +72,7 @@ describe('isfinite, negative axes, any / all (hand-computed)', () => {
   });
 });
 
-describe('linspace(dtype=) against NumPy; take, transpose, moveaxis and median refusals', () => {
+describe('linspace(dtype=) against NumPy; take, transpose, moveaxis, median and diag refusals', () => {
   it('numpy.linspace with a dtype: computed in float64, floored for integers (-4.1 gives -5), then cast', async () => {
     const cases: Array<[number, number, number, number, DType]> = [[0, 10, 7, 3, 'int32'], [-5, 4, 11, 4, 'int64'], [0, 1, 5, 2, 'float32'], [-1.5, 2.5, 9, 4, 'int32'], [3, 3, 1, 1, 'int64']];
     const script = `import json, numpy as np\nprint(json.dumps([np.linspace(a, b, n, dtype=d).tolist() for (a, b, n, _, d) in ${JSON.stringify(cases)}]))`;
@@ -91,6 +91,7 @@ describe('linspace(dtype=) against NumPy; take, transpose, moveaxis and median r
     await expect(runLocal(chain(x, ['t', 'transpose', { axes: [1, 0] }]))).rejects.toThrow(/is not a permutation of the 3 axes/);
     await expect(runLocal(chain(x, ['t', 'moveaxis', { source: [0, 1], destination: [2] }]))).rejects.toThrow(/has 1 axes, source has 2/);
     await expect(runLocal(chain(x, ['t', 'median', { axis: -4 }]))).rejects.toThrow(/axis -4 is out of bounds for the 3-d input/);
+    await expect(runLocal(chain(x, ['t', 'diag', {}]))).rejects.toThrow(/diag takes a 1-D or 2-D array, got 3-D/);
     await expect(runLocal(chain(['a', 'zeros', { shape: [0, 3], chunks: 2 }], ['t', 'percentile', { q: [50], axis: 0 }]))).rejects.toThrow(/cannot take the percentile along axis 0 of length 0/);
   });
 });
