@@ -101,6 +101,16 @@ const linspace: OpDef = {
 };
 
 /**
+ * `column <test> row + k` (1 / 0) over the block at `offset` of shape `shape` of an n x m array:
+ * its row indices (+ k) and column indices as two broadcast arange leaves, so nothing is stored.
+ */
+export function diagonalTest(test: CompareOp, n: number, m: number, k: number, [r0, c0]: number[], [r, c]: number[]): Expr {
+  const rows: Expr = { kind: 'broadcast', from: [r, 1], arg: { kind: 'leaf', leaf: { kind: 'arange', start: k, step: 1, shape: [n, 1], region: { start: [r0, 0], step: [1, 1], count: [r, 1] } } } };
+  const cols: Expr = { kind: 'broadcast', from: [c], arg: { kind: 'leaf', leaf: { kind: 'arange', start: 0, step: 1, shape: [m], region: { start: [c0], step: [1], count: [c] } } } };
+  return { kind: 'binary', op: test, a: cols, b: rows };
+}
+
+/**
  * numpy.eye (1 where j == i + k) and numpy.tri (1 where j <= i + k) of N x M: each block compares
  * its row indices (+ k) with its column indices, two broadcast arange leaves, so nothing is stored.
  */
@@ -136,12 +146,8 @@ function diagonalOp(op: 'eye' | 'tri', test: CompareOp, doc: string): OpDef {
           opName: op,
           nodes: [ctx.nodeId],
           block(idx) {
-            const [r, c] = blockShape(chunks, idx);
-            const [r0, c0] = blockOffset(chunks, idx);
-            const rows: Expr = { kind: 'broadcast', from: [r, 1], arg: { kind: 'leaf', leaf: { kind: 'arange', start: k, step: 1, shape: [n, 1], region: { start: [r0, 0], step: [1, 1], count: [r, 1] } } } };
-            const cols: Expr = { kind: 'broadcast', from: [c], arg: { kind: 'leaf', leaf: { kind: 'arange', start: 0, step: 1, shape: [m], region: { start: [c0], step: [1], count: [c] } } } };
             // eye: column == row + k; tri: column <= row + k.
-            return { expr: { kind: 'binary', op: test, a: cols, b: rows }, deps: [] };
+            return { expr: diagonalTest(test, n, m, k, blockOffset(chunks, idx), blockShape(chunks, idx)), deps: [] };
           },
         },
       };

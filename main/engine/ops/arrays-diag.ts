@@ -13,18 +13,15 @@ import type { DType, Expr } from '../../../common/arrays';
 import { reduceAxisSteps, sliceArray } from '../compile/array-lower';
 import { blockOffset, blockShape, normalizeChunks } from '../compile/chunks';
 import { arrayInput } from './arrays-core';
+import { diagonalTest } from './arrays-create';
 import { concatArrays } from './arrays-join';
 import { castArray } from './arrays-select';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 const fill = (value: number): Expr => ({ kind: 'leaf', leaf: { kind: 'fill', value } });
 
-/** The mask `column == row + k` of the block at (r0, c0) of shape (r, c) in an n x m array, 1 / 0. */
-function diagonalMask(n: number, m: number, k: number, [r0, c0]: number[], [r, c]: number[]): Expr {
-  const rows: Expr = { kind: 'broadcast', from: [r, 1], arg: { kind: 'leaf', leaf: { kind: 'arange', start: k, step: 1, shape: [n, 1], region: { start: [r0, 0], step: [1, 1], count: [r, 1] } } } };
-  const cols: Expr = { kind: 'broadcast', from: [c], arg: { kind: 'leaf', leaf: { kind: 'arange', start: 0, step: 1, shape: [m], region: { start: [c0], step: [1], count: [c] } } } };
-  return { kind: 'binary', op: 'eq', a: cols, b: rows };
-}
+/** The mask `column == row + k` of one block (eye's), 1 / 0. */
+const diagonalMask = (n: number, m: number, k: number, offset: number[], shape: number[]): Expr => diagonalTest('eq', n, m, k, offset, shape);
 
 function zeros(shape: number[], chunks: number[][], dtype: DType, ctx: BuildContext): LazyArray {
   return { kind: 'array', shape, chunks, dtype, opName: 'zeros', nodes: [ctx.nodeId], block: () => ({ expr: fill(0), deps: [] }) };
