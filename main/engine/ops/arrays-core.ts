@@ -42,6 +42,15 @@ export function nums(ctx: BuildContext, name: string): number[] {
   return v as number[];
 }
 
+/** The axis param of `x` (negative counts from the end) made positive, or null when not given. */
+export function axisOf(ctx: BuildContext, x: LazyArray): number | null {
+  const a = ctx.params.axis;
+  if (a === undefined || a === null) return null;
+  const nd = x.shape.length;
+  if (typeof a !== 'number' || !Number.isInteger(a) || a < -nd || a >= nd) return ctx.fail('params.axis', `axis ${String(a)} is out of bounds for the ${nd}-d input`);
+  return a < 0 ? a + nd : a;
+}
+
 /**
  * The chunks param as one size per axis, as Dask reads it: a single number (`500` or `[500]`)
  * stands for every axis; a list otherwise names each axis (`axes`: what the count is checked against).

@@ -13,7 +13,7 @@ import { bytesPerElement, type DType } from '../../../common/arrays';
 import { fromKeys, materialize, viewAxes } from '../compile/array-lower';
 import { blockIndices, blockShape, eachBlockIndex, normalizeChunks } from '../compile/chunks';
 import { rechunk } from '../compile/rechunk';
-import { arrayInput, nums } from './arrays-core';
+import { arrayInput, axisOf, nums } from './arrays-core';
 import { reshapeArray } from './arrays-join';
 import { LINALG_ARRAY_OPS } from './arrays-linalg';
 import { castArray } from './arrays-select';
@@ -78,15 +78,6 @@ const histogram: OpDef = {
     };
   },
 };
-
-/** The axis param of `x` (negative counts from the end), or null when not given. */
-function axisOf(ctx: BuildContext, x: LazyArray): number | null {
-  const a = ctx.params.axis;
-  if (a === undefined || a === null) return null;
-  const nd = x.shape.length;
-  if (typeof a !== 'number' || !Number.isInteger(a) || a < -nd || a >= nd) return ctx.fail('params.axis', `axis ${String(a)} is out of bounds for the ${nd}-d input`);
-  return a < 0 ? a + nd : a;
-}
 
 /**
  * NumPy's result dtype: median keeps float32 (the rest gives float64); percentile and quantile

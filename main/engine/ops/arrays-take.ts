@@ -7,7 +7,7 @@
  * pieces of the source blocks.
  */
 import { sliceArray } from '../compile/array-lower';
-import { arrayInput, nums } from './arrays-core';
+import { arrayInput, axisOf, nums } from './arrays-core';
 import { concatArrays } from './arrays-join';
 import type { AxisSlice } from './slice-syntax';
 import type { OpDef } from './types';
@@ -43,9 +43,7 @@ const take: OpDef = {
     const x = arrayInput(ctx, 'x');
     const nd = x.shape.length;
     if (nd === 0) return ctx.fail('inputs.x', 'is 0-d: there is no axis to take along');
-    const a = (ctx.params.axis ?? 0) as number;
-    if (!Number.isInteger(a) || a < -nd || a >= nd) return ctx.fail('params.axis', `axis ${a} is out of bounds for the ${nd}-d input`);
-    const axis = a < 0 ? a + nd : a;
+    const axis = axisOf(ctx, x) ?? 0;
     const n = x.shape[axis];
     const indices = nums(ctx, 'indices').map((i, k) => {
       if (!Number.isInteger(i) || i < -n || i >= n) return ctx.fail('params.indices', `index ${i} (item ${k}) is out of bounds for axis ${axis} with size ${n}`);
