@@ -92,6 +92,9 @@ describe('linspace(dtype=) against NumPy; take, transpose, moveaxis, median and 
     await expect(runLocal(chain(x, ['t', 'moveaxis', { source: [0, 1], destination: [2] }]))).rejects.toThrow(/has 1 axes, source has 2/);
     await expect(runLocal(chain(x, ['t', 'median', { axis: -4 }]))).rejects.toThrow(/axis -4 is out of bounds for the 3-d input/);
     await expect(runLocal(chain(x, ['t', 'diag', {}]))).rejects.toThrow(/diag takes a 1-D or 2-D array, got 3-D/);
+    // Advanced indexing typed into slice: the integer list points to take, a mask is refused with the reason.
+    await expect(runLocal(chain(x, ['t', 'slice', { slices: '[0, 1]' }]))).rejects.toThrow(/is an integer list \(fancy indexing\): use the take node/);
+    await expect(runLocal(chain(x, ['t', 'slice', { slices: 'x > 0' }]))).rejects.toThrow(/looks like a boolean mask.*data-dependent size/);
     await expect(runLocal(chain(['a', 'zeros', { shape: [0, 3], chunks: 2 }], ['t', 'percentile', { q: [50], axis: 0 }]))).rejects.toThrow(/cannot take the percentile along axis 0 of length 0/);
   });
 });
