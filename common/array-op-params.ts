@@ -5,7 +5,7 @@
  * the params parsed by the same schema: a renamed param is a type error on both sides, and a
  * message that does not match is refused at the worker's boundary with the op and field named).
  *
- * Typed so far: rechunk's assemble, transpose, the .npy reader and writer, the randomized SVD, percentile along an axis. To
+ * Typed so far: rechunk's assemble, transpose, the .npy reader and writer, the randomized SVD, percentile and topk along an axis. To
  * type another op: add its schema below, build its spec with `arrayOpSpec` in main and register
  * its handler with `registerArrayOp` (CONTRIBUTING.md, "Typed task params").
  */
@@ -40,6 +40,8 @@ const SCHEMAS = {
   'rs-u': z.object({}),
   /** numpy.percentile of each lane along `axis` of one block holding the whole axis; q in [0, 1]; the q axis comes first. */
   'percentile-axis': z.object({ q: z.array(z.number().min(0).max(1)), axis: count, dtype: dtypeSchema }),
+  /** dask.array.topk along `axis` of one block holding the whole axis: k > 0 the largest first, k < 0 the smallest first. */
+  'topk-axis': z.object({ k: z.number().int().refine((v) => v !== 0, 'k must not be 0'), axis: count }),
 };
 
 /** Each typed op's params, as TypeScript sees them (inferred from the schemas: one definition). */

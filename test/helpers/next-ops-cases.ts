@@ -142,6 +142,15 @@ export function makeCases(): { cases: DtypeCase[]; dir: string } {
     ] as Array<[number, number[], number[]]>) {
       call('diag', 'diag', { k }, { k }, dtype, shape, chunks);
     }
+    // topk (dask.array.topk): largest first, a negative k the smallest first; the axis is rechunked whole.
+    for (const [k, axis, shape, chunks] of [
+      [2, -1, [3, 7], [2, 3]],
+      [-3, 0, [6, 4], [4, 3]],
+      [1, 1, [2, 5, 3], [1, 2, 2]],
+      [4, 0, [4], [3]],
+    ] as Array<[number, number, number[], number[]]>) {
+      call('topk', 'topk', { k, axis }, { k, axis }, dtype, shape, chunks, NO_NAN);
+    }
     // nancumsum / nancumprod: NaN as 0 / 1 (lanes short enough that integer products stay exact).
     for (const fn of ['nancumsum', 'nancumprod']) {
       call(fn, fn, { axis: 1 }, { axis: 1 }, dtype, [3, 4], [2, 3]);

@@ -13,10 +13,11 @@ import { bytesPerElement, type DType } from '../../../common/arrays';
 import { fromKeys, materialize, viewAxes } from '../compile/array-lower';
 import { blockIndices, blockShape, eachBlockIndex, normalizeChunks } from '../compile/chunks';
 import { rechunk } from '../compile/rechunk';
-import { arrayInput, axisOf, nums } from './arrays-core';
+import { arrayInput, axisOf, num, nums } from './arrays-core';
 import { reshapeArray } from './arrays-join';
 import { LINALG_ARRAY_OPS } from './arrays-linalg';
 import { castArray } from './arrays-select';
+import type { TaskSpec } from '../../../common/tasks';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 const prefixed = (ctx: BuildContext, prefix: string): BuildContext => ({ ...ctx, key: (name, idx) => ctx.key(`${prefix}${name}`, idx) });
@@ -96,25 +97,57 @@ function quantilesAll(x0: LazyArray, q: number[], ctx: BuildContext, op: string)
   return castArray(out, quantileDtype(x, op), ctx);
 }
 
-/** numpy.percentile(x, q * 100, axis): shape [q.length, ...x's other axes]. */
-function quantilesAlong(x0: LazyArray, q: number[], axis: number, ctx: BuildContext, op: string): LazyArray {
+/**
+ * One task per block of `x0` rechunked so that `axis` is whole in each block (the other axes as
+ * they were), mapping each lane along it to `len` values of `dtype`: with `first` they form a new
+ * leading axis (percentile's q axis), else they replace the axis (topk).
+ */
+function lanesAlong(x0: LazyArray, axis: number, ctx: BuildContext, op: string, spec: TaskSpec, len: number, dtype: DType, first: boolean): LazyArray {
   const n = x0.shape[axis];
   if (n === 0) return ctx.fail('inputs.x', `cannot take the ${op} along axis ${axis} of length 0`);
-  // The axis whole in every block (one chunk along it), the other axes as they were.
   const whole = x0.chunks.map((c, d) => (d === axis ? [n] : c));
   const x = rechunk(materialize(x0, ctx, 'src'), whole, ctx, 'whole');
-  const dtype = quantileDtype(x, op);
   const keys: string[] = [];
   for (const idx of blockIndices(x.chunks)) {
-    const shape = blockShape(x.chunks, idx);
+    const bytes = sizeOf(blockShape(x.chunks, idx)) * bytesPerElement(x.dtype);
+    const outBytes = ((len * bytes) / n / bytesPerElement(x.dtype)) * bytesPerElement(dtype);
     const key = ctx.key(op, idx.filter((_, d) => d !== axis));
-    const bytes = sizeOf(shape) * 8;
-    ctx.emit({ key, deps: x.block(idx).deps, spec: arrayOpSpec('percentile-axis', { q, axis, dtype }), resource: 'any', op, outBytes: (q.length * bytes) / n, workBytes: 2 * bytes + q.length * (bytes / n) * bytesPerElement(dtype) });
+    ctx.emit({ key, deps: x.block(idx).deps, spec, resource: 'any', op, outBytes, workBytes: 2 * bytes + outBytes });
     keys.push(key);
   }
   const rest = x.chunks.filter((_, d) => d !== axis);
-  return fromKeys([q.length, ...x.shape.filter((_, d) => d !== axis)], [[q.length], ...rest], dtype, keys, ctx.nodeId, [ctx.nodeId]);
+  if (first) return fromKeys([len, ...x.shape.filter((_, d) => d !== axis)], [[len], ...rest], dtype, keys, ctx.nodeId, [ctx.nodeId]);
+  return fromKeys(x.shape.map((s, d) => (d === axis ? len : s)), x.chunks.map((c, d) => (d === axis ? [len] : c)), dtype, keys, ctx.nodeId, [ctx.nodeId]);
 }
+
+/** numpy.percentile(x, q * 100, axis): shape [q.length, ...x's other axes]. */
+function quantilesAlong(x: LazyArray, q: number[], axis: number, ctx: BuildContext, op: string): LazyArray {
+  const dtype = quantileDtype(x, op);
+  return lanesAlong(x, axis, ctx, op, arrayOpSpec('percentile-axis', { q, axis, dtype }), q.length, dtype, true);
+}
+
+const topk: OpDef = {
+  spec: {
+    op: 'topk',
+    label: 'Top k',
+    category: 'arrays',
+    doc: 'dask.array.topk(x, k, axis): the k largest along the axis, largest first; a negative k gives the |k| smallest, smallest first. The axis is made whole in each block (rechunked), then each lane is sorted. NaN counts as the largest.',
+    inputs: [{ name: 'x', type: 'array' }],
+    outputs: [{ name: 'out', type: 'array' }],
+    params: [
+      { name: 'k', kind: 'number', integer: true, required: true, doc: 'how many; negative: the smallest' },
+      { name: 'axis', kind: 'number', integer: true, default: -1, doc: 'negative counts from the end' },
+    ],
+  },
+  build(ctx) {
+    const x = arrayInput(ctx, 'x');
+    if (x.shape.length === 0) return ctx.fail('inputs.x', 'is 0-d: there is no axis to take the top k along');
+    const axis = axisOf(ctx, x) ?? x.shape.length - 1;
+    const k = num(ctx, 'k');
+    if (!Number.isInteger(k) || k === 0 || Math.abs(k) > x.shape[axis]) return ctx.fail('params.k', `must be a non-zero integer with |k| <= ${x.shape[axis]} (the length of axis ${axis}), got ${k}`);
+    return { out: lanesAlong(x, axis, ctx, 'topk', arrayOpSpec('topk-axis', { k, axis }), Math.abs(k), x.dtype, false) };
+  },
+};
 
 const axisParam = { name: 'axis', kind: 'number', integer: true, doc: 'leave empty for all elements; negative counts from the end' } as const;
 
@@ -198,4 +231,4 @@ const tensordot: OpDef = {
   },
 };
 
-export const STATS_ARRAY_OPS: OpDef[] = [histogram, percentileOp('percentile'), percentileOp('quantile'), median, tensordot];
+export const STATS_ARRAY_OPS: OpDef[] = [histogram, percentileOp('percentile'), percentileOp('quantile'), median, topk, tensordot];

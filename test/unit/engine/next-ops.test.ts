@@ -29,7 +29,7 @@ describe.each([
 ] as Array<[string, () => ArrayBackend[]]>)('the next ops (elementwise, reductions, indexing, shape, percentiles) against NumPy (%s)', (_, backends) => {
   it('every case gives NumPy\'s dtype and values', async () => {
     const { cases, dir } = makeCases();
-    expect(cases.length).toBeGreaterThanOrEqual(416);
+    expect(cases.length).toBeGreaterThanOrEqual(432);
     const want = numpyAnswers(cases, dir);
     const results = await (await localTasks(dtypeCasesDoc(cases), {}, {}, backends())).results();
     checkDtypeCases(cases, results, dir, want);
@@ -72,7 +72,7 @@ describe('isfinite, negative axes, any / all (hand-computed)', () => {
   });
 });
 
-describe('linspace(dtype=) against NumPy; take, transpose, moveaxis, median and diag refusals', () => {
+describe('linspace(dtype=) against NumPy; take, transpose, moveaxis, median, diag and topk refusals', () => {
   it('numpy.linspace with a dtype: computed in float64, floored for integers (-4.1 gives -5), then cast', async () => {
     const cases: Array<[number, number, number, number, DType]> = [[0, 10, 7, 3, 'int32'], [-5, 4, 11, 4, 'int64'], [0, 1, 5, 2, 'float32'], [-1.5, 2.5, 9, 4, 'int32'], [3, 3, 1, 1, 'int64']];
     const script = `import json, numpy as np\nprint(json.dumps([np.linspace(a, b, n, dtype=d).tolist() for (a, b, n, _, d) in ${JSON.stringify(cases)}]))`;
@@ -92,6 +92,7 @@ describe('linspace(dtype=) against NumPy; take, transpose, moveaxis, median and 
     await expect(runLocal(chain(x, ['t', 'moveaxis', { source: [0, 1], destination: [2] }]))).rejects.toThrow(/has 1 axes, source has 2/);
     await expect(runLocal(chain(x, ['t', 'median', { axis: -4 }]))).rejects.toThrow(/axis -4 is out of bounds for the 3-d input/);
     await expect(runLocal(chain(x, ['t', 'diag', {}]))).rejects.toThrow(/diag takes a 1-D or 2-D array, got 3-D/);
+    await expect(runLocal(chain(x, ['t', 'topk', { k: 5, axis: 1 }]))).rejects.toThrow(/must be a non-zero integer with \|k\| <= 3 \(the length of axis 1\), got 5/);
     // Advanced indexing typed into slice: the integer list points to take, a mask is refused with the reason.
     await expect(runLocal(chain(x, ['t', 'slice', { slices: '[0, 1]' }]))).rejects.toThrow(/is an integer list \(fancy indexing\): use the take node/);
     await expect(runLocal(chain(x, ['t', 'slice', { slices: 'x > 0' }]))).rejects.toThrow(/looks like a boolean mask.*data-dependent size/);

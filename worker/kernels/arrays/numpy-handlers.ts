@@ -190,26 +190,57 @@ registerHandler('array-op', 'percentile', async (params, inputs) => {
 });
 
 /**
- * numpy.percentile(x, q, axis) of a block that holds the whole axis: each lane along the axis is
- * sorted once and interpolated at every q (quantiles), the q axis first as NumPy puts it. Computed
- * in float64 and stored in the result dtype (float32 stays float32, as NumPy's).
+ * Maps every lane along `axis` of a block that holds the whole axis to `len` values (`f` gets the
+ * lane in the block's dtype), as a block of `dtype`: with `first` the new axis of length `len`
+ * comes first (percentile's q axis), else it replaces the lane's axis (topk).
  */
-registerArrayOp('percentile-axis', async (params, inputs) => {
-  const a = arrayAt(inputs, 0, 'percentile-axis');
-  const { q, axis, dtype } = params;
-  if (axis >= a.shape.length) throw new Error(`percentile-axis: axis ${axis} of a ${a.shape.length}-d block`);
-  const len = a.shape[axis];
+function mapLanes(a: NDArray, axis: number, len: number, dtype: DType, first: boolean, what: string, f: (lane: NumericArray) => ArrayLike<number | bigint>): NDArray {
+  if (axis >= a.shape.length) throw new Error(`${what}: axis ${axis} of a ${a.shape.length}-d block`);
+  const n = a.shape[axis];
   const inner = sizeOf(a.shape.slice(axis + 1));
   const outer = sizeOf(a.shape.slice(0, axis));
   const lanes = outer * inner;
-  const out = allocate(dtype, q.length * lanes);
-  const lane = new Float64Array(len);
+  const out = allocate(dtype, len * lanes);
+  const lane = allocate(a.dtype, n);
   for (let o = 0; o < outer; o++) {
     for (let i = 0; i < inner; i++) {
-      for (let k = 0; k < len; k++) lane[k] = get(a.data, (o * len + k) * inner + i);
-      const v = quantiles(lane, q);
-      for (let j = 0; j < q.length; j++) put(out, j * lanes + o * inner + i, v[j]);
+      for (let k = 0; k < n; k++) lane[k] = a.data[(o * n + k) * inner + i];
+      const v = f(lane);
+      for (let j = 0; j < len; j++) {
+        const at = first ? j * lanes + o * inner + i : (o * len + j) * inner + i;
+        const x = v[j];
+        if (out instanceof BigInt64Array) out[at] = typeof x === 'bigint' ? x : BigInt(Math.trunc(x));
+        else out[at] = Number(x);
+      }
     }
   }
-  return { value: { kind: 'array', array: { dtype, shape: [q.length, ...a.shape.filter((_, d) => d !== axis)], data: out } }, backend: 'js' };
+  const rest = a.shape.filter((_, d) => d !== axis);
+  return { dtype, shape: first ? [len, ...rest] : a.shape.map((s, d) => (d === axis ? len : s)), data: out };
+}
+
+/**
+ * numpy.percentile(x, q, axis) of a block that holds the whole axis: each lane sorted once and
+ * interpolated at every q (quantiles), the q axis first as NumPy puts it; computed in float64 and
+ * stored in the result dtype.
+ */
+registerArrayOp('percentile-axis', async (params, inputs) => {
+  const { q, axis, dtype } = params;
+  const a = arrayAt(inputs, 0, 'percentile-axis');
+  return { value: { kind: 'array', array: mapLanes(a, axis, q.length, dtype, true, 'percentile-axis', (lane) => quantiles(Float64Array.from(lane, Number), q)) }, backend: 'js' };
+});
+
+/**
+ * dask.array.topk along `axis` of a block that holds the whole axis: k > 0 the k largest,
+ * largest first; k < 0 the |k| smallest, smallest first (a sort in the block's dtype, so int64
+ * stays exact; NaN sorts last, so it counts as the largest).
+ */
+registerArrayOp('topk-axis', async (params, inputs) => {
+  const { k, axis } = params;
+  const a = arrayAt(inputs, 0, 'topk-axis');
+  const len = Math.abs(k);
+  const pick = (lane: NumericArray) => {
+    const s = lane.slice().sort();
+    return k > 0 ? Array.from({ length: len }, (_, j) => s[s.length - 1 - j]) : Array.from({ length: len }, (_, j) => s[j]);
+  };
+  return { value: { kind: 'array', array: mapLanes(a, axis, len, a.dtype, false, 'topk-axis', pick) }, backend: 'js' };
 });
