@@ -54,7 +54,9 @@ def compute(c, d):
     if kind == "diff":
         return np.diff(x, axis=c["axis"])
     if kind == "call":
-        return (FUNCS.get(c["fn"]) or getattr(np, c["fn"]))(x, **c["kwargs"])
+        # JSON has no tuples: a list of axes is NumPy's tuple of axes.
+        kw = {k: tuple(v) if k == "axis" and isinstance(v, list) else v for k, v in c["kwargs"].items()}
+        return (FUNCS.get(c["fn"]) or getattr(np, c["fn"]))(x, **kw)
     raise ValueError(f"unknown case kind {kind}")
 
 

@@ -142,6 +142,10 @@ export function makeCases(): { cases: DtypeCase[]; dir: string } {
     ] as Array<[number, number[], number[]]>) {
       call('diag', 'diag', { k }, { k }, dtype, shape, chunks);
     }
+    // nanmean over several axes but not all (nansum / count of non-NaN), with keepdims too.
+    for (const [axes, keepdims, values] of [[[0, 2], false, SPECIAL], [[1, 2], true, ALL_NAN], [[-1, 0], false, FINITE]] as Array<[number[], boolean, number[]]>) {
+      call('nanmean', 'reduce', { op: 'nanmean', axes, keepdims }, { axis: axes, keepdims }, dtype, [3, 4, 5], [2, 3, 2], values);
+    }
     // topk (dask.array.topk): largest first, a negative k the smallest first; the axis is rechunked whole.
     for (const [k, axis, shape, chunks] of [
       [2, -1, [3, 7], [2, 3]],

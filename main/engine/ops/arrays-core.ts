@@ -4,7 +4,7 @@
  */
 import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
-import { isCompareOp, promoteWithScalar, scalarKind, scalarOperand, scalarResultType } from '../../../common/dtype-rules';
+import { isCompareOp, promoteWithScalar, reduceResultType, scalarKind, scalarOperand, scalarResultType } from '../../../common/dtype-rules';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { blockOffset, normalizeChunks, NO_DEPS, sharedBlockShapes, unitStep } from '../compile/chunks';
 import { fitsFusion } from '../compile/fuse-bound';
@@ -12,6 +12,8 @@ import { fromKeys, mapBlocks, materialize, reduceAllSteps, reduceAxisSteps, sett
 import type { BuildContext, LazyArray, OpDef } from './types';
 import { normalizeIndex, parseSliceText } from './slice-syntax';
 import { normalizeAxes, reduceAxesSteps } from '../compile/reduce-axes';
+import { alignedBinary } from '../compile/broadcast';
+import type { Steps } from '../slices';
 
 export function arrayInput(ctx: BuildContext, port: string): LazyArray {
   const v = ctx.inputs[port];
@@ -217,6 +219,19 @@ function nonzero(x0: LazyArray, ctx: BuildContext): LazyArray {
   return mapBlocks(x, (e) => ({ kind: 'binary', op: 'ne', a: e, b: { kind: 'leaf', leaf: { kind: 'fill', value: 0 } } }), 'ne', ctx.nodeId, 'int32');
 }
 
+/**
+ * numpy.nanmean over several axes but not all: its {sum, count} partials do not compose one axis
+ * at a time (a mean of means weighs lanes wrongly), so it is nansum over the axes divided by the
+ * count of non-NaN values over them (the sum of x == x), two axis-by-axis reductions.
+ */
+function* nanmeanOver(x: LazyArray, axes: number[], keepdims: boolean, splitEvery: number, ctx: BuildContext): Steps<LazyArray> {
+  const sum = yield* reduceAxesSteps(nanAs(x, 0, ctx), 'sum', axes, keepdims, splitEvery, ctx, 0, 'nanmean-sum-');
+  const notNan = mapBlocks(settle(x, 'int32', ctx, 'src'), (e) => ({ kind: 'binary', op: 'eq', a: e, b: e }), 'not-nan', ctx.nodeId, 'int32');
+  const count = yield* reduceAxesSteps(notNan, 'sum', axes, keepdims, splitEvery, ctx, 0, 'nanmean-count-');
+  if (sum.kind !== 'array' || count.kind !== 'array') throw new Error('nanmean over some axes reduced all of them');
+  return alignedBinary(sum, count, 'div', reduceResultType(x.dtype, 'nanmean'), ctx, 'x');
+}
+
 const reduce: OpDef = {
   spec: {
     op: 'reduce',
@@ -270,11 +285,10 @@ const reduce: OpDef = {
       // NumPy: "zero-size array to reduction operation maximum which has no identity".
       if (NO_IDENTITY.includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
-      // Its partials do not compose one axis at a time (a mean of means weighs lanes wrongly).
-      if (op === 'nanmean' && ax.length > 1 && ax.length < x.shape.length) throw new Error(`nanmean over several axes (${ax.join(', ')}) but not all is not supported yet; reduce over one axis or all of them`);
     } catch (e) {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));
     }
+    if (op === 'nanmean' && Array.isArray(axes) && axes.length > 1 && normalizeAxes(axes, x.shape.length).length < x.shape.length) return { out: yield* nanmeanOver(x, axes, keepdims, splitEvery, ctx) };
     // The historical forms keep their task graphs (and so their digests): all axes, one axis.
     if (!keepdims && axes === null) return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
     if (!keepdims && axes !== null && axes.length === 1 && axes[0] >= 0) return { out: yield* reduceAxisSteps(x, op, axes[0], splitEvery, ctx, ddof) };
