@@ -146,6 +146,12 @@ export function makeCases(): { cases: DtypeCase[]; dir: string } {
     for (const [axes, keepdims, values] of [[[0, 2], false, SPECIAL], [[1, 2], true, ALL_NAN], [[-1, 0], false, FINITE]] as Array<[number[], boolean, number[]]>) {
       call('nanmean', 'reduce', { op: 'nanmean', axes, keepdims }, { axis: axes, keepdims }, dtype, [3, 4, 5], [2, 3, 2], values);
     }
+    // any / all over an empty axis: NumPy's False / True (a constant array), keepdims too.
+    for (const fn of ['any', 'all']) {
+      call(fn, 'reduce', { op: fn, axis: 0 }, { axis: 0 }, dtype, [0, 3], [2, 2]);
+      call(fn, 'reduce', { op: fn, axes: [1], keepdims: true }, { axis: [1], keepdims: true }, dtype, [2, 0, 3], [1, 2, 2]);
+      call(fn, 'reduce', { op: fn, keepdims: true }, { keepdims: true }, dtype, [0, 4], [2, 3]);
+    }
     // topk (dask.array.topk): largest first, a negative k the smallest first; the axis is rechunked whole.
     for (const [k, axis, shape, chunks] of [
       [2, -1, [3, 7], [2, 3]],

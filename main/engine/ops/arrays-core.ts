@@ -232,6 +232,14 @@ function* nanmeanOver(x: LazyArray, axes: number[], keepdims: boolean, splitEver
   return alignedBinary(sum, count, 'div', reduceResultType(x.dtype, 'nanmean'), ctx, 'x');
 }
 
+/** any / all along `ax` of which one is empty: NumPy's False / True everywhere, 0 / 1 as int32, a fill (no task). */
+function truthOfEmpty(x: LazyArray, ax: number[], keepdims: boolean, all: boolean, ctx: BuildContext): LazyArray {
+  const kept = (d: number) => !ax.includes(d);
+  const shape = x.shape.flatMap((n, d) => (kept(d) ? [n] : keepdims ? [1] : []));
+  const chunks = x.chunks.flatMap((c, d) => (kept(d) ? [c] : keepdims ? [[1]] : []));
+  return { kind: 'array', shape, chunks, dtype: 'int32', opName: all ? 'all' : 'any', nodes: [ctx.nodeId], block: () => ({ expr: { kind: 'leaf', leaf: { kind: 'fill', value: all ? 1 : 0 } }, deps: NO_DEPS }) };
+}
+
 const reduce: OpDef = {
   spec: {
     op: 'reduce',
@@ -280,8 +288,11 @@ const reduce: OpDef = {
     } else if (axesParam !== undefined && axesParam !== null) axes = nums(ctx, 'axes');
     try {
       const ax = normalizeAxes(axes, x.shape.length);
-      // NumPy gives False / True here; a constant result has no task to carry it yet.
-      if (truth && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} over an empty axis is not supported yet (NumPy gives ${named === 'any' ? 'False' : 'True'}); the input has shape (${x.shape.join(', ')})`);
+      if (truth && ax.some((a) => x.shape[a] === 0)) {
+        // NumPy gives False / True: along some axes a constant array (no task); over all of them a scalar has no task to carry it yet.
+        if (ax.length < x.shape.length || keepdims) return { out: truthOfEmpty(x, ax, keepdims, named === 'all', ctx) };
+        throw new Error(`${named} over all axes of an empty array is not supported yet (NumPy gives ${named === 'any' ? 'False' : 'True'}); the input has shape (${x.shape.join(', ')}); give keepdims or reduce along an axis`);
+      }
       // NumPy: "zero-size array to reduction operation maximum which has no identity".
       if (NO_IDENTITY.includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
