@@ -76,6 +76,10 @@ const SCHEMAS = {
   'summary-hist-combine': z.object({}),
   /** stats, hist and corner as one bundle. */
   'summary-bundle': z.object({}),
+  /** numpy.percentile of each lane along `axis` of one block holding the whole axis; q in [0, 1]; the q axis comes first. */
+  'percentile-axis': z.object({ q: z.array(z.number().min(0).max(1)), axis: count, dtype: dtypeSchema }),
+  /** dask.array.topk along `axis` of one block holding the whole axis: k > 0 the largest first, k < 0 the smallest first. */
+  'topk-axis': z.object({ k: z.number().int().refine((v) => v !== 0, 'k must not be 0'), axis: count }),
 };
 
 export type ArrayOpParamMap = ParamsOf<typeof SCHEMAS>;

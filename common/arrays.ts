@@ -49,7 +49,7 @@ export type Leaf =
   /** A region (local coordinates) of the dependency `dep` (an index into the task's deps). */
   | { kind: 'input'; dep: number; region: Region };
 
-export type UnaryOp = 'neg' | 'abs' | 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'square' | 'round' | 'isnan' | 'isfinite';
+export type UnaryOp = 'neg' | 'abs' | 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'square' | 'round' | 'isnan' | 'isfinite' | 'floor' | 'ceil';
 export type BinaryOp = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'min' | 'max' | CompareOp;
 /** Comparisons give 1 where true and 0 where false (NumPy's bool; this engine has no bool dtype). */
 export type CompareOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
@@ -71,7 +71,7 @@ export type Expr =
    */
   | { kind: 'broadcast'; arg: Expr; from: number[]; axes?: number[] };
 
-export type ReduceOp = 'sum' | 'mean' | 'min' | 'max' | 'var' | 'std' | 'argmin' | 'argmax';
+export type ReduceOp = 'sum' | 'mean' | 'min' | 'max' | 'var' | 'std' | 'argmin' | 'argmax' | 'prod' | 'nanprod' | 'nanmin' | 'nanmax' | 'nanmean';
 
 export interface ChunkProgram {
   dtype: DType;
@@ -85,15 +85,16 @@ export interface ChunkProgram {
 /**
  * Partial result of a reduction: named float64 fields of the reduced shape.
  * sum: {sum}; mean: {sum, count}; var/std: {count, mean, m2} (Chan et al.'s parallel form);
- * min/max: {value}; argmin/argmax: {value, index} with global flat or axis indices.
+ * min/max/prod/nanprod: {value}; argmin/argmax: {value, index} with global flat or axis indices;
+ * nanmin/nanmax: {value, count}; nanmean: {sum, count} (NaN skipped, counted values only).
  */
 export interface Partial {
   op: ReduceOp;
   shape: number[];
   fields: Record<string, Float64Array>;
   /**
-   * A sum of integers, exact (int64, wrapping as NumPy's does): the float64 `sum` field rounds
-   * above 2**53. Present when every block summed held integers (js programs of int dtype).
+   * A sum (or product) of integers, exact (int64, wrapping as NumPy's does): the float64 `sum`
+   * (`value`) field rounds above 2**53. Present when every block held integers (js programs of int dtype).
    */
   isum?: BigInt64Array;
 }
@@ -110,6 +111,12 @@ export const PARTIAL_FIELDS: Record<ReduceOp, string[]> = {
   max: ['value'],
   argmin: ['value', 'index'],
   argmax: ['value', 'index'],
+  prod: ['value'],
+  nanprod: ['value'],
+  // How many non-NaN values each lane held: none makes NumPy's NaN (an all-NaN slice).
+  nanmin: ['value', 'count'],
+  nanmax: ['value', 'count'],
+  nanmean: ['sum', 'count'],
 };
 
 /** What a task produces and a worker holds. */

@@ -39,7 +39,7 @@ export type WireColumn = z.infer<typeof wireColumnSchema>;
 /** A task output on the wire (mirrors common/arrays.ts ChunkValue). */
 export const wireValueSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('array'), ...wireArraySchema.shape }),
-  z.object({ kind: z.literal('partial'), op: z.enum(['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax']), shape: z.array(z.number().int().nonnegative()), fields: z.record(z.string(), b64) }),
+  z.object({ kind: z.literal('partial'), op: z.enum(['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean']), shape: z.array(z.number().int().nonnegative()), fields: z.record(z.string(), b64) }),
   z.object({ kind: z.literal('table'), rows: z.number().int().nonnegative(), columns: z.array(wireColumnSchema) }),
   z.object({ kind: z.literal('json'), value: jsonValueSchema }),
   z.object({ kind: z.literal('arrays'), arrays: z.record(z.string(), wireArraySchema) }),

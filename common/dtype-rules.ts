@@ -88,12 +88,17 @@ export function unaryResultType(x: DType, op: UnaryOp): DType {
 /** The dtype of a reduction's result, as NumPy's (Linux: the default int is int64). */
 export function reduceResultType(x: DType, op: ReduceOp): DType {
   switch (op) {
-    case 'sum': return isIntDType(x) ? 'int64' : x;
+    case 'sum':
+    case 'prod':
+    case 'nanprod': return isIntDType(x) ? 'int64' : x;
     case 'mean':
+    case 'nanmean':
     case 'var':
     case 'std': return floatOf(x);
     case 'min':
-    case 'max': return x;
+    case 'max':
+    case 'nanmin':
+    case 'nanmax': return x;
     case 'argmin':
     case 'argmax': return 'int64';
   }

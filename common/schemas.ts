@@ -10,7 +10,7 @@ const int = z.number().int();
 const nonNegInt = int.nonnegative();
 
 export const dtypeSchema = z.enum(['float64', 'float32', 'int32', 'int64']);
-export const reduceOpSchema = z.enum(['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax']);
+export const reduceOpSchema = z.enum(['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean']);
 
 export const regionSchema = z.object({
   start: z.array(nonNegInt),
@@ -28,7 +28,7 @@ export const leafSchema: z.ZodType<Leaf> = z.discriminatedUnion('kind', [
 export const exprSchema: z.ZodType<Expr> = z.lazy(() =>
   z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('leaf'), leaf: leafSchema }),
-    z.object({ kind: z.literal('unary'), op: z.enum(['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite']), arg: exprSchema }),
+    z.object({ kind: z.literal('unary'), op: z.enum(['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite', 'floor', 'ceil']), arg: exprSchema }),
     z.object({ kind: z.literal('clip'), arg: exprSchema, lo: z.number(), hi: z.number() }),
     z.object({ kind: z.literal('binary'), op: z.enum(['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', 'eq', 'ne', 'lt', 'le', 'gt', 'ge']), a: exprSchema, b: exprSchema }),
     z.object({ kind: z.literal('where'), cond: exprSchema, a: exprSchema, b: exprSchema }),

@@ -25,6 +25,8 @@ GF_HD double unaryOp(int op, double x) {
     // NumPy's bool as 1 / 0 (the program's int32 output), as the comparisons give.
     case uIsnan: return x != x ? 1.0 : 0.0;
     case uIsfinite: return fabs(x) < INFINITY ? 1.0 : 0.0;  // false for NaN and both infinities
+    case uFloor: return floor(x);
+    case uCeil: return ceil(x);
     default: return mul_rn(x, x);
   }
 }

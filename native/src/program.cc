@@ -54,8 +54,8 @@ void readCoefs(Reader& r, const Program& p, int64_t* coef) {
 
 int partialFields(int32_t reduce) {
   switch (reduce) {
-    case rSum: case rMin: case rMax: return 1;
-    case rMean: case rArgmin: case rArgmax: return 2;
+    case rSum: case rMin: case rMax: case rProd: case rNanprod: return 1;
+    case rMean: case rArgmin: case rArgmax: case rNanmin: case rNanmax: case rNanmean: return 2;
     case rVar: case rStd: return 3;
     default: return 0;
   }

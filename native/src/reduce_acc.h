@@ -1,6 +1,6 @@
 // Reduction accumulators with the js reference's semantics (worker/kernels/js/reduce.ts):
 // Neumaier-compensated sums, Chan's pairwise update for (count, mean, m2), NaN-propagating
-// min/max, first-occurrence arg* with the smaller index winning ties between partials.
+// min/max, products in order, first-occurrence arg* with the smaller index winning ties between partials.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -16,8 +16,9 @@ struct Acc {
 
 GF_HD Acc accInit(int reduce) {
   Acc a{0, 0, 0, 0, 0, 0, -1};
-  if (reduce == rMin || reduce == rArgmin) a.value = INFINITY;
-  if (reduce == rMax || reduce == rArgmax) a.value = -INFINITY;
+  if (reduce == rMin || reduce == rArgmin || reduce == rNanmin) a.value = INFINITY;
+  if (reduce == rMax || reduce == rArgmax || reduce == rNanmax) a.value = -INFINITY;
+  if (reduce == rProd || reduce == rNanprod) a.value = 1;
   return a;
 }
 
@@ -37,6 +38,12 @@ GF_HD void accAdd(Acc& a, int reduce, double x, double gi) {
     case rSum: case rMean: neumaier(a.sum, a.comp, x); a.count += 1; break;
     case rMin: if (a.value == a.value && (x != x || x < a.value)) a.value = x; break;
     case rMax: if (a.value == a.value && (x != x || x > a.value)) a.value = x; break;
+    case rProd: a.value *= x; break;
+    // The nan* forms skip NaN; count says whether a lane held any value at all.
+    case rNanprod: if (x == x) a.value *= x; break;
+    case rNanmin: if (x == x) { if (x < a.value) a.value = x; a.count += 1; } break;
+    case rNanmax: if (x == x) { if (x > a.value) a.value = x; a.count += 1; } break;
+    case rNanmean: if (x == x) { neumaier(a.sum, a.comp, x); a.count += 1; } break;
     case rArgmin: case rArgmax:
       if (a.value != a.value && a.index >= 0) break;  // a NaN was found: it stays
       if (x != x || a.index < 0 || (reduce == rArgmin ? x < a.value : x > a.value)) { a.value = x; a.index = gi; }
@@ -67,6 +74,13 @@ GF_HD void accMerge(Acc& a, const Acc& b, int reduce) {
     }
     case rMin: if (a.value == a.value && (b.value != b.value || b.value < a.value)) a.value = b.value; break;
     case rMax: if (a.value == a.value && (b.value != b.value || b.value > a.value)) a.value = b.value; break;
+    case rProd: case rNanprod: a.value *= b.value; break;
+    case rNanmin: if (b.value < a.value) a.value = b.value; a.count += b.count; break;
+    case rNanmax: if (b.value > a.value) a.value = b.value; a.count += b.count; break;
+    case rNanmean:
+      neumaier(a.sum, a.comp, compTotal(b.sum, b.comp));
+      a.count += b.count;
+      break;
     default: {
       if (b.index < 0) break;
       if (b.value != b.value) {
@@ -84,9 +98,10 @@ GF_HD void accMerge(Acc& a, const Acc& b, int reduce) {
 GF_HD void accStore(const Acc& a, int reduce, double* out, int64_t size, int64_t o) {
   switch (reduce) {
     case rSum: out[o] = compTotal(a.sum, a.comp); break;
-    case rMean: out[o] = compTotal(a.sum, a.comp); out[size + o] = a.count; break;
+    case rMean: case rNanmean: out[o] = compTotal(a.sum, a.comp); out[size + o] = a.count; break;
+    case rNanmin: case rNanmax: out[o] = a.value; out[size + o] = a.count; break;
     case rVar: case rStd: out[o] = a.count; out[size + o] = a.mean; out[2 * size + o] = a.m2; break;
-    case rMin: case rMax: out[o] = a.value; break;
+    case rMin: case rMax: case rProd: case rNanprod: out[o] = a.value; break;
     default: out[o] = a.value; out[size + o] = a.index; break;
   }
 }

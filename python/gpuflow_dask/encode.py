@@ -9,9 +9,9 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite"]
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite", "floor", "ceil"]
 BINARY = ["add", "sub", "mul", "div", "pow", "min", "max"]
-REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax"]
+REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax", "prod", "nanprod", "nanmin", "nanmax", "nanmean"]
 LIMITS = {"dims": 8, "instructions": 48, "leaves": 16, "stack": 16}
 
 

@@ -20,8 +20,8 @@ from .encode import encode
 from .philox import random32, random64, seed_key
 from .values import PARTIAL_FIELDS, Partial
 
-REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax"]
-UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite"]
+REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax", "prod", "nanprod", "nanmin", "nanmax", "nanmean"]
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite", "floor", "ceil"]
 BINARY = ["add", "sub", "mul", "div", "pow", "min", "max"]
 MAX_SAFE = 2.0**53
 
@@ -250,6 +250,22 @@ def reduce_numpy(p: Code, v: np.ndarray) -> Dict[str, np.ndarray]:
     if op in ("sum", "mean"):
         s = np.array([_neumaier(row) for row in lanes]) if lanes.shape[0] <= 4096 else lanes.sum(axis=1)
         return {"sum": s, "count": np.full(lanes.shape[0], float(n))} if op == "mean" else {"sum": s}
+    if op in ("prod", "nanprod"):
+        # In flat order, as the js chunk step (NumPy's multiply.reduce has no pairwise form).
+        v = np.ones(lanes.shape[0])
+        for k in range(n):
+            col = lanes[:, k]
+            v = v * (np.where(np.isnan(col), 1.0, col) if op == "nanprod" else col)
+        return {"value": v}
+    if op in ("nanmin", "nanmax", "nanmean"):
+        live = ~np.isnan(lanes)
+        count = live.sum(axis=1).astype(np.float64)
+        if op == "nanmean":
+            return {"sum": np.array([_neumaier(row[ok]) for row, ok in zip(lanes, live)]), "count": count}
+        fill = np.inf if op == "nanmin" else -np.inf
+        kept = np.where(live, lanes, fill)
+        val = (kept.min(axis=1) if op == "nanmin" else kept.max(axis=1)) if n else np.full(lanes.shape[0], fill)
+        return {"value": val, "count": count}
     if op in ("var", "std"):
         mean = lanes.sum(axis=1) / n if n else np.zeros(lanes.shape[0])
         m2 = ((lanes - mean[:, None]) ** 2).sum(axis=1)

@@ -16,7 +16,11 @@ from .values import PARTIAL_FIELDS, Partial
 
 def _empty(op: str, shape: List[int]) -> Partial:
     n = int(np.prod(shape, dtype=np.int64))
-    return Partial(op, list(shape), {f: np.zeros(n) for f in PARTIAL_FIELDS[op]})
+    out = Partial(op, list(shape), {f: np.zeros(n) for f in PARTIAL_FIELDS[op]})
+    # The identities the js partials start from: 1 for products, +-inf for nanmin / nanmax.
+    if op in ("prod", "nanprod", "nanmin", "nanmax"):
+        out.fields["value"] = np.full(n, {"nanmin": np.inf, "nanmax": -np.inf}.get(op, 1.0))
+    return out
 
 
 def combine_partials(parts: Sequence[Partial]) -> Partial:
@@ -33,7 +37,20 @@ def combine_partials(parts: Sequence[Partial]) -> Partial:
     flat = [{k: np.asarray(v, np.float64).reshape(n) for k, v in p.fields.items()} for p in parts]
     out = _empty(op, shape)
     f = out.fields
-    if op in ("sum", "mean"):
+    if op in ("prod", "nanprod"):
+        v = np.ones(n)
+        for p in flat:
+            v = v * p["value"]
+        f["value"] = v
+    elif op in ("nanmin", "nanmax"):
+        v = np.full(n, np.inf if op == "nanmin" else -np.inf)
+        cnt = np.zeros(n)
+        for p in flat:
+            x = p["value"]
+            v = np.where(x < v if op == "nanmin" else x > v, x, v)
+            cnt = cnt + p["count"]
+        f["value"], f["count"] = v, cnt
+    elif op in ("sum", "mean", "nanmean"):
         s = np.zeros(n)
         c = np.zeros(n)
         cnt = np.zeros(n)
@@ -42,11 +59,11 @@ def combine_partials(parts: Sequence[Partial]) -> Partial:
             t = s + x
             c += np.where(np.abs(s) >= np.abs(x), (s - t) + x, (x - t) + s)
             s = t
-            if op == "mean":
+            if op != "sum":
                 cnt = cnt + p["count"]
         # An infinite (or NaN) s has a NaN compensation (inf - inf): its sum is s, as NumPy's.
         f["sum"] = np.where(np.isfinite(s), s + c, s)
-        if op == "mean":
+        if op != "sum":
             f["count"] = cnt
     elif op in ("var", "std"):
         na = np.zeros(n)
@@ -98,8 +115,12 @@ def finalize_partial(p: Partial, ddof: float = 0) -> np.ndarray:
     with np.errstate(all="ignore"):
         if op == "sum":
             out = f["sum"]
-        elif op == "mean":
+        elif op in ("mean", "nanmean"):
             out = f["sum"] / f["count"]
+        elif op in ("nanmin", "nanmax"):
+            out = np.where(f["count"] == 0, np.nan, f["value"])
+        elif op in ("prod", "nanprod"):
+            out = f["value"]
         elif op == "var":
             out = f["m2"] / (f["count"] - ddof)
         elif op == "std":

@@ -22,6 +22,11 @@ PARTIAL_FIELDS: Dict[str, List[str]] = {
     "max": ["value"],
     "argmin": ["value", "index"],
     "argmax": ["value", "index"],
+    "prod": ["value"],
+    "nanprod": ["value"],
+    "nanmin": ["value", "count"],
+    "nanmax": ["value", "count"],
+    "nanmean": ["sum", "count"],
 }
 
 DTYPES = {"float64": np.float64, "float32": np.float32, "int32": np.int32, "int64": np.int64}

@@ -34,6 +34,20 @@ class CombineTest(unittest.TestCase):
         self.assertAlmostEqual(finalize_partial(c, 1)[0], 63.7, places=12)
         self.assertAlmostEqual(finalize_partial(Partial("std", c.shape, c.fields), 1)[0], math.sqrt(63.7), places=12)
 
+    def test_prod_and_nan_reductions(self):
+        # prod: 2 * 3 * 0.5 = 3; nanmin / nanmax of lanes [4, nan | 1] and [nan | nan] (all NaN: NaN);
+        # nanmean of [1, 2 | 6] (skipping NaN) = 3.
+        c = combine_partials([P("prod", value=[2.0]), P("prod", value=[3.0]), P("prod", value=[0.5])])
+        self.assertEqual(finalize_partial(c)[0], 3.0)
+        c = combine_partials([P("nanmin", value=[4.0, np.inf], count=[1, 0]), P("nanmin", value=[1.0, np.inf], count=[1, 0])])
+        got = finalize_partial(c)
+        self.assertEqual(got[0], 1.0)
+        self.assertTrue(math.isnan(got[1]))
+        c = combine_partials([P("nanmax", value=[4.0], count=[1]), P("nanmax", value=[1.0], count=[1])])
+        self.assertEqual(finalize_partial(c)[0], 4.0)
+        c = combine_partials([P("nanmean", sum=[3.0], count=[2]), P("nanmean", sum=[6.0], count=[1])])
+        self.assertEqual(finalize_partial(c)[0], 3.0)
+
     def test_min_max_propagate_nan(self):
         c = combine_partials([P("min", value=[3.0, 1.0]), P("min", value=[np.nan, 0.5]), P("min", value=[-1.0, 2.0])])
         self.assertTrue(math.isnan(c.fields["value"][0]))

@@ -274,7 +274,7 @@ export function* reduceAllSteps(a0: LazyArray, op: ReduceOp, splitEvery: number,
   const at: number[] = [];
   let b = -1;
   // Empty blocks add nothing, except that an empty array's sum / mean / var is its first block's
-  // identity partial (NumPy: 0, NaN); min, max and arg* of nothing have no identity.
+  // identity partial (NumPy: 0, NaN, prod 1); min, max and arg* of nothing have no identity.
   const identity = sizeOf(a.shape) === 0 && !['min', 'max', 'argmin', 'argmax'].includes(op);
   const shapeOf = sharedBlockShapes(a.chunks);
   const opName = `${a.opName}+${op}`;

@@ -3,10 +3,11 @@
  * size-1 axes repeated); where both operands span an axis their chunks must agree, so the second
  * is rechunked to the first's; a broadcast operand's block is wrapped in a `broadcast` node.
  */
-import type { Expr } from '../../../common/arrays';
+import type { BinaryOp, DType, Expr } from '../../../common/arrays';
 import type { BuildContext, LazyArray } from '../ops/types';
 import { blockShape } from './chunks';
 import { rechunk, sameChunks } from './rechunk';
+import { shiftDeps } from './restrict';
 
 export function broadcastShapes(a: number[], b: number[]): number[] | null {
   const n = Math.max(a.length, b.length);
@@ -65,6 +66,25 @@ export function align(ops: LazyArray[], ctx: BuildContext, port: string): Aligne
       const full = blockShape(chunks, idx);
       const same = from.length === full.length && from.every((x, d) => x === full[d]);
       return same ? b : { expr: { kind: 'broadcast', arg: b.expr, from }, deps: b.deps };
+    },
+  };
+}
+
+/** a ∘ b elementwise with NumPy broadcasting, each output block one fused expression. */
+export function alignedBinary(a: LazyArray, b: LazyArray, op: BinaryOp, dtype: DType, ctx: BuildContext, port: string): LazyArray {
+  const al = align([a, b], ctx, port);
+  const [x, y] = al.operands;
+  return {
+    kind: 'array',
+    shape: al.shape,
+    chunks: al.chunks,
+    dtype,
+    opName: `${x.opName}+${op}`,
+    nodes: [...x.nodes, ...y.nodes, ctx.nodeId],
+    block(idx) {
+      const p = al.block(x, idx);
+      const q = al.block(y, idx);
+      return { expr: { kind: 'binary', op, a: p.expr, b: shiftDeps(q.expr, p.deps.length) }, deps: [...p.deps, ...q.deps] };
     },
   };
 }

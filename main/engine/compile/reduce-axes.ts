@@ -45,7 +45,7 @@ function keepDims(r: LazyArray, axes: number[], ndim: number): LazyArray {
   return viewAxes(r, layout);
 }
 
-/** sum / min / max over `axes` (sorted, not all) one axis at a time, the last first. */
+/** sum / prod / min / max over `axes` (sorted, not all) one axis at a time, the last first. */
 function* sequential(x: LazyArray, op: ReduceOp, axes: number[], splitEvery: number, ctx: BuildContext, prefix: string): Steps<LazyArray> {
   let cur = x;
   for (const a of [...axes].reverse()) cur = yield* reduceAxisSteps(cur, op, a, splitEvery, prefixed(ctx, `${prefix}ax${a}-`));
@@ -67,7 +67,7 @@ export function* reduceAxesSteps(x: LazyArray, op: ReduceOp, axes: number[] | nu
   let r: LazyArray;
   if (ax.length === 1) r = yield* reduceAxisSteps(x, op, ax[0], splitEvery, prefixed(ctx, prefix), ddof);
   else if (op === 'argmin' || op === 'argmax') throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
-  else if (op === 'sum' || op === 'min' || op === 'max') r = yield* sequential(x, op, ax, splitEvery, ctx, prefix);
+  else if (op === 'sum' || op === 'prod' || op === 'min' || op === 'max') r = yield* sequential(x, op, ax, splitEvery, ctx, prefix);
   else {
     const n = sizeOf(ax.map((a) => x.shape[a]));
     const fill = (value: number) => ({ kind: 'leaf' as const, leaf: { kind: 'fill' as const, value } });

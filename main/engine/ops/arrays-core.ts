@@ -4,7 +4,7 @@
  */
 import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
-import { isCompareOp, promoteWithScalar, scalarKind, scalarOperand, scalarResultType } from '../../../common/dtype-rules';
+import { isCompareOp, promoteWithScalar, reduceResultType, scalarKind, scalarOperand, scalarResultType } from '../../../common/dtype-rules';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { blockOffset, normalizeChunks, NO_DEPS, sharedBlockShapes, unitStep } from '../compile/chunks';
 import { fitsFusion } from '../compile/fuse-bound';
@@ -12,6 +12,8 @@ import { fromKeys, mapBlocks, materialize, reduceAllSteps, reduceAxisSteps, sett
 import type { BuildContext, LazyArray, OpDef } from './types';
 import { normalizeIndex, parseSliceText } from './slice-syntax';
 import { normalizeAxes, reduceAxesSteps } from '../compile/reduce-axes';
+import { alignedBinary } from '../compile/broadcast';
+import type { Steps } from '../slices';
 
 export function arrayInput(ctx: BuildContext, port: string): LazyArray {
   const v = ctx.inputs[port];
@@ -40,6 +42,15 @@ export function nums(ctx: BuildContext, name: string): number[] {
   const v = ctx.params[name];
   if (!Array.isArray(v) || !v.every((x) => typeof x === 'number')) return ctx.fail(`params.${name}`, 'must be a list of numbers');
   return v as number[];
+}
+
+/** The axis param of `x` (negative counts from the end) made positive, or null when not given. */
+export function axisOf(ctx: BuildContext, x: LazyArray): number | null {
+  const a = ctx.params.axis;
+  if (a === undefined || a === null) return null;
+  const nd = x.shape.length;
+  if (typeof a !== 'number' || !Number.isInteger(a) || a < -nd || a >= nd) return ctx.fail('params.axis', `axis ${String(a)} is out of bounds for the ${nd}-d input`);
+  return a < 0 ? a + nd : a;
 }
 
 /**
@@ -185,16 +196,21 @@ const slice: OpDef = {
   },
 };
 
-const REDUCE_OPS: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax'];
+const REDUCE_OPS: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean'];
+/** Reductions that, as NumPy's, have no identity: an empty reduced axis is refused. */
+const NO_IDENTITY = ['min', 'max', 'argmin', 'argmax', 'nanmin', 'nanmax'];
 /** Truth reductions, composed: any is the max of x != 0, all the min (NaN counts as true, as NumPy's). */
 const TRUTH_OPS = { any: 'max', all: 'min' } as const;
 type TruthOp = keyof typeof TRUTH_OPS;
 
-/** numpy.nansum: the sum with NaN taken as 0 (integers have no NaN and keep their exact int64 sum). */
-function nanAsZero(x: LazyArray, ctx: BuildContext): LazyArray {
+/**
+ * `x` with NaN replaced by `value` (nansum's 0, nancumprod's 1), fused into each block's program;
+ * integers have no NaN and are returned as they are (keeping their exact int64 sums).
+ */
+export function nanAs(x: LazyArray, value: number, ctx: BuildContext): LazyArray {
   if (x.dtype === 'int32' || x.dtype === 'int64') return x;
-  const zero = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value: 0 } };
-  return mapBlocks(x, (e) => ({ kind: 'where', cond: { kind: 'unary', op: 'isnan', arg: e }, a: zero, b: e }), 'nan-as-0', ctx.nodeId);
+  const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value } };
+  return mapBlocks(x, (e) => ({ kind: 'where', cond: { kind: 'unary', op: 'isnan', arg: e }, a: fill, b: e }), `nan-as-${value}`, ctx.nodeId);
 }
 
 /** `x != 0` as 1 / 0 in int32 (NumPy's bool), the operand of any / all. */
@@ -203,12 +219,33 @@ function nonzero(x0: LazyArray, ctx: BuildContext): LazyArray {
   return mapBlocks(x, (e) => ({ kind: 'binary', op: 'ne', a: e, b: { kind: 'leaf', leaf: { kind: 'fill', value: 0 } } }), 'ne', ctx.nodeId, 'int32');
 }
 
+/**
+ * numpy.nanmean over several axes but not all: its {sum, count} partials do not compose one axis
+ * at a time (a mean of means weighs lanes wrongly), so it is nansum over the axes divided by the
+ * count of non-NaN values over them (the sum of x == x), two axis-by-axis reductions.
+ */
+function* nanmeanOver(x: LazyArray, axes: number[], keepdims: boolean, splitEvery: number, ctx: BuildContext): Steps<LazyArray> {
+  const sum = yield* reduceAxesSteps(nanAs(x, 0, ctx), 'sum', axes, keepdims, splitEvery, ctx, 0, 'nanmean-sum-');
+  const notNan = mapBlocks(settle(x, 'int32', ctx, 'src'), (e) => ({ kind: 'binary', op: 'eq', a: e, b: e }), 'not-nan', ctx.nodeId, 'int32');
+  const count = yield* reduceAxesSteps(notNan, 'sum', axes, keepdims, splitEvery, ctx, 0, 'nanmean-count-');
+  if (sum.kind !== 'array' || count.kind !== 'array') throw new Error('nanmean over some axes reduced all of them');
+  return alignedBinary(sum, count, 'div', reduceResultType(x.dtype, 'nanmean'), ctx, 'x');
+}
+
+/** any / all along `ax` of which one is empty: NumPy's False / True everywhere, 0 / 1 as int32, a fill (no task). */
+function truthOfEmpty(x: LazyArray, ax: number[], keepdims: boolean, all: boolean, ctx: BuildContext): LazyArray {
+  const kept = (d: number) => !ax.includes(d);
+  const shape = x.shape.flatMap((n, d) => (kept(d) ? [n] : keepdims ? [1] : []));
+  const chunks = x.chunks.flatMap((c, d) => (kept(d) ? [c] : keepdims ? [[1]] : []));
+  return { kind: 'array', shape, chunks, dtype: 'int32', opName: all ? 'all' : 'any', nodes: [ctx.nodeId], block: () => ({ expr: { kind: 'leaf', leaf: { kind: 'fill', value: all ? 1 : 0 } }, deps: NO_DEPS }) };
+}
+
 const reduce: OpDef = {
   spec: {
     op: 'reduce',
     label: 'Reduce',
     category: 'arrays',
-    doc: 'sum, mean, min, max, var, std, argmin, argmax, any or all (1 / 0 as int32), or nansum (NaN as 0) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
+    doc: 'sum, prod, mean, min, max, var, std, argmin, argmax, any or all (1 / 0 as int32), or the NaN-skipping nansum, nanprod, nanmean, nanmin, nanmax (an all-NaN slice gives NaN) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
@@ -235,7 +272,7 @@ const reduce: OpDef = {
     const named = (ctx.params.op ?? 'sum') as ReduceOp | TruthOp | 'nansum';
     const truth = named === 'any' || named === 'all' ? TRUTH_OPS[named] : null;
     const op: ReduceOp = named === 'any' || named === 'all' ? TRUTH_OPS[named] : named === 'nansum' ? 'sum' : named;
-    const x = truth ? nonzero(x0, ctx) : named === 'nansum' ? nanAsZero(x0, ctx) : x0;
+    const x = truth ? nonzero(x0, ctx) : named === 'nansum' ? nanAs(x0, 0, ctx) : x0;
     const splitEvery = (ctx.params.split_every ?? 8) as number;
     const ddof = (ctx.params.ddof ?? 0) as number;
     const axis = ctx.params.axis;
@@ -251,14 +288,18 @@ const reduce: OpDef = {
     } else if (axesParam !== undefined && axesParam !== null) axes = nums(ctx, 'axes');
     try {
       const ax = normalizeAxes(axes, x.shape.length);
-      // NumPy gives False / True here; a constant result has no task to carry it yet.
-      if (truth && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} over an empty axis is not supported yet (NumPy gives ${named === 'any' ? 'False' : 'True'}); the input has shape (${x.shape.join(', ')})`);
+      if (truth && ax.some((a) => x.shape[a] === 0)) {
+        // NumPy gives False / True: along some axes a constant array (no task); over all of them a scalar has no task to carry it yet.
+        if (ax.length < x.shape.length || keepdims) return { out: truthOfEmpty(x, ax, keepdims, named === 'all', ctx) };
+        throw new Error(`${named} over all axes of an empty array is not supported yet (NumPy gives ${named === 'any' ? 'False' : 'True'}); the input has shape (${x.shape.join(', ')}); give keepdims or reduce along an axis`);
+      }
       // NumPy: "zero-size array to reduction operation maximum which has no identity".
-      if (['min', 'max', 'argmin', 'argmax'].includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
+      if (NO_IDENTITY.includes(op) && ax.some((a) => x.shape[a] === 0)) throw new Error(`${named} of an empty axis has no identity (NumPy raises ValueError); the input has shape (${x.shape.join(', ')})`);
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
     } catch (e) {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));
     }
+    if (op === 'nanmean' && Array.isArray(axes) && axes.length > 1 && normalizeAxes(axes, x.shape.length).length < x.shape.length) return { out: yield* nanmeanOver(x, axes, keepdims, splitEvery, ctx) };
     // The historical forms keep their task graphs (and so their digests): all axes, one axis.
     if (!keepdims && axes === null) return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
     if (!keepdims && axes !== null && axes.length === 1 && axes[0] >= 0) return { out: yield* reduceAxisSteps(x, op, axes[0], splitEvery, ctx, ddof) };

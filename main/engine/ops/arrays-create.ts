@@ -3,7 +3,9 @@ import type { CompareOp, DType, Expr, Leaf } from '../../../common/arrays';
 import type { NodeKindSpec } from '../../../common/catalog';
 import { DTYPES } from '../../../common/dtype-rules';
 import { blockOffset, blockShape, fullRegion, normalizeChunks } from '../compile/chunks';
+import { mapBlocks } from '../compile/array-lower';
 import { chunkSizes, num, shapeAndChunks } from './arrays-core';
+import { castArray } from './arrays-select';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 function leafArray(ctx: BuildContext, shape: number[], chunks: number[][], dtype: DType, name: string, leafOf: (region: ReturnType<typeof fullRegion>) => Leaf): LazyArray {
@@ -80,6 +82,7 @@ const linspace: OpDef = {
       { name: 'stop', kind: 'number', required: true },
       { name: 'num', kind: 'number', integer: true, min: 0, default: 50 },
       { name: 'chunks', kind: 'number', integer: true, exclusiveMin: 0, required: true },
+      { name: 'dtype', kind: 'enum', options: DTYPES, default: 'float64', doc: 'integer dtypes take the floor of the float64 values, as numpy.linspace(..., dtype=int)' },
     ],
   },
   build(ctx) {
@@ -89,9 +92,23 @@ const linspace: OpDef = {
     const step = n > 1 ? (stop - start) / (n - 1) : 0;
     const shape = [n];
     const chunks = normalizeChunks(shape, [num(ctx, 'chunks')]);
-    return { out: leafArray(ctx, shape, chunks, 'float64', 'linspace', (region) => ({ kind: 'arange', start, step, shape, region })) };
+    const values = leafArray(ctx, shape, chunks, 'float64', 'linspace', (region) => ({ kind: 'arange', start, step, shape, region }));
+    // NumPy computes in float64, floors for an integer dtype, then casts to the dtype asked for.
+    const dtype = (ctx.params.dtype ?? 'float64') as DType;
+    const floored = dtype === 'int32' || dtype === 'int64' ? mapBlocks(values, (e) => ({ kind: 'unary', op: 'floor', arg: e }), 'floor', ctx.nodeId) : values;
+    return { out: castArray(floored, dtype, ctx) };
   },
 };
+
+/**
+ * `column <test> row + k` (1 / 0) over the block at `offset` of shape `shape` of an n x m array:
+ * its row indices (+ k) and column indices as two broadcast arange leaves, so nothing is stored.
+ */
+export function diagonalTest(test: CompareOp, n: number, m: number, k: number, [r0, c0]: number[], [r, c]: number[]): Expr {
+  const rows: Expr = { kind: 'broadcast', from: [r, 1], arg: { kind: 'leaf', leaf: { kind: 'arange', start: k, step: 1, shape: [n, 1], region: { start: [r0, 0], step: [1, 1], count: [r, 1] } } } };
+  const cols: Expr = { kind: 'broadcast', from: [c], arg: { kind: 'leaf', leaf: { kind: 'arange', start: 0, step: 1, shape: [m], region: { start: [c0], step: [1], count: [c] } } } };
+  return { kind: 'binary', op: test, a: cols, b: rows };
+}
 
 /**
  * numpy.eye (1 where j == i + k) and numpy.tri (1 where j <= i + k) of N x M: each block compares
@@ -129,12 +146,8 @@ function diagonalOp(op: 'eye' | 'tri', test: CompareOp, doc: string): OpDef {
           opName: op,
           nodes: [ctx.nodeId],
           block(idx) {
-            const [r, c] = blockShape(chunks, idx);
-            const [r0, c0] = blockOffset(chunks, idx);
-            const rows: Expr = { kind: 'broadcast', from: [r, 1], arg: { kind: 'leaf', leaf: { kind: 'arange', start: k, step: 1, shape: [n, 1], region: { start: [r0, 0], step: [1, 1], count: [r, 1] } } } };
-            const cols: Expr = { kind: 'broadcast', from: [c], arg: { kind: 'leaf', leaf: { kind: 'arange', start: 0, step: 1, shape: [m], region: { start: [c0], step: [1], count: [c] } } } };
             // eye: column == row + k; tri: column <= row + k.
-            return { expr: { kind: 'binary', op: test, a: cols, b: rows }, deps: [] };
+            return { expr: diagonalTest(test, n, m, k, blockOffset(chunks, idx), blockShape(chunks, idx)), deps: [] };
           },
         },
       };

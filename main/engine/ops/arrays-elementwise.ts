@@ -2,14 +2,13 @@
 import type { BinaryOp, DType, UnaryOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
 import { binaryResultType, scalarOperand, unaryResultType } from '../../../common/dtype-rules';
-import { align } from '../compile/broadcast';
+import { alignedBinary } from '../compile/broadcast';
 import { mapBlocks, settle, sliceArray } from '../compile/array-lower';
-import { shiftDeps } from '../compile/restrict';
 import { arrayInput, num } from './arrays-core';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
-const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite'];
+const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite', 'floor', 'ceil'];
 
 const binary: OpDef = {
   spec: {
@@ -35,25 +34,6 @@ const binary: OpDef = {
     return { out: alignedBinary(a, b, op, dtype, ctx, 'b') };
   },
 };
-
-/** a ∘ b elementwise with NumPy broadcasting, each output block one fused expression. */
-function alignedBinary(a: LazyArray, b: LazyArray, op: BinaryOp, dtype: DType, ctx: BuildContext, port: string): LazyArray {
-  const al = align([a, b], ctx, port);
-  const [x, y] = al.operands;
-  return {
-    kind: 'array',
-    shape: al.shape,
-    chunks: al.chunks,
-    dtype,
-    opName: `${x.opName}+${op}`,
-    nodes: [...x.nodes, ...y.nodes, ctx.nodeId],
-    block(idx) {
-      const p = al.block(x, idx);
-      const q = al.block(y, idx);
-      return { expr: { kind: 'binary', op, a: p.expr, b: shiftDeps(q.expr, p.deps.length) }, deps: [...p.deps, ...q.deps] };
-    },
-  };
-}
 
 const diff: OpDef = {
   spec: {
@@ -85,7 +65,7 @@ const unary: OpDef = {
     op: 'unary',
     label: 'Function',
     category: 'arrays',
-    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square, round (to the nearest integer, halves to even, as numpy.round), isnan or isfinite (1 where true, 0 where false, int32).',
+    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square, round (to the nearest integer, halves to even, as numpy.round), isnan or isfinite (1 where true, 0 where false, int32), floor or ceil (an integer input gives float64, as NumPy 1.x).',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [{ name: 'op', kind: 'enum', options: UNARY, default: 'abs' }],

@@ -4,13 +4,14 @@
  * additions happen in NumPy's order (out[k] = out[k - 1] + x[k]) and the answer is NumPy's to the
  * bit; lines of blocks along other axes run in parallel, blocks along the axis in sequence, as
  * dask.array's sequential cumreduction. Without an axis the array is flattened first (C order).
+ * nancumsum / nancumprod replace NaN by 0 / 1 in the blocks' programs first.
  */
 import { arrayOpSpec } from '../../../common/array-op-params';
 import { scanResultType } from '../../../common/dtype-rules';
 import { bytesPerElement, sizeOf } from '../../../common/arrays';
 import { fromKeys, materialize } from '../compile/array-lower';
 import { blockIndices, blockShape } from '../compile/chunks';
-import { arrayInput } from './arrays-core';
+import { arrayInput, nanAs } from './arrays-core';
 import { reshapeArray } from './arrays-join';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
@@ -30,19 +31,21 @@ function scan(x0: LazyArray, axis: number, op: 'sum' | 'prod', ctx: BuildContext
   return fromKeys(x.shape, x.chunks, dtype, idxs.map((i) => keys.get(i.join(','))!), ctx.nodeId, [ctx.nodeId]);
 }
 
-function cumOp(op: 'sum' | 'prod'): OpDef {
+/** cumsum / cumprod, or with `nan` numpy.nancumsum / nancumprod: NaN taken as 0 / 1 first. */
+function cumOp(op: 'sum' | 'prod', nan = false): OpDef {
+  const name = `${nan ? 'nan' : ''}cum${op}`;
   return {
     spec: {
-      op: `cum${op}`,
-      label: op === 'sum' ? 'Cumulative sum' : 'Cumulative product',
+      op: name,
+      label: `${nan ? 'NaN-skipping c' : 'C'}umulative ${op === 'sum' ? 'sum' : 'product'}`,
       category: 'arrays',
-      doc: `numpy.cum${op} along an axis (none: over the flattened array), in NumPy's order of operations.`,
+      doc: `numpy.${name} along an axis (none: over the flattened array), in NumPy's order of operations${nan ? `; NaN counts as ${op === 'sum' ? 0 : 1}` : ''}.`,
       inputs: [{ name: 'x', type: 'array' }],
       outputs: [{ name: 'out', type: 'array' }],
       params: [{ name: 'axis', kind: 'number', integer: true, doc: 'leave empty to flatten first' }],
     },
     build(ctx) {
-      let x = arrayInput(ctx, 'x');
+      let x = nan ? nanAs(arrayInput(ctx, 'x'), op === 'sum' ? 0 : 1, ctx) : arrayInput(ctx, 'x');
       const a = ctx.params.axis;
       if (a === undefined || a === null) {
         if (x.shape.length !== 1) {
@@ -58,4 +61,4 @@ function cumOp(op: 'sum' | 'prod'): OpDef {
   };
 }
 
-export const SCAN_ARRAY_OPS: OpDef[] = [cumOp('sum'), cumOp('prod')];
+export const SCAN_ARRAY_OPS: OpDef[] = [cumOp('sum'), cumOp('prod'), cumOp('sum', true), cumOp('prod', true)];

@@ -12,7 +12,7 @@ import { mapBlocks, materialize, settle } from '../compile/array-lower';
 import { shiftDeps } from '../compile/restrict';
 import { arrayInput } from './arrays-core';
 import { DTYPES, resultTypeOf, scalarKind, scalarOperand } from '../../../common/dtype-rules';
-import type { LazyArray, OpDef } from './types';
+import type { BuildContext, LazyArray, OpDef } from './types';
 
 const where: OpDef = {
   spec: {
@@ -84,17 +84,26 @@ const astype: OpDef = {
     params: [{ name: 'dtype', kind: 'enum', options: DTYPES, required: true }],
   },
   build(ctx) {
-    const x = arrayInput(ctx, 'x');
-    const dtype = ctx.params.dtype as DType;
-    if (dtype === x.dtype) return { out: x };
-    // A float chain computes in its own dtype first; the conversion is the program's output dtype.
-    const src = x.dtype === 'float32' || x.dtype === 'float64' ? materialize(x, ctx, 'src') : x;
-    // The block expression is wrapped in an identity broadcast so that it is not mistaken for an
-    // already materialised block (materialize() would hand back the source's tasks, in the old
-    // dtype); backends fold the broadcast away.
-    const out = mapBlocks(src, (e) => e, 'astype', ctx.nodeId, dtype);
-    return { out: { ...out, block: (idx) => { const b = out.block(idx); return { expr: { kind: 'broadcast', arg: b.expr, from: blockShape(src.chunks, idx) }, deps: b.deps }; } } };
+    return { out: castArray(arrayInput(ctx, 'x'), ctx.params.dtype as DType, ctx) };
   },
 };
+
+/** `x` as `dtype` (ndarray.astype): floats to integers truncate toward zero. */
+export function castArray(x: LazyArray, dtype: DType, ctx: BuildContext): LazyArray {
+  if (dtype === x.dtype) return x;
+  // A float chain computes in its own dtype first; the conversion is the program's output dtype.
+  const src = x.dtype === 'float32' || x.dtype === 'float64' ? materialize(x, ctx, 'src') : x;
+  // The block expression is wrapped in an identity broadcast so that it is not mistaken for an
+  // already materialised block (materialize() would hand back the source's tasks, in the old
+  // dtype); backends fold the broadcast away.
+  const out = mapBlocks(src, (e) => e, 'astype', ctx.nodeId, dtype);
+  return {
+    ...out,
+    block: (idx) => {
+      const b = out.block(idx);
+      return { expr: { kind: 'broadcast', arg: b.expr, from: blockShape(src.chunks, idx) }, deps: b.deps };
+    },
+  };
+}
 
 export const SELECT_ARRAY_OPS: OpDef[] = [where, astype];

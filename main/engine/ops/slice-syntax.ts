@@ -28,7 +28,20 @@ export interface NormalizedIndex {
 
 const INT = /^[+-]?\d+$/;
 
+/**
+ * What a Dask user may type that is advanced, not basic, indexing: an integer list has its own
+ * node; a boolean mask selects a data-dependent number of elements (dask's unknown NaN chunks),
+ * which a graph planned from known shapes cannot express yet.
+ */
+function advancedIndexRefusal(text: string): string | null {
+  if (/[<>=!&|~]/.test(text)) return `'${text}' looks like a boolean mask (x[x > 0]): selecting by a mask has a data-dependent size (dask's unknown chunks) and is not supported; use a comparison with where, or reduce the mask (sum counts it)`;
+  if (/[[\]]/.test(text)) return `'${text}' is an integer list (fancy indexing): use the take node (indices, axis)`;
+  return null;
+}
+
 export function parseSliceText(text: string): IndexItem[] {
+  const advanced = advancedIndexRefusal(text);
+  if (advanced) throw new Error(advanced);
   const parts = text.split(',').map((p) => p.trim());
   if (parts.length === 1 && parts[0] === '') return [];
   // A trailing comma is allowed, as in Python ("3," is the tuple (3,)).

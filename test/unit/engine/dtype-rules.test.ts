@@ -17,7 +17,7 @@ import { chain, runLocal } from '../../helpers/local-run';
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', 'lt'];
 // NumPy's ufunc for each op, looked up by name with getattr (never evaluated).
 const NP_BINARY: Record<string, string> = { add: 'add', sub: 'subtract', mul: 'multiply', div: 'true_divide', pow: 'power', min: 'minimum', max: 'maximum', lt: 'less' };
-const REDUCE: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax'];
+const REDUCE: ReduceOp[] = ['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean'];
 
 /** NumPy's answers for every pair of dtypes, op, Python scalar and reduction, in one python run. */
 function numpyTable(): Record<string, string> {

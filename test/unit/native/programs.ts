@@ -93,7 +93,7 @@ export function cases(): Case[] {
     out.push({ name: `${dtype} round halves to even`, program: { dtype, shape: [2, 6], expr: un('round', leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [2, 6]) })) }, inputs: [arr('float64', [2, 6], Float64Array.from(halves))], exact: true });
     // isnan / isfinite (1 / 0) on NaN, both infinities, the largest double and ordinary values.
     const special = [NaN, Infinity, -Infinity, 0, -0, 1.5, -2, Number.MAX_VALUE, -Number.MIN_VALUE, NaN, 3e38, 4e38];
-    for (const op of ['isnan', 'isfinite'] as const) {
+    for (const op of ['isnan', 'isfinite', 'floor', 'ceil'] as const) {
       out.push({ name: `${dtype} ${op} special values`, program: { dtype, shape: [3, 4], expr: un(op, leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [3, 4]) })) }, inputs: [arr('float64', [3, 4], Float64Array.from(special))], exact: true });
     }
     for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'] as const) {
@@ -107,13 +107,20 @@ export function cases(): Case[] {
 
     // Reductions: every op, all axes and each axis, over a normal block with ties and NaN cases.
     const block = (): Expr => bin('mul', normal(15, [30, 40], region([3, 2], [1, 3], [11, 12]), 0, 3), fill(f32 ? 1 : 1));
-    for (const op of ['sum', 'mean', 'var', 'std', 'min', 'max', 'argmin', 'argmax'] as const) {
+    for (const op of ['sum', 'mean', 'var', 'std', 'min', 'max', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean'] as const) {
       for (const axis of [null, 0, 1]) {
         out.push({ name: `${dtype} ${op} axis ${axis}`, program: { dtype, shape: [11, 12], expr: block(), reduce: { op, axis, offset: [3, 24], globalShape: [30, 40] } }, inputs: [] });
       }
     }
     const ties = arr('float64', [3, 4], Float64Array.from([2, 1, 1, 5, 0, 0, 7, 7, 3, NaN, 3, NaN]));
-    for (const op of ['min', 'max', 'argmin', 'argmax', 'sum'] as const) {
+    // The NaN-skipping reductions also over a block whose column 1 and row 2 hold only NaN (NumPy: NaN there).
+    const allNan = arr('float64', [3, 4], Float64Array.from([2, NaN, -1, 5, 0.5, NaN, 7, -3, NaN, NaN, NaN, NaN]));
+    for (const op of ['prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean'] as const) {
+      for (const axis of [null, 0, 1]) {
+        out.push({ name: `${dtype} ${op} axis ${axis}, all-NaN lanes`, program: { dtype, shape: [3, 4], expr: leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [3, 4]) }), reduce: { op, axis } }, inputs: [allNan], exact: true });
+      }
+    }
+    for (const op of ['min', 'max', 'argmin', 'argmax', 'sum', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean'] as const) {
       for (const axis of [null, 0, 1]) {
         out.push({ name: `${dtype} ${op} axis ${axis}, ties and NaN`, program: { dtype, shape: [3, 4], expr: leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [3, 4]) }), reduce: { op, axis, offset: [6, 8], globalShape: [9, 12] } }, inputs: [ties], exact: true });
       }
@@ -138,7 +145,7 @@ export function cases(): Case[] {
     for (const axis of [null, 1]) out.push({ name: `${dtype} fill only, summed over axis ${axis}`, program: { dtype, shape: [5, 3], expr: fill(0.5), reduce: { op: 'sum', axis } }, inputs: [], exact: true });
     // x[:0].sum(axis=0) and the like: an empty reduced axis gives one identity per lane (NumPy's
     // zeros for sum), and an empty lane has no arg* index (-1).
-    for (const op of ['sum', 'mean', 'var', 'max', 'argmin'] as const)
+    for (const op of ['sum', 'mean', 'var', 'max', 'argmin', 'prod', 'nanmean'] as const)
       for (const [shape, axis] of [[[0, 7], 0], [[3, 0, 2], 1], [[4, 0], 1]] as const)
         out.push({ name: `${dtype} ${op} over an empty axis ${axis} of ${shape.join('x')}`, program: { dtype, shape: [...shape], expr: fill(1.5), reduce: { op, axis, offset: shape.map(() => 0), globalShape: [...shape] } }, inputs: [], exact: true });
     out.push({ name: `${dtype} deep expression`, program: { dtype, shape: [4, 4], expr: bin('add', bin('mul', uniform(1, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('sub', uniform(2, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('div', uniform(3, [4, 4], region([0, 0], [1, 1], [4, 4])), uniform(4, [4, 4], region([0, 0], [1, 1], [4, 4]))))), fill(3)) }, inputs: [] });

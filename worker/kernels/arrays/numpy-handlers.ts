@@ -1,7 +1,7 @@
 /**
  * js handlers of the NumPy-style array nodes that are not fused programs
  * (main/engine/ops/arrays-scan.ts, arrays-join.ts, arrays-stats.ts): cumulate, reshape,
- * histogram (+ edges, sum-arrays) and percentile. Each follows NumPy's arithmetic where the
+ * histogram (+ edges, sum-arrays), percentile and percentile along an axis. Each follows NumPy's arithmetic where the
  * order of operations shows in the last bits (the scan's order, the histogram's bin edges, the
  * percentile's linear interpolation).
  */
@@ -186,4 +186,60 @@ registerArrayOp('percentile', async ({ q }, inputs) => {
   let k = 0;
   for (const a of arrays) for (let i = 0; i < a.data.length; i++) all[k++] = get(a.data, i);
   return { value: { kind: 'array', array: { dtype: 'float64', shape: [q.length], data: quantiles(all, q) } }, backend: 'js' };
+});
+
+/**
+ * Maps every lane along `axis` of a block that holds the whole axis to `len` values (`f` gets the
+ * lane in the block's dtype), as a block of `dtype`: with `first` the new axis of length `len`
+ * comes first (percentile's q axis), else it replaces the lane's axis (topk).
+ */
+function mapLanes(a: NDArray, axis: number, len: number, dtype: DType, first: boolean, what: string, f: (lane: NumericArray) => ArrayLike<number | bigint>): NDArray {
+  if (axis >= a.shape.length) throw new Error(`${what}: axis ${axis} of a ${a.shape.length}-d block`);
+  const n = a.shape[axis];
+  const inner = sizeOf(a.shape.slice(axis + 1));
+  const outer = sizeOf(a.shape.slice(0, axis));
+  const lanes = outer * inner;
+  const out = allocate(dtype, len * lanes);
+  const lane = allocate(a.dtype, n);
+  for (let o = 0; o < outer; o++) {
+    for (let i = 0; i < inner; i++) {
+      for (let k = 0; k < n; k++) lane[k] = a.data[(o * n + k) * inner + i];
+      const v = f(lane);
+      for (let j = 0; j < len; j++) {
+        const at = first ? j * lanes + o * inner + i : (o * len + j) * inner + i;
+        const x = v[j];
+        if (out instanceof BigInt64Array) out[at] = typeof x === 'bigint' ? x : BigInt(Math.trunc(x));
+        else out[at] = Number(x);
+      }
+    }
+  }
+  const rest = a.shape.filter((_, d) => d !== axis);
+  return { dtype, shape: first ? [len, ...rest] : a.shape.map((s, d) => (d === axis ? len : s)), data: out };
+}
+
+/**
+ * numpy.percentile(x, q, axis) of a block that holds the whole axis: each lane sorted once and
+ * interpolated at every q (quantiles), the q axis first as NumPy puts it; computed in float64 and
+ * stored in the result dtype.
+ */
+registerArrayOp('percentile-axis', async (params, inputs) => {
+  const { q, axis, dtype } = params;
+  const a = arrayAt(inputs, 0, 'percentile-axis');
+  return { value: { kind: 'array', array: mapLanes(a, axis, q.length, dtype, true, 'percentile-axis', (lane) => quantiles(Float64Array.from(lane, Number), q)) }, backend: 'js' };
+});
+
+/**
+ * dask.array.topk along `axis` of a block that holds the whole axis: k > 0 the k largest,
+ * largest first; k < 0 the |k| smallest, smallest first (a sort in the block's dtype, so int64
+ * stays exact; NaN sorts last, so it counts as the largest).
+ */
+registerArrayOp('topk-axis', async (params, inputs) => {
+  const { k, axis } = params;
+  const a = arrayAt(inputs, 0, 'topk-axis');
+  const len = Math.abs(k);
+  const pick = (lane: NumericArray) => {
+    const s = lane.slice().sort();
+    return k > 0 ? Array.from({ length: len }, (_, j) => s[s.length - 1 - j]) : Array.from({ length: len }, (_, j) => s[j]);
+  };
+  return { value: { kind: 'array', array: mapLanes(a, axis, len, a.dtype, false, 'topk-axis', pick) }, backend: 'js' };
 });

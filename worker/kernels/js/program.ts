@@ -109,6 +109,8 @@ const UNARY: Record<string, (x: number) => number> = {
   // NumPy's bool as 1 / 0 (the program's int32 output), as the comparisons give.
   isnan: (x) => (x !== x ? 1 : 0),
   isfinite: (x) => (Number.isFinite(x) ? 1 : 0),
+  floor: Math.floor,
+  ceil: Math.ceil,
 };
 
 /** numpy.round to an integer: the nearest one, halves to the even neighbour (2.5 -> 2, -1.5 -> -2). */

@@ -2,10 +2,12 @@
  * Reductions as (chunk, combine, aggregate) triples, as dask.array.reductions does them: every
  * public reduction is one entry of REDUCTIONS, fed to one generic tree reduction by the compiler.
  * Partials are small typed records (common/arrays.ts `Partial`):
- *   sum {sum} · mean {sum, count} · var/std {count, mean, m2} · min/max {value} · argmin/argmax {value, index}
+ *   sum {sum} · mean {sum, count} · var/std {count, mean, m2} · min/max/prod {value} · argmin/argmax {value, index}
+ *   nanprod {value} · nanmin/nanmax {value, count} · nanmean {sum, count}: NaN skipped, count of the rest
  * var/std combine with Chan, Golub and LeVeque's pairwise update, so the tree gives the same
  * answer as one pass up to rounding. Sums use Neumaier's compensated summation; a sum of an
- * integer block also keeps its exact int64 sum (Partial.isum), as NumPy sums integers in int64.
+ * integer block also keeps its exact int64 sum (Partial.isum), as NumPy sums integers in int64;
+ * a product of integers likewise keeps its exact int64 product there (wrapping as NumPy's).
  * Finalizing casts to the reduction's NumPy dtype (common/dtype-rules.ts).
  */
 import type { DType, NDArray, NumericArray, Partial, ReduceOp } from '../../../common/arrays';
@@ -29,6 +31,10 @@ function emptyPartial(op: ReduceOp, shape: number[]): Partial {
   const n = sizeOf(shape);
   const fields: Record<string, Float64Array> = {};
   for (const f of PARTIAL_FIELDS[op]) fields[f] = new Float64Array(n);
+  // A product of nothing is 1 (NumPy's identity), as a sum of nothing is 0.
+  if (op === 'prod' || op === 'nanprod') fields.value.fill(1);
+  if (op === 'nanmin') fields.value.fill(Infinity);
+  if (op === 'nanmax') fields.value.fill(-Infinity);
   return { op, shape, fields };
 }
 
@@ -79,6 +85,15 @@ export function chunkReduce(a: NDArray, spec: ReduceSpec): Partial {
     });
     p.isum = isum;
   }
+  if ((spec.op === 'prod' || spec.op === 'nanprod') && (d instanceof Int32Array || d instanceof BigInt64Array)) {
+    const iprod = new BigInt64Array(sizeOf(shape));
+    lanes(a.shape, spec.axis, (o, first, stride, count) => {
+      let t = 1n;
+      for (let k = 0, i = first; k < count; k++, i += stride) t = BigInt.asIntN(64, t * BigInt(d[i]));
+      iprod[o] = t;
+    });
+    p.isum = iprod;
+  }
   lanes(a.shape, spec.axis, (o, first, stride, count) => {
     switch (spec.op) {
       case 'sum':
@@ -93,6 +108,47 @@ export function chunkReduce(a: NDArray, spec: ReduceSpec): Partial {
         }
         f.sum[o] = compensatedTotal(s, c);
         if (spec.op === 'mean') f.count[o] = count;
+        return;
+      }
+      case 'prod':
+      case 'nanprod': {
+        // In flat order, as NumPy's multiply.reduce (no pairwise form for products).
+        let v = 1;
+        for (let k = 0, i = first; k < count; k++, i += stride) {
+          const x = toNumber(d, i);
+          if (x === x || spec.op === 'prod') v *= x;
+        }
+        f.value[o] = v;
+        return;
+      }
+      case 'nanmin':
+      case 'nanmax': {
+        let v = spec.op === 'nanmin' ? Infinity : -Infinity;
+        let n = 0;
+        for (let k = 0, i = first; k < count; k++, i += stride) {
+          const x = toNumber(d, i);
+          if (x !== x) continue;
+          n++;
+          if (spec.op === 'nanmin' ? x < v : x > v) v = x;
+        }
+        f.value[o] = v;
+        f.count[o] = n;
+        return;
+      }
+      case 'nanmean': {
+        let s = 0;
+        let c = 0;
+        let n = 0;
+        for (let k = 0, i = first; k < count; k++, i += stride) {
+          const x = toNumber(d, i);
+          if (x !== x) continue;
+          n++;
+          const t = s + x;
+          c += Math.abs(s) >= Math.abs(x) ? s - t + x : x - t + s;
+          s = t;
+        }
+        f.sum[o] = compensatedTotal(s, c);
+        f.count[o] = n;
         return;
       }
       case 'var':
@@ -188,11 +244,11 @@ export function combinePartials(parts: Partial[]): Partial {
     if (p.op !== op || p.shape.join() !== shape.join()) throw new Error(`combine: mismatched partials ${p.op}[${p.shape}] vs ${op}[${shape}]`);
   }
   const f = out.fields;
-  if (op === 'sum' && parts.every((p) => p.isum)) {
+  if ((op === 'sum' || op === 'prod' || op === 'nanprod') && parts.every((p) => p.isum)) {
     const isum = new BigInt64Array(n);
     for (let o = 0; o < n; o++) {
-      let t = 0n;
-      for (const p of parts) t += p.isum![o];
+      let t = op === 'sum' ? 0n : 1n;
+      for (const p of parts) t = op === 'sum' ? t + p.isum![o] : BigInt.asIntN(64, t * p.isum![o]);
       isum[o] = BigInt.asIntN(64, t);
     }
     out.isum = isum;
@@ -200,7 +256,8 @@ export function combinePartials(parts: Partial[]): Partial {
   for (let o = 0; o < n; o++) {
     switch (op) {
       case 'sum':
-      case 'mean': {
+      case 'mean':
+      case 'nanmean': {
         let s = 0;
         let c = 0;
         let cnt = 0;
@@ -209,10 +266,30 @@ export function combinePartials(parts: Partial[]): Partial {
           const t = s + x;
           c += Math.abs(s) >= Math.abs(x) ? s - t + x : x - t + s;
           s = t;
-          if (op === 'mean') cnt += p.fields.count[o];
+          if (op !== 'sum') cnt += p.fields.count[o];
         }
         f.sum[o] = compensatedTotal(s, c);
-        if (op === 'mean') f.count[o] = cnt;
+        if (op !== 'sum') f.count[o] = cnt;
+        break;
+      }
+      case 'nanmin':
+      case 'nanmax': {
+        let v = op === 'nanmin' ? Infinity : -Infinity;
+        let cnt = 0;
+        for (const p of parts) {
+          const x = p.fields.value[o];
+          cnt += p.fields.count[o];
+          if (op === 'nanmin' ? x < v : x > v) v = x;
+        }
+        f.value[o] = v;
+        f.count[o] = cnt;
+        break;
+      }
+      case 'prod':
+      case 'nanprod': {
+        let v = 1;
+        for (const p of parts) v *= p.fields.value[o];
+        f.value[o] = v;
         break;
       }
       case 'var':
@@ -298,11 +375,17 @@ function finalizeValues(p: Partial, ddof: number): NDArray {
   for (let o = 0; o < n; o++) {
     switch (p.op) {
       case 'sum': out[o] = f.sum[o]; break;
-      case 'mean': out[o] = f.sum[o] / f.count[o]; break;
+      case 'mean':
+      case 'nanmean': out[o] = f.sum[o] / f.count[o]; break;
+      // An all-NaN slice: NumPy's NaN (with a RuntimeWarning).
+      case 'nanmin':
+      case 'nanmax': out[o] = f.count[o] === 0 ? NaN : f.value[o]; break;
       case 'var': out[o] = f.m2[o] / (f.count[o] - ddof); break;
       case 'std': out[o] = Math.sqrt(f.m2[o] / (f.count[o] - ddof)); break;
       case 'min':
-      case 'max': out[o] = f.value[o]; break;
+      case 'max':
+      case 'prod':
+      case 'nanprod': out[o] = f.value[o]; break;
       case 'argmin':
       case 'argmax': out[o] = f.index[o]; break;
     }
