@@ -62,9 +62,38 @@ export function daskFilterTree(params: Record<string, unknown>): Node | null {
   }
 }
 
+/** An expression python/gpuflow_dask/assign_expr.py evaluates: arithmetic of columns and numbers. */
+function daskArithmetic(n: Node): boolean {
+  if (n.kind === 'col' || n.kind === 'num') return true;
+  if (n.kind === 'neg') return daskArithmetic(n.arg);
+  if (n.kind === 'arith') return daskArithmetic(n.a) && daskArithmetic(n.b);
+  return false;
+}
+
+/** The parsed expressions (column -> tree) of an assign task that gpuflow_dask evaluates, or null (main/dask/graph.ts sends them). */
+export function daskAssignTrees(params: Record<string, unknown>): Record<string, Node> | null {
+  const exprs = params.exprs;
+  if (typeof exprs !== 'object' || exprs === null || Array.isArray(exprs)) return null;
+  const trees: Record<string, Node> = {};
+  for (const [column, expr] of Object.entries(exprs)) {
+    if (typeof expr !== 'string') return null;
+    try {
+      const root = parseExpr(expr);
+      if (!daskArithmetic(root)) return null;
+      trees[column] = root;
+    } catch {
+      return null;
+    }
+  }
+  return trees;
+}
+
 /** Why gpuflow_dask cannot run df task params of op `op` beyond the op itself, or null. */
 function dfParamsRefusal(op: string, params: Record<string, unknown>): string | null {
   if (op === 'filter' && daskFilterTree(params) === null) return `the filter '${String(params.expr)}' (only comparisons of numeric columns with numbers, joined by and / or / not)`;
+  if (op === 'assign' && daskAssignTrees(params) === null) {
+    return `the assign expression '${Object.values(typeof params.exprs === 'object' && params.exprs !== null ? params.exprs : {}).map(String).join("', '")}' (only a column, a number, or + - * / % of numeric columns and numbers)`;
+  }
   if (op === 'read-csv' && typeof params.types === 'object' && params.types !== null) {
     const ts = Object.entries(params.types).find(([, t]) => t === 'timestamp');
     if (ts !== undefined) return `read_csv's timestamp column '${ts[0]}'`;

@@ -13,6 +13,7 @@ from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
 from .filter_expr import filter_table
+from .assign_expr import assign
 from .errors import unsupported
 from .values import Table
 
@@ -50,6 +51,7 @@ HANDLERS: Dict[str, Handler] = {
     "timeseries-groupby-chunk": _ts_groupby_chunk,
     "read-csv": lambda p, i, t: read_csv(p),
     "filter": lambda p, i, t: filter_table(_tables(i, "filter")[0], p["ast"]),
+    "assign": lambda p, i, t: assign(_tables(i, "assign")[0], p["asts"]),
     "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),
     "groupby-combine": lambda p, i, t: _guard(groupby.combine, "groupby-combine", t, _tables(i, "groupby-combine"), p["spec"]),
     "groupby-aggregate": lambda p, i, t: _guard(groupby.aggregate, "groupby-aggregate", t, _tables(i, "groupby-aggregate"), p["spec"]),

@@ -5,7 +5,7 @@
  * column and missing-value dataframe ops (python/gpuflow_dask/columns.py, missing.py) give the
  * local digest on partitions with nulls and NaN, as do value_counts (counts.py), drop_duplicates
  * (duplicates.py), sort, one partition or sampled over several (sorting.py), describe / quantile /
- * nunique (summaries.py) and from_array (from_array.py).
+ * nunique (summaries.py), from_array (from_array.py) and assign's arithmetic (assign_expr.py).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -130,6 +130,38 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
         expect(graph.tasks.size, `workflow ${i}`).toBeGreaterThan(1);
         expect(await daskDigest(doc, {}, `ops-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
+  it('assign of arithmetic over int and float columns with nulls, NaN and inf (int results, /, floored %, % 0, unary minus, a copied column, a number) gives the local digest; a function call is refused at compile time', async () => {
+    // 48 rows: k int (negative and positive, gaps), x float with NaN / inf / gaps, s string.
+    const lines = ['k,x,s'];
+    for (let i = 0; i < 48; i++) {
+      const x = i % 7 === 3 ? 'nan' : i % 11 === 5 ? '' : i === 20 ? '-inf' : i === 30 ? 'inf' : String((i * 1.75) % 9 - 4);
+      lines.push([i % 5 === 2 ? '' : String(i * 3 - 70), x, i % 6 === 1 ? '' : `s${i % 4}`].join(','));
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-assign-'));
+    const csv = path.join(dir, 'arith.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 200 }, 'df'];
+    const as = (id: string, column: string, expr: string): Step => [id, 'assign', { column, expr }, 'df'];
+    const docs = [
+      chain(read, as('a1', 'z', 'k * 3 - 7'), as('a2', 'w', 'k % 4'), as('a3', 'r', 'k / 2')),
+      chain(read, as('a1', 'y', '-x * 2 + k'), as('a2', 'm', 'x % 3'), as('a3', 'q', '(k + 1) % -3')),
+      chain(read, as('a1', 'k', 'k % 0'), as('a2', 'x', '1 / x'), as('a3', 'c', 's'), as('a4', 'one', '1'), as('a5', 'half', '-0.5')),
+    ];
+    try {
+      for (const [i, doc] of docs.entries()) {
+        const graph = compileWorkflow(validateWorkflow(doc, {}));
+        expect(firstRefusal(graph)).toBeNull();
+        expect(await daskDigest(doc, {}, `assign-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
+      }
+      const rounded = compileWorkflow(validateWorkflow(chain(read, as('rd', 'z', 'round(x * 100, 1)')), {}));
+      expect(firstRefusal(rounded)?.message).toBe(
+        "node 'rd' (assign): the assign expression 'round(x * 100, 1)' (only a column, a number, or + - * / % of numeric columns and numbers) is not supported on Dask yet; run it on this workstation",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
