@@ -42,15 +42,6 @@ function aggsOf(params: Record<string, unknown>): string[] {
   return spec.aggs.flatMap((a: unknown) => (typeof a === 'object' && a !== null && 'agg' in a && typeof a.agg === 'string' ? [a.agg] : []));
 }
 
-/** A condition python/gpuflow_dask/filter_expr.py evaluates: numeric comparisons under and / or / not. */
-function daskCondition(n: Node): boolean {
-  const operand = (o: Node): boolean => o.kind === 'col' || o.kind === 'num' || (o.kind === 'neg' && o.arg.kind === 'num');
-  if (n.kind === 'cmp') return operand(n.a) && operand(n.b) && (n.a.kind === 'col' || n.b.kind === 'col');
-  if (n.kind === 'not') return daskCondition(n.arg);
-  if (n.kind === 'logic') return daskCondition(n.a) && daskCondition(n.b);
-  return false;
-}
-
 /** The parsed condition of a filter task that gpuflow_dask evaluates, or null (main/dask/graph.ts sends it). */
 export function daskFilterTree(params: Record<string, unknown>): Node | null {
   if (typeof params.expr !== 'string') return null;
@@ -88,9 +79,22 @@ export function daskAssignTrees(params: Record<string, unknown>): Record<string,
   return trees;
 }
 
+/**
+ * A condition python/gpuflow_dask/filter_expr.py evaluates: comparisons of arithmetic, strings and
+ * booleans, `in` lists and `is [not] null` on a column, under and / or / not.
+ */
+function daskCondition(n: Node): boolean {
+  const operand = (o: Node): boolean => daskArithmetic(o) || o.kind === 'str' || o.kind === 'bool';
+  if (n.kind === 'cmp') return operand(n.a) && operand(n.b);
+  if (n.kind === 'in' || n.kind === 'isnull') return n.arg.kind === 'col';
+  if (n.kind === 'not') return daskCondition(n.arg);
+  if (n.kind === 'logic') return daskCondition(n.a) && daskCondition(n.b);
+  return false;
+}
+
 /** Why gpuflow_dask cannot run df task params of op `op` beyond the op itself, or null. */
 function dfParamsRefusal(op: string, params: Record<string, unknown>): string | null {
-  if (op === 'filter' && daskFilterTree(params) === null) return `the filter '${String(params.expr)}' (only comparisons of numeric columns with numbers, joined by and / or / not)`;
+  if (op === 'filter' && daskFilterTree(params) === null) return `the filter '${String(params.expr)}' (only comparisons of arithmetic, strings and booleans, in lists and is null on a column, joined by and / or / not)`;
   if (op === 'assign' && daskAssignTrees(params) === null) {
     return `the assign expression '${Object.values(typeof params.exprs === 'object' && params.exprs !== null ? params.exprs : {}).map(String).join("', '")}' (only a column, a number, or + - * / % of numeric columns and numbers)`;
   }

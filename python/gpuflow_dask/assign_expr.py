@@ -41,7 +41,8 @@ def _floor_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 
 
-def _eval(node: Dict[str, Any], t: Table) -> Vec:
+def evaluate(node: Dict[str, Any], t: Table) -> Vec:
+    """float64 values, valid mask (None: no nulls), and whether the result is an integer."""
     kind = node["kind"]
     if kind == "num":
         v = float(node["value"])
@@ -52,10 +53,10 @@ def _eval(node: Dict[str, Any], t: Table) -> Vec:
             raise ValueError(f"assign: column '{c.name}' is {c.type}; arithmetic takes numeric columns")
         return np.asarray(c.data).astype(np.float64), None if c.valid is None else np.asarray(c.valid, dtype=bool), c.type in INTS
     if kind == "neg":
-        v, valid, is_int = _eval(node["arg"], t)
+        v, valid, is_int = evaluate(node["arg"], t)
         return -v, valid, is_int
     if kind == "arith":
-        (a, va, ia), (b, vb, ib) = _eval(node["a"], t), _eval(node["b"], t)
+        (a, va, ia), (b, vb, ib) = evaluate(node["a"], t), evaluate(node["b"], t)
         op = node["op"]
         if op == "%":
             out = _floor_mod(a, b)
@@ -70,7 +71,7 @@ def _column(name: str, node: Dict[str, Any], t: Table) -> Column:
     if node["kind"] == "col":
         c = t.column(node["name"])
         return Column(name, c.type, c.data, c.valid)
-    values, valid, is_int = _eval(node, t)
+    values, valid, is_int = evaluate(node, t)
     if valid is not None and valid.all():
         valid = None
     if is_int:

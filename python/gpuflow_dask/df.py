@@ -12,7 +12,7 @@ from . import columns, counts, groupby, missing, sorting, summaries, timeseries
 from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
-from .filter_expr import filter_table
+from .filter_expr import FilterUnsupported, filter_table
 from .assign_expr import assign
 from .errors import unsupported
 from .values import Table
@@ -46,11 +46,18 @@ def _ts_groupby_chunk(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Tab
     return _guard(groupby.chunk, "timeseries-groupby-chunk", t, part, spec)
 
 
+def _filter(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Table:
+    try:
+        return filter_table(_tables(inputs, "filter")[0], p["ast"])
+    except FilterUnsupported as e:
+        raise unsupported(str(e), t.key, t.node) from None
+
+
 HANDLERS: Dict[str, Handler] = {
     "timeseries": _timeseries,
     "timeseries-groupby-chunk": _ts_groupby_chunk,
     "read-csv": lambda p, i, t: read_csv(p),
-    "filter": lambda p, i, t: filter_table(_tables(i, "filter")[0], p["ast"]),
+    "filter": _filter,
     "assign": lambda p, i, t: assign(_tables(i, "assign")[0], p["asts"]),
     "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),
     "groupby-combine": lambda p, i, t: _guard(groupby.combine, "groupby-combine", t, _tables(i, "groupby-combine"), p["spec"]),

@@ -35,9 +35,13 @@ describe('Dask support of CSV sources and filters', () => {
     expect(firstRefusal(stations({ rainy: { expr: 'not (temp_c < -2.5) and (rain_mm > 0 or day >= 100)' } }))).toBeNull();
   });
 
-  it('refuses a string comparison in a filter, naming node and op', () => {
-    expect(firstRefusal(stations({ rainy: { expr: "station == 'oslo'" } }))?.message).toBe(
-      "node 'rainy' (filter): the filter 'station == 'oslo'' (only comparisons of numeric columns with numbers, joined by and / or / not) is not supported on Dask yet; run it on this workstation",
+  it('takes string comparisons, in lists, is null and arithmetic in a filter', () => {
+    expect(firstRefusal(stations({ rainy: { expr: "station == 'oslo' or station in ['bergen', 'tromso'] and rain_mm * 2 > temp_c + 1 or temp_c is null" } }))).toBeNull();
+  });
+
+  it('refuses a string function in a filter, naming node and op', () => {
+    expect(firstRefusal(stations({ rainy: { expr: "contains(station, 'os')" } }))?.message).toBe(
+      "node 'rainy' (filter): the filter 'contains(station, 'os')' (only comparisons of arithmetic, strings and booleans, in lists and is null on a column, joined by and / or / not) is not supported on Dask yet; run it on this workstation",
     );
   });
 
