@@ -98,10 +98,6 @@ function dfParamsRefusal(op: string, params: Record<string, unknown>): string | 
   if (op === 'assign' && daskAssignTrees(params) === null) {
     return `the assign expression '${Object.values(typeof params.exprs === 'object' && params.exprs !== null ? params.exprs : {}).map(String).join("', '")}' (only a column, a number, or + - * / % of numeric columns and numbers)`;
   }
-  if (op === 'read-csv' && typeof params.types === 'object' && params.types !== null) {
-    const ts = Object.entries(params.types).find(([, t]) => t === 'timestamp');
-    if (ts !== undefined) return `read_csv's timestamp column '${ts[0]}'`;
-  }
   return null;
 }
 

@@ -12,6 +12,7 @@ from . import columns, counts, groupby, missing, sorting, summaries, timeseries
 from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
+from .iso_time import IsoUnsupported
 from .filter_expr import FilterUnsupported, filter_table
 from .assign_expr import assign
 from .errors import unsupported
@@ -46,6 +47,13 @@ def _ts_groupby_chunk(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Tab
     return _guard(groupby.chunk, "timeseries-groupby-chunk", t, part, spec)
 
 
+def _read_csv(p: Dict[str, Any], t: Any) -> Table:
+    try:
+        return read_csv(p)
+    except IsoUnsupported as e:
+        raise unsupported(f"read_csv: {e}", t.key, t.node) from None
+
+
 def _filter(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Table:
     try:
         return filter_table(_tables(inputs, "filter")[0], p["ast"])
@@ -56,7 +64,7 @@ def _filter(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Table:
 HANDLERS: Dict[str, Handler] = {
     "timeseries": _timeseries,
     "timeseries-groupby-chunk": _ts_groupby_chunk,
-    "read-csv": lambda p, i, t: read_csv(p),
+    "read-csv": lambda p, i, t: _read_csv(p, t),
     "filter": _filter,
     "assign": lambda p, i, t: assign(_tables(i, "assign")[0], p["asts"]),
     "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),

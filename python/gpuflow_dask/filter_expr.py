@@ -7,8 +7,9 @@ The bridge sends the tree common/expr/parse.ts built (spec `ast`, main/dask/grap
 is one parser. Semantics are worker/kernels/df/expr-eval.ts's: a comparison with a null is null,
 NaN compares false (and is null for `is null`), strings order by UTF-16 code units (JavaScript's
 <), and / or are Kleene's (a decisive operand wins over a null), and a row is kept when its
-condition is true (not null). A timestamp column is refused on the worker (the expression arrives
-unchecked, so a date string beside it looks like any string).
+condition is true (not null). A timestamp column compares as ms since the epoch, a string beside it
+(or in its `in` list) read as an ISO date by iso_time.py, as common/expr/check.ts reads it; the
+tree arrives unchecked, so the column's type decides.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from .assign_expr import NUMERIC
 from .assign_expr import evaluate as arithmetic
+from .iso_time import IsoUnsupported, parse_iso_ms
 from .values import Column, Table
 
 Vec = Tuple[np.ndarray, np.ndarray]  # values, valid
@@ -34,10 +36,28 @@ def _valid(c: Column, rows: int) -> np.ndarray:
 
 
 def _column(node: Dict[str, Any], t: Table) -> Column:
-    c: Column = t.column(node["name"])
-    if c.type.startswith("timestamp"):
-        raise FilterUnsupported(f"filter: a condition on the timestamp column '{c.name}'")
-    return c
+    return t.column(node["name"])
+
+
+def _is_ts(node: Dict[str, Any], t: Table) -> bool:
+    return node["kind"] == "col" and t.column(node["name"]).type.startswith("timestamp")
+
+
+def _ms(text: Any) -> float:
+    try:
+        ms = parse_iso_ms(str(text))
+    except IsoUnsupported as e:
+        raise FilterUnsupported(f"filter: {e}") from None
+    if ms is None:
+        raise FilterUnsupported(f"filter: '{text}' is not an ISO date")
+    return float(ms)
+
+
+def _as_date(node: Dict[str, Any], other: Dict[str, Any], t: Table) -> Dict[str, Any]:
+    """A string literal compared with a timestamp column, as the number of ms it names."""
+    if node["kind"] == "str" and _is_ts(other, t):
+        return {"kind": "num", "value": _ms(node["value"]), "isInt": True}
+    return node
 
 
 def _operand(node: Dict[str, Any], t: Table) -> Tuple[str, Any, np.ndarray]:
@@ -54,6 +74,8 @@ def _operand(node: Dict[str, Any], t: Table) -> Tuple[str, Any, np.ndarray]:
             return "str", [b"" if v is None else v.encode("utf-16-be") for v in c.data], _valid(c, t.rows)
         if c.type == "bool":
             return "bool", np.asarray(c.data, dtype=bool), _valid(c, t.rows)
+        if c.type.startswith("timestamp"):
+            return "num", np.asarray(c.data).astype(np.float64), _valid(c, t.rows)
         if c.type not in NUMERIC:
             raise FilterUnsupported(f"filter: column '{c.name}' of type {c.type}")
     elif kind not in NUMERIC_NODES:
@@ -81,6 +103,8 @@ def _members(node: Dict[str, Any], t: Table) -> Vec:
         hit = np.array([v in wanted for v in values], dtype=bool)
     elif kind == "bool":
         hit = np.isin(values, [bool(i) for i in items])
+    elif _is_ts(node["arg"], t):
+        hit = np.isin(values, np.array([_ms(i) if isinstance(i, str) else float(i) for i in items], dtype=np.float64))
     else:
         hit = np.isin(values, np.array([float(i) for i in items], dtype=np.float64))
     return hit ^ bool(node["negated"]), valid
@@ -99,7 +123,8 @@ def _is_null(node: Dict[str, Any], t: Table) -> Vec:
 def _bool(node: Dict[str, Any], t: Table) -> Vec:
     kind = node["kind"]
     if kind == "cmp":
-        return _compare(node["op"], _operand(node["a"], t), _operand(node["b"], t))
+        a, b = _as_date(node["a"], node["b"], t), _as_date(node["b"], node["a"], t)
+        return _compare(node["op"], _operand(a, t), _operand(b, t))
     if kind == "in":
         return _members(node, t)
     if kind == "isnull":

@@ -171,6 +171,39 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }, 600_000);
 
+  it('reads CSV timestamp columns (date, space, T, fractions past ms, zones with and without a colon, before 1970, nulls) with the local digest, filters and sorts on them; skips unparsable dates as the local reader does; refuses an out-of-range date on the worker', async () => {
+    const stamps = ['2000-01-05', '2000-01-05 12:30', '2000-01-05T12:00:00.5', '2000-01-05T12:00:00.123456789', '2000-01-05T12:00:00+05:30', '2000-01-05T12:00:00-0230', '', '1969-12-31T23:59:59.999Z', '0100-03-01T01:02:03'];
+    const lines = ['t,v'];
+    for (let i = 0; i < 45; i++) lines.push(`${stamps[i % stamps.length]},${i}`);
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-stamps-'));
+    const csv = path.join(dir, 'stamps.csv');
+    const bad = path.join(dir, 'bad.csv');
+    const range = path.join(dir, 'range.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    writeFileSync(bad, 't,v\n2000-01-05,1\n2000-1-5,2\n5 Jan 2000,3\n2000-01-06T01:00Z,4\n');
+    writeFileSync(range, 't,v\n2000-01-05,1\n2000-02-30,2\n');
+    const read: Step = ['read', 'read_csv', { path: csv, types: { t: 'timestamp', v: 'int' }, blocksize: 200 }, 'df'];
+    const docs = [
+      chain(read, ['hd', 'head', { n: 40 }, 'df']),
+      chain(read, ['f', 'filter', { expr: "t >= '2000-01-05T06:00' and t < '2000-01-06' or t in ['1969-12-31T23:59:59.999Z'] or t is null" }, 'df']),
+      chain(read, ['st', 'sort', { by: ['t', 'v'], ascending: [false, true] }, 'df']),
+      chain(['read', 'read_csv', { path: bad, types: { t: 'timestamp', v: 'int' }, on_bad_lines: 'skip' }, 'df'], ['hd', 'head', { n: 10 }, 'df']),
+    ];
+    try {
+      for (const [i, doc] of docs.entries()) {
+        const graph = compileWorkflow(validateWorkflow(doc, {}));
+        expect(firstRefusal(graph)).toBeNull();
+        expect(await daskDigest(doc, {}, `stamps-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
+      }
+      const doc = chain(['read', 'read_csv', { path: range, types: { t: 'timestamp', v: 'int' } }, 'df'], ['hd', 'head', { n: 10 }, 'df']);
+      const r = await target.run(compileWorkflow(validateWorkflow(doc, {})), 'stamps-range').result;
+      expect(r.status).toBe('failed');
+      expect(r.error).toMatch(/^node 'read' \(read_csv\): .*timestamp text '2000-02-30' \(a field out of range\) is not implemented by gpuflow_dask/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
   it('assign of arithmetic over int and float columns with nulls, NaN and inf (int results, /, floored %, % 0, unary minus, a copied column, a number) gives the local digest; a function call is refused at compile time', async () => {
     // 48 rows: k int (negative and positive, gaps), x float with NaN / inf / gaps, s string.
     const lines = ['k,x,s'];
