@@ -14,6 +14,7 @@ from .from_array import from_array
 from .csv_read import read_csv
 from .iso_time import IsoUnsupported
 from .filter_expr import FilterUnsupported, filter_table
+from .join import broadcast_join, join
 from .assign_expr import assign
 from .errors import unsupported
 from .values import Table
@@ -67,6 +68,8 @@ HANDLERS: Dict[str, Handler] = {
     "read-csv": lambda p, i, t: _read_csv(p, t),
     "filter": _filter,
     "assign": lambda p, i, t: assign(_tables(i, "assign")[0], p["asts"]),
+    "join": lambda p, i, t: join(*_tables(i, "join")[:2], p["spec"]),
+    "broadcast-join": lambda p, i, t: broadcast_join(*_tables(i, "broadcast-join")[:2], p["spec"]),
     "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),
     "groupby-combine": lambda p, i, t: _guard(groupby.combine, "groupby-combine", t, _tables(i, "groupby-combine"), p["spec"]),
     "groupby-aggregate": lambda p, i, t: _guard(groupby.aggregate, "groupby-aggregate", t, _tables(i, "groupby-aggregate"), p["spec"]),

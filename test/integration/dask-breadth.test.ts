@@ -204,6 +204,52 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }, 600_000);
 
+  it('merges a partitioned left with a one-partition right (broadcast: inner, left, null keys never, string and two-column keys, int against float) and two one-partition sides (outer, right, shared keys from the right) with the local digest; refuses the hash-partitioned plan at compile time', async () => {
+    // left: 40 rows over several partitions; right: 12 rows, one partition. Keys with gaps, NaN and -0.
+    const left = ['k,s,v'];
+    for (let i = 0; i < 40; i++) left.push([i % 9 === 4 ? '' : String(i % 7), i % 6 === 1 ? '' : `s${i % 3}`, String(i * 1.5)].join(','));
+    const right = ['k,s,v,f'];
+    for (let i = 0; i < 12; i++) right.push([i % 5 === 3 ? '' : String((i * 2) % 9), i % 4 === 2 ? '' : `s${i % 4}`, String(100 + i), i === 3 ? 'nan' : i === 5 ? '-0' : String(i % 7)].join(','));
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-merge-'));
+    const lcsv = path.join(dir, 'left.csv');
+    const rcsv = path.join(dir, 'right.csv');
+    writeFileSync(lcsv, `${left.join('\n')}\n`);
+    writeFileSync(rcsv, `${right.join('\n')}\n`);
+    const types = { k: 'int', s: 'string', v: 'float' };
+    const merge = (lblock: number | null, params: Record<string, unknown>) => ({
+      format: 'gpuflow.workflow/1',
+      nodes: [
+        { id: 'l', op: 'read_csv', params: { path: lcsv, types, ...(lblock ? { blocksize: lblock } : {}) } },
+        { id: 'r', op: 'read_csv', params: { path: rcsv, types: { ...types, f: 'float' } } },
+        { id: 'm', op: 'merge', params },
+      ],
+      edges: [
+        { source: 'l', sourcePort: 'out', target: 'm', targetPort: 'left' },
+        { source: 'r', sourcePort: 'out', target: 'm', targetPort: 'right' },
+      ],
+    });
+    const docs = [
+      merge(120, { on: ['k'] }),
+      merge(120, { on: ['s'], how: 'left', null_keys: 'never' }),
+      merge(120, { on: ['k', 's'], how: 'left' }),
+      merge(120, { left_on: ['v'], right_on: ['f'], suffixes: ['_a', '_b'] }),
+      merge(null, { on: ['k'], how: 'outer' }),
+      merge(null, { on: ['s'], how: 'right', null_keys: 'never' }),
+      merge(null, { left_on: ['k'], right_on: ['f'], how: 'outer' }),
+    ];
+    try {
+      for (const [i, doc] of docs.entries()) {
+        const graph = compileWorkflow(validateWorkflow(doc, {}));
+        expect(firstRefusal(graph), `merge ${i}`).toBeNull();
+        expect(await daskDigest(doc, {}, `merge-${i}`), `merge ${i}`).toBe(await localDigest(doc, {}));
+      }
+      const hashed = compileWorkflow(validateWorkflow(merge(120, { on: ['k'], how: 'outer' }), {}));
+      expect(firstRefusal(hashed)?.message).toMatch(/^node 'm' \(hash-split\): the dataframe op 'hash-split' is not supported on Dask yet/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
   it('assign of arithmetic over int and float columns with nulls, NaN and inf (int results, /, floored %, % 0, unary minus, a copied column, a number) gives the local digest; a function call is refused at compile time', async () => {
     // 48 rows: k int (negative and positive, gaps), x float with NaN / inf / gaps, s string.
     const lines = ['k,x,s'];
