@@ -15,6 +15,7 @@ from .csv_read import read_csv
 from .iso_time import IsoUnsupported
 from .filter_expr import FilterUnsupported, filter_table
 from .join import broadcast_join, join
+from .shuffle import gather_part, hash_split
 from .assign_expr import assign
 from .errors import unsupported
 from .values import Table
@@ -69,6 +70,8 @@ HANDLERS: Dict[str, Handler] = {
     "filter": _filter,
     "assign": lambda p, i, t: assign(_tables(i, "assign")[0], p["asts"]),
     "join": lambda p, i, t: join(*_tables(i, "join")[:2], p["spec"]),
+    "hash-split": lambda p, i, t: hash_split(_tables(i, "hash-split")[0], p["keys"], int(p["k"])),
+    "gather-part": lambda p, i, t: gather_part(i, int(p["part"])),
     "broadcast-join": lambda p, i, t: broadcast_join(*_tables(i, "broadcast-join")[:2], p["spec"]),
     "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),
     "groupby-combine": lambda p, i, t: _guard(groupby.combine, "groupby-combine", t, _tables(i, "groupby-combine"), p["spec"]),

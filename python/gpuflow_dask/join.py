@@ -1,7 +1,6 @@
-"""`join` (both sides one partition) and `broadcast-join` (each left partition with a right side of
-one partition, inner or left) on a worker, as worker/kernels/df/join.ts. The hash-partitioned
-plan's hash-split / gather-part are not ported (their row-to-part hash is keys.ts's), so a merge
-of two partitioned sides is refused at compile time.
+"""`join` (two one-partition sides, or part p of both sides after the hash-partitioned plan's
+shuffle, shuffle.py) and `broadcast-join` (each left partition with a right side of one
+partition, inner or left) on a worker, as worker/kernels/df/join.ts.
 
 Output rows: each left row with its matches in right order (none: nulls on the right, in left and
 outer joins), then, for outer joins, the right rows that matched nothing; a right join is the left

@@ -204,7 +204,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }, 600_000);
 
-  it('merges a partitioned left with a one-partition right (broadcast: inner, left, null keys never, string and two-column keys, int against float) and two one-partition sides (outer, right, shared keys from the right) with the local digest; refuses the hash-partitioned plan at compile time', async () => {
+  it('merges a partitioned left with a one-partition right (broadcast: inner, left, null keys never, string and two-column keys, int against float) two one-partition sides (outer, right, shared keys from the right) and the hash-partitioned plan with the local digest', async () => {
     // left: 40 rows over several partitions; right: 12 rows, one partition. Keys with gaps, NaN and -0.
     const left = ['k,s,v'];
     for (let i = 0; i < 40; i++) left.push([i % 9 === 4 ? '' : String(i % 7), i % 6 === 1 ? '' : `s${i % 3}`, String(i * 1.5)].join(','));
@@ -216,11 +216,11 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     writeFileSync(lcsv, `${left.join('\n')}\n`);
     writeFileSync(rcsv, `${right.join('\n')}\n`);
     const types = { k: 'int', s: 'string', v: 'float' };
-    const merge = (lblock: number | null, params: Record<string, unknown>) => ({
+    const merge = (lblock: number | null, params: Record<string, unknown>, rblock: number | null = null) => ({
       format: 'gpuflow.workflow/1',
       nodes: [
         { id: 'l', op: 'read_csv', params: { path: lcsv, types, ...(lblock ? { blocksize: lblock } : {}) } },
-        { id: 'r', op: 'read_csv', params: { path: rcsv, types: { ...types, f: 'float' } } },
+        { id: 'r', op: 'read_csv', params: { path: rcsv, types: { ...types, f: 'float' }, ...(rblock ? { blocksize: rblock } : {}) } },
         { id: 'm', op: 'merge', params },
       ],
       edges: [
@@ -236,6 +236,11 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       merge(null, { on: ['k'], how: 'outer' }),
       merge(null, { on: ['s'], how: 'right', null_keys: 'never' }),
       merge(null, { left_on: ['k'], right_on: ['f'], how: 'outer' }),
+      // hash-partitioned: hash-split / gather-part shuffle both sides (the row hash ported bit for bit)
+      merge(120, { on: ['k'], how: 'outer' }),
+      merge(120, { on: ['s', 'k'], how: 'right' }, 90),
+      merge(100, { left_on: ['v'], right_on: ['f'], strategy: 'hash' }, 90),
+      merge(120, { on: ['s'], how: 'left', null_keys: 'never', strategy: 'hash' }),
     ];
     try {
       for (const [i, doc] of docs.entries()) {
@@ -243,8 +248,6 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
         expect(firstRefusal(graph), `merge ${i}`).toBeNull();
         expect(await daskDigest(doc, {}, `merge-${i}`), `merge ${i}`).toBe(await localDigest(doc, {}));
       }
-      const hashed = compileWorkflow(validateWorkflow(merge(120, { on: ['k'], how: 'outer' }), {}));
-      expect(firstRefusal(hashed)?.message).toMatch(/^node 'm' \(hash-split\): the dataframe op 'hash-split' is not supported on Dask yet/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
