@@ -16,6 +16,7 @@ from .iso_time import IsoUnsupported
 from .filter_expr import FilterUnsupported, filter_table
 from .join import broadcast_join, join
 from .shuffle import gather_part, hash_split
+from . import window
 from .assign_expr import assign
 from .errors import unsupported
 from .values import Table
@@ -70,6 +71,9 @@ HANDLERS: Dict[str, Handler] = {
     "filter": _filter,
     "assign": lambda p, i, t: assign(_tables(i, "assign")[0], p["asts"]),
     "join": lambda p, i, t: join(*_tables(i, "join")[:2], p["spec"]),
+    "rolling": lambda p, i, t: window.rolling(_tables(i, "rolling"), p),
+    "resample-bin": lambda p, i, t: window.resample_bin(_tables(i, "resample-bin")[0], p["on"], int(p["periodMs"])),
+    "resample-fill": lambda p, i, t: window.resample_fill(_tables(i, "resample-fill")[0], p["on"], int(p["periodMs"]), p["zero"]),
     "hash-split": lambda p, i, t: hash_split(_tables(i, "hash-split")[0], p["keys"], int(p["k"])),
     "gather-part": lambda p, i, t: gather_part(i, int(p["part"])),
     "broadcast-join": lambda p, i, t: broadcast_join(*_tables(i, "broadcast-join")[:2], p["spec"]),

@@ -253,6 +253,37 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }, 600_000);
 
+  it('rolling (every aggregate, min_periods, windows longer than a partition, -0 and NaN) and resample of a CSV timestamp column (empty periods filled) give the local digest', async () => {
+    const lines = ['t,x,k'];
+    for (let i = 0; i < 50; i++) {
+      const x = i % 7 === 3 ? 'nan' : i % 11 === 5 ? '' : i % 13 === 6 ? '-0' : String(((i * 37) % 17) / 4 - 2);
+      // hours with gaps of several periods between some rows
+      const t = new Date(Date.UTC(2000, 0, 1) + (i < 20 ? i : i * 3) * 3_600_000 + (i % 4) * 60_000).toISOString();
+      lines.push([t, x, i % 5 === 2 ? '' : String(i % 6)].join(','));
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-window-'));
+    const csv = path.join(dir, 'window.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { t: 'timestamp', x: 'float', k: 'int' }, blocksize: 150 }, 'df'];
+    const roll = (window: number, extra: Record<string, unknown>): Step => ['r', 'rolling', { window, aggs: ['sum', 'mean', 'min', 'max', 'std', 'var', 'count'].map((agg) => ({ column: 'x', agg, as: `x_${agg}` })), ...extra }, 'df'];
+    const docs = [
+      chain(read, roll(3, {})),
+      chain(read, roll(9, { min_periods: 2 })),
+      chain(read, ['r', 'rolling', { window: 4, aggs: [{ column: 'k', agg: 'max', as: 'k' }, { column: 'x', agg: 'count', as: 'n' }], min_periods: 0 }, 'df']),
+      chain(read, ['rs', 'resample', { on: 't', freq: '6h', aggs: [{ column: 'x', agg: 'mean' }, { column: 'k', agg: 'sum' }, { column: 'x', agg: 'count' }, { column: 'k', agg: 'max' }] }, 'df']),
+      chain(read, ['rs', 'resample', { on: 't', freq: '1D', aggs: [{ column: 'x', agg: 'std' }, { column: 'k', agg: 'size' }], split_every: 2 }, 'df']),
+    ];
+    try {
+      for (const [i, doc] of docs.entries()) {
+        const graph = compileWorkflow(validateWorkflow(doc, {}));
+        expect(firstRefusal(graph), `window ${i}`).toBeNull();
+        expect(await daskDigest(doc, {}, `window-${i}`), `window ${i}`).toBe(await localDigest(doc, {}));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
   it('assign of arithmetic over int and float columns with nulls, NaN and inf (int results, /, floored %, % 0, unary minus, a copied column, a number) gives the local digest; a function call is refused at compile time', async () => {
     // 48 rows: k int (negative and positive, gaps), x float with NaN / inf / gaps, s string.
     const lines = ['k,x,s'];
