@@ -71,6 +71,7 @@ HANDLERS: Dict[str, Handler] = {
     "filter": _filter,
     "assign": lambda p, i, t: assign(_tables(i, "assign")[0], p["asts"]),
     "join": lambda p, i, t: join(*_tables(i, "join")[:2], p["spec"]),
+    "pivot": lambda p, i, t: window.pivot(_tables(i, "pivot")[0], p),
     "rolling": lambda p, i, t: window.rolling(_tables(i, "rolling"), p),
     "resample-bin": lambda p, i, t: window.resample_bin(_tables(i, "resample-bin")[0], p["on"], int(p["periodMs"])),
     "resample-fill": lambda p, i, t: window.resample_fill(_tables(i, "resample-fill")[0], p["on"], int(p["periodMs"]), p["zero"]),

@@ -1,4 +1,4 @@
-"""rolling, resample-bin and resample-fill on a worker, as worker/kernels/df/window.ts and
+"""rolling, resample-bin, resample-fill and pivot on a worker, as worker/kernels/df/window.ts and
 resample.ts.
 
 rolling: the task gets the tails of the earlier partitions, then its own partition; a window is a
@@ -135,3 +135,65 @@ def resample_fill(g: Table, on: str, period: int, zero: Sequence[str]) -> Table:
             data, typ = vals, "float64"
         out.append(Column(c.name, typ, data, None if valid.all() else valid))
     return Table(count, out)
+
+
+def _js_name(c: Any) -> str:
+    """String(c) in JavaScript for a category from the workflow's JSON."""
+    if isinstance(c, str):
+        return c
+    if isinstance(c, bool):
+        return "true" if c else "false"
+    x = float(c)
+    if x.is_integer() and abs(x) < 1e21:
+        return str(int(x))
+    if 1e-6 <= abs(x) < 1e21:
+        return repr(x)
+    raise ValueError(f"pivot: category {c!r} (its column name in JavaScript's number format is not ported)")
+
+
+def pivot(g: Table, spec: Dict[str, Any]) -> Table:
+    """pivot_table's last step (window.ts pivot): one row per present index value, sorted by it,
+    one float64 column per category; a missing combination is null."""
+    from .sorting import sort_table
+
+    idx_col, cat_col, val_col = g.column(spec["index"]), g.column(spec["columns"]), g.column(spec["values"])
+    cats = list(spec["categories"])
+    idx_miss = missing_mask(idx_col).tolist()
+    idx_vals = list(idx_col.data) if idx_col.type == "utf8" else [float(v) + 0.0 for v in np.asarray(idx_col.data, dtype=np.float64).tolist()]
+    group: Dict[Any, int] = {}
+    first: List[int] = []
+    ids = []
+    for i, (v, m) in enumerate(zip(idx_vals, idx_miss)):
+        if m:
+            ids.append(-1)
+            continue
+        if v not in group:
+            group[v] = len(first)
+            first.append(i)
+        ids.append(group[v])
+    if cat_col.type == "utf8":
+        labels: List[Any] = [None if v is None else v for v in cat_col.data]
+        where = {c: k for k, c in enumerate(cats)}
+    else:
+        labels = [float(v) for v in np.asarray(cat_col.data, dtype=np.float64).tolist()]
+        where = {float(c): k for k, c in enumerate(cats)}
+    if cat_col.valid is not None:
+        labels = [v if ok else None for v, ok in zip(labels, np.asarray(cat_col.valid, dtype=bool).tolist())]
+    groups = len(first)
+    out_v = [np.zeros(groups, dtype=np.float64) for _ in cats]
+    out_ok = [np.zeros(groups, dtype=bool) for _ in cats]
+    values = np.asarray(val_col.data, dtype=np.float64)
+    vvalid = None if val_col.valid is None else np.asarray(val_col.valid, dtype=bool)
+    for i, gid in enumerate(ids):
+        if gid < 0 or labels[i] is None:
+            continue
+        k = where.get(labels[i])
+        if k is None or (vvalid is not None and not vvalid[i]):
+            continue
+        out_v[k][gid] = values[i]
+        out_ok[k][gid] = not math.isnan(values[i])
+    rows = np.array(first, dtype=np.int64)
+    keys = Column(idx_col.name, idx_col.type, np.asarray(idx_col.data, dtype=object)[rows].tolist() if idx_col.type == "utf8" else np.asarray(idx_col.data)[rows],
+                  None if idx_col.valid is None else np.asarray(idx_col.valid, dtype=bool)[rows])
+    cols = [keys] + [Column(_js_name(c), "float64", out_v[k], None if out_ok[k].all() else out_ok[k]) for k, c in enumerate(cats)]
+    return sort_table([Table(groups, cols)], [spec["index"]])

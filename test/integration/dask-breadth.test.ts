@@ -253,7 +253,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }, 600_000);
 
-  it('rolling (every aggregate, min_periods, windows longer than a partition, -0 and NaN) and resample of a CSV timestamp column (empty periods filled) give the local digest', async () => {
+  it('rolling (every aggregate, min_periods, windows longer than a partition, -0 and NaN), resample of a CSV timestamp column (empty periods filled) and pivot_table give the local digest', async () => {
     const lines = ['t,x,k'];
     for (let i = 0; i < 50; i++) {
       const x = i % 7 === 3 ? 'nan' : i % 11 === 5 ? '' : i % 13 === 6 ? '-0' : String(((i * 37) % 17) / 4 - 2);
@@ -272,6 +272,10 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       chain(read, ['r', 'rolling', { window: 4, aggs: [{ column: 'k', agg: 'max', as: 'k' }, { column: 'x', agg: 'count', as: 'n' }], min_periods: 0 }, 'df']),
       chain(read, ['rs', 'resample', { on: 't', freq: '6h', aggs: [{ column: 'x', agg: 'mean' }, { column: 'k', agg: 'sum' }, { column: 'x', agg: 'count' }, { column: 'k', agg: 'max' }] }, 'df']),
       chain(read, ['rs', 'resample', { on: 't', freq: '1D', aggs: [{ column: 'x', agg: 'std' }, { column: 'k', agg: 'size' }], split_every: 2 }, 'df']),
+      // pivot_table: an int index with gaps, a float category column, a category never present
+      chain(read, ['a', 'assign', { column: 'c', expr: 'k % 3 / 2' }, 'df'], ['pv', 'pivot_table', { index: 'k', columns: 'c', values: 'x', categories: [0, 0.5, 1, 7] }, 'df']),
+      // an assigned index whose row order differs from the key order (0, 5, 3, 2, 1)
+      chain(read, ['a', 'assign', { column: 'j', expr: '(k * 5) % 6' }, 'df'], ['pv', 'pivot_table', { index: 'j', columns: 'k', values: 'x', aggfunc: 'sum', categories: [5, 1, 3], split_every: 2 }, 'df']),
     ];
     try {
       for (const [i, doc] of docs.entries()) {
