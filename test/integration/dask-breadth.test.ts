@@ -62,6 +62,14 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     return runDigest(r);
   }
 
+  /** Each workflow is taken at compile time and gives the local digest on the cluster (`label i` names a failure). */
+  async function expectLocalDigests(docs: unknown[], label: string): Promise<void> {
+    for (const [i, doc] of docs.entries()) {
+      expect(firstRefusal(compileWorkflow(validateWorkflow(doc, {}))), `${label} ${i}`).toBeNull();
+      expect(await daskDigest(doc, {}, `${label}-${i}`), `${label} ${i}`).toBe(await localDigest(doc, {}));
+    }
+  }
+
   it('runs every example with the local digest, or refuses it at compile time naming node and op', async () => {
     const files = readdirSync('examples').filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThanOrEqual(5);
@@ -160,12 +168,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       "k > 0 and s != 'b'",
     ];
     try {
-      for (const [i, expr] of conditions.entries()) {
-        const doc = chain(read, ['f', 'filter', { expr }, 'df']);
-        const graph = compileWorkflow(validateWorkflow(doc, {}));
-        expect(firstRefusal(graph), expr).toBeNull();
-        expect(await daskDigest(doc, {}, `filter-${i}`), expr).toBe(await localDigest(doc, {}));
-      }
+      await expectLocalDigests(conditions.map((expr) => chain(read, ['f', 'filter', { expr }, 'df'])), 'filter');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -190,11 +193,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       chain(['read', 'read_csv', { path: bad, types: { t: 'timestamp', v: 'int' }, on_bad_lines: 'skip' }, 'df'], ['hd', 'head', { n: 10 }, 'df']),
     ];
     try {
-      for (const [i, doc] of docs.entries()) {
-        const graph = compileWorkflow(validateWorkflow(doc, {}));
-        expect(firstRefusal(graph)).toBeNull();
-        expect(await daskDigest(doc, {}, `stamps-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
-      }
+      await expectLocalDigests(docs, 'stamps');
       const doc = chain(['read', 'read_csv', { path: range, types: { t: 'timestamp', v: 'int' } }, 'df'], ['hd', 'head', { n: 10 }, 'df']);
       const r = await target.run(compileWorkflow(validateWorkflow(doc, {})), 'stamps-range').result;
       expect(r.status).toBe('failed');
@@ -243,11 +242,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       merge(120, { on: ['s'], how: 'left', null_keys: 'never', strategy: 'hash' }),
     ];
     try {
-      for (const [i, doc] of docs.entries()) {
-        const graph = compileWorkflow(validateWorkflow(doc, {}));
-        expect(firstRefusal(graph), `merge ${i}`).toBeNull();
-        expect(await daskDigest(doc, {}, `merge-${i}`), `merge ${i}`).toBe(await localDigest(doc, {}));
-      }
+      await expectLocalDigests(docs, 'merge');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -278,11 +273,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       chain(read, ['a', 'assign', { column: 'j', expr: '(k * 5) % 6' }, 'df'], ['pv', 'pivot_table', { index: 'j', columns: 'k', values: 'x', aggfunc: 'sum', categories: [5, 1, 3], split_every: 2 }, 'df']),
     ];
     try {
-      for (const [i, doc] of docs.entries()) {
-        const graph = compileWorkflow(validateWorkflow(doc, {}));
-        expect(firstRefusal(graph), `window ${i}`).toBeNull();
-        expect(await daskDigest(doc, {}, `window-${i}`), `window ${i}`).toBe(await localDigest(doc, {}));
-      }
+      await expectLocalDigests(docs, 'window');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -306,11 +297,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       chain(read, as('a1', 'k', 'k % 0'), as('a2', 'x', '1 / x'), as('a3', 'c', 's'), as('a4', 'one', '1'), as('a5', 'half', '-0.5')),
     ];
     try {
-      for (const [i, doc] of docs.entries()) {
-        const graph = compileWorkflow(validateWorkflow(doc, {}));
-        expect(firstRefusal(graph)).toBeNull();
-        expect(await daskDigest(doc, {}, `assign-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
-      }
+      await expectLocalDigests(docs, 'assign');
       const rounded = compileWorkflow(validateWorkflow(chain(read, as('rd', 'z', 'round(x * 100, 1)')), {}));
       expect(firstRefusal(rounded)?.message).toBe(
         "node 'rd' (assign): the assign expression 'round(x * 100, 1)' (only a column, a number, or + - * / % of numeric columns and numbers) is not supported on Dask yet; run it on this workstation",
