@@ -13,7 +13,7 @@ tree arrives unchecked, so the column's type decides.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
