@@ -1,6 +1,8 @@
 """gpuflow on Dask, the seed workload (issue 15's GPU acceptance): the graph of seed_graph.py
 (or a protocol graph file) run through gpuflow_dask's executor on
-  --cluster local-cuda   dask_cuda.LocalCUDACluster (one worker per GPU)
+  --cluster local-cuda   what `gpuflow run --dask local-cuda` starts (gpuflow_dask.cluster.start):
+                         dask-cuda's LocalCUDACluster where installed, else one Nanny per visible
+                         GPU pinned with CUDA_VISIBLE_DEVICES (set it to measure fewer GPUs)
   --cluster local:N      distributed.LocalCluster, N single-threaded worker processes
   --cluster threaded     dask's threaded scheduler (no distributed at all)
 One warm-up at a small size, then the timed run; one JSON line per measurement on stdout.
@@ -53,12 +55,12 @@ def main() -> None:
         from distributed import Client, LocalCluster
 
         if a.cluster == "local-cuda":
-            from dask_cuda import LocalCUDACluster
+            from gpuflow_dask.cluster import start
 
-            cluster = LocalCUDACluster(threads_per_worker=4, dashboard_address=":0")
+            client, cluster = start("local-cuda", 60)
         else:
-            cluster = LocalCluster(n_workers=int(a.cluster.split(":")[1]), threads_per_worker=a.threads, dashboard_address=":0")
-        client = Client(cluster)
+            cluster = LocalCluster(n_workers=int(a.cluster.split(":")[1]), threads_per_worker=a.threads, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+            client = Client(cluster)
 
         def get(gr: Dict[str, Any]) -> Any:
             return client.get(dask_graph(gr), gr["outputs"])
@@ -73,7 +75,8 @@ def main() -> None:
     s = time.perf_counter() - t
     import numpy as np
 
-    print(json.dumps({"impl": "gpuflow-dask", "batch": os.environ.get("GPUFLOW_DASK_BATCH") != "0", "cluster": a.cluster, "threads": a.threads, "n": a.n, "chunk": a.chunk, "tasks": len(g["tasks"]), "seconds": s,
+    workers = len(client.scheduler_info()["workers"]) if client is not None else 0
+    print(json.dumps({"impl": "gpuflow-dask", "batch": os.environ.get("GPUFLOW_DASK_BATCH") != "0", "cluster": a.cluster, "workers": workers, "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "threads": a.threads, "n": a.n, "chunk": a.chunk, "tasks": len(g["tasks"]), "seconds": s,
                       "value": float(np.asarray(value[0]).ravel()[0]), "dask": dask.__version__, "cuda_lib": capi.cuda_why(), "cpu_lib": capi.why()}), flush=True)
     if client is not None:
         client.close()

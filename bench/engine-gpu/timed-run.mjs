@@ -55,6 +55,7 @@ child.on('close', (code, signal) => {
     processSeconds,
     durationMs,
     aboveSeconds: durationMs === undefined ? null : processSeconds - durationMs / 1000,
+    digest: r.digest ?? null,
     status: r.status ?? (signal ? `killed (${signal}) after ${timeoutMs / 1000} s` : null),
     value: values.total,
     values,

@@ -10,7 +10,7 @@ import type { WireTask } from '../../common/dask-messages';
 import type { TaskDef, TaskGraph } from '../../common/tasks';
 import { encodeProgram, unsupportedReason } from '../../native/program-code';
 import { outputKeys } from '../engine/outputs';
-import { daskFilterTree } from './supported';
+import { daskAssignTrees, daskFilterTree } from './supported';
 
 /** The shape of a task's array output when the graph alone says it (an elementwise program). */
 function shapeOf(t: TaskDef | undefined): number[] | null {
@@ -29,10 +29,13 @@ function codeOf(t: TaskDef, tasks: Map<string, TaskDef>): string | undefined {
 
 export function wireTask(t: TaskDef, tasks: Map<string, TaskDef>): WireTask {
   const code = codeOf(t, tasks);
-  // A filter's condition goes parsed (common/expr/parse.ts), so Python needs no second parser.
+  // A filter's condition and an assign's expressions go parsed (common/expr/parse.ts), so Python
+  // needs no second parser.
   const s = t.spec;
   const ast = s.kind === 'df' && s.op === 'filter' ? daskFilterTree(s.params) : null;
-  const spec = code !== undefined ? { ...s, code } : s.kind === 'df' && ast !== null ? { ...s, params: { ...s.params, ast } } : { ...s };
+  const asts = s.kind === 'df' && s.op === 'assign' ? daskAssignTrees(s.params) : null;
+  const spec =
+    code !== undefined ? { ...s, code } : s.kind === 'df' && ast !== null ? { ...s, params: { ...s.params, ast } } : s.kind === 'df' && asts !== null ? { ...s, params: { ...s.params, asts } } : { ...s };
   return { key: t.key, deps: t.deps, spec: spec as Record<string, unknown>, resource: t.resource, node: t.node, op: t.op, outBytes: t.outBytes, workBytes: t.workBytes };
 }
 

@@ -42,15 +42,6 @@ function aggsOf(params: Record<string, unknown>): string[] {
   return spec.aggs.flatMap((a: unknown) => (typeof a === 'object' && a !== null && 'agg' in a && typeof a.agg === 'string' ? [a.agg] : []));
 }
 
-/** A condition python/gpuflow_dask/filter_expr.py evaluates: numeric comparisons under and / or / not. */
-function daskCondition(n: Node): boolean {
-  const operand = (o: Node): boolean => o.kind === 'col' || o.kind === 'num' || (o.kind === 'neg' && o.arg.kind === 'num');
-  if (n.kind === 'cmp') return operand(n.a) && operand(n.b) && (n.a.kind === 'col' || n.b.kind === 'col');
-  if (n.kind === 'not') return daskCondition(n.arg);
-  if (n.kind === 'logic') return daskCondition(n.a) && daskCondition(n.b);
-  return false;
-}
-
 /** The parsed condition of a filter task that gpuflow_dask evaluates, or null (main/dask/graph.ts sends it). */
 export function daskFilterTree(params: Record<string, unknown>): Node | null {
   if (typeof params.expr !== 'string') return null;
@@ -62,13 +53,62 @@ export function daskFilterTree(params: Record<string, unknown>): Node | null {
   }
 }
 
+/** An expression python/gpuflow_dask/assign_expr.py evaluates: arithmetic of columns and numbers. */
+function daskArithmetic(n: Node): boolean {
+  if (n.kind === 'col' || n.kind === 'num') return true;
+  if (n.kind === 'neg') return daskArithmetic(n.arg);
+  if (n.kind === 'arith') return daskArithmetic(n.a) && daskArithmetic(n.b);
+  return false;
+}
+
+/** The parsed expressions (column -> tree) of an assign task that gpuflow_dask evaluates, or null (main/dask/graph.ts sends them). */
+export function daskAssignTrees(params: Record<string, unknown>): Record<string, Node> | null {
+  const exprs = params.exprs;
+  if (typeof exprs !== 'object' || exprs === null || Array.isArray(exprs)) return null;
+  const trees: Record<string, Node> = {};
+  for (const [column, expr] of Object.entries(exprs)) {
+    if (typeof expr !== 'string') return null;
+    try {
+      const root = parseExpr(expr);
+      if (!daskArithmetic(root)) return null;
+      trees[column] = root;
+    } catch {
+      return null;
+    }
+  }
+  return trees;
+}
+
+/**
+ * A condition python/gpuflow_dask/filter_expr.py evaluates: comparisons of arithmetic, strings and
+ * booleans, `in` lists and `is [not] null` on a column, under and / or / not.
+ */
+function daskCondition(n: Node): boolean {
+  const operand = (o: Node): boolean => daskArithmetic(o) || o.kind === 'str' || o.kind === 'bool';
+  if (n.kind === 'cmp') return operand(n.a) && operand(n.b);
+  if (n.kind === 'in' || n.kind === 'isnull') return n.arg.kind === 'col';
+  if (n.kind === 'not') return daskCondition(n.arg);
+  if (n.kind === 'logic') return daskCondition(n.a) && daskCondition(n.b);
+  return false;
+}
+
 /** Why gpuflow_dask cannot run df task params of op `op` beyond the op itself, or null. */
 function dfParamsRefusal(op: string, params: Record<string, unknown>): string | null {
-  if (op === 'filter' && daskFilterTree(params) === null) return `the filter '${String(params.expr)}' (only comparisons of numeric columns with numbers, joined by and / or / not)`;
-  if (op === 'read-csv' && typeof params.types === 'object' && params.types !== null) {
-    const ts = Object.entries(params.types).find(([, t]) => t === 'timestamp');
-    if (ts !== undefined) return `read_csv's timestamp column '${ts[0]}'`;
+  if (op === 'filter' && daskFilterTree(params) === null) return `the filter '${String(params.expr)}' (only comparisons of arithmetic, strings and booleans, in lists and is null on a column, joined by and / or / not)`;
+  if (op === 'assign' && daskAssignTrees(params) === null) {
+    return `the assign expression '${Object.values(typeof params.exprs === 'object' && params.exprs !== null ? params.exprs : {}).map(String).join("', '")}' (only a column, a number, or + - * / % of numeric columns and numbers)`;
   }
+  return laterParamRefusal(op, params);
+}
+
+/** Params the local kernels took after the bridge's port of the op: refused here, not ignored there (a silent wrong answer). */
+function laterParamRefusal(op: string, params: Record<string, unknown>): string | null {
+  if (op === 'dropna' && params.thresh !== undefined) return 'dropna with thresh';
+  const spec = params.spec;
+  const how = typeof spec === 'object' && spec !== null && 'how' in spec ? spec.how : undefined;
+  if ((op === 'join' || op === 'broadcast-join') && (how === 'leftsemi' || how === 'leftanti')) return `merge how='${how}'`;
+  if (op === 'rolling' && params.windowMs !== undefined) return 'a time-based rolling window';
+  if ((op === 'resample-bin' || op === 'resample-fill') && params.calendar !== undefined) return `resample by the calendar period '${String(params.calendar)}'`;
   return null;
 }
 

@@ -8,6 +8,7 @@ import { Table, type Vector } from 'apache-arrow';
 import type { ChunkValue, NDArray, NumericArray } from '../../common/arrays';
 import type { WireArray, WireColumn, WireValue } from '../../common/dask-messages';
 import { boolVector, floatVector, int32Vector, timestampVector, utf8Vector } from '../../worker/kernels/df/build';
+import { tableOf } from '../../worker/kernels/df/gather';
 import { toIPC } from '../../worker/kernels/df/ipc';
 import { Dictionary, Float32, Int32, Int64, makeData, makeVector, Utf8 } from 'apache-arrow';
 import { packValid } from '../../worker/kernels/df/bitmap';
@@ -125,10 +126,11 @@ export function chunkValueOf(v: WireValue, where: string): ChunkValue {
     case 'json':
       return { kind: 'json', value: v.value };
     case 'table': {
-      const cols: Record<string, Vector> = {};
       let dictId = 0;
-      for (const c of v.columns) cols[c.name] = column(c, v.rows, where, c.type === 'utf8' ? dictId++ : -1);
-      const table = v.columns.length ? new Table(cols) : new Table();
+      const cols = v.columns.map((c) => ({ name: c.name, vector: column(c, v.rows, where, c.type === 'utf8' ? dictId++ : -1) }));
+      // tableOf, as the local kernels build tables: arrow's Table of zero-length vectors (a
+      // partition a filter emptied) has column data without children, which toIPC cannot walk.
+      const table = v.columns.length ? tableOf(cols, v.rows) : new Table();
       return { kind: 'table', ipc: toIPC(table), rows: v.rows };
     }
   }

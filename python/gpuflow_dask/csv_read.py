@@ -4,8 +4,8 @@ Same rules as the local kernel, so a partition holds the same rows with the same
 ranges as dask's read_bytes (a line belongs to the range holding its first byte), the header from
 the file's first line, RFC 4180 quoting (text after a closing quote kept, as pandas does), blank
 lines skipped, empty fields null, int columns exact int64, and malformed rows raised or skipped
-per `onBadLines`. Timestamp columns are refused at compile time (main/dask/supported.ts), since
-their ISO parser is not ported.
+per `onBadLines`. Timestamp columns are ms since the epoch through iso_time.py's port of the
+local ISO parser (a text it rejects is a malformed row, as there).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .iso_time import parse_iso_ms
 from .values import Column, Table
 
 INT = re.compile(r"^[+-]?\d+$")
@@ -171,6 +172,9 @@ def _column(name: str, values: List[str], typ: str, keep: np.ndarray) -> Column:
     if typ == "float":
         # float() reads every text FLOAT admits, inf / infinity / nan in any case included.
         return Column(name, "float64", np.array([float(v) if v != "" else 0.0 for v in vals], dtype=np.float64), valid)
+    if typ == "timestamp":
+        ms = [parse_iso_ms(v) if v != "" else 0 for v in vals]
+        return Column(name, "timestamp[ms]", np.array([0 if x is None else x for x in ms], dtype=np.int64), valid)
     raise ValueError(f"csv: column '{name}': type {typ} is not read by gpuflow_dask")
 
 
@@ -226,7 +230,7 @@ def read_csv(p: Dict[str, Any]) -> Table:
             lines.insert(0, 1)
     rows = len(columns[0]) if columns else 0
     keep = np.ones(rows, dtype=bool)
-    checks = {"int": _is_int64, "float": lambda v: bool(FLOAT.match(v)), "bool": lambda v: bool(BOOL.match(v))}
+    checks = {"int": _is_int64, "float": lambda v: bool(FLOAT.match(v)), "bool": lambda v: bool(BOOL.match(v)), "timestamp": lambda v: parse_iso_ms(v) is not None}
     for j, name in enumerate(names):
         typ = types[name]
         ok = checks.get(typ)

@@ -12,7 +12,12 @@ from . import columns, counts, groupby, missing, sorting, summaries, timeseries
 from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
-from .filter_expr import filter_table
+from .iso_time import IsoUnsupported
+from .filter_expr import FilterUnsupported, filter_table
+from .join import broadcast_join, join
+from .shuffle import gather_part, hash_split
+from . import window
+from .assign_expr import assign
 from .errors import unsupported
 from .values import Table
 
@@ -45,11 +50,34 @@ def _ts_groupby_chunk(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Tab
     return _guard(groupby.chunk, "timeseries-groupby-chunk", t, part, spec)
 
 
+def _read_csv(p: Dict[str, Any], t: Any) -> Table:
+    try:
+        return read_csv(p)
+    except IsoUnsupported as e:
+        raise unsupported(f"read_csv: {e}", t.key, t.node) from None
+
+
+def _filter(p: Dict[str, Any], inputs: Tuple[Any, ...], t: Any) -> Table:
+    try:
+        return filter_table(_tables(inputs, "filter")[0], p["ast"])
+    except FilterUnsupported as e:
+        raise unsupported(str(e), t.key, t.node) from None
+
+
 HANDLERS: Dict[str, Handler] = {
     "timeseries": _timeseries,
     "timeseries-groupby-chunk": _ts_groupby_chunk,
-    "read-csv": lambda p, i, t: read_csv(p),
-    "filter": lambda p, i, t: filter_table(_tables(i, "filter")[0], p["ast"]),
+    "read-csv": lambda p, i, t: _read_csv(p, t),
+    "filter": _filter,
+    "assign": lambda p, i, t: assign(_tables(i, "assign")[0], p["asts"]),
+    "join": lambda p, i, t: join(*_tables(i, "join")[:2], p["spec"]),
+    "pivot": lambda p, i, t: window.pivot(_tables(i, "pivot")[0], p),
+    "rolling": lambda p, i, t: window.rolling(_tables(i, "rolling"), p),
+    "resample-bin": lambda p, i, t: window.resample_bin(_tables(i, "resample-bin")[0], p["on"], int(p["periodMs"])),
+    "resample-fill": lambda p, i, t: window.resample_fill(_tables(i, "resample-fill")[0], p["on"], int(p["periodMs"]), p["zero"]),
+    "hash-split": lambda p, i, t: hash_split(_tables(i, "hash-split")[0], p["keys"], int(p["k"])),
+    "gather-part": lambda p, i, t: gather_part(i, int(p["part"])),
+    "broadcast-join": lambda p, i, t: broadcast_join(*_tables(i, "broadcast-join")[:2], p["spec"]),
     "groupby-chunk": lambda p, i, t: _guard(groupby.chunk, "groupby-chunk", t, _tables(i, "groupby-chunk")[0], p["spec"]),
     "groupby-combine": lambda p, i, t: _guard(groupby.combine, "groupby-combine", t, _tables(i, "groupby-combine"), p["spec"]),
     "groupby-aggregate": lambda p, i, t: _guard(groupby.aggregate, "groupby-aggregate", t, _tables(i, "groupby-aggregate"), p["spec"]),

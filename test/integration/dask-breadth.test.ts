@@ -5,7 +5,7 @@
  * column and missing-value dataframe ops (python/gpuflow_dask/columns.py, missing.py) give the
  * local digest on partitions with nulls and NaN, as do value_counts (counts.py), drop_duplicates
  * (duplicates.py), sort, one partition or sampled over several (sorting.py), describe / quantile /
- * nunique (summaries.py) and from_array (from_array.py).
+ * nunique (summaries.py), from_array (from_array.py) and assign's arithmetic (assign_expr.py).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -60,6 +60,14 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     const r = await target.run(compileWorkflow(validateWorkflow(doc, params)), runId).result;
     expect(r.status, r.error).toBe('finished');
     return runDigest(r);
+  }
+
+  /** Each workflow is taken at compile time and gives the local digest on the cluster (`label i` names a failure). */
+  async function expectLocalDigests(docs: unknown[], label: string): Promise<void> {
+    for (const [i, doc] of docs.entries()) {
+      expect(firstRefusal(compileWorkflow(validateWorkflow(doc, {}))), `${label} ${i}`).toBeNull();
+      expect(await daskDigest(doc, {}, `${label}-${i}`), `${label} ${i}`).toBe(await localDigest(doc, {}));
+    }
   }
 
   it('runs every example with the local digest, or refuses it at compile time naming node and op', async () => {
@@ -130,6 +138,170 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
         expect(graph.tasks.size, `workflow ${i}`).toBeGreaterThan(1);
         expect(await daskDigest(doc, {}, `ops-${i}`), `workflow ${i}`).toBe(await localDigest(doc, {}));
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
+  it("filters on strings (== != <, UTF-16 order with non-ASCII), bools, in lists, is [not] null (NaN included) and arithmetic, under and / or / not with nulls, give the local digest", async () => {
+    // 54 rows: k int with gaps, x float with NaN / inf / gaps, s string with gaps (an astral
+    // character sorts below U+FF5E by UTF-16 code units, above it by code points), b bool with gaps.
+    const words = ['ab', 'Ab', '\u{1F600}x', '\uFF5Ez', 'b', 'a b'];
+    const lines = ['k,x,s,b'];
+    for (let i = 0; i < 54; i++) {
+      const x = i % 7 === 3 ? 'nan' : i % 11 === 5 ? '' : i === 20 ? '-inf' : String((i * 1.25) % 9 - 3);
+      lines.push([i % 5 === 2 ? '' : String(i * 3 - 70), x, i % 8 === 1 ? '' : words[i % words.length], i % 9 === 4 ? '' : String(i % 2 === 0)].join(','));
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-filters-'));
+    const csv = path.join(dir, 'filters.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string', b: 'bool' }, blocksize: 256 }, 'df'];
+    const conditions = [
+      "s == 'ab' or s != 'b' and b == true",
+      // '\u{1F600}x' sorts between 'b' and '\uFF5E' by UTF-16 code units (JavaScript), not by code points
+      "s < '\uFF5E' and s > 'b' or not (s >= 'B')",
+      "s in ['ab', 'a b', '\u{1F600}x'] or k not in [-70, -64, 5]",
+      'x is null or k is not null and b != false',
+      'x * 2 - k > 3 or k % 4 == 1 and not (x / 2 <= -1)',
+      "b in [false] and s not in ['Ab']",
+      // empties the first partitions (k < 0 there): zero-row tables come back from the workers
+      "k > 0 and s != 'b'",
+    ];
+    try {
+      await expectLocalDigests(conditions.map((expr) => chain(read, ['f', 'filter', { expr }, 'df'])), 'filter');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
+  it('reads CSV timestamp columns (date, space, T, fractions past ms, zones with and without a colon, before 1970, nulls) with the local digest, filters and sorts on them; skips unparsable dates as the local reader does; refuses an out-of-range date on the worker', async () => {
+    const stamps = ['2000-01-05', '2000-01-05 12:30', '2000-01-05T12:00:00.5', '2000-01-05T12:00:00.123456789', '2000-01-05T12:00:00+05:30', '2000-01-05T12:00:00-0230', '', '1969-12-31T23:59:59.999Z', '0100-03-01T01:02:03'];
+    const lines = ['t,v'];
+    for (let i = 0; i < 45; i++) lines.push(`${stamps[i % stamps.length]},${i}`);
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-stamps-'));
+    const csv = path.join(dir, 'stamps.csv');
+    const bad = path.join(dir, 'bad.csv');
+    const range = path.join(dir, 'range.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    writeFileSync(bad, 't,v\n2000-01-05,1\n2000-1-5,2\n5 Jan 2000,3\n2000-01-06T01:00Z,4\n');
+    writeFileSync(range, 't,v\n2000-01-05,1\n2000-02-30,2\n');
+    const read: Step = ['read', 'read_csv', { path: csv, types: { t: 'timestamp', v: 'int' }, blocksize: 200 }, 'df'];
+    const docs = [
+      chain(read, ['hd', 'head', { n: 40 }, 'df']),
+      chain(read, ['f', 'filter', { expr: "t >= '2000-01-05T06:00' and t < '2000-01-06' or t in ['1969-12-31T23:59:59.999Z'] or t is null" }, 'df']),
+      chain(read, ['st', 'sort', { by: ['t', 'v'], ascending: [false, true] }, 'df']),
+      chain(['read', 'read_csv', { path: bad, types: { t: 'timestamp', v: 'int' }, on_bad_lines: 'skip' }, 'df'], ['hd', 'head', { n: 10 }, 'df']),
+    ];
+    try {
+      await expectLocalDigests(docs, 'stamps');
+      const doc = chain(['read', 'read_csv', { path: range, types: { t: 'timestamp', v: 'int' } }, 'df'], ['hd', 'head', { n: 10 }, 'df']);
+      const r = await target.run(compileWorkflow(validateWorkflow(doc, {})), 'stamps-range').result;
+      expect(r.status).toBe('failed');
+      expect(r.error).toMatch(/^node 'read' \(read_csv\): .*timestamp text '2000-02-30' \(a field out of range\) is not implemented by gpuflow_dask/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
+  it('merges a partitioned left with a one-partition right (broadcast: inner, left, null keys never, string and two-column keys, int against float) two one-partition sides (outer, right, shared keys from the right) and the hash-partitioned plan with the local digest', async () => {
+    // left: 40 rows over several partitions; right: 12 rows, one partition. Keys with gaps, NaN and -0.
+    const left = ['k,s,v'];
+    for (let i = 0; i < 40; i++) left.push([i % 9 === 4 ? '' : String(i % 7), i % 6 === 1 ? '' : `s${i % 3}`, String(i * 1.5)].join(','));
+    const right = ['k,s,v,f'];
+    for (let i = 0; i < 12; i++) right.push([i % 5 === 3 ? '' : String((i * 2) % 9), i % 4 === 2 ? '' : `s${i % 4}`, String(100 + i), i === 3 ? 'nan' : i === 5 ? '-0' : String(i % 7)].join(','));
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-merge-'));
+    const lcsv = path.join(dir, 'left.csv');
+    const rcsv = path.join(dir, 'right.csv');
+    writeFileSync(lcsv, `${left.join('\n')}\n`);
+    writeFileSync(rcsv, `${right.join('\n')}\n`);
+    const types = { k: 'int', s: 'string', v: 'float' };
+    const merge = (lblock: number | null, params: Record<string, unknown>, rblock: number | null = null) => ({
+      format: 'gpuflow.workflow/1',
+      nodes: [
+        { id: 'l', op: 'read_csv', params: { path: lcsv, types, ...(lblock ? { blocksize: lblock } : {}) } },
+        { id: 'r', op: 'read_csv', params: { path: rcsv, types: { ...types, f: 'float' }, ...(rblock ? { blocksize: rblock } : {}) } },
+        { id: 'm', op: 'merge', params },
+      ],
+      edges: [
+        { source: 'l', sourcePort: 'out', target: 'm', targetPort: 'left' },
+        { source: 'r', sourcePort: 'out', target: 'm', targetPort: 'right' },
+      ],
+    });
+    const docs = [
+      merge(120, { on: ['k'] }),
+      merge(120, { on: ['s'], how: 'left', null_keys: 'never' }),
+      merge(120, { on: ['k', 's'], how: 'left' }),
+      merge(120, { left_on: ['v'], right_on: ['f'], suffixes: ['_a', '_b'] }),
+      merge(null, { on: ['k'], how: 'outer' }),
+      merge(null, { on: ['s'], how: 'right', null_keys: 'never' }),
+      merge(null, { left_on: ['k'], right_on: ['f'], how: 'outer' }),
+      // hash-partitioned: hash-split / gather-part shuffle both sides (the row hash ported bit for bit)
+      merge(120, { on: ['k'], how: 'outer' }),
+      merge(120, { on: ['s', 'k'], how: 'right' }, 90),
+      merge(100, { left_on: ['v'], right_on: ['f'], strategy: 'hash' }, 90),
+      merge(120, { on: ['s'], how: 'left', null_keys: 'never', strategy: 'hash' }),
+    ];
+    try {
+      await expectLocalDigests(docs, 'merge');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
+  it('rolling (every aggregate, min_periods, windows longer than a partition, -0 and NaN), resample of a CSV timestamp column (empty periods filled) and pivot_table give the local digest', async () => {
+    const lines = ['t,x,k'];
+    for (let i = 0; i < 50; i++) {
+      const x = i % 7 === 3 ? 'nan' : i % 11 === 5 ? '' : i % 13 === 6 ? '-0' : String(((i * 37) % 17) / 4 - 2);
+      // hours with gaps of several periods between some rows
+      const t = new Date(Date.UTC(2000, 0, 1) + (i < 20 ? i : i * 3) * 3_600_000 + (i % 4) * 60_000).toISOString();
+      lines.push([t, x, i % 5 === 2 ? '' : String(i % 6)].join(','));
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-window-'));
+    const csv = path.join(dir, 'window.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { t: 'timestamp', x: 'float', k: 'int' }, blocksize: 150 }, 'df'];
+    const roll = (window: number, extra: Record<string, unknown>): Step => ['r', 'rolling', { window, aggs: ['sum', 'mean', 'min', 'max', 'std', 'var', 'count'].map((agg) => ({ column: 'x', agg, as: `x_${agg}` })), ...extra }, 'df'];
+    const docs = [
+      chain(read, roll(3, {})),
+      chain(read, roll(9, { min_periods: 2 })),
+      chain(read, ['r', 'rolling', { window: 4, aggs: [{ column: 'k', agg: 'max', as: 'k' }, { column: 'x', agg: 'count', as: 'n' }], min_periods: 0 }, 'df']),
+      chain(read, ['rs', 'resample', { on: 't', freq: '6h', aggs: [{ column: 'x', agg: 'mean' }, { column: 'k', agg: 'sum' }, { column: 'x', agg: 'count' }, { column: 'k', agg: 'max' }] }, 'df']),
+      chain(read, ['rs', 'resample', { on: 't', freq: '1D', aggs: [{ column: 'x', agg: 'std' }, { column: 'k', agg: 'size' }], split_every: 2 }, 'df']),
+      // pivot_table: an int index with gaps, a float category column, a category never present
+      chain(read, ['a', 'assign', { column: 'c', expr: 'k % 3 / 2' }, 'df'], ['pv', 'pivot_table', { index: 'k', columns: 'c', values: 'x', categories: [0, 0.5, 1, 7] }, 'df']),
+      // an assigned index whose row order differs from the key order (0, 5, 3, 2, 1)
+      chain(read, ['a', 'assign', { column: 'j', expr: '(k * 5) % 6' }, 'df'], ['pv', 'pivot_table', { index: 'j', columns: 'k', values: 'x', aggfunc: 'sum', categories: [5, 1, 3], split_every: 2 }, 'df']),
+    ];
+    try {
+      await expectLocalDigests(docs, 'window');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
+  it('assign of arithmetic over int and float columns with nulls, NaN and inf (int results, /, floored %, % 0, unary minus, a copied column, a number) gives the local digest; a function call is refused at compile time', async () => {
+    // 48 rows: k int (negative and positive, gaps), x float with NaN / inf / gaps, s string.
+    const lines = ['k,x,s'];
+    for (let i = 0; i < 48; i++) {
+      const x = i % 7 === 3 ? 'nan' : i % 11 === 5 ? '' : i === 20 ? '-inf' : i === 30 ? 'inf' : String((i * 1.75) % 9 - 4);
+      lines.push([i % 5 === 2 ? '' : String(i * 3 - 70), x, i % 6 === 1 ? '' : `s${i % 4}`].join(','));
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-assign-'));
+    const csv = path.join(dir, 'arith.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 200 }, 'df'];
+    const as = (id: string, column: string, expr: string): Step => [id, 'assign', { column, expr }, 'df'];
+    const docs = [
+      chain(read, as('a1', 'z', 'k * 3 - 7'), as('a2', 'w', 'k % 4'), as('a3', 'r', 'k / 2')),
+      chain(read, as('a1', 'y', '-x * 2 + k'), as('a2', 'm', 'x % 3'), as('a3', 'q', '(k + 1) % -3')),
+      chain(read, as('a1', 'k', 'k % 0'), as('a2', 'x', '1 / x'), as('a3', 'c', 's'), as('a4', 'one', '1'), as('a5', 'half', '-0.5')),
+    ];
+    try {
+      await expectLocalDigests(docs, 'assign');
+      const rounded = compileWorkflow(validateWorkflow(chain(read, as('rd', 'z', 'round(x * 100, 1)')), {}));
+      expect(firstRefusal(rounded)?.message).toBe(
+        "node 'rd' (assign): the assign expression 'round(x * 100, 1)' (only a column, a number, or + - * / % of numeric columns and numbers) is not supported on Dask yet; run it on this workstation",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 /**
  * Which dataframe graphs the Dask target takes (main/dask/supported.ts): read_csv and filters of
  * numeric comparisons pass and go to the bridge with the parsed condition (main/dask/graph.ts);
- * a string filter or a timestamp CSV column is refused before any connection, naming the node.
+ * a filter with a function call is refused before any connection, naming the node.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -35,14 +35,18 @@ describe('Dask support of CSV sources and filters', () => {
     expect(firstRefusal(stations({ rainy: { expr: 'not (temp_c < -2.5) and (rain_mm > 0 or day >= 100)' } }))).toBeNull();
   });
 
-  it('refuses a string comparison in a filter, naming node and op', () => {
-    expect(firstRefusal(stations({ rainy: { expr: "station == 'oslo'" } }))?.message).toBe(
-      "node 'rainy' (filter): the filter 'station == 'oslo'' (only comparisons of numeric columns with numbers, joined by and / or / not) is not supported on Dask yet; run it on this workstation",
+  it('takes string comparisons, in lists, is null and arithmetic in a filter', () => {
+    expect(firstRefusal(stations({ rainy: { expr: "station == 'oslo' or station in ['bergen', 'tromso'] and rain_mm * 2 > temp_c + 1 or temp_c is null" } }))).toBeNull();
+  });
+
+  it('refuses a string function in a filter, naming node and op', () => {
+    expect(firstRefusal(stations({ rainy: { expr: "contains(station, 'os')" } }))?.message).toBe(
+      "node 'rainy' (filter): the filter 'contains(station, 'os')' (only comparisons of arithmetic, strings and booleans, in lists and is null on a column, joined by and / or / not) is not supported on Dask yet; run it on this workstation",
     );
   });
 
-  it("refuses a CSV timestamp column, naming node and column", () => {
-    expect(firstRefusal(stations({ read: { types: { day: 'timestamp' } } }))?.message).toMatch(/^node 'read' \(read_csv\): read_csv's timestamp column 'day' is not supported on Dask/);
+  it('takes a CSV timestamp column and a date comparison on it', () => {
+    expect(firstRefusal(stations({ read: { types: { day: 'timestamp' } }, rainy: { expr: "day >= '2000-01-05' and rain_mm > 0" } }))).toBeNull();
   });
 });
 
@@ -63,6 +67,11 @@ describe('Dask support of the column and missing-value dataframe ops, and stated
       ['tl', 'tail', { n: 2 }],
     );
     expect(firstRefusal(g)).toBeNull();
+  });
+
+  it('refuses dropna with thresh (a param the bridge does not read) rather than ignore it', () => {
+    const g = dfChain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv' }], ['dn', 'dropna', { thresh: 2 }]);
+    expect(firstRefusal(g)?.message).toBe("node 'dn' (dropna): dropna with thresh is not supported on Dask yet; run it on this workstation");
   });
 
   it('refuses read_parquet at compile time with the reason (no pyarrow on the workers)', () => {
