@@ -11,7 +11,7 @@ import { keyParams } from '../logic/format';
 import { nodeSignatures } from '../logic/node-signature';
 import { nodeState, STATE_LABEL } from '../logic/node-state';
 import { fieldKey } from '../state/editor-store';
-import { useEditor, useRun, useSession } from './hooks';
+import { useEditor, useRun, useRunCounts, useSession } from './hooks';
 import { NodePreview } from './NodePreview';
 
 export const PORT_COLORS: Record<string, string> = {
@@ -37,13 +37,14 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const signature = useEditor((s) => nodeSignatures(s.graph).get(id) ?? '');
   const unparsed = useEditor((s) => Object.keys(s.invalid).some((k) => k.startsWith(fieldKey(id, ''))));
   // A node fused into another's tasks follows the progress of the nodes carrying its work.
-  const progress = useRun((s) => {
+  // Counts: a few renders a second while a run streams, not one per progress event (hooks.ts).
+  const progress = useRunCounts((s) => {
     const own = s.progress[id];
     if (own && own[1] > 0) return own;
     return null;
   });
   const carriedBy = useEditor((s) => s.graph);
-  const allProgress = useRun((s) => s.progress);
+  const allProgress = useRunCounts((s) => s.progress);
   const errors = useRun((s) => s.nodeErrors[id]);
   const issues = useRun((s) => s.nodeIssues[id]);
   // This node's entries in the problems list (joined: a string compares by value, so the node re-renders only when they change).

@@ -7,15 +7,17 @@
 import { useMemo } from 'react';
 import { absorbers, fusedOrigins } from '../logic/fusion';
 import { progressSegments } from '../state/node-tasks';
-import { useEditor, useRun, useSession, useVersion } from './hooks';
+import { throttledSubscribe } from '../state/throttle';
+import { COUNTS_MS, useEditor, useRun, useRunCounts, useSession, useVersion } from './hooks';
 
 export function ProgressPanel() {
   const session = useSession();
   const nodes = useEditor((s) => s.graph.nodes);
   const edges = useEditor((s) => s.graph.edges);
-  const progress = useRun((s) => s.progress);
+  // Counts: re-rendered a few times a second while a run streams, not per event (hooks.ts).
+  const progress = useRunCounts((s) => s.progress);
   const status = useRun((s) => s.status);
-  const sub = useMemo(() => session.nodeTasks.subscribe.bind(session.nodeTasks), [session]);
+  const sub = useMemo(() => throttledSubscribe((fn) => session.nodeTasks.subscribe(fn), COUNTS_MS), [session]);
   useVersion(sub);
   const absorbed = useMemo(() => absorbers(fusedOrigins(nodes, edges, (id) => (progress[id]?.[1] ?? 0) > 0)), [nodes, edges, progress]);
   const hasRun = Object.keys(progress).length > 0;

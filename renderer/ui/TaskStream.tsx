@@ -15,7 +15,7 @@ import { fusedOrigins } from '../logic/fusion';
 import { AXIS_H, LABEL_W, LIGHT_STREAM, drawStream, fitView, formatBytes, formatMs, hitTest, type StreamColors, type StreamView } from '../logic/stream-draw';
 import { cssToken } from '../logic/theme';
 import { KIND_ERROR, KIND_TRANSFER, type TaskLog } from '../state/task-log';
-import { useData, useEditor, useRun, useSession } from './hooks';
+import { useData, useEditor, useRun, useRunCounts, useSession } from './hooks';
 import { useThemeContext } from './theme-hook';
 
 /** The shortest time between two redraws caused by new events (20 a second: smooth to the eye). */
@@ -61,7 +61,8 @@ export function TaskStream(props: TaskStreamProps = {}) {
   const selected = useEditor((s) => s.selectedNodes);
   const nodes = useEditor((s) => s.graph.nodes);
   const edges = useEditor((s) => s.graph.edges);
-  const progress = useRun((s) => s.progress);
+  // Only which nodes have tasks (the fused origins): read a few times a second, not per event.
+  const progress = useRunCounts((s) => s.progress);
   const opened = useData((s) => s.openedRun);
   const { theme } = useThemeContext();
   // Which task nodes cover which graph nodes: from the run's progress, or the stored run's tasks.

@@ -4,7 +4,7 @@ import { errorMessages } from '../api/api-error';
 import { hasPreload, type PreloadApi } from '../api/ipc-client';
 import { toDoc } from '../logic/graph-model';
 import { fileAccess } from './files';
-import { useData, useEditor, useRun, useSession } from './hooks';
+import { useData, useEditor, useRun, useRunCounts, useSession } from './hooks';
 import { createShortcuts } from './shortcuts';
 import { blockedReason } from '../logic/problems';
 import { usePanelToggles, type PanelName } from './layout';
@@ -114,8 +114,9 @@ export function Toolbar() {
   const canUndo = useEditor((s) => s.past.length > 0);
   const canRedo = useEditor((s) => s.future.length > 0);
   const status = useRun((s) => s.status);
-  const done = useRun((s) => s.done);
-  const total = useRun((s) => s.total);
+  // The toolbar's done/total: a few renders a second while a run streams (hooks.ts).
+  const done = useRunCounts((s) => s.done);
+  const total = useRunCounts((s) => s.total);
   const problems = useEditor((s) => s.problems);
   const blocked = problems.length > 0;
   const whyBlocked = blockedReason(problems);

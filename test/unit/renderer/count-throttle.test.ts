@@ -1,0 +1,90 @@
+/**
+ * What shows counts of a streaming run (progress bars, node cards, the toolbar's done/total)
+ * hears the run store throttled (renderer/state/throttle.ts, read by ui/hooks.ts' useRunCounts):
+ * the first change at once, then at most one per window, and a trailing one that sees the final
+ * state. Driven by a hand-stepped clock, so the counts are exact.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EngineEvent } from '../../../common/events';
+import { createSession } from '../../../renderer/state/session';
+import { throttle, throttledSubscribe, type Timers } from '../../../renderer/state/throttle';
+import { fakeApi } from './fake-api';
+
+/** A clock moved by hand; due timers fire as it passes them, in order. */
+function manualClock() {
+  let now = 0;
+  let timers: Array<{ at: number; fn: () => void; id: number }> = [];
+  let ids = 0;
+  const t: Timers & { advance(ms: number): void; pending(): number } = {
+    now: () => now,
+    setTimeout(fn, ms) {
+      timers.push({ at: now + ms, fn, id: ++ids });
+      return ids;
+    },
+    clearTimeout(h) {
+      timers = timers.filter((x) => x.id !== h);
+    },
+    advance(ms) {
+      const end = now + ms;
+      for (;;) {
+        const due = timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        timers = timers.filter((x) => x !== due);
+        now = due.at;
+        due.fn();
+      }
+      now = end;
+    },
+    pending: () => timers.length,
+  };
+  return t;
+}
+
+describe('throttled counts', () => {
+  it('calls at once, then at most once per window, and once more after the last change', () => {
+    const clock = manualClock();
+    const calls: number[] = [];
+    const t = throttle(() => calls.push(clock.now()), 250, clock);
+    // A change every 10 ms for one second: 100 changes.
+    for (let i = 0; i < 100; i++) {
+      t.call();
+      clock.advance(10);
+    }
+    clock.advance(1000);
+    // At 0 (leading), then at 250, 500, 750 and a trailing one at 1000 for the changes after 750.
+    expect(calls).toEqual([0, 250, 500, 750, 1000]);
+    // Quiet for longer than the window: the next change is heard at once again.
+    t.call();
+    expect(calls.at(-1)).toBe(clock.now());
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a session streaming 400 progress events notifies a counts listener 9 times, the last with the final counts', async () => {
+    const clock = manualClock();
+    const api = fakeApi();
+    api.queueEntries = [{ id: 'q1', label: 'run', node: null, state: 'running', runId: 'r1', storeId: 1, queuedAt: 1 }];
+    const s = createSession(api, (fn) => fn());
+    const init = s.init();
+    api.push({ type: 'run', seq: 1, t: 1, runId: 'r1', state: 'started', tasks: 400 });
+    await init;
+    let direct = 0;
+    s.run.subscribe(() => direct++);
+    const seen: Array<[number, number]> = [];
+    const unsub = throttledSubscribe((fn) => s.run.subscribe(fn), 250, clock)(() => seen.push([s.run.getState().done, s.run.getState().total]));
+    // 400 progress events, one each 5 ms (2 s of a run).
+    for (let i = 1; i <= 400; i++) {
+      const ev: EngineEvent = { type: 'progress', seq: 1 + i, t: 1 + i, runId: 'r1', done: i, total: 400, byNode: { x: [i, 400] } };
+      api.push(ev);
+      clock.advance(5);
+    }
+    clock.advance(250);
+    unsub();
+    // Unthrottled, every event reached the listener (what re-rendered every card per event).
+    expect(direct).toBe(400);
+    // Throttled: at 0 ms, then each 250 ms up to 2 000 ms (2 000 / 250 = 8 more): 9 in all.
+    expect(seen.length).toBe(9);
+    expect(seen[0]).toEqual([1, 400]);
+    expect(seen.at(-1)).toEqual([400, 400]);
+    expect(clock.pending()).toBe(0);
+  });
+});
