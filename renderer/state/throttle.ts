@@ -46,14 +46,38 @@ export function throttle(fn: () => void, ms: number, timers: Timers = realTimers
   };
 }
 
-/** A subscribe function whose listeners hear the source's changes throttled to one per `ms`. */
-export function throttledSubscribe(source: Subscribe, ms: number, timers: Timers = realTimers): Subscribe {
-  return (fn) => {
-    const t = throttle(fn, ms, timers);
-    const unsub = source(() => t.call());
-    return () => {
-      unsub();
-      t.cancel();
-    };
+/**
+ * One clock for many throttled listeners, over any number of sources: a listener whose source
+ * changed is called at the group's next tick, together with every other such listener, in one
+ * task. In the page that makes one React commit per tick for all the counts (node cards, bars,
+ * the run status): a timer per listener made a commit each, up to a dozen per window.
+ */
+export function throttleGroup(ms: number, timers: Timers = realTimers) {
+  const dirty = new Set<() => void>();
+  const t = throttle(
+    () => {
+      const due = [...dirty];
+      dirty.clear();
+      for (const fn of due) fn();
+    },
+    ms,
+    timers,
+  );
+  return {
+    /** `source`'s changes reach a listener at the group's ticks. */
+    wrap(source: Subscribe): Subscribe {
+      return (fn) => {
+        // Its own wrapper: one function subscribed twice is two listeners.
+        const mine = () => fn();
+        const unsub = source(() => {
+          dirty.add(mine);
+          t.call();
+        });
+        return () => {
+          unsub();
+          dirty.delete(mine);
+        };
+      };
+    },
   };
 }

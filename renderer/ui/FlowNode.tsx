@@ -5,13 +5,13 @@
  * Subscribes by id.
  */
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
-import { memo, useCallback, useEffect, useSyncExternalStore } from 'react';
+import { memo, useEffect, useMemo, useSyncExternalStore } from 'react';
 import { absorbers, fusedOrigins } from '../logic/fusion';
 import { keyParams } from '../logic/format';
 import { nodeSignatures } from '../logic/node-signature';
 import { nodeState, STATE_LABEL } from '../logic/node-state';
 import { fieldKey } from '../state/editor-store';
-import { useEditor, useRun, useRunCounts, useSession } from './hooks';
+import { countsSubscribe, useEditor, useRun, useRunCounts, useSession } from './hooks';
 import { NodePreview } from './NodePreview';
 
 export const PORT_COLORS: Record<string, string> = {
@@ -52,9 +52,9 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const inScope = useRun((s) => s.scope === null || s.scope.includes(id));
   const running = useRun((s) => (s.status === 'running' || s.status === 'starting') && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const doneSig = useRun((s) => s.doneSigs[id]);
-  // Whether any of its tasks runs now: a boolean, so the node re-renders when it flips, not per event.
+  // Whether any of its tasks runs now: a boolean, so the node re-renders when it flips (at the counts' tick), not per event.
   const nodeTasks = useSession().nodeTasks;
-  const subscribeTasks = useCallback((fn: () => void) => nodeTasks.subscribe(fn), [nodeTasks]);
+  const subscribeTasks = useMemo(() => countsSubscribe((fn) => nodeTasks.subscribe(fn)), [nodeTasks]);
   const tasksRunning = useSyncExternalStore(subscribeTasks, () => nodeTasks.runningOf(id) > 0);
   const stopped = useRun((s) => s.status === 'cancelled' && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const reused = useRun((s) => s.reused.includes(id));

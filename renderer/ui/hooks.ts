@@ -5,7 +5,7 @@ import type { DataState } from '../state/data-store';
 import type { EditorState } from '../state/editor-store';
 import type { RunState } from '../state/run-store';
 import type { Session } from '../state/session';
-import { throttledSubscribe, type Subscribe } from '../state/throttle';
+import { throttleGroup, type Subscribe } from '../state/throttle';
 
 export const SessionContext = createContext<Session | null>(null);
 
@@ -27,15 +27,21 @@ export const useData = <T,>(sel: (s: DataState) => T): T => useStore(useSession(
  */
 export const COUNTS_MS = 250;
 
+/** The counts' one clock (state/throttle.ts): every count on the page re-renders in the same commit. */
+const counts = throttleGroup(COUNTS_MS);
+
+/** `source`'s changes, heard at the counts' ticks (at most one per COUNTS_MS). */
+export const countsSubscribe = (source: Subscribe): Subscribe => counts.wrap(source);
+
 /**
- * useRun for counts: re-renders on the run store's changes at most once per COUNTS_MS (a trailing
- * render shows the last state). `sel` must return a stored value or a primitive (it is compared
+ * useRun for counts: re-renders on the run store's changes at most once per COUNTS_MS, at the
+ * same tick as every other count (a trailing render shows the last state). `sel` must return a stored value or a primitive (it is compared
  * with Object.is, as useSyncExternalStore requires). A render for any other reason reads the
  * current state.
  */
 export function useRunCounts<T>(sel: (s: RunState) => T): T {
   const store = useSession().run;
-  const sub = useMemo(() => throttledSubscribe((fn) => store.subscribe(fn), COUNTS_MS), [store]);
+  const sub = useMemo(() => countsSubscribe((fn) => store.subscribe(fn)), [store]);
   return useSyncExternalStore(sub, () => sel(store.getState()));
 }
 

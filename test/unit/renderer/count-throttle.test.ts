@@ -2,12 +2,13 @@
  * What shows counts of a streaming run (progress bars, node cards, the toolbar's done/total)
  * hears the run store throttled (renderer/state/throttle.ts, read by ui/hooks.ts' useRunCounts):
  * the first change at once, then at most one per window, and a trailing one that sees the final
- * state. Driven by a hand-stepped clock, so the counts are exact.
+ * state; every count on one clock, so all are told in the same task (one React commit). Driven
+ * by a hand-stepped clock, so the counts are exact.
  */
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../../common/events';
 import { createSession } from '../../../renderer/state/session';
-import { throttle, throttledSubscribe, type Timers } from '../../../renderer/state/throttle';
+import { throttle, throttleGroup, type Timers } from '../../../renderer/state/throttle';
 import { fakeApi } from './fake-api';
 
 /** A clock moved by hand; due timers fire as it passes them, in order. */
@@ -70,7 +71,7 @@ describe('throttled counts', () => {
     let direct = 0;
     s.run.subscribe(() => direct++);
     const seen: Array<[number, number]> = [];
-    const unsub = throttledSubscribe((fn) => s.run.subscribe(fn), 250, clock)(() => seen.push([s.run.getState().done, s.run.getState().total]));
+    const unsub = throttleGroup(250, clock).wrap((fn) => s.run.subscribe(fn))(() => seen.push([s.run.getState().done, s.run.getState().total]));
     // 400 progress events, one each 5 ms (2 s of a run).
     for (let i = 1; i <= 400; i++) {
       const ev: EngineEvent = { type: 'progress', seq: 1 + i, t: 1 + i, runId: 'r1', done: i, total: 400, byNode: { x: [i, 400] } };
@@ -86,5 +87,28 @@ describe('throttled counts', () => {
     expect(seen[0]).toEqual([1, 400]);
     expect(seen.at(-1)).toEqual([400, 400]);
     expect(clock.pending()).toBe(0);
+  });
+
+  it('a group tells every listener whose source changed at the same tick, and no other', () => {
+    const clock = manualClock();
+    const group = throttleGroup(250, clock);
+    const sources = [new Set<() => void>(), new Set<() => void>(), new Set<() => void>()];
+    const change = (i: number) => sources[i].forEach((fn) => fn());
+    const heard: string[] = [];
+    sources.forEach((src, i) =>
+      group.wrap((fn) => {
+        src.add(fn);
+        return () => src.delete(fn);
+      })(() => heard.push(`${clock.now()}:${i}`)),
+    );
+    change(0); // the first change: heard at once
+    clock.advance(40);
+    change(1);
+    clock.advance(40);
+    change(0);
+    change(1);
+    clock.advance(300);
+    // Sources 0 and 1 changed in the window: both told at its end (250), in one call; 2 never.
+    expect(heard).toEqual(['0:0', '250:1', '250:0']);
   });
 });
