@@ -160,12 +160,21 @@ if (cdp) {
   await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
   await cdp.send('Profiler.start');
 }
+// Chromium's own counters of the page's main thread (Performance.getMetrics), from Run to finished:
+// the seconds spent in script, style, layout and tasks in all, whatever their length.
+const metricsCdp = await page.context().newCDPSession(page);
+await metricsCdp.send('Performance.enable');
+const metrics = async () => Object.fromEntries(((await metricsCdp.send('Performance.getMetrics')).metrics as Array<{ name: string; value: number }>).map((m) => [m.name, m.value]));
+const metricsAtStart = await metrics();
 const loadAtStart = os.loadavg()[0];
 if (countRenders) await page.evaluate('window.__renders.on = true');
 await page.getByTestId('run').click();
 await page.locator('[data-testid="run-status"][data-status="finished"]').waitFor({ timeout: 600_000 });
 const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number; t0: number };
 if (cdp && profileTo) writeFileSync(profileTo, JSON.stringify(selfTimes((await cdp.send('Profiler.stop')).profile as Profile), null, 1));
+const metricsAtEnd = await metrics();
+const METRICS = ['TaskDuration', 'ScriptDuration', 'RecalcStyleDuration', 'LayoutDuration', 'ThreadTime', 'ProcessTime'];
+const mainThread = Object.fromEntries(METRICS.filter((m) => m in metricsAtEnd).map((m) => [m, +(metricsAtEnd[m] - metricsAtStart[m]).toFixed(2)]));
 const renders = countRenders ? ((await page.evaluate('({ commits: window.__renders.commits(), byComponent: window.__renders.renders })')) as { commits: number; byComponent: Record<string, number> }) : undefined;
 await browser.close();
 server.close();
@@ -185,6 +194,8 @@ const out = {
   over100ms: long.filter((x) => x > 100).length,
   /** Each long task: seconds after the counters started (just before Run), and its ms. */
   longTasksAt: perf.long.map((l) => [+((l.start - perf.t0) / 1000).toFixed(2), Math.round(l.ms)]),
+  /** Seconds from Run to finished, Chromium's Performance.getMetrics (ThreadTime: the main thread's CPU time). */
+  mainThread,
   ...(renders ? { renders: { commits: renders.commits, byComponent: Object.fromEntries(Object.entries(renders.byComponent).sort((x, y) => y[1] - x[1])) } } : {}),
   loadAverage: { atStart: +loadAtStart.toFixed(1), atEnd: +os.loadavg()[0].toFixed(1) },
   date: new Date().toISOString(),
