@@ -5,6 +5,7 @@
  * Subscribes by id.
  */
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
+import type { NodeKindSpec } from '../../common/catalog';
 import { memo, useEffect, useMemo, useSyncExternalStore } from 'react';
 import { absorbers, fusedOrigins } from '../logic/fusion';
 import { keyParams } from '../logic/format';
@@ -107,28 +108,7 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
         </div>
       )}
       <div className="gf-node-ports" style={{ height: rows * PORT_ROW }} />
-      {spec?.inputs.map((p, i) => (
-        <div key={`in-${p.name}`}>
-          <Handle
-            type="target"
-            position={Position.Left}
-            id={p.name}
-            style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }}
-            title={`${p.name}: ${p.type}${p.optional ? ' (optional)' : ''}`}
-          />
-          <span className="gf-port-label in" style={{ top: PORT_TOP + i * PORT_ROW }}>
-            {p.name} <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em>
-          </span>
-        </div>
-      ))}
-      {spec?.outputs.map((p, i) => (
-        <div key={`out-${p.name}`}>
-          <Handle type="source" position={Position.Right} id={p.name} style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }} title={`${p.name}: ${p.type}`} />
-          <span className="gf-port-label out" style={{ top: PORT_TOP + i * PORT_ROW }}>
-            <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em> {p.name}
-          </span>
-        </div>
-      ))}
+      {spec && <Ports spec={spec} />}
       {Object.keys(node.params).length > 0 && (
         <dl className="gf-node-params">
           {keyParams(node.params).map(([k, v]) => (
@@ -152,3 +132,36 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
 }
 
 export const FlowNode = memo(FlowNodeImpl);
+
+/**
+ * The node's ports (handles and labels): memoised on the op's spec, so they do not re-render with
+ * the card's counts while a run streams (each handle is a React Flow component of its own).
+ */
+const Ports = memo(function Ports({ spec }: { spec: NodeKindSpec }) {
+  return (
+    <>
+      {spec.inputs.map((p, i) => (
+        <div key={`in-${p.name}`}>
+          <Handle
+            type="target"
+            position={Position.Left}
+            id={p.name}
+            style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }}
+            title={`${p.name}: ${p.type}${p.optional ? ' (optional)' : ''}`}
+          />
+          <span className="gf-port-label in" style={{ top: PORT_TOP + i * PORT_ROW }}>
+            {p.name} <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em>
+          </span>
+        </div>
+      ))}
+      {spec.outputs.map((p, i) => (
+        <div key={`out-${p.name}`}>
+          <Handle type="source" position={Position.Right} id={p.name} style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }} title={`${p.name}: ${p.type}`} />
+          <span className="gf-port-label out" style={{ top: PORT_TOP + i * PORT_ROW }}>
+            <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em> {p.name}
+          </span>
+        </div>
+      ))}
+    </>
+  );
+});
