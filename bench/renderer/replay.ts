@@ -117,6 +117,31 @@ const port = (server.address() as { port: number }).port;
 
 const browser = await chromium.launch({ executablePath: process.env.GPUFLOW_CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+// GPUFLOW_RENDERS=1: which React components render while the run streams, counted per component
+// through the hook React's production build calls on each commit (as its DevTools do): a component
+// rendered in a commit carries the PerformedWork flag (1) on a fiber object that was not already the
+// current one at the commit before (a subtree React skipped keeps its fibers, flags and all).
+// Costs time itself: not for the figures.
+const countRenders = process.env.GPUFLOW_RENDERS === '1';
+if (countRenders)
+  await page.addInitScript(`(() => {
+    const renders = {}; let commits = 0; let c = 0; const seen = new WeakMap();
+    window.__renders = { renders, commits: () => commits, on: false };
+    const walk = (f) => {
+      for (let n = f; n; n = n.sibling) {
+        const prev = seen.get(n);
+        seen.set(n, c);
+        if (window.__renders.on && prev !== c - 1 && (n.tag === 0 || n.tag === 1 || n.tag === 11 || n.tag === 14 || n.tag === 15) && (n.flags & 1)) {
+          const t = n.type && (n.type.type || n.type.render || n.type);
+          const name = (t && (t.displayName || t.name)) || 'anonymous';
+          renders[name] = (renders[name] || 0) + 1;
+        }
+        if (n.child) walk(n.child);
+      }
+    };
+    window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = { supportsFiber: true, renderers: new Map(), inject: () => 1, checkDCE: () => {}, onScheduleFiberRoot: () => {}, onCommitFiberUnmount: () => {}, onPostCommitFiberRoot: () => {},
+      onCommitFiberRoot: (_id, root) => { c++; if (window.__renders.on) commits++; walk(root.current.child); } };
+  })()`);
 await page.goto(`http://127.0.0.1:${port}/`);
 await page.getByTestId('examples').selectOption('seed benchmark');
 await page.locator('.react-flow__node[data-id="total"]').waitFor();
@@ -135,11 +160,22 @@ if (cdp) {
   await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
   await cdp.send('Profiler.start');
 }
+// Chromium's own counters of the page's main thread (Performance.getMetrics), from Run to finished:
+// the seconds spent in script, style, layout and tasks in all, whatever their length.
+const metricsCdp = await page.context().newCDPSession(page);
+await metricsCdp.send('Performance.enable');
+const metrics = async () => Object.fromEntries(((await metricsCdp.send('Performance.getMetrics')).metrics as Array<{ name: string; value: number }>).map((m) => [m.name, m.value]));
+const metricsAtStart = await metrics();
 const loadAtStart = os.loadavg()[0];
+if (countRenders) await page.evaluate('window.__renders.on = true');
 await page.getByTestId('run').click();
 await page.locator('[data-testid="run-status"][data-status="finished"]').waitFor({ timeout: 600_000 });
 const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number; t0: number };
 if (cdp && profileTo) writeFileSync(profileTo, JSON.stringify(selfTimes((await cdp.send('Profiler.stop')).profile as Profile), null, 1));
+const metricsAtEnd = await metrics();
+const METRICS = ['TaskDuration', 'ScriptDuration', 'RecalcStyleDuration', 'LayoutDuration', 'ThreadTime', 'ProcessTime'];
+const mainThread = Object.fromEntries(METRICS.filter((m) => m in metricsAtEnd).map((m) => [m, +(metricsAtEnd[m] - metricsAtStart[m]).toFixed(2)]));
+const renders = countRenders ? ((await page.evaluate('({ commits: window.__renders.commits(), byComponent: window.__renders.renders })')) as { commits: number; byComponent: Record<string, number> }) : undefined;
 await browser.close();
 server.close();
 const long = perf.long.map((l) => l.ms).sort((a, b) => b - a);
@@ -158,6 +194,9 @@ const out = {
   over100ms: long.filter((x) => x > 100).length,
   /** Each long task: seconds after the counters started (just before Run), and its ms. */
   longTasksAt: perf.long.map((l) => [+((l.start - perf.t0) / 1000).toFixed(2), Math.round(l.ms)]),
+  /** Seconds from Run to finished, Chromium's Performance.getMetrics (ThreadTime: the main thread's CPU time). */
+  mainThread,
+  ...(renders ? { renders: { commits: renders.commits, byComponent: Object.fromEntries(Object.entries(renders.byComponent).sort((x, y) => y[1] - x[1])) } } : {}),
   loadAverage: { atStart: +loadAtStart.toFixed(1), atEnd: +os.loadavg()[0].toFixed(1) },
   date: new Date().toISOString(),
   note: 'headless Debian Chromium, 1600x1000, shared 2-core machine; long tasks include the first load of lazy chunks',

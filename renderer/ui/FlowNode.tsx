@@ -5,13 +5,14 @@
  * Subscribes by id.
  */
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
-import { memo, useCallback, useEffect, useSyncExternalStore } from 'react';
+import type { NodeKindSpec } from '../../common/catalog';
+import { memo, useEffect, useMemo, useSyncExternalStore } from 'react';
 import { absorbers, fusedOrigins } from '../logic/fusion';
 import { keyParams } from '../logic/format';
 import { nodeSignatures } from '../logic/node-signature';
 import { nodeState, STATE_LABEL } from '../logic/node-state';
 import { fieldKey } from '../state/editor-store';
-import { useEditor, useRun, useSession } from './hooks';
+import { countsSubscribe, useEditor, useRun, useRunCounts, useSession } from './hooks';
 import { NodePreview } from './NodePreview';
 
 export const PORT_COLORS: Record<string, string> = {
@@ -37,13 +38,14 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const signature = useEditor((s) => nodeSignatures(s.graph).get(id) ?? '');
   const unparsed = useEditor((s) => Object.keys(s.invalid).some((k) => k.startsWith(fieldKey(id, ''))));
   // A node fused into another's tasks follows the progress of the nodes carrying its work.
-  const progress = useRun((s) => {
+  // Counts: a few renders a second while a run streams, not one per progress event (hooks.ts).
+  const progress = useRunCounts((s) => {
     const own = s.progress[id];
     if (own && own[1] > 0) return own;
     return null;
   });
   const carriedBy = useEditor((s) => s.graph);
-  const allProgress = useRun((s) => s.progress);
+  const allProgress = useRunCounts((s) => s.progress);
   const errors = useRun((s) => s.nodeErrors[id]);
   const issues = useRun((s) => s.nodeIssues[id]);
   // This node's entries in the problems list (joined: a string compares by value, so the node re-renders only when they change).
@@ -51,9 +53,9 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
   const inScope = useRun((s) => s.scope === null || s.scope.includes(id));
   const running = useRun((s) => (s.status === 'running' || s.status === 'starting') && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const doneSig = useRun((s) => s.doneSigs[id]);
-  // Whether any of its tasks runs now: a boolean, so the node re-renders when it flips, not per event.
+  // Whether any of its tasks runs now: a boolean, so the node re-renders when it flips (at the counts' tick), not per event.
   const nodeTasks = useSession().nodeTasks;
-  const subscribeTasks = useCallback((fn: () => void) => nodeTasks.subscribe(fn), [nodeTasks]);
+  const subscribeTasks = useMemo(() => countsSubscribe((fn) => nodeTasks.subscribe(fn)), [nodeTasks]);
   const tasksRunning = useSyncExternalStore(subscribeTasks, () => nodeTasks.runningOf(id) > 0);
   const stopped = useRun((s) => s.status === 'cancelled' && (s.scope === null || s.scope.includes(id)) && s.pendingSigs[id] !== undefined);
   const reused = useRun((s) => s.reused.includes(id));
@@ -106,28 +108,7 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
         </div>
       )}
       <div className="gf-node-ports" style={{ height: rows * PORT_ROW }} />
-      {spec?.inputs.map((p, i) => (
-        <div key={`in-${p.name}`}>
-          <Handle
-            type="target"
-            position={Position.Left}
-            id={p.name}
-            style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }}
-            title={`${p.name}: ${p.type}${p.optional ? ' (optional)' : ''}`}
-          />
-          <span className="gf-port-label in" style={{ top: PORT_TOP + i * PORT_ROW }}>
-            {p.name} <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em>
-          </span>
-        </div>
-      ))}
-      {spec?.outputs.map((p, i) => (
-        <div key={`out-${p.name}`}>
-          <Handle type="source" position={Position.Right} id={p.name} style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }} title={`${p.name}: ${p.type}`} />
-          <span className="gf-port-label out" style={{ top: PORT_TOP + i * PORT_ROW }}>
-            <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em> {p.name}
-          </span>
-        </div>
-      ))}
+      {spec && <Ports spec={spec} />}
       {Object.keys(node.params).length > 0 && (
         <dl className="gf-node-params">
           {keyParams(node.params).map(([k, v]) => (
@@ -151,3 +132,36 @@ function FlowNodeImpl({ id, selected }: NodeProps) {
 }
 
 export const FlowNode = memo(FlowNodeImpl);
+
+/**
+ * The node's ports (handles and labels): memoised on the op's spec, so they do not re-render with
+ * the card's counts while a run streams (each handle is a React Flow component of its own).
+ */
+const Ports = memo(function Ports({ spec }: { spec: NodeKindSpec }) {
+  return (
+    <>
+      {spec.inputs.map((p, i) => (
+        <div key={`in-${p.name}`}>
+          <Handle
+            type="target"
+            position={Position.Left}
+            id={p.name}
+            style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }}
+            title={`${p.name}: ${p.type}${p.optional ? ' (optional)' : ''}`}
+          />
+          <span className="gf-port-label in" style={{ top: PORT_TOP + i * PORT_ROW }}>
+            {p.name} <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em>
+          </span>
+        </div>
+      ))}
+      {spec.outputs.map((p, i) => (
+        <div key={`out-${p.name}`}>
+          <Handle type="source" position={Position.Right} id={p.name} style={{ top: PORT_TOP + 8 + i * PORT_ROW, background: PORT_COLORS[p.type] }} title={`${p.name}: ${p.type}`} />
+          <span className="gf-port-label out" style={{ top: PORT_TOP + i * PORT_ROW }}>
+            <em style={{ color: PORT_COLORS[p.type] }}>{p.type}</em> {p.name}
+          </span>
+        </div>
+      ))}
+    </>
+  );
+});

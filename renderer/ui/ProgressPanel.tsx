@@ -4,19 +4,21 @@
  * their own (they did not fail), named in the legend only then so it stays short. A node fused into another's tasks shows the bar of
  * the node that carries its work ("fused into …").
  */
-import { useMemo } from 'react';
+import { useMemo, useSyncExternalStore } from 'react';
 import { absorbers, fusedOrigins } from '../logic/fusion';
 import { progressSegments } from '../state/node-tasks';
-import { useEditor, useRun, useSession, useVersion } from './hooks';
+import { countsSubscribe, useEditor, useRun, useRunCounts, useSession } from './hooks';
 
 export function ProgressPanel() {
   const session = useSession();
   const nodes = useEditor((s) => s.graph.nodes);
   const edges = useEditor((s) => s.graph.edges);
-  const progress = useRun((s) => s.progress);
+  // Counts: re-rendered a few times a second while a run streams, not per event (hooks.ts).
+  const progress = useRunCounts((s) => s.progress);
   const status = useRun((s) => s.status);
-  const sub = useMemo(() => session.nodeTasks.subscribe.bind(session.nodeTasks), [session]);
-  useVersion(sub);
+  const sub = useMemo(() => countsSubscribe((fn) => session.nodeTasks.subscribe(fn)), [session]);
+  // The running / erred counts (NodeTasks): at the counts' tick, in the same commit as the progress.
+  useSyncExternalStore(sub, () => session.nodeTasks.version);
   const absorbed = useMemo(() => absorbers(fusedOrigins(nodes, edges, (id) => (progress[id]?.[1] ?? 0) > 0)), [nodes, edges, progress]);
   const hasRun = Object.keys(progress).length > 0;
   return (

@@ -15,7 +15,8 @@ import { fusedOrigins } from '../logic/fusion';
 import { AXIS_H, LABEL_W, LIGHT_STREAM, drawStream, fitView, formatBytes, formatMs, hitTest, type StreamColors, type StreamView } from '../logic/stream-draw';
 import { cssToken } from '../logic/theme';
 import { KIND_ERROR, KIND_TRANSFER, type TaskLog } from '../state/task-log';
-import { useData, useEditor, useRun, useSession } from './hooks';
+import { throttle } from '../state/throttle';
+import { useData, useEditor, useRun, useRunCounts, useSession } from './hooks';
 import { useThemeContext } from './theme-hook';
 
 /** The shortest time between two redraws caused by new events (20 a second: smooth to the eye). */
@@ -61,7 +62,8 @@ export function TaskStream(props: TaskStreamProps = {}) {
   const selected = useEditor((s) => s.selectedNodes);
   const nodes = useEditor((s) => s.graph.nodes);
   const edges = useEditor((s) => s.graph.edges);
-  const progress = useRun((s) => s.progress);
+  // Only which nodes have tasks (the fused origins): read a few times a second, not per event.
+  const progress = useRunCounts((s) => s.progress);
   const opened = useData((s) => s.openedRun);
   const { theme } = useThemeContext();
   // Which task nodes cover which graph nodes: from the run's progress, or the stored run's tasks.
@@ -141,19 +143,8 @@ export function TaskStream(props: TaskStreamProps = {}) {
     // New events redraw at most every LIVE_REDRAW_MS (a trailing draw shows the last batch): while a
     // run streams, a redraw per frame cost more main-thread time (fills, then the canvas's commit
     // to the compositor) than everything else on the page. Zoom, hover, resize and theme redraw at once.
-    let lastLiveDraw = 0;
-    let liveTimer: ReturnType<typeof setTimeout> | null = null;
-    const requestLive = () => {
-      if (liveTimer) return;
-      const wait = LIVE_REDRAW_MS - (performance.now() - lastLiveDraw);
-      const go = () => {
-        liveTimer = null;
-        lastLiveDraw = performance.now();
-        request();
-      };
-      if (wait <= 0) go();
-      else liveTimer = setTimeout(go, wait);
-    };
+    const live = throttle(request, LIVE_REDRAW_MS);
+    const requestLive = () => live.call();
     redrawRef.current = request;
     const unsub = log.subscribe(requestLive);
     const ro = new ResizeObserver(request);
@@ -168,7 +159,7 @@ export function TaskStream(props: TaskStreamProps = {}) {
       clearInterval(grow);
       ro.disconnect();
       if (frame) cancelAnimationFrame(frame);
-      if (liveTimer) clearTimeout(liveTimer);
+      live.cancel();
     };
   }, [log]);
 

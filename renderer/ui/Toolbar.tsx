@@ -5,6 +5,7 @@ import { hasPreload, type PreloadApi } from '../api/ipc-client';
 import { toDoc } from '../logic/graph-model';
 import { fileAccess } from './files';
 import { useData, useEditor, useRun, useSession } from './hooks';
+import { RunStatus } from './RunStatus';
 import { createShortcuts } from './shortcuts';
 import { blockedReason } from '../logic/problems';
 import { usePanelToggles, type PanelName } from './layout';
@@ -114,18 +115,13 @@ export function Toolbar() {
   const canUndo = useEditor((s) => s.past.length > 0);
   const canRedo = useEditor((s) => s.future.length > 0);
   const status = useRun((s) => s.status);
-  const done = useRun((s) => s.done);
-  const total = useRun((s) => s.total);
   const problems = useEditor((s) => s.problems);
   const blocked = problems.length > 0;
   const whyBlocked = blockedReason(problems);
-  const firstError = useRun((s) => s.generalErrors[0] ?? Object.values(s.nodeErrors)[0]?.[0] ?? null);
-  const serverErrors = useRun((s) => s.serverErrors.length);
   const theme = useThemeContext();
   const panels = usePanelToggles();
   const running = status === 'running' || status === 'starting';
   const oneSelected = useEditor((s) => s.selectedNodes.length === 1);
-  const reusedTasks = useRun((s) => s.reusedTasks);
 
   useEffect(() => {
     const ed = () => session.editor.getState();
@@ -202,22 +198,7 @@ export function Toolbar() {
       <button disabled={!running} onClick={cmd.cancel} data-testid="cancel">
         Cancel
       </button>
-      <span
-        className="gf-status"
-        data-testid="run-status"
-        data-status={status}
-        role="status"
-        title={status === 'failed' && firstError ? firstError : `${status}${total > 0 ? ` ${done}/${total} tasks` : ''}`}
-      >
-        {status === 'refused' ? `not run: ${serverErrors} problem${serverErrors === 1 ? '' : 's'} (listed below)` : status}
-        {total > 0 && ` ${done}/${total}`}
-        {reusedTasks > 0 && (
-          <span className="gf-reused" data-testid="run-reused" data-tasks={reusedTasks}>
-            {' '}
-            ({reusedTasks} reused)
-          </span>
-        )}
-      </span>
+      <RunStatus />
       </div>
       <RunQueue />
       <ClusterSelector />
