@@ -26,7 +26,7 @@
  *   GET  /api/benchmarks?workflow=    benchmarks(workflowHash)
  *   GET  /api/bench/progress          benchProgress()   benchmarks under way (a page that loads re-attaches)
  *   POST /api/bench/cancel {benchId}  cancelBench(benchId)
- *   WS   /api/events?since=<seq>      EngineEvent JSON per message, then live events;
+ *   WS   /api/events?since=<seq>|live EngineEvent JSON per message, then live events (live: no backlog);
  *                                     also {type:'run-result', result} and {type:'bench-result', result}
  */
 import type { NodeKindSpec } from './catalog';
