@@ -5,6 +5,8 @@
  * quantiles need every row, so it gathers the numeric columns into one task).
  */
 import { AGGS, type Agg } from '../../../../common/df-aggs';
+import type { TaskPlace } from '../../../../common/tasks';
+import { share } from '../../compile/array-lower';
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, listColumns, requireColumns, strList, type ColType, type DfColumn } from './meta';
 
@@ -21,24 +23,47 @@ interface AggSpec {
 /**
  * Chunk -> combine (split_every at a time) -> aggregate; returns the aggregate's key. `final`
  * names the kernel op of the last step and its params.
+ *
+ * On G >= 2 GPU workers (ctx.gpuShare) the partials are combined per GPU first (issue 30): the
+ * partitions split into G contiguous shares (placement.ts's share rule: partition i of n belongs
+ * to GPU floor(i G / n)), each share's partials combined by the split_every tree of its own, and
+ * the one aggregate reads the G share results, so only G - 1 partials move between GPUs. With
+ * cuda GPU workers the chunk and combine tasks carry the share as their place; elsewhere the
+ * grouping stands and placement follows the data.
  */
 export function treeReduce(ctx: BuildContext, keys: string[], chunk: { op: string; params: Record<string, unknown> }, combine: { op: string; params: Record<string, unknown> }, final: { op: string; params: Record<string, unknown> }, splitEvery: number, partialBytes: number, inBytes: number): string {
-  let level = keys.map((k, i) => {
+  const n = keys.length;
+  const gpus = Math.min(ctx.gpuShare.gpus, n);
+  const partials = keys.map((k, i) => {
     const key = ctx.key(chunk.op, [i]);
-    emitDf(ctx, key, [k], chunk.op, chunk.params, partialBytes, inBytes + partialBytes);
+    emitDf(ctx, key, [k], chunk.op, chunk.params, partialBytes, inBytes + partialBytes, gpus > 1 ? share(ctx, i, n).place : undefined);
     return key;
   });
-  let depth = 0;
-  while (level.length > splitEvery) {
-    const next: string[] = [];
-    for (let i = 0; i < level.length; i += splitEvery) {
-      const key = ctx.key(combine.op, [depth, next.length]);
-      const group = level.slice(i, i + splitEvery);
-      emitDf(ctx, key, group, combine.op, combine.params, partialBytes, partialBytes * (group.length + 1));
-      next.push(key);
+  /** The split_every tree over `level` down to at most `upTo` keys; `prefix` keeps the keys of different shares apart. */
+  const tree = (level: string[], upTo: number, prefix: number[], place?: TaskPlace): string[] => {
+    let depth = 0;
+    while (level.length > upTo) {
+      const next: string[] = [];
+      for (let i = 0; i < level.length; i += splitEvery) {
+        const key = ctx.key(combine.op, [...prefix, depth, next.length]);
+        const group = level.slice(i, i + splitEvery);
+        emitDf(ctx, key, group, combine.op, combine.params, partialBytes, partialBytes * (group.length + 1), place);
+        next.push(key);
+      }
+      level = next;
+      depth++;
     }
-    level = next;
-    depth++;
+    return level;
+  };
+  let level: string[];
+  if (gpus > 1) {
+    level = [];
+    for (let g = 0; g < gpus; g++) {
+      const mine = partials.filter((_, i) => Math.floor((i * gpus) / n) === g);
+      level.push(...tree(mine, 1, [g], share(ctx, g, gpus).place));
+    }
+  } else {
+    level = tree(partials, splitEvery, []);
   }
   const key = ctx.key(final.op);
   emitDf(ctx, key, level, final.op, final.params, partialBytes, partialBytes * (level.length + 1));

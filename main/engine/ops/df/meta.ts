@@ -6,7 +6,7 @@
  */
 import type { ValueType } from '../../../../common/expr/ast';
 import type { ExprSchema } from '../../../../common/expr/check';
-import type { TaskDef } from '../../../../common/tasks';
+import type { TaskDef, TaskPlace } from '../../../../common/tasks';
 import type { BuildContext, LazyOpaque } from '../types';
 
 export type ColType = Exclude<ValueType, 'null'>;
@@ -78,8 +78,8 @@ export function str(ctx: BuildContext, name: string): string {
 }
 
 /** Emits one df task; resource 'any' (both CPU and GPU workers run the js kernels). */
-export function emitDf(ctx: BuildContext, key: string, deps: string[], op: string, params: Record<string, unknown>, outBytes: number, workBytes = outBytes): void {
-  const t: Omit<TaskDef, 'node'> = { key, deps, spec: { kind: 'df', op, params }, resource: 'any', op, outBytes: Math.max(64, Math.round(outBytes)), workBytes: Math.max(64, Math.round(workBytes)) };
+export function emitDf(ctx: BuildContext, key: string, deps: string[], op: string, params: Record<string, unknown>, outBytes: number, workBytes = outBytes, place?: TaskPlace): void {
+  const t: Omit<TaskDef, 'node'> = { key, deps, spec: { kind: 'df', op, params }, resource: 'any', op, outBytes: Math.max(64, Math.round(outBytes)), workBytes: Math.max(64, Math.round(workBytes)), ...(place ? { place } : {}) };
   ctx.emit(t);
 }
 
