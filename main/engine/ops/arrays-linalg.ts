@@ -118,11 +118,18 @@ function oneBlockOperands(ctx: BuildContext, a: LazyArray, b: LazyArray): [LazyA
  * and every element of C is summed over k by one gemm call as on one GPU (the one-gemm path
  * above), not by the k-block sum of the SUMMA graph (issue 30: 16384^2 in 4096^2 chunks on four
  * H100s moved 53 blocks and took longer than one GPU). Null when the operands read task outputs,
- * the run has fewer than two GPU workers, or a GPU's share does not fit (cuda: ONE_DEVICE_SHARE
+ * the run has fewer than two GPU workers, the product is under PANEL_MIN_MACS, or a GPU's share
+ * does not fit (cuda: ONE_DEVICE_SHARE
  * of the smallest; CPU-backed GPU workers: B at most PANEL_CPU_B_ELEMENTS, since each makes its
  * own copy).
  */
 export const PANEL_CPU_B_ELEMENTS = 2 ** 24;
+/**
+ * Products smaller than this many multiply-adds (1024^3) keep the block graph: there a GPU
+ * finishes either graph in about a millisecond, so the panels buy nothing, and the block graph
+ * spreads the work in smaller tasks (and its moves are what the transfer and IPC tests exercise).
+ */
+export const PANEL_MIN_MACS = 2 ** 30;
 
 interface RowPanels {
   a: LazyArray;
@@ -134,7 +141,7 @@ function rowPanelOperands(ctx: BuildContext, a: LazyArray, b: LazyArray): RowPan
   const gpus = ctx.gpuShare.gpus;
   const [m, k] = a.shape;
   const n = b.shape[1];
-  if (gpus < 2 || m < gpus) return null;
+  if (gpus < 2 || m < gpus || m * k * n < PANEL_MIN_MACS) return null;
   const rows = Math.ceil(m / gpus);
   const elem = bytesPerElement(floatOf(a.dtype, b.dtype));
   // The device kernels index a block with 32-bit integers.

@@ -1,8 +1,8 @@
 // Matmul of generated operands on several GPU workers (main/engine/ops/arrays-linalg.ts
 // rowPanelOperands): A in one row panel per GPU, B made again on each, one k=1 product per panel
-// placed with its panel, so no operand is read by a task of another GPU. The product's value is
-// checked against the SUMMA block graph of a CPU-only compile (js kernels, float64: the same
-// numbers to rounding) and against a triple loop of the generated values.
+// placed with its panel, so no operand is read by a task of another GPU. Products of at least
+// 2^30 multiply-adds only (PANEL_MIN_MACS). The product's value is checked against a triple loop
+// over the operands its tasks generated (js kernels, float64).
 import { describe, expect, it } from 'vitest';
 import type { TaskDef } from '../../../common/tasks';
 import { localTasks } from '../../helpers/local-tasks';
@@ -22,8 +22,9 @@ const mm = (m: number, k: number, n: number, chunks: number, dtype = 'float64') 
 const products = (tasks: Map<string, TaskDef>) => [...tasks.values()].filter((t) => t.spec.kind === 'array-op' && t.spec.op === 'matmul');
 
 describe('matmul in row panels on several GPU workers', () => {
-  it('four GPU workers: four k=1 products, each reading its own panel and its own copy of B, equal to the block graph', async () => {
-    const doc = mm(50, 30, 20, 8);
+  it('four GPU workers: four k=1 products, each reading its own panel and its own copy of B, equal to a triple loop', async () => {
+    // 1030 x 1024 x 1024: just over 2^30 multiply-adds.
+    const doc = mm(1030, 1024, 1024, 256);
     const panels = await localTasks(doc, {}, { gpuShare: { gpus: 4, taskElements: 2 ** 20 } });
     const ps = products(panels.compiled.tasks);
     expect(ps).toHaveLength(4);
@@ -39,30 +40,41 @@ describe('matmul in row panels on several GPU workers', () => {
         seen.add(d);
       }
     });
-    // 50 rows in panels of ceil(50 / 4) = 13.
-    expect(ps.map((t) => t.outBytes / (20 * 8))).toEqual([13, 13, 13, 11]);
+    // 1030 rows in panels of ceil(1030 / 4) = 258.
+    expect(ps.map((t) => t.outBytes / (1024 * 8))).toEqual([258, 258, 258, 256]);
 
-    const blocks = await localTasks(doc);
-    expect(products(blocks.compiled.tasks)).toHaveLength(7 * 3);
-    const [p, b] = [(await panels.results())['c'] as Arr, (await blocks.results())['c'] as Arr];
-    expect(p.shape).toEqual([50, 20]);
-    const a = (await localTasks({ ...doc, nodes: doc.nodes.slice(0, 1), edges: [] })).results();
-    const bb = (await localTasks({ ...doc, nodes: doc.nodes.slice(1, 2), edges: [] })).results();
-    const [av, bv] = [((await a)['a'] as Arr).data, ((await bb)['b'] as Arr).data];
-    for (const [i, j] of [[0, 0], [12, 19], [13, 0], [49, 7], [38, 11]]) {
+    const arrayOf = async (key: string) => {
+      const v = await panels.value(key);
+      if (v.kind !== 'array') throw new Error(`${key} is not an array`);
+      return v.array;
+    };
+    // The last panel's product (rows 774-1029; the js gemm is slow, so one panel), over the operands
+    // as their tasks made them: A's panel 3, and B, whose copies on GPUs 0 and 3 are the same numbers.
+    const last = await arrayOf(ps[3].key);
+    const [a3, b0, b3] = await Promise.all([arrayOf(ps[3].deps[0]), arrayOf(ps[0].deps[1]), arrayOf(ps[3].deps[1])]);
+    expect(b3.data.length).toBe(b0.data.length);
+    expect(b3.data.every((x, i) => x === b0.data[i])).toBe(true);
+    expect([a3.shape, b0.shape, last.shape]).toEqual([[256, 1024], [1024, 1024], [256, 1024]]);
+    const [av, bv, cv] = [Float64Array.from(a3.data, Number), Float64Array.from(b0.data, Number), Float64Array.from(last.data, Number)];
+    const dot = (i: number, j: number) => {
       let s = 0;
-      for (let l = 0; l < 30; l++) s += av[i * 30 + l] * bv[l * 20 + j];
-      expect(p.data[i * 20 + j]).toBeCloseTo(s, 12);
-    }
-    expect(p.data.every((x, i) => Math.abs(x - b.data[i]) < 1e-12)).toBe(true);
+      for (let l = 0; l < 1024; l++) s += av[i * 1024 + l] * bv[l * 1024 + j];
+      return s;
+    };
+    for (const [i, j] of [[0, 7], [255, 0], [128, 1000]]) expect(cv[i * 1024 + j]).toBeCloseTo(dot(i, j), 9);
+  }, 60_000);
+
+  it('a product under 2^30 multiply-adds keeps the block graph', async () => {
+    const small = await localTasks(mm(1023, 1024, 1024, 256), {}, { gpuShare: { gpus: 4, taskElements: 2 ** 20 } });
+    expect(products(small.compiled.tasks)).toHaveLength(16);
   });
 
   it('keeps the block graph for one GPU, no GPU, coarsening off, and operands that read task outputs', async () => {
-    const one = await localTasks(mm(50, 30, 20, 8), {}, { gpuShare: { gpus: 1, taskElements: 2 ** 20 } });
-    expect(products(one.compiled.tasks)).toHaveLength(21);
-    const off = await localTasks(mm(50, 30, 20, 8), {}, { gpuShare: { gpus: 0, taskElements: 0 } });
-    expect(products(off.compiled.tasks)).toHaveLength(21);
-    const fed = mm(50, 30, 20, 8);
+    const one = await localTasks(mm(1030, 1024, 1024, 256), {}, { gpuShare: { gpus: 1, taskElements: 2 ** 20 } });
+    expect(products(one.compiled.tasks)).toHaveLength(20);
+    const off = await localTasks(mm(1030, 1024, 1024, 256), {}, { gpuShare: { gpus: 0, taskElements: 0 } });
+    expect(products(off.compiled.tasks)).toHaveLength(20);
+    const fed = mm(1030, 1024, 1024, 256);
     fed.nodes.push({ id: 's', op: 'cumsum', params: { axis: 0 } } as (typeof fed.nodes)[number]);
     fed.edges = [e('a', 'out', 's', 'x'), e('s', 'out', 'c', 'a'), e('b', 'out', 'c', 'b')];
     const scanned = await localTasks(fed, {}, { gpuShare: { gpus: 4, taskElements: 2 ** 20 } });
@@ -70,9 +82,9 @@ describe('matmul in row panels on several GPU workers', () => {
   });
 
   it('a cuda B too big for half a GPU keeps the block graph', async () => {
-    const big = await localTasks(mm(64, 64, 64, 16), {}, { gpuShare: { gpus: 4, taskElements: 2 ** 30 }, device: { gpus: 4, bytes: 64 * 64 * 8 }, arrayResource: 'gpu' });
-    expect(products(big.compiled.tasks)).toHaveLength(16);
-    const fits = await localTasks(mm(64, 64, 64, 16), {}, { gpuShare: { gpus: 4, taskElements: 2 ** 30 }, device: { gpus: 4, bytes: 1e9 }, arrayResource: 'gpu' });
+    const big = await localTasks(mm(1030, 1024, 1024, 256), {}, { gpuShare: { gpus: 4, taskElements: 2 ** 30 }, device: { gpus: 4, bytes: 1024 * 1024 * 8 }, arrayResource: 'gpu' });
+    expect(products(big.compiled.tasks)).toHaveLength(20);
+    const fits = await localTasks(mm(1030, 1024, 1024, 256), {}, { gpuShare: { gpus: 4, taskElements: 2 ** 30 }, device: { gpus: 4, bytes: 1e9 }, arrayResource: 'gpu' });
     expect(products(fits.compiled.tasks).map((t) => t.resource)).toEqual(['gpu', 'gpu', 'gpu', 'gpu']);
   });
 });
