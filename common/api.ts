@@ -16,7 +16,7 @@
  *   POST /api/queue     {doc,params,node?}  enqueueRun(doc, {params, node})   the app's Run: one at a time, in order, reusing cached results
  *   GET  /api/queue                   queue()
  *   DELETE /api/queue/:id             removeQueued(id)           409 when the entry is running (cancel its run)
- *   POST /api/runs/:runId/cancel      cancelRun(runId)
+ *   POST /api/runs/:runId/cancel {reason?}  cancelRun(runId)
  *   GET  /api/runs?status=&workflow=&limit=   history(filter)
  *   GET  /api/runs/:storeId           run(storeId)
  *   GET  /api/runs/:storeId/events    runEvents(storeId)

@@ -18,7 +18,7 @@ import { streamEvents } from './event-stream';
 import { loopDelayMonitor } from './loop-delay';
 import { checkHost, checkJsonBody, checkSameOrigin, requestUrl } from './guard';
 import { scanJsonBody } from './json-body';
-import { benchCancelRequest, benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
+import { benchCancelRequest, benchRequest, cancelRunRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
 import { DaskSetupError } from '../dask/interpreter';
 import { ApiError } from './api-error';
 import type { GpuflowService } from './service';
@@ -146,8 +146,10 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
         return [200, svc.queueEntries()];
       case 'DELETE /queue/:id':
         return [200, { removed: svc.removeQueued(parts[1]) }];
-      case 'POST /runs/:id/cancel':
-        return [200, { cancelled: svc.cancel(parts[1]) }];
+      case 'POST /runs/:id/cancel': {
+        const b = parse(cancelRunRequest, await readBody(req));
+        return [200, { cancelled: svc.cancel(parts[1], b.reason) }];
+      }
       case 'GET /runs': {
         const q = parse(historyQuery, Object.fromEntries(url.searchParams));
         return [200, svc.history({ status: q.status, workflow: q.workflow, limit: q.limit ?? 100 })];

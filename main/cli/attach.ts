@@ -115,7 +115,7 @@ export async function attachRun(pool: ServeFile, doc: unknown, params: Record<st
     runId = s.data.runId;
     onRunId(runId);
     const id = runId;
-    const stop = () => void call(pool, 'POST', `/api/runs/${encodeURIComponent(id)}/cancel`).catch(() => undefined);
+    const stop = () => void call(pool, 'POST', `/api/runs/${encodeURIComponent(id)}/cancel`, { reason: 'interrupted (SIGINT)' }).catch(() => undefined);
     process.once('SIGINT', stop);
     try {
       return await new Promise<AttachedResult>((resolve, reject) => {

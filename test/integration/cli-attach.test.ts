@@ -90,6 +90,25 @@ describe('gpuflow run attaches to a running serve', () => {
     }
   }, 180_000);
 
+  it('Ctrl-C cancels the run on serve: exit 1, the local run\'s message, serve goes on', async () => {
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/api/events?since=live`, { headers: { authorization: `Bearer ${s.token}` } });
+    await new Promise((r, j) => ws.once('open', r).once('error', j));
+    const child = spawn(process.execPath, ['bin/gpuflow.mjs', 'run', 'examples/seed-benchmark.json', '--param', 'N=40000', '--param', 'chunks=250', ...POOL], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    // The first task of the run on serve: the run is under way there.
+    await new Promise<void>((r) => ws.on('message', (b: Buffer) => (JSON.parse(b.toString()) as { type: string }).type === 'task' && r()));
+    ws.close();
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+    // What a local run prints on Ctrl-C (the engine prefixes the reason with 'cancelled: ').
+    expect(stderr).toMatch(/^run cancelled: cancelled: interrupted \(SIGINT\)\n/);
+    // serve is still there and takes the next run.
+    const again = await runCli([...WF, ...POOL, '--json'], env);
+    expect(again.code).toBe(0);
+  }, 180_000);
+
   it('another worker set, or another database, runs here', async () => {
     const watch = await watchRuns(s);
     try {
