@@ -19,6 +19,7 @@
 import WebSocket from 'ws';
 import { ApiError } from '../api/api-error';
 import type { ServeFile } from '../api/serve-file';
+import { traceStart } from '../../common/start-trace';
 import { type AttachedResult, attachMessageSchema, clusterSchema, refusalSchema, startedSchema } from './attach-messages';
 import type { ProgressPrinter } from './progress';
 
@@ -113,6 +114,7 @@ export async function attachRun(pool: ServeFile, doc: unknown, params: Record<st
     const s = startedSchema.safeParse(started.json);
     if (!s.success) throw new Error(`serve at ${pool.origin} answered the run with something this gpuflow cannot read`);
     runId = s.data.runId;
+    traceStart('attach-run-started');
     onRunId(runId);
     const id = runId;
     const stop = () => void call(pool, 'POST', `/api/runs/${encodeURIComponent(id)}/cancel`, { reason: 'interrupted (SIGINT)' }).catch(() => undefined);

@@ -7,8 +7,8 @@ import type { Prelaunch } from '../cluster/prelaunch';
 import type { EarlyCompile } from '../engine/engine';
 import { namesFiles, parseJsonText, validateWorkflow } from '../engine/validate';
 import { paramOverrides, UsageError, type Parsed } from './args';
-import { startService } from './cluster';
 import { progressPrinter } from './progress';
+import { traceStart } from '../../common/start-trace';
 
 export async function readWorkflowFile(path: string | undefined): Promise<unknown> {
   if (!path) throw new UsageError('which workflow? usage: gpuflow run <workflow.json>');
@@ -70,7 +70,9 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
       let current: string | null = null;
       const progress = progressPrinter(() => current);
       try {
+        traceStart('attach');
         const r = await attachRun(pool, doc, params, progress, (id) => (current = id));
+        traceStart('attach-result');
         progress.done();
         return reportRun(r, opts.json);
       } catch (e) {
@@ -86,7 +88,9 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     const refused = firstRefusal(compileWorkflow(wf));
     if (refused) throw new UsageError(`--dask: ${refused.message}`);
   }
-  // The graph compiles while the workers start (a Dask target compiles for its own workers).
+  // The graph compiles while the workers start (a Dask target compiles for its own workers). The
+  // engine's modules load here, not at import: an attached run never needs them.
+  const { startService } = await import('./cluster');
   let compiled: EarlyCompile | undefined;
   const svc = await startService(opts, true, early, (engine) => {
     if (opts.dask === undefined) compiled = engine.precompile(wf);
