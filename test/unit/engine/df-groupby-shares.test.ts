@@ -43,4 +43,15 @@ describe('groupby combined per GPU share', () => {
     // No place without cuda GPU workers (CPU workers keep their part).
     expect(combines.every((t) => t.place === undefined)).toBe(true);
   });
+
+  it('read partitions: the chunk steps run where their partition is (no place), the combines per share', async () => {
+    const csv = JSON.parse(readFileSync('examples/csv-stations.json', 'utf8')) as unknown;
+    const c = await localTasks(csv, { blocksize: 64 }, { gpuShare: { gpus: 2, taskElements: 2 ** 30 }, arrayResource: 'gpu', device: { gpus: 2, bytes: 1e10 } });
+    const chunks = byOp(c.compiled.tasks, 'groupby-chunk');
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.every((t) => t.place === undefined)).toBe(true);
+    const places = byOp(c.compiled.tasks, 'groupby-combine').map((t) => JSON.stringify(t.place));
+    expect(new Set(places)).toEqual(new Set([JSON.stringify({ share: [0, 2] }), JSON.stringify({ share: [1, 2] })]));
+    expect(byOp(c.compiled.tasks, 'groupby-aggregate')[0].deps).toHaveLength(2);
+  });
 });

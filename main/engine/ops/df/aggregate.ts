@@ -28,15 +28,17 @@ interface AggSpec {
  * partitions split into G contiguous shares (placement.ts's share rule: partition i of n belongs
  * to GPU floor(i G / n)), each share's partials combined by the split_every tree of its own, and
  * the one aggregate reads the G share results, so only G - 1 partials move between GPUs. With
- * cuda GPU workers the chunk and combine tasks carry the share as their place; elsewhere the
- * grouping stands and placement follows the data.
+ * cuda GPU workers the combine tasks carry the share as their place, and so do the chunk tasks
+ * over `generated` partitions (a timeseries source, fused into them: nothing to fetch); elsewhere
+ * the grouping stands and placement follows the data.
  */
-export function treeReduce(ctx: BuildContext, keys: string[], chunk: { op: string; params: Record<string, unknown> }, combine: { op: string; params: Record<string, unknown> }, final: { op: string; params: Record<string, unknown> }, splitEvery: number, partialBytes: number, inBytes: number): string {
+export function treeReduce(ctx: BuildContext, keys: string[], chunk: { op: string; params: Record<string, unknown> }, combine: { op: string; params: Record<string, unknown> }, final: { op: string; params: Record<string, unknown> }, splitEvery: number, partialBytes: number, inBytes: number, generated = false): string {
   const n = keys.length;
   const gpus = Math.min(ctx.gpuShare.gpus, n);
   const partials = keys.map((k, i) => {
     const key = ctx.key(chunk.op, [i]);
-    emitDf(ctx, key, [k], chunk.op, chunk.params, partialBytes, inBytes + partialBytes, gpus > 1 ? share(ctx, i, n).place : undefined);
+    // Only a chunk step over generated partitions is placed: one over read partitions runs where its partition is.
+    emitDf(ctx, key, [k], chunk.op, chunk.params, partialBytes, inBytes + partialBytes, gpus > 1 && generated ? share(ctx, i, n).place : undefined);
     return key;
   });
   /** The split_every tree over `level` down to at most `upTo` keys; `prefix` keeps the keys of different shares apart. */
@@ -135,7 +137,7 @@ const groupby: OpDef = {
     const spec = { by: byNames, aggs, ddof };
     // A partial has one row per group; its size is unknown until run time, bounded by the input.
     const partial = Math.min(f.partitionBytes, 1 << 20);
-    const key = treeReduce(ctx, f.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes);
+    const key = treeReduce(ctx, f.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes, f.generated);
     return { out: frameValue([key], out, partial) };
   },
 };

@@ -20,14 +20,19 @@ export interface DfMeta {
   partitions: number;
   /** Rough bytes of one partition, for the compiler's task-size limit (not a promise). */
   partitionBytes: number;
+  /**
+   * The partitions are generated from a seed (timeseries) and fused into the step that reads them
+   * (compile/df-fuse.ts): nothing to fetch, so that step may be placed on any GPU.
+   */
+  generated?: boolean;
 }
 
 export interface LazyFrame extends DfMeta {
   keys: string[];
 }
 
-export function frameValue(keys: string[], columns: DfColumn[], partitionBytes: number): LazyOpaque {
-  const meta: DfMeta = { columns, partitions: keys.length, partitionBytes: Math.max(64, Math.round(partitionBytes)) };
+export function frameValue(keys: string[], columns: DfColumn[], partitionBytes: number, generated = false): LazyOpaque {
+  const meta: DfMeta = { columns, partitions: keys.length, partitionBytes: Math.max(64, Math.round(partitionBytes)), ...(generated ? { generated } : {}) };
   return { kind: 'opaque', portType: 'dataframe', keys, meta: meta as unknown as Record<string, unknown> };
 }
 
@@ -37,7 +42,7 @@ export function frameInput(ctx: BuildContext, port: string): LazyFrame {
   if (!v) return ctx.fail(`inputs.${port}`, 'not connected');
   if (v.kind !== 'opaque' || v.portType !== 'dataframe') return ctx.fail(`inputs.${port}`, `expects a dataframe, got ${v.kind === 'opaque' ? v.portType : v.kind}`);
   const m = v.meta as unknown as DfMeta;
-  return { keys: v.keys, columns: m.columns, partitions: m.partitions, partitionBytes: m.partitionBytes };
+  return { keys: v.keys, columns: m.columns, partitions: m.partitions, partitionBytes: m.partitionBytes, generated: m.generated };
 }
 
 export function exprSchema(cols: DfColumn[]): ExprSchema {
