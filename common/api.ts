@@ -16,7 +16,7 @@
  *   POST /api/queue     {doc,params,node?}  enqueueRun(doc, {params, node})   the app's Run: one at a time, in order, reusing cached results
  *   GET  /api/queue                   queue()
  *   DELETE /api/queue/:id             removeQueued(id)           409 when the entry is running (cancel its run)
- *   POST /api/runs/:runId/cancel      cancelRun(runId)
+ *   POST /api/runs/:runId/cancel {reason?}  cancelRun(runId)
  *   GET  /api/runs?status=&workflow=&limit=   history(filter)
  *   GET  /api/runs/:storeId           run(storeId)
  *   GET  /api/runs/:storeId/events    runEvents(storeId)
@@ -26,8 +26,8 @@
  *   GET  /api/benchmarks?workflow=    benchmarks(workflowHash)
  *   GET  /api/bench/progress          benchProgress()   benchmarks under way (a page that loads re-attaches)
  *   POST /api/bench/cancel {benchId}  cancelBench(benchId)
- *   WS   /api/events?since=<seq>      the ring's events after seq, then live events, as JSON
- *                                     arrays of messages in order (one array per ~32 ms tick);
+ *   WS   /api/events?since=<seq>|live the ring's events after seq (live: no backlog), then live events,
+ *                                     as JSON arrays of messages in order (one array per ~32 ms tick);
  *                                     also {type:'run-result', result} and {type:'bench-result', result}
  */
 import type { NodeKindSpec } from './catalog';

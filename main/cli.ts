@@ -6,16 +6,19 @@
  *
  * Start-up: every command's module is imported when that command runs, and `run` forks its
  * workers (main/cli/workers.ts) before it imports the engine, so the workers load their modules
- * while this process loads its own (docs/performance.md, "Start-up").
+ * while this process loads its own (docs/performance.md, "Start-up"), unless a `gpuflow serve`
+ * already running on this workstation takes the run (main/cli/attach.ts, `--no-attach` opts out).
  */
 import { WorkflowError, WorkflowErrors } from './engine/errors';
 import { parseCli, UsageError } from './cli/args';
 import type { Prelaunch } from './cluster/prelaunch';
 import { prelaunchFor } from './cli/workers';
+import type { ServeFile } from './api/serve-file';
+import { findWarmPool } from './cli/warm-pool';
 import { traceStart } from '../common/start-trace';
 import { commandUsage, USAGE } from './cli/usage';
 
-type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values'], early?: Prelaunch) => Promise<number>;
+type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values'], early?: Prelaunch, pool?: ServeFile | null) => Promise<number>;
 
 async function lazy(name: string): Promise<Command> {
   switch (name) {
@@ -62,8 +65,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(cmd ? commandUsage(cmd) : USAGE);
       return cmd ? 0 : 2;
     }
-    if (cmd === 'run') early = await prelaunchFor(parsed.values);
-    return await (await lazy(cmd))(rest, parsed.values, early);
+    // A warm serve takes the run (main/cli/attach.ts): then no worker is forked here.
+    const pool = cmd === 'run' ? await findWarmPool(parsed.values) : null;
+    if (cmd === 'run' && !pool) early = await prelaunchFor(parsed.values);
+    return await (await lazy(cmd))(rest, parsed.values, early, pool);
   } catch (e) {
     if (e instanceof WorkflowErrors || e instanceof WorkflowError) {
       process.stderr.write(`invalid workflow:\n${e.message.split('\n').map((l) => `  ${l}`).join('\n')}\n`);

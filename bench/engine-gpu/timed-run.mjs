@@ -59,6 +59,8 @@ child.on('close', (code, signal) => {
     status: r.status ?? (signal ? `killed (${signal}) after ${timeoutMs / 1000} s` : null),
     value: values.total,
     values,
+    // The run's result digest (tables included): one answer for any GPU count.
+    digest: r.digest ?? null,
     stats: r.stats,
     trace,
     error: error ?? null,

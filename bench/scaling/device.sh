@@ -55,7 +55,32 @@ ab() {
       case $v in default|warm0) run ab-$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU;; esac )
   done; done
 }
+# The warm pool: a `gpuflow serve` on all GPUs (its store needs the real better-sqlite3 in
+# node_modules), then `gpuflow run`s with the same options and database, which hand their runs to
+# it (main/cli/attach.ts): process wall with no worker started.
+warm() {
+if node -e "require('better-sqlite3')" 2>/dev/null; then
+  W=/tmp/warm-$$; mkdir -p $W
+  GPUFLOW_DEVICES=${SETS##* } GPUFLOW_DB=$W/g.db GPUFLOW_TRACE_START=0 node $CLI serve --port 0 $GPU > $W/serve.out 2> $W/serve.err &
+  SERVE=$!
+  for i in $(seq 1 150); do grep -q "gpuflow serve: http" $W/serve.out && break; sleep 0.2; done
+  echo "serve: $(cat $W/serve.out) $(ls $W)" | tee -a $OUT/machine.txt
+  wrun() { # label workflow [cli args]: `run` without --no-store, on serve's database
+    local label=$1 wf=$2; shift 2
+    GPUFLOW_DB=$W/g.db GPUFLOW_DEVICES=${SETS##* } node bench/engine-gpu/timed-run.mjs "{\"label\":\"$label\",\"devices\":\"${SETS##* }\",\"gpus\":$NG,\"attached\":true}" --timeout 60 -- \
+      $CLI run $wf --json "$@" | tee -a $J | cut -c1-260
+  }
+  for rep in 1 2 3; do for dt in float32 float64; do wrun warm-seed-sliced-$dt examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done; done
+  # The same run started here beside the warm serve (--no-attach): the cold process it replaces.
+  for rep in 1 2; do wrun cold-seed-sliced-float32 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU --no-attach; done
+  for rep in 1 2; do wrun warm-matmul-16384 bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU; wrun warm-groupby-78M examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
+  kill -TERM $SERVE; wait $SERVE; tail -3 $W/serve.err | tee -a $OUT/machine.txt
+else
+  echo "warm pool: better-sqlite3 does not load here: not measured" | tee -a $OUT/machine.txt
+fi
+}
 if [ "$ONLY" = ab ]; then ab; exit 0; fi
+if [ "$ONLY" = warm ]; then warm; exit 0; fi
 # REPS runs of each on 1 GPU and on all, one on the sets between.
 for devs in $SETS; do
   r=1; [ "$devs" = 0 ] || [ "$devs" = "${SETS##* }" ] && r=${REPS:-2}
@@ -70,6 +95,13 @@ for devs in 0 ${SETS##* }; do GPUFLOW_COARSEN=0 seeds $devs 1 $GPU; done
 for rep in 1 2; do for dt in float64 float32; do
   run default-set-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt
 done; done
+# A/B of the multi-GPU lowerings on all GPUs: GPUFLOW_COARSEN=0 also turns off the row-panel
+# matmul and the per-GPU groupby tree (gpuShare 0: the SUMMA blocks and the split_every tree as
+# before); and the groupby without the cuBLAS / cuSOLVER warm-up beside its first kernels.
+GPUFLOW_COARSEN=0 T=60 run ab-before-matmul-16384 ${SETS##* } bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
+GPUFLOW_COARSEN=0 T=60 run ab-before-groupby-78M ${SETS##* } examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
+for devs in 0 ${SETS##* }; do GPUFLOW_WARM_LIBRARIES=0 T=60 run ab-warm0-groupby-78M $devs examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
+warm
 # Dask + CuPy, same machine and call (one GPU, threaded scheduler).
 if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi
 [ $SECONDS -lt ${DASK_BEFORE_S:-330} ] && PYTHONUNBUFFERED=1 timeout ${DASK_TIMEOUT:-70} python3 bench/engine-gpu/dask_cupy.py '[{"n":500000,"dtype":"float64","mode":"sliced"},{"n":500000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float32","mode":"sliced"}]' | sed 's/^{/{"label":"dask-cupy",/' | tee -a $J

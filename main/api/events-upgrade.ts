@@ -35,7 +35,9 @@ export function eventsUpgrade(svc: GpuflowService, token: string, bound: Bound, 
         const host = checkHost(req, bound);
         checkSameOrigin(req, host);
         if (url.pathname !== '/api/events' || !authorized(req, url, token, null)) return refuse(403, 'Forbidden');
-        const since = Number(url.searchParams.get('since') ?? 0);
+        // ?since=live: only what happens from now on (an attached `gpuflow run` wants no backlog).
+        const sinceText = url.searchParams.get('since');
+        const since = sinceText === 'live' ? svc.engine.bus.lastSeq : Number(sinceText ?? 0);
         if (socket instanceof net.Socket) conns.trust(socket);
         wss.handleUpgrade(req, socket, head, (ws) => streamEvents(ws, svc, Number.isSafeInteger(since) && since > 0 ? since : 0));
       } catch (e) {

@@ -8,6 +8,8 @@ export const startRunRequest = z.object({ doc: z.unknown(), params, node: z.stri
 export const queueRequest = z.object({ doc: z.unknown(), params, node: z.string().min(1).max(200).optional() });
 export const benchRequest = z.object({ doc: z.unknown(), params, repeat: z.number().int().min(1).max(50).optional(), warmup: z.number().int().min(0).max(10).optional() });
 export const benchCancelRequest = z.object({ benchId: z.string().min(1).max(200) });
+/** `reason`: what the cancelled run's error says (an attached `gpuflow run` says 'interrupted (SIGINT)', as a local one does). */
+export const cancelRunRequest = z.object({ reason: z.string().min(1).max(200).optional() });
 export const historyQuery = z.object({
   status: z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted']).optional(),
   workflow: z.string().max(500).optional(),

@@ -7,7 +7,17 @@ import type { IncomingMessage } from 'node:http';
 import { DaskSetupError } from '../dask/interpreter';
 import { ApiError } from './api-error';
 import { parseRequest, readBody } from './read-body';
-import { benchCancelRequest, benchRequest, clusterRequest, clusterTestRequest, historyQuery, queueRequest, runRequest, startRunRequest } from './requests';
+import {
+  benchCancelRequest,
+  benchRequest,
+  cancelRunRequest,
+  clusterRequest,
+  clusterTestRequest,
+  historyQuery,
+  queueRequest,
+  runRequest,
+  startRunRequest,
+} from './requests';
 import type { GpuflowService } from './service';
 
 /** What a route sees: the service, the request, its path segments after /api, and an abort on close. */
@@ -66,7 +76,10 @@ const ROUTES: Record<string, Route> = {
   },
   'GET /queue': ({ svc }) => svc.queueEntries(),
   'DELETE /queue/:id': ({ svc, parts }) => ({ removed: svc.removeQueued(parts[1]) }),
-  'POST /runs/:id/cancel': ({ svc, parts }) => ({ cancelled: svc.cancel(parts[1]) }),
+  'POST /runs/:id/cancel': async ({ svc, req, parts }) => {
+    const b = parseRequest(cancelRunRequest, await readBody(req));
+    return { cancelled: svc.cancel(parts[1], b.reason) };
+  },
   'GET /runs': ({ svc, url }) => {
     const q = parseRequest(historyQuery, Object.fromEntries(url.searchParams));
     return svc.history({ status: q.status, workflow: q.workflow, limit: q.limit ?? 100 });

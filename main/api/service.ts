@@ -623,13 +623,13 @@ export class GpuflowService {
     });
   }
 
-  cancel(runId: string): boolean {
+  cancel(runId: string, reason?: string): boolean {
     const d = this.daskRuns.get(runId);
     if (d) {
-      d.cancel();
+      d.cancel(reason);
       return true;
     }
-    return this.engine.cancel(runId);
+    return this.engine.cancel(runId, reason);
   }
 
   subscribe(fn: (e: EngineEvent) => void): () => void {

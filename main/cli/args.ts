@@ -22,6 +22,7 @@ export const OPTIONS = {
   out: { type: 'string' },
   benchmarks: { type: 'boolean', default: false },
   'no-gpus': { type: 'boolean', default: false },
+  'no-attach': { type: 'boolean', default: false },
   dask: { type: 'string' },
   'dask-wait': { type: 'string' },
   'dask-tls-ca': { type: 'string' },

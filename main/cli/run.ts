@@ -1,12 +1,14 @@
 /** `gpuflow run <workflow.json>`: runs a workflow and prints its results. */
 import { readFile } from 'node:fs/promises';
-import type { ResultValue } from '../../common/results';
+import type { ResultValue, RunStats } from '../../common/results';
+import type { ServeFile } from '../api/serve-file';
+import type { AttachedResult } from './attach-messages';
 import type { Prelaunch } from '../cluster/prelaunch';
 import type { EarlyCompile } from '../engine/engine';
-import { parseJsonText, validateWorkflow } from '../engine/validate';
+import { namesFiles, parseJsonText, validateWorkflow } from '../engine/validate';
 import { paramOverrides, UsageError, type Parsed } from './args';
-import { startService } from './cluster';
 import { progressPrinter } from './progress';
+import { traceStart } from '../../common/start-trace';
 
 export async function readWorkflowFile(path: string | undefined): Promise<unknown> {
   if (!path) throw new UsageError('which workflow? usage: gpuflow run <workflow.json>');
@@ -29,19 +31,66 @@ export function formatResult(v: ResultValue): string {
   return JSON.stringify(v.value);
 }
 
-/** `early`: the workers main/cli.ts forked before this module loaded, for the engine to take over. */
-export async function runCommand(positionals: string[], opts: Parsed['values'], early?: Prelaunch): Promise<number> {
+/** What `gpuflow run` prints of a run's result, local or attached (main/cli/attach.ts); its exit code. */
+export type PrintedResult = Pick<AttachedResult, 'runId' | 'storeId' | 'status' | 'error' | 'errorNode' | 'digest' | 'results' | 'eventsLost' | 'storeError'> & {
+  stats: AttachedResult['stats'] | RunStats;
+};
+
+export function reportRun(r: PrintedResult, json: boolean): number {
+  const tasksPerWorker = Object.fromEntries(r.stats.workers.map((w) => [w.id, w.tasks]));
+  if (json) {
+    process.stdout.write(JSON.stringify({ runId: r.runId, storeId: r.storeId, status: r.status, error: r.error, errorNode: r.errorNode, digest: r.digest, results: r.results, tasksPerWorker, stats: r.stats, storeError: r.storeError }, null, 2) + '\n');
+  } else {
+    if (r.status !== 'finished') process.stderr.write(`run ${r.status}: ${r.error ?? ''}\n`);
+    for (const [k, v] of Object.entries(r.results)) process.stdout.write(`${k} = ${formatResult(v)}\n`);
+    const workers = r.stats.workers.map((w) => `${w.id}${w.virtual ? ' (virtual)' : ''}: ${w.tasks}`).join(', ');
+    process.stdout.write(`${r.stats.tasks} tasks in ${(r.stats.durationMs / 1000).toFixed(2)} s on ${r.stats.workers.length} workers (${workers}); run ${r.storeId ?? r.runId}, digest ${r.digest?.slice(0, 12) ?? '-'}\n`);
+  }
+  for (const o of r.stats.leftOut ?? []) process.stderr.write(`warning: worker ${o.worker} left out of run ${r.storeId ?? r.runId}: ${o.reason}\n`);
+  // The answer is right, but the run's record is not complete: say so, and exit non-zero.
+  if (r.eventsLost) process.stderr.write(`warning: run ${r.storeId ?? r.runId}: ${r.eventsLost} (recorded on the run)\n`);
+  // The results above are the run's; only its record failed (e.g. the disk filled at the end).
+  if (r.storeError) process.stderr.write(`error: run ${r.storeId ?? r.runId} ${r.status}, but storing its record failed: ${r.storeError}\n`);
+  return r.status === 'finished' && !r.eventsLost && !r.storeError ? 0 : 1;
+}
+
+/**
+ * `early`: the workers main/cli.ts forked before this module loaded, for the engine to take over.
+ * `pool`: a warm serve found before any fork (main/cli/warm-pool.ts): the run goes there when it
+ * can (main/cli/attach.ts), else it runs here.
+ */
+export async function runCommand(positionals: string[], opts: Parsed['values'], early?: Prelaunch, pool?: ServeFile | null): Promise<number> {
   const doc = await readWorkflowFile(positionals[0]);
   const params = paramOverrides(opts.param);
   // A bad document is refused before the engine starts (workers forked early are killed).
   const wf = validateWorkflow(doc, params);
+  if (pool) {
+    const { attachRun, PoolUnavailable, samePaths } = await import('./attach');
+    if (samePaths(pool, namesFiles(wf))) {
+      let current: string | null = null;
+      const progress = progressPrinter(() => current);
+      try {
+        traceStart('attach');
+        const r = await attachRun(pool, doc, params, progress, (id) => (current = id));
+        traceStart('attach-result');
+        progress.done();
+        return reportRun(r, opts.json);
+      } catch (e) {
+        progress.done();
+        if (!(e instanceof PoolUnavailable)) throw e;
+        process.stderr.write(`gpuflow: running here: ${e.message}\n`);
+      }
+    }
+  }
   // An op the Dask workers cannot run is refused before any connection (exit 2, node and op named).
   if (opts.dask !== undefined) {
     const [{ compileWorkflow }, { firstRefusal }] = await Promise.all([import('../engine/compile/compile'), import('../dask/supported')]);
     const refused = firstRefusal(compileWorkflow(wf));
     if (refused) throw new UsageError(`--dask: ${refused.message}`);
   }
-  // The graph compiles while the workers start (a Dask target compiles for its own workers).
+  // The graph compiles while the workers start (a Dask target compiles for its own workers). The
+  // engine's modules load here, not at import: an attached run never needs them.
+  const { startService } = await import('./cluster');
   let compiled: EarlyCompile | undefined;
   const svc = await startService(opts, true, early, (engine) => {
     if (opts.dask === undefined) compiled = engine.precompile(wf);
@@ -62,21 +111,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     process.off('SIGINT', stop);
     unsub();
     progress.done();
-    const tasksPerWorker = Object.fromEntries(r.stats.workers.map((w) => [w.id, w.tasks]));
-    if (opts.json) {
-      process.stdout.write(JSON.stringify({ runId: r.runId, storeId: r.storeId, status: r.status, error: r.error, errorNode: r.errorNode, digest: r.digest, results: r.results, tasksPerWorker, stats: r.stats, storeError: r.storeError }, null, 2) + '\n');
-    } else {
-      if (r.status !== 'finished') process.stderr.write(`run ${r.status}: ${r.error ?? ''}\n`);
-      for (const [k, v] of Object.entries(r.results)) process.stdout.write(`${k} = ${formatResult(v)}\n`);
-      const workers = r.stats.workers.map((w) => `${w.id}${w.virtual ? ' (virtual)' : ''}: ${w.tasks}`).join(', ');
-      process.stdout.write(`${r.stats.tasks} tasks in ${(r.stats.durationMs / 1000).toFixed(2)} s on ${r.stats.workers.length} workers (${workers}); run ${r.storeId ?? r.runId}, digest ${r.digest?.slice(0, 12) ?? '-'}\n`);
-    }
-    for (const o of r.stats.leftOut ?? []) process.stderr.write(`warning: worker ${o.worker} left out of run ${r.storeId ?? r.runId}: ${o.reason}\n`);
-    // The answer is right, but the run's record is not complete: say so, and exit non-zero.
-    if (r.eventsLost) process.stderr.write(`warning: run ${r.storeId ?? r.runId}: ${r.eventsLost} (recorded on the run)\n`);
-    // The results above are the run's; only its record failed (e.g. the disk filled at the end).
-    if (r.storeError) process.stderr.write(`error: run ${r.storeId ?? r.runId} ${r.status}, but storing its record failed: ${r.storeError}\n`);
-    return r.status === 'finished' && !r.eventsLost && !r.storeError ? 0 : 1;
+    return reportRun(r, opts.json);
   } finally {
     // The result is printed and the run stored: the workers' own exit (a GPU worker tears its
     // CUDA context down) is not worth waiting for; they are killed if still there when we exit.

@@ -12,6 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { serve } from '../api/http';
 import { intOption, UsageError, type Parsed } from './args';
 import { daskConnectOptions, daskOption, startService } from './cluster';
+import { loopbackOrigin, removeServeFile, writeServeFile } from '../api/serve-file';
+import { workerPoolKey } from './workers';
+import { defaultDbPath, serveFilePath } from '../store/default-path';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
@@ -44,13 +47,17 @@ export async function serveCommand(_positionals: string[], opts: Parsed['values'
     if (dask !== undefined) await svc.selectCluster(dask, connectOptions);
     else void svc.restoreCluster();
     let served: Awaited<ReturnType<typeof serve>> | null = null;
+    let announced: string | null = null;
     try {
       if (!signalled) {
-        served = await serve(svc, { host: opts.host ?? '127.0.0.1', port, token });
+        const host = opts.host ?? '127.0.0.1';
+        served = await serve(svc, { host, port, token });
+        announced = announce(opts, host, served.port, token);
         process.stdout.write(`gpuflow serve: ${served.url}\n`);
       }
       await stopped;
     } finally {
+      if (announced) removeServeFile(announced);
       await served?.close();
       await svc.close();
     }
@@ -61,5 +68,23 @@ export async function serveCommand(_positionals: string[], opts: Parsed['values'
     // Left installed, a later signal would go to a handler whose server is gone; the second-signal
     // exit above covers a close that hangs.
     if (!signalled) for (const s of STOP_SIGNALS) process.off(s, onSignal);
+  }
+}
+
+/**
+ * Writes the warm-pool file for `gpuflow run` (main/cli/attach.ts); its path, or null when there
+ * is nothing to announce (no store: attached runs would not be recorded; a host with no loopback
+ * address to reach it by). A file that cannot be written costs the warm pool, not the server.
+ */
+function announce(opts: Parsed['values'], host: string, port: number, token: string): string | null {
+  const origin = loopbackOrigin(host, port);
+  if (opts['no-store'] || origin === null) return null;
+  const path = serveFilePath(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath());
+  try {
+    writeServeFile(path, { pid: process.pid, origin, token, pool: workerPoolKey({ ...opts, dask: undefined }), cwd: process.cwd(), allowedDirs: process.env.GPUFLOW_ALLOWED_DIRS ?? null });
+    return path;
+  } catch (e) {
+    process.stderr.write(`gpuflow serve: cannot write ${path} (gpuflow run will not find this server): ${e instanceof Error ? e.message : String(e)}\n`);
+    return null;
   }
 }

@@ -17,7 +17,8 @@ const COMMANDS: Readonly<Record<string, CommandUsage>> = {
     lines: [
       'run a workflow (--json, --param NAME=VALUE, --virtual-gpus N,',
       '--cpu-workers N, --threads N, --backend js|native-cpu|cuda, --db FILE,',
-      '--no-store, --no-gpus,',
+      '--no-store, --no-gpus, --no-attach: start workers here even when a',
+      'gpuflow serve with the same workers runs on this database',
       '--dask tcp://host:8786|tls://host:8786|local:N|local-cuda: run it on a',
       'Dask cluster; --dask-wait S: how long a run waits for workers, default',
       '60; --dask-tls-ca/--dask-tls-cert/--dask-tls-key FILE for tls://)',
@@ -25,7 +26,7 @@ const COMMANDS: Readonly<Record<string, CommandUsage>> = {
   },
   'export-dask': { synopsis: 'export-dask <workflow.json>', lines: ['a standalone Python script running it with gpuflow_dask (stdout)'] },
   explain: { synopsis: 'explain <workflow.json>', lines: ['the task graph before and after optimisation, and its critical path'] },
-  serve: { synopsis: 'serve', lines: ['the API and UI over HTTP + WebSocket (--host, --port, --token)'] },
+  serve: { synopsis: 'serve', lines: ['the API and UI over HTTP + WebSocket (--host, --port, --token);', '`gpuflow run` hands it runs (its workers stay warm)'] },
   bench: {
     synopsis: 'bench <workflow.json>',
     lines: ['one CPU core, all cores, one GPU, all GPUs, and with --dask ADDRESS', 'a Dask cluster (--repeat N, --warmup N, --json)'],

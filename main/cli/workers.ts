@@ -49,3 +49,12 @@ export async function prelaunchFor(opts: Parsed['values']): Promise<Prelaunch | 
   const hint = listed && restrictGpus(listed, env.GPUFLOW_DEVICES).gpus;
   return prelaunch(forkLauncher(), w, discover(), hint);
 }
+
+/**
+ * The identity of the worker pool `opts` asks for (the options above and the GPUs GPUFLOW_DEVICES
+ * picks): a `gpuflow run` hands its run to a warm serve only when this matches serve's own.
+ */
+export function workerPoolKey(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): string {
+  const w = workerOptions(opts);
+  return JSON.stringify({ ...w, backends: w.backends ?? null, threadsPerCpuWorker: w.threadsPerCpuWorker ?? null, devices: env.GPUFLOW_DEVICES ?? null });
+}

@@ -201,9 +201,10 @@ export class Engine {
     return { runId, compiled, result, cancel: (r) => ctl.cancel(r), story: (k) => ctl.story(k) };
   }
 
-  cancel(runId: string): boolean {
+  /** `reason`: what the run's error says (default: the engine's own). */
+  cancel(runId: string, reason?: string): boolean {
     const r = this.runs.get(runId);
-    r?.cancel();
+    r?.cancel(reason);
     return r !== undefined;
   }
 

@@ -104,6 +104,15 @@ export function validateWorkflow(input: unknown, overrides: Record<string, numbe
   return { doc, params: checked.params, order: checked.order };
 }
 
+/** Whether any node sets a file-path param (a workflow whose meaning depends on the working directory). */
+export function namesFiles(wf: ValidWorkflow): boolean {
+  return wf.doc.nodes.some((n) => {
+    const op = OPS.get(n.op);
+    const params = wf.params.get(n.id);
+    return !!op && !!params && op.spec.params.some((s) => s.kind === 'string' && s.path && typeof params[s.name] === 'string' && params[s.name] !== '');
+  });
+}
+
 /** Reads, parses and validates workflow text. */
 export function loadWorkflowText(text: string, overrides: Record<string, number | string | boolean> = {}): ValidWorkflow {
   return validateWorkflow(parseJsonText(text), overrides);

@@ -9,8 +9,7 @@
  */
 import Database from 'better-sqlite3';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { guarded, StoreError } from './errors';
 
 export type Db = Database.Database;
@@ -20,19 +19,8 @@ export const BUSY_TIMEOUT_MS = 10_000;
 /** Retries (20 ms apart) of the WAL switch when a concurrent creator holds the new file. */
 const OPEN_RETRIES = 250;
 
-export const DB_FILE_NAME = 'gpuflow.db';
-
-/**
- * Where the database lives by default: `<userDataDir>/gpuflow.db` when the Electron shell passes
- * app.getPath('userData'), else `$XDG_DATA_HOME/gpuflow/gpuflow.db` (XDG_DATA_HOME must be
- * absolute, as the XDG spec says), else `~/.local/share/gpuflow/gpuflow.db`.
- */
-export function defaultDbPath(userDataDir?: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (userDataDir) return join(userDataDir, DB_FILE_NAME);
-  const xdg = env.XDG_DATA_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
-  return join(base, 'gpuflow', DB_FILE_NAME);
-}
+// Light enough for the CLI's first lines (no SQLite): `gpuflow run` looks for a warm serve beside it.
+export { DB_FILE_NAME, defaultDbPath } from './default-path';
 
 function checkWritable(path: string): void {
   const dir = dirname(path);

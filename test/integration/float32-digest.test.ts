@@ -44,4 +44,14 @@ describe('float32 matmul digest', () => {
     expect(many.digest).toBe(one.digest);
     expect(js.digest).toBe(one.digest);
   }, 300_000);
+
+  it('4 virtual GPUs: one row panel each (no operand moved, only the 4 partial sums), the digest of 1 CPU worker', async () => {
+    const one = await run(['--cpu-workers', '1', '--threads', '1']);
+    const four = await run(['--cpu-workers', '0', '--virtual-gpus', '4']);
+    expect(four.digest).toBe(one.digest);
+    expect(four.stats.workers.map((w) => [w.id, w.tasks > 0])).toEqual(['vgpu0', 'vgpu1', 'vgpu2', 'vgpu3'].map((id) => [id, true]));
+    // A panel, a copy of B, the product and its partial sum on each GPU; the combine fetches the others' partials.
+    expect(four.stats.transfers.count).toBeLessThanOrEqual(3);
+    expect(four.stats.transfers.bytes).toBeLessThan(1024);
+  }, 300_000);
 });

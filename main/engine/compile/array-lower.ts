@@ -209,7 +209,7 @@ export function viewAxes(a: LazyArray, layout: number[]): LazyArray {
  * there are several (a share is never taken by a CPU worker, so with CPU-backed GPUs, which leave
  * the CPU workers their part, there are none).
  */
-function share(ctx: BuildContext, k: number, n: number): { place?: TaskPlace } {
+export function share(ctx: BuildContext, k: number, n: number): { place?: TaskPlace } {
   return ctx.gpuShare.gpus > 1 && ctx.arrayResource === 'gpu' ? { place: { share: [k, n] } } : {};
 }
 

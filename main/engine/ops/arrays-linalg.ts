@@ -10,7 +10,9 @@
  * room to spare: a float64 qr / svd is one task over the row blocks (the worker gathers them on
  * the device and calls cuSOLVER once) instead of the TSQR tree; a matmul of generated inputs
  * (blocks that read no task output) generates A and B as single blocks, so the product is one
- * gemm where they are made. CPU-only runs, and data too big for one device, keep the block graphs.
+ * gemm where they are made. On several GPU workers, generated operands go in row panels, one
+ * gemm per GPU with B made on each (rowPanelOperands). CPU-only runs, operands that read task
+ * outputs, and data too big for the devices keep the block graphs.
  */
 import { arrayOpSpec } from '../../../common/array-op-params';
 import type { DType } from '../../../common/arrays';
@@ -60,6 +62,8 @@ const matmul: OpDef = {
     need2d(ctx, b0, 'b');
     if (a0.shape[1] !== b0.shape[0]) ctx.fail('inputs.b', `shapes (${a0.shape.join(', ')}) and (${b0.shape.join(', ')}) do not align: ${a0.shape[1]} != ${b0.shape[0]}`);
     const one = oneBlockOperands(ctx, a0, b0);
+    const panels = one ? null : rowPanelOperands(ctx, a0, b0);
+    if (panels) return { out: rowPanelProduct(ctx, panels) };
     // One block of each: the GPU generates them and multiplies (a CPU worker would need them all).
     const bctx: BuildContext = one ? { ...ctx, arrayResource: 'gpu' } : ctx;
     const [a1, b1] = one ?? [a0, b0];
@@ -104,6 +108,69 @@ function oneBlockOperands(ctx: BuildContext, a: LazyArray, b: LazyArray): [LazyA
   const a1 = one(a) ? a : reblockLazy(a, [[m], [k]]);
   const b1 = one(b) ? b : reblockLazy(b, [[k], [n]]);
   return a1 && b1 ? [a1, b1] : null;
+}
+
+/**
+ * Generated operands on G >= 2 GPU workers (real or virtual; compile/coarsen.ts's share): A in G
+ * row panels, B as one block generated again on every GPU (random numbers are addressed by global
+ * index, so each copy is the same B; making it costs a GPU about a millisecond, moving it 1 GiB
+ * over NVLink per peer), and one gemm per panel where its panel was made: C's row panel g =
+ * A's panel g @ B, k not split. So no operand moves between GPUs, each GPU does 1/G of the flops,
+ * and every element of C is summed over k by one gemm call as on one GPU (the one-gemm path
+ * above), not by the k-block sum of the SUMMA graph (issue 30: 16384^2 in 4096^2 chunks on four
+ * H100s moved 53 blocks and took longer than one GPU). Null when the operands read task outputs,
+ * the run has fewer than two GPU workers, the product is under PANEL_MIN_MACS, or a GPU's share
+ * does not fit (cuda: ONE_DEVICE_SHARE
+ * of the smallest; CPU-backed GPU workers: B at most PANEL_CPU_B_ELEMENTS, since each makes its
+ * own copy).
+ */
+export const PANEL_CPU_B_ELEMENTS = 2 ** 24;
+/**
+ * Products smaller than this many multiply-adds (1024^3) keep the block graph: there a GPU
+ * finishes either graph in about a millisecond, so the panels buy nothing, and the block graph
+ * spreads the work in smaller tasks (and its moves are what the transfer and IPC tests exercise).
+ */
+export const PANEL_MIN_MACS = 2 ** 30;
+
+interface RowPanels {
+  a: LazyArray;
+  b: LazyArray;
+  gpus: number;
+}
+
+function rowPanelOperands(ctx: BuildContext, a: LazyArray, b: LazyArray): RowPanels | null {
+  const gpus = ctx.gpuShare.gpus;
+  const [m, k] = a.shape;
+  const n = b.shape[1];
+  if (gpus < 2 || m < gpus || m * k * n < PANEL_MIN_MACS) return null;
+  const rows = Math.ceil(m / gpus);
+  const elem = bytesPerElement(floatOf(a.dtype, b.dtype));
+  // The device kernels index a block with 32-bit integers.
+  if (rows * k >= 2 ** 31 || k * n >= 2 ** 31 || rows * n >= 2 ** 31) return null;
+  const perGpu = (rows * k + k * n + rows * n) * elem;
+  if (ctx.device ? ctx.device.gpus < 2 || perGpu > ctx.device.bytes * ONE_DEVICE_SHARE : k * n > PANEL_CPU_B_ELEMENTS) return null;
+  const a1 = reblockLazy(a, [axisChunks(m, rows), [k]]);
+  const b1 = reblockLazy(b, [[k], [n]]);
+  return a1 && b1 ? { a: a1, b: b1, gpus: a1.chunks[0].length } : null;
+}
+
+function rowPanelProduct(ctx: BuildContext, p: RowPanels): LazyArray {
+  // On cuda GPU workers the panels are theirs alone (a CPU worker would have to be sent them).
+  const pctx: BuildContext = ctx.device ? { ...ctx, arrayResource: 'gpu' } : ctx;
+  const a = materialize(p.a, pctx, 'a', (idx) => ({ index: idx[0] }));
+  const dtype = floatOf(a.dtype, p.b.dtype);
+  const [k, n] = p.b.shape;
+  const keys: string[] = [];
+  for (let g = 0; g < p.gpus; g++) {
+    const b = materialize(p.b, pctx, `b${g}`, () => ({ index: g }));
+    const rows = a.chunks[0][g];
+    const outBytes = rows * n * bytesPerElement(dtype);
+    const inBytes = (rows * k + k * n) * bytesPerElement(dtype);
+    const key = ctx.key('matmul', [g, 0]);
+    ctx.emit({ key, deps: [a.block([g, 0]).deps[0], b.block([0, 0]).deps[0]], spec: { kind: 'array-op', op: 'matmul', params: { k: 1 } }, resource: pctx.arrayResource, op: 'matmul', outBytes, workBytes: outBytes + inBytes, place: { index: g } });
+    keys.push(key);
+  }
+  return fromKeys([a.shape[0], n], [a.chunks[0], [n]], dtype, keys, ctx.nodeId, [ctx.nodeId]);
 }
 
 /** Row chunks for TSQR: every block needs at least n rows, so a short last block joins the one before. */

@@ -6,6 +6,8 @@
  */
 import { AGGS, type Agg } from '../../../../common/df-aggs';
 import type { DfOp, DfOpParams } from '../../../../common/df/op-params';
+import type { TaskPlace } from '../../../../common/tasks';
+import { share } from '../../compile/array-lower';
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, listColumns, requireColumns, strList, type ColType, type DfColumn } from './meta';
 
@@ -22,6 +24,14 @@ interface AggSpec {
 /**
  * Chunk -> combine (split_every at a time) -> aggregate; returns the aggregate's key. `final`
  * names the kernel op of the last step and its params.
+ *
+ * On G >= 2 GPU workers (ctx.gpuShare) the partials are combined per GPU first (issue 30): the
+ * partitions split into G contiguous shares (placement.ts's share rule: partition i of n belongs
+ * to GPU floor(i G / n)), each share's partials combined by the split_every tree of its own, and
+ * the one aggregate reads the G share results, so only G - 1 partials move between GPUs. With
+ * cuda GPU workers the combine tasks carry the share as their place, and so do the chunk tasks
+ * over `generated` partitions (a timeseries source, fused into them: nothing to fetch); elsewhere
+ * the grouping stands and placement follows the data.
  */
 export function treeReduce<C extends DfOp, M extends DfOp, F extends DfOp>(
   ctx: BuildContext,
@@ -32,23 +42,41 @@ export function treeReduce<C extends DfOp, M extends DfOp, F extends DfOp>(
   splitEvery: number,
   partialBytes: number,
   inBytes: number,
+  generated = false,
 ): string {
-  let level = keys.map((k, i) => {
+  const n = keys.length;
+  const gpus = Math.min(ctx.gpuShare.gpus, n);
+  const partials = keys.map((k, i) => {
     const key = ctx.key(chunk.op, [i]);
-    emitDf(ctx, key, [k], chunk.op, chunk.params, partialBytes, inBytes + partialBytes);
+    // Only a chunk step over generated partitions is placed: one over read partitions runs where its partition is.
+    emitDf(ctx, key, [k], chunk.op, chunk.params, partialBytes, inBytes + partialBytes, gpus > 1 && generated ? share(ctx, i, n).place : undefined);
     return key;
   });
-  let depth = 0;
-  while (level.length > splitEvery) {
-    const next: string[] = [];
-    for (let i = 0; i < level.length; i += splitEvery) {
-      const key = ctx.key(combine.op, [depth, next.length]);
-      const group = level.slice(i, i + splitEvery);
-      emitDf(ctx, key, group, combine.op, combine.params, partialBytes, partialBytes * (group.length + 1));
-      next.push(key);
+  /** The split_every tree over `level` down to at most `upTo` keys; `prefix` keeps the keys of different shares apart. */
+  const tree = (level: string[], upTo: number, prefix: number[], place?: TaskPlace): string[] => {
+    let depth = 0;
+    while (level.length > upTo) {
+      const next: string[] = [];
+      for (let i = 0; i < level.length; i += splitEvery) {
+        const key = ctx.key(combine.op, [...prefix, depth, next.length]);
+        const group = level.slice(i, i + splitEvery);
+        emitDf(ctx, key, group, combine.op, combine.params, partialBytes, partialBytes * (group.length + 1), place);
+        next.push(key);
+      }
+      level = next;
+      depth++;
     }
-    level = next;
-    depth++;
+    return level;
+  };
+  let level: string[];
+  if (gpus > 1) {
+    level = [];
+    for (let g = 0; g < gpus; g++) {
+      const mine = partials.filter((_, i) => Math.floor((i * gpus) / n) === g);
+      level.push(...tree(mine, 1, [g], share(ctx, g, gpus).place));
+    }
+  } else {
+    level = tree(partials, splitEvery, []);
   }
   const key = ctx.key(final.op);
   emitDf(ctx, key, level, final.op, final.params, partialBytes, partialBytes * (level.length + 1));
@@ -120,7 +148,7 @@ const groupby: OpDef = {
     const spec = { by: byNames, aggs, ddof };
     // A partial has one row per group; its size is unknown until run time, bounded by the input.
     const partial = Math.min(f.partitionBytes, 1 << 20);
-    const key = treeReduce(ctx, f.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes);
+    const key = treeReduce(ctx, f.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes, f.generated);
     return { out: frameValue([key], out, partial) };
   },
 };

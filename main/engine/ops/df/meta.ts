@@ -7,7 +7,7 @@
 import { dfOpSpec, type DfOp, type DfOpParams } from '../../../../common/df/op-params';
 import type { ValueType } from '../../../../common/expr/ast';
 import type { ExprSchema } from '../../../../common/expr/check';
-import type { TaskDef } from '../../../../common/tasks';
+import type { TaskDef, TaskPlace } from '../../../../common/tasks';
 import type { BuildContext, LazyOpaque } from '../types';
 
 export type ColType = Exclude<ValueType, 'null'>;
@@ -21,14 +21,19 @@ export interface DfMeta {
   partitions: number;
   /** Rough bytes of one partition, for the compiler's task-size limit (not a promise). */
   partitionBytes: number;
+  /**
+   * The partitions are generated from a seed (timeseries) and fused into the step that reads them
+   * (compile/df-fuse.ts): nothing to fetch, so that step may be placed on any GPU.
+   */
+  generated?: boolean;
 }
 
 export interface LazyFrame extends DfMeta {
   keys: string[];
 }
 
-export function frameValue(keys: string[], columns: DfColumn[], partitionBytes: number): LazyOpaque {
-  const meta: DfMeta = { columns, partitions: keys.length, partitionBytes: Math.max(64, Math.round(partitionBytes)) };
+export function frameValue(keys: string[], columns: DfColumn[], partitionBytes: number, generated = false): LazyOpaque {
+  const meta: DfMeta = { columns, partitions: keys.length, partitionBytes: Math.max(64, Math.round(partitionBytes)), ...(generated ? { generated } : {}) };
   return { kind: 'opaque', portType: 'dataframe', keys, meta: meta as unknown as Record<string, unknown> };
 }
 
@@ -38,7 +43,7 @@ export function frameInput(ctx: BuildContext, port: string): LazyFrame {
   if (!v) return ctx.fail(`inputs.${port}`, 'not connected');
   if (v.kind !== 'opaque' || v.portType !== 'dataframe') return ctx.fail(`inputs.${port}`, `expects a dataframe, got ${v.kind === 'opaque' ? v.portType : v.kind}`);
   const m = v.meta as unknown as DfMeta;
-  return { keys: v.keys, columns: m.columns, partitions: m.partitions, partitionBytes: m.partitionBytes };
+  return { keys: v.keys, columns: m.columns, partitions: m.partitions, partitionBytes: m.partitionBytes, generated: m.generated };
 }
 
 export function exprSchema(cols: DfColumn[]): ExprSchema {
@@ -79,8 +84,8 @@ export function str(ctx: BuildContext, name: string): string {
 }
 
 /** Emits one df task (its params typed by common/df/op-params.ts); resource 'any' (both CPU and GPU workers run the js kernels). */
-export function emitDf<Op extends DfOp>(ctx: BuildContext, key: string, deps: string[], op: Op, params: DfOpParams<Op>, outBytes: number, workBytes = outBytes): void {
-  const t: Omit<TaskDef, 'node'> = { key, deps, spec: dfOpSpec(op, params), resource: 'any', op, outBytes: Math.max(64, Math.round(outBytes)), workBytes: Math.max(64, Math.round(workBytes)) };
+export function emitDf<Op extends DfOp>(ctx: BuildContext, key: string, deps: string[], op: Op, params: DfOpParams<Op>, outBytes: number, workBytes = outBytes, place?: TaskPlace): void {
+  const t: Omit<TaskDef, 'node'> = { key, deps, spec: dfOpSpec(op, params), resource: 'any', op, outBytes: Math.max(64, Math.round(outBytes)), workBytes: Math.max(64, Math.round(workBytes)), ...(place ? { place } : {}) };
   ctx.emit(t);
 }
 

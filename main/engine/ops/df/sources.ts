@@ -191,7 +191,7 @@ const timeseriesOp: OpDef = {
       ctx.emit({ key, deps: [], spec: dfOpSpec('timeseries', { seed, partition: p, rows, ...(want ? { columns: want } : {}) }), resource: 'any', op: 'timeseries', outBytes: bytes, workBytes: bytes * 2 });
       keys.push(key);
     }
-    return { out: frameValue(keys, columns, bytes) };
+    return { out: frameValue(keys, columns, bytes, true) };
   },
 };
 

@@ -1,0 +1,27 @@
+/**
+ * Whether `gpuflow run` may hand its run to a warm serve (main/cli/attach.ts says when and how).
+ * Asked by main/cli.ts before it forks any worker, so it costs one stat when no serve announced
+ * itself; the file's reader (zod) loads only when there is a file.
+ */
+import { existsSync } from 'node:fs';
+import type { ServeFile } from '../api/serve-file';
+import { defaultDbPath, serveFilePath } from '../store/default-path';
+import { UsageError, type Parsed } from './args';
+import { workerPoolKey } from './workers';
+
+export async function findWarmPool(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): Promise<ServeFile | null> {
+  if (opts['no-attach'] || opts.dask !== undefined || opts['no-store'] || env.GPUFLOW_ATTACH === '0') return null;
+  const path = serveFilePath(opts.db ?? env.GPUFLOW_DB ?? defaultDbPath(undefined, env));
+  if (!existsSync(path)) return null;
+  let pool: string;
+  try {
+    pool = workerPoolKey(opts, env);
+  } catch (e) {
+    if (e instanceof UsageError) return null; // the command reports it
+    throw e;
+  }
+  const { readServeFile } = await import('../api/serve-file');
+  const { file, skip } = readServeFile(path);
+  if (skip) process.stderr.write(`gpuflow: not attaching to serve: ${skip}\n`);
+  return file && file.pool === pool ? file : null;
+}

@@ -1,0 +1,182 @@
+/**
+ * The warm pool (issue 30): `gpuflow run` hands its run to a real `gpuflow serve` on 127.0.0.1
+ * recording into the same database with the same workers, and prints what a local run prints.
+ * Oracles: serve's own event stream (a run started in serve's engine shows up there, a local
+ * run in another process cannot), and the same workflow run with --no-attach (digest, results,
+ * exit code, error text).
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { NO_GPU_ENV, startServe, tempDir, type Serving } from '../reliability/helpers';
+import { runCli } from './cli-helpers';
+import { parseCli } from '../../main/cli/args';
+import { workerPoolKey } from '../../main/cli/workers';
+
+const POOL = ['--virtual-gpus', '2', '--cpu-workers', '0', '--backend', 'native-cpu'];
+const WF = ['run', 'examples/seed-benchmark.json', '--param', 'N=3000', '--param', 'chunks=500'];
+
+/** Run ids that serve's engine started, read from its event stream. */
+function watchRuns(s: Serving): Promise<{ runs: Set<string>; close(): void }> {
+  const ws = new WebSocket(`${s.base.replace('http', 'ws')}/api/events?since=live`, { headers: { authorization: `Bearer ${s.token}` } });
+  const runs = new Set<string>();
+  ws.on('message', (b: Buffer) => {
+    const m = JSON.parse(b.toString()) as { type: string; state?: string; runId?: string };
+    if (m.type === 'run' && m.state === 'started' && m.runId) runs.add(m.runId);
+  });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve({ runs, close: () => ws.close() }));
+    ws.once('error', reject);
+  });
+}
+
+/** The printed lines without the run's time, id and tasks per worker (they differ between any two runs). */
+const stable = (out: string) =>
+  out
+    .replace(/ in \d+\.\d+ s /, ' in T s ')
+    .replace(/; run \S+, digest/, '; run R, digest')
+    .replace(/\(virtual\): \d+/g, '(virtual): n');
+/** stderr without the workers' own log lines ("[vgpu0 123] ..."): a local run's workers share its terminal, serve's write to serve's. */
+const ownLines = (err: string) => err.split('\n').filter((l) => !/^\[\w+ \d+\]/.test(l)).join('\n');
+
+describe('gpuflow run attaches to a running serve', () => {
+  const dir = tempDir('gpuflow-attach-');
+  const db = path.join(dir, 'gpuflow.db');
+  const env = { ...NO_GPU_ENV, GPUFLOW_DB: db };
+  let s: Serving;
+  beforeAll(async () => {
+    s = await startServe([...POOL], env);
+  }, 90_000);
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('serve announces itself in <db>.serve.json, mode 0600, naming its pid, and the run goes there', async () => {
+    const file = `${db}.serve.json`;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const f = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; origin: string; token: string };
+    expect(f.pid).toBe(s.child.pid);
+    expect(f.origin).toBe(s.base);
+    expect(f.token).toBe(s.token);
+
+    const watch = await watchRuns(s);
+    try {
+      const attached = await runCli([...WF, ...POOL, '--json'], env);
+      expect(attached.stderr).toBe('');
+      expect(attached.code).toBe(0);
+      const a = JSON.parse(attached.stdout) as { runId: string; storeId: number; digest: string; results: unknown; tasksPerWorker: Record<string, number> };
+      expect(watch.runs.has(a.runId)).toBe(true);
+      // Both of serve's virtual GPUs took tasks.
+      expect(Object.keys(a.tasksPerWorker).sort()).toEqual(['vgpu0', 'vgpu1']);
+
+      const local = await runCli([...WF, ...POOL, '--json', '--no-attach'], env);
+      expect(local.code).toBe(0);
+      const l = JSON.parse(local.stdout) as { runId: string; storeId: number; digest: string; results: unknown };
+      expect(watch.runs.has(l.runId)).toBe(false);
+      expect(a.digest).toBe(l.digest);
+      expect(a.results).toEqual(l.results);
+      // Both recorded in the one database, as two runs.
+      expect(l.storeId).toBe(a.storeId + 1);
+
+      // The text output is the local one, line for line, times and ids aside.
+      const [at, lt] = await Promise.all([runCli([...WF, ...POOL], env), runCli([...WF, ...POOL, '--no-attach'], env)]);
+      expect([at.code, lt.code]).toEqual([0, 0]);
+      expect(stable(at.stdout)).toBe(stable(lt.stdout));
+      expect(watch.runs.size).toBe(2);
+    } finally {
+      watch.close();
+    }
+  }, 180_000);
+
+  it('Ctrl-C cancels the run on serve: exit 1, the local run\'s message, serve goes on', async () => {
+    const ws = new WebSocket(`${s.base.replace('http', 'ws')}/api/events?since=live`, { headers: { authorization: `Bearer ${s.token}` } });
+    await new Promise((r, j) => ws.once('open', r).once('error', j));
+    const child = spawn(process.execPath, ['bin/gpuflow.mjs', 'run', 'examples/seed-benchmark.json', '--param', 'N=40000', '--param', 'chunks=250', ...POOL], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    // The first task of the run on serve: the run is under way there.
+    await new Promise<void>((r) => ws.on('message', (b: Buffer) => (JSON.parse(b.toString()) as { type: string }).type === 'task' && r()));
+    ws.close();
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+    // What a local run prints on Ctrl-C (the engine prefixes the reason with 'cancelled: ').
+    expect(stderr).toMatch(/^run cancelled: cancelled: interrupted \(SIGINT\)\n/);
+    // serve is still there and takes the next run.
+    const again = await runCli([...WF, ...POOL, '--json'], env);
+    expect(again.code).toBe(0);
+  }, 180_000);
+
+  it('another worker set, or another database, runs here', async () => {
+    const watch = await watchRuns(s);
+    try {
+      const other = await runCli([...WF, '--virtual-gpus', '1', '--cpu-workers', '0', '--backend', 'native-cpu', '--json'], env);
+      expect(other.code).toBe(0);
+      const otherDb = await runCli([...WF, ...POOL, '--json', '--db', path.join(dir, 'other.db')], env);
+      expect(otherDb.code).toBe(0);
+      expect(watch.runs.size).toBe(0);
+    } finally {
+      watch.close();
+    }
+  }, 180_000);
+});
+
+describe('what is not a warm serve is ignored', () => {
+  it('a file naming a dead pid: the run is local and says nothing about it', async () => {
+    const dir = tempDir('gpuflow-attach-stale-');
+    const db = path.join(dir, 'gpuflow.db');
+    const dead = spawn(process.execPath, ['-e', '0']);
+    const pid = await new Promise<number>((r) => dead.once('exit', () => r(dead.pid!)));
+    const file = `${db}.serve.json`;
+    const pool = workerPoolKey(parseCli(POOL).values, NO_GPU_ENV);
+    writeFileSync(file, JSON.stringify({ format: 'gpuflow.serve/1', pid, origin: 'http://127.0.0.1:9', token: 'x'.repeat(24), pool, cwd: process.cwd(), allowedDirs: null }), { mode: 0o600 });
+    const r = await runCli([...WF, ...POOL, '--json'], { ...NO_GPU_ENV, GPUFLOW_DB: db });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(existsSync(file)).toBe(true);
+
+    // The same file readable by others is not trusted (its token may have leaked), and says why.
+    chmodSync(file, 0o644);
+    const open = await runCli([...WF, ...POOL, '--json'], { ...NO_GPU_ENV, GPUFLOW_DB: db });
+    expect(open.code).toBe(0);
+    expect(open.stderr).toMatch(/not attaching to serve: .*serve\.json is readable by others \(mode 644\)/);
+  }, 120_000);
+
+  it('a live serve that cannot be reached: the run starts here, saying why', async () => {
+    const dir = tempDir('gpuflow-attach-gone-');
+    const db = path.join(dir, 'gpuflow.db');
+    const pool = workerPoolKey(parseCli(POOL).values, NO_GPU_ENV);
+    // Our own pid is alive; nothing listens on port 9 (discard) of 127.0.0.1 here.
+    writeFileSync(`${db}.serve.json`, JSON.stringify({ format: 'gpuflow.serve/1', pid: process.pid, origin: 'http://127.0.0.1:9', token: 'x'.repeat(24), pool, cwd: process.cwd(), allowedDirs: null }), { mode: 0o600 });
+    const r = await runCli([...WF, ...POOL, '--json'], { ...NO_GPU_ENV, GPUFLOW_DB: db });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^gpuflow: running here: cannot reach serve at http:\/\/127\.0\.0\.1:9/);
+    expect((JSON.parse(r.stdout) as { status: string }).status).toBe('finished');
+  }, 120_000);
+});
+
+describe('a failing run attached', () => {
+  it('exits 1 with the local run’s error text; serve removes its file when it stops', async () => {
+    const dir = tempDir('gpuflow-attach-fail-');
+    const db = path.join(dir, 'gpuflow.db');
+    const one = ['--virtual-gpus', '1', '--cpu-workers', '0', '--backend', 'native-cpu'];
+    const env = { ...NO_GPU_ENV, GPUFLOW_DB: db, GPUFLOW_FAULT_KERNEL_ERROR_AFTER: 'vgpu0:0' };
+    const s = await startServe(one, env);
+    try {
+      const watch = await watchRuns(s);
+      const [attached, local] = [await runCli([...WF, ...one], env), await runCli([...WF, ...one, '--no-attach'], env)];
+      watch.close();
+      expect(watch.runs.size).toBe(1);
+      expect(attached.code).toBe(1);
+      expect(local.code).toBe(1);
+      expect(attached.stderr).toMatch(/^run failed: /);
+      expect(attached.stderr).toBe(ownLines(local.stderr));
+      expect(stable(attached.stdout)).toBe(stable(local.stdout));
+    } finally {
+      await s.stop();
+    }
+    expect(existsSync(`${db}.serve.json`)).toBe(false);
+  }, 180_000);
+});
