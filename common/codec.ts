@@ -2,6 +2,13 @@
  * Binary framing of chunk values for worker-to-worker transfers (worker/peer.ts): a JSON header
  * describing the value and its buffers, followed by the raw bytes. No JSON rows of numbers, no
  * copies beyond the socket's.
+ *
+ * A JSON value travels in the body, never in the header: the header stays small whatever the
+ * value (the peer's MAX_HEADER is a safety bound), and a tuning trial's output holds its weights
+ * and optimizer state as one base64 string of megabytes (worker/kernels/tfjs/pack.ts). Long
+ * strings are lifted out of the JSON text into buffers of their own; one that is canonical base64
+ * goes as its raw bytes (the weights' float32 bytes, a quarter smaller) and is re-encoded on
+ * arrival, which gives back the identical string.
  */
 import type { ChunkValue, DType, JsonValue, NDArray, NumericArray, ReduceOp } from './arrays';
 
@@ -15,7 +22,12 @@ export type ValueHeader =
   /** `isum`: the exact integer sum (Partial.isum) follows the fields' buffers. */
   | { kind: 'partial'; op: ReduceOp; shape: number[]; fields: string[]; isum?: boolean }
   | { kind: 'table'; rows: number }
-  | { kind: 'json'; value: JsonValue }
+  /**
+   * buffers[0]: the value's JSON text (UTF-8) with each lifted string replaced by ""; then one
+   * buffer per entry of `blobs`: the string at `path` (object keys and array indices), as raw
+   * bytes when `base64`, as UTF-8 otherwise.
+   */
+  | { kind: 'json'; blobs: Array<{ path: Array<string | number>; base64: boolean }> }
   | { kind: 'arrays'; parts: Array<{ name: string; dtype: DType; shape: number[] }> };
 
 function bytesOf(a: ArrayBufferView): Uint8Array {
@@ -36,7 +48,7 @@ export function encodeValue(v: ChunkValue): EncodedValue {
     case 'table':
       return { header: { kind: 'table', rows: v.rows }, buffers: [v.ipc] };
     case 'json':
-      return { header: { kind: 'json', value: v.value }, buffers: [] };
+      return encodeJson(v.value);
     case 'arrays': {
       const names = Object.keys(v.arrays);
       return {
@@ -45,6 +57,66 @@ export function encodeValue(v: ChunkValue): EncodedValue {
       };
     }
   }
+}
+
+/** Strings from this length on leave the JSON text for a buffer of their own. */
+export const BLOB_MIN_CHARS = 4096;
+
+type Path = Array<string | number>;
+
+/** Whether `s` is base64 that decodes and re-encodes to itself (so its bytes can travel raw). */
+function canonicalBase64(s: string, bytes: Buffer): boolean {
+  return s.length % 4 === 0 && bytes.toString('base64') === s;
+}
+
+function encodeJson(value: JsonValue): EncodedValue {
+  const blobs: Array<{ path: Path; base64: boolean }> = [];
+  const buffers: Uint8Array[] = [];
+  const lift = (v: JsonValue, path: Path): JsonValue => {
+    if (typeof v === 'string') {
+      if (v.length < BLOB_MIN_CHARS) return v;
+      const raw = Buffer.from(v, 'base64');
+      const base64 = canonicalBase64(v, raw);
+      blobs.push({ path, base64 });
+      buffers.push(base64 ? raw : Buffer.from(v, 'utf8'));
+      return '';
+    }
+    if (Array.isArray(v)) return v.map((x, i) => lift(x, [...path, i]));
+    if (v !== null && typeof v === 'object') {
+      const o: { [k: string]: JsonValue } = {};
+      for (const [k, x] of Object.entries(v)) o[k] = lift(x, [...path, k]);
+      return o;
+    }
+    return v;
+  };
+  const text = Buffer.from(JSON.stringify(lift(value, [])), 'utf8');
+  return { header: { kind: 'json', blobs }, buffers: [text, ...buffers] };
+}
+
+/** `root` with the string at `path` set to `s` (in place below the root); a bad path is an error. */
+function setAt(root: JsonValue, path: Path, s: string): JsonValue {
+  if (path.length === 0) return s;
+  let parent: JsonValue = root;
+  path.forEach((k, depth) => {
+    const last = depth === path.length - 1;
+    if (Array.isArray(parent) && typeof k === 'number' && k >= 0 && k < parent.length) {
+      if (last) parent[k] = s;
+      else parent = parent[k];
+    } else if (parent !== null && typeof parent === 'object' && !Array.isArray(parent) && typeof k === 'string' && Object.hasOwn(parent, k)) {
+      if (last) parent[k] = s;
+      else parent = parent[k];
+    } else throw new Error(`JSON value framing: blob path ${JSON.stringify(path)} does not lead to a place in the value`);
+  });
+  return root;
+}
+
+function decodeJson(blobs: Array<{ path: Path; base64: boolean }>, buffers: Uint8Array[]): JsonValue {
+  let value = JSON.parse(Buffer.from(buffers[0].buffer, buffers[0].byteOffset, buffers[0].byteLength).toString('utf8')) as JsonValue;
+  blobs.forEach((b, i) => {
+    const bytes = Buffer.from(buffers[i + 1].buffer, buffers[i + 1].byteOffset, buffers[i + 1].byteLength);
+    value = setAt(value, b.path, b.base64 ? bytes.toString('base64') : bytes.toString('utf8'));
+  });
+  return value;
 }
 
 /** Copies into an aligned buffer: typed arrays need their offset aligned to the element size. */
@@ -79,7 +151,7 @@ export function decodeValue(header: ValueHeader, buffers: Uint8Array[]): ChunkVa
     case 'table':
       return { kind: 'table', ipc: new Uint8Array(aligned(buffers[0])), rows: header.rows };
     case 'json':
-      return { kind: 'json', value: header.value };
+      return { kind: 'json', value: decodeJson(header.blobs, buffers) };
     case 'arrays': {
       const arrays: Record<string, NDArray> = {};
       header.parts.forEach((p, i) => {

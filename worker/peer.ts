@@ -2,7 +2,10 @@
  * Worker-to-worker chunk transfer: each worker serves the chunks it holds on a loopback TCP port,
  * and fetches the dependencies of its tasks straight from the peers holding them, so chunk data
  * never passes through main. Framing: a request is [u32 length][JSON {token, keys}]; the reply is,
- * per key, [u32 length][JSON {key, found, header, sizes}] followed by the raw buffers.
+ * per key, [u32 length][JSON {key, found, header, sizes}] followed by the raw buffers. Every JSON
+ * frame stays under MAX_HEADER (a bound on what a peer makes us buffer and parse before any
+ * check): values, JSON ones included, travel in the buffers (common/codec.ts), so a task output's
+ * size is not bounded by it (issue 26: a tuning trial's packed weights, megabytes).
  * The token (random per cluster) keeps other local processes from reading chunks.
  *
  * CUDA IPC (worker/resident/ipc.ts): a GPU worker's request may say `ipc: true`; a holder with a
