@@ -10,9 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { loadNative } from '../../../native/index';
 import type { ArrayBackend } from '../../../worker/kernels/backend';
 import { createJsBackend } from '../../../worker/kernels/js';
-import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import { checkOutput, daskCases, type DaskCase, valuesOf } from '../../helpers/dask-array-cases';
 import { localTasks } from '../../helpers/local-tasks';
+import { nativeCpu } from '../../helpers/backend-sets';
 
 async function runCase(c: DaskCase, backends: ArrayBackend[]): Promise<void> {
   const results = await (await localTasks(c.doc, {}, {}, backends)).results();
@@ -28,10 +28,5 @@ describe('dask.array cases against NumPy (js)', () => {
 });
 
 describe.skipIf('unavailable' in native)('dask.array cases against NumPy (native-cpu, js where it cannot)', () => {
-  const nativeCpu = (): ArrayBackend => {
-    const b = createNativeCpuBackend(2);
-    if ('unavailable' in b) throw new Error(b.unavailable);
-    return b;
-  };
   it.each(table)('%s', (_, c) => runCase(c, [nativeCpu(), createJsBackend()]));
 });

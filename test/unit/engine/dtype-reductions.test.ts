@@ -10,12 +10,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NDArray } from '../../../common/arrays';
 import { writeNpy } from '../../../common/npy';
-import { loadNative } from '../../../native/index';
-import type { ArrayBackend } from '../../../worker/kernels/backend';
-import { createJsBackend } from '../../../worker/kernels/js';
-import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import { chain } from '../../helpers/local-run';
 import { localTasks } from '../../helpers/local-tasks';
+import { backendSets } from '../../helpers/backend-sets';
 
 const dir = mkdtempSync(join(tmpdir(), 'gpuflow-reduce-dtypes-'));
 function npy(name: string, a: NDArray): string {
@@ -27,17 +24,8 @@ const big = npy('big', { dtype: 'int64', shape: [4], data: BigInt64Array.from([2
 const big2d = npy('big2d', { dtype: 'int64', shape: [3, 2], data: BigInt64Array.from([2n ** 60n, 5n, 3n, -(2n ** 55n), 7n, 9n]) });
 const i32 = npy('i32', { dtype: 'int32', shape: [5], data: Int32Array.from([7, -3, 12, 0, 5]) });
 
-const native = loadNative();
-const backendSets: Array<[string, () => ArrayBackend[]]> = [['js', () => [createJsBackend()]]];
-if (!('unavailable' in native)) {
-  backendSets.push(['native-cpu', () => {
-    const b = createNativeCpuBackend(2);
-    if ('unavailable' in b) throw new Error(b.unavailable);
-    return [b, createJsBackend()];
-  }]);
-}
 
-describe.each(backendSets)('reduction dtypes (%s)', (_, backends) => {
+describe.each(backendSets())('reduction dtypes (%s)', (_, backends) => {
   const run = async (doc: unknown) => (await localTasks(doc, {}, {}, backends())).results();
 
   it('sums int64 above 2**53 exactly, over chunks', async () => {

@@ -15,8 +15,8 @@ import { loadNative } from '../../../native/index';
 import { executeSpec } from '../../../worker/execute';
 import type { ArrayBackend } from '../../../worker/kernels/backend';
 import { createJsBackend } from '../../../worker/kernels/js';
-import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import { localTasks } from '../../helpers/local-tasks';
+import { nativeCpu } from '../../helpers/backend-sets';
 
 const native = loadNative();
 const skip = 'unavailable' in native;
@@ -41,12 +41,6 @@ const arrayOf = (v: ChunkValue): NDArray => {
 };
 
 const config: WorkerConfig = { id: 'l', kind: 'cpu', label: 'l', threads: 2, concurrency: 1, memoryLimit: 2 ** 32, peerToken: 'x'.repeat(16), backends: ['native-cpu', 'js'], heartbeatMs: 1000 };
-
-function nativeCpu(): ArrayBackend {
-  const b = createNativeCpuBackend(2);
-  if ('unavailable' in b) throw new Error(b.unavailable);
-  return b;
-}
 
 /** native-cpu, but its SVD hands back (u_k, v_k) with the signs of even k flipped, as cuSOLVER may. */
 function signFlipping(): ArrayBackend {

@@ -6,27 +6,13 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { DType } from '../../../common/arrays';
-import { loadNative } from '../../../native/index';
-import type { ArrayBackend } from '../../../worker/kernels/backend';
-import { createJsBackend } from '../../../worker/kernels/js';
-import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import { checkDtypeCases, dtypeCasesDoc, numpyAnswers } from '../../helpers/dtype-cases';
 import { chain, runLocal } from '../../helpers/local-run';
 import { localTasks } from '../../helpers/local-tasks';
+import { backendSets } from '../../helpers/backend-sets';
 import { makeCases } from '../../helpers/next-ops-cases';
 
-const native = loadNative();
-
-function nativeCpu(): ArrayBackend {
-  const b = createNativeCpuBackend(2);
-  if ('unavailable' in b) throw new Error(b.unavailable);
-  return b;
-}
-
-describe.each([
-  ['js', () => [createJsBackend()]],
-  ...('unavailable' in native ? [] : [['native-cpu', () => [nativeCpu(), createJsBackend()]] as const]),
-] as Array<[string, () => ArrayBackend[]]>)('the next ops (elementwise, reductions, indexing, shape, percentiles) against NumPy (%s)', (_, backends) => {
+describe.each(backendSets())('the next ops (elementwise, reductions, indexing, shape, percentiles) against NumPy (%s)', (_, backends) => {
   it('every case gives NumPy\'s dtype and values', async () => {
     const { cases, dir } = makeCases();
     expect(cases.length).toBeGreaterThanOrEqual(468);

@@ -14,8 +14,8 @@ import { encodeProgram, unsupportedReason } from '../../../native/program-code';
 import type { ArrayBackend } from '../../../worker/kernels/backend';
 import { createJsBackend } from '../../../worker/kernels/js';
 import { PhiloxStream } from '../../../common/philox';
-import { createNativeCpuBackend } from '../../../worker/kernels/native-cpu';
 import { localTasks } from '../../helpers/local-tasks';
+import { nativeCpu } from '../../helpers/backend-sets';
 
 const native = loadNative();
 
@@ -107,11 +107,6 @@ describe('basic indexing of a generated array (js)', () => {
 });
 
 describe.skipIf('unavailable' in native)('basic indexing on native-cpu', () => {
-  const nativeCpu = (): ArrayBackend => {
-    const b = createNativeCpuBackend(2);
-    if ('unavailable' in b) throw new Error(b.unavailable);
-    return b;
-  };
   it.each(CASES)('x[$slices] gives the js values', async ({ slices, shape }) => {
     const js = await run([37, 23], [10, 7], slices);
     const nat = await run([37, 23], [10, 7], slices, [nativeCpu(), createJsBackend()]);
