@@ -5,12 +5,10 @@
  * search's validation rows.
  */
 import type { Table, Vector } from 'apache-arrow';
-import * as z from 'zod';
 import { boolVector, floatVector, intVector, utf8Vector } from '../df/build';
 import { tableOf } from '../df/gather';
 import { fromIPC, toIPC } from '../df/ipc';
 import type { JsonValue } from '../../../common/arrays';
-import { formatIssues } from '../../../common/tuning/space';
 import type { HandlerContext, HandlerResult } from '../../handlers';
 import { unpackModel, type PackedModel } from './pack';
 import { predict } from './predict';

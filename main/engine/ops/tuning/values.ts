@@ -1,7 +1,7 @@
 /**
  * The compile-time values of model-tuning ports. A 'dataset' is a recipe, not rows: synthetic data
  * is generated inside each worker from its seed (the same rows everywhere, nothing sent), so the
- * value carries the worker-side DataSpec (worker/kernels/tfjs/trial-task.ts) and what the
+ * value carries the DataSpec the worker reads (common/tuning/data-spec.ts) and what the
  * compiler needs to check a search against it (task, feature count, classes). A 'model' is the
  * model node's base settings. Each also names a small summary task, the node's result when it is
  * left unconnected.
@@ -11,7 +11,7 @@ import type { Task } from '../../../../common/tuning/trial';
 import type { ModelKind, ModelSpec } from '../../../../common/tuning/trial';
 import type { BuildContext, LazyOpaque } from '../types';
 
-/** Mirrors worker/kernels/tfjs/trial-task.ts DataSpec['source'] (synthetic kinds). */
+/** A DataSpec['source'] of a synthetic kind (common/tuning/data-spec.ts), with the counts the compiler checks made required. */
 export type SyntheticSource =
   | { kind: 'classification'; nSamples: number; nFeatures: number; nInformative?: number; nClasses: number; flipY?: number; classSep?: number; linearlySeparable?: boolean; seed: number }
   | { kind: 'regression'; nSamples: number; nFeatures: number; nInformative?: number; noise?: number; seed: number };
