@@ -9,8 +9,7 @@
  * with `registerTrialOp` (CONTRIBUTING.md, "Typed task params").
  */
 import * as z from 'zod';
-import { formatIssues } from '../messages';
-import { hasOp, type ParamsOf, type SchemaTable } from '../op-schemas';
+import { hasOp, parseOpParams, type ParamsOf, type SchemaTable } from '../op-schemas';
 import type { TaskSpec } from '../tasks';
 import { dataSpecSchema } from './data-spec';
 import { modelSpecSchema, trialSpecSchema } from './trial';
@@ -54,7 +53,13 @@ const plan = z.strictObject({
   nTrials: whole,
   totalEpochs: whole,
   brackets: z.array(
-    z.strictObject({ bracket: whole, nModels: whole, initialEpochs: whole, rungs: z.array(z.strictObject({ trials: whole, epochs: whole })), totalEpochs: whole }),
+    z.strictObject({
+      bracket: whole,
+      nModels: whole,
+      initialEpochs: whole,
+      rungs: z.array(z.strictObject({ trials: whole, epochs: whole })),
+      totalEpochs: whole,
+    }),
   ),
 });
 
@@ -122,8 +127,5 @@ export function trialOpSpec<Op extends TypedTrialOp>(op: Op, params: TrialOpPara
 
 /** The params of a received tuning task, checked against its op's schema; the error names the op and field. */
 export function parseTrialOpParams<Op extends TypedTrialOp>(op: Op, params: unknown): TrialOpParams<Op> {
-  const schema: z.ZodType<TrialOpParams<Op>> = TRIAL_OP_PARAMS[op];
-  const r = schema.safeParse(params);
-  if (!r.success) throw new Error(`trial '${op}': params do not match its schema: ${formatIssues(r.error)}`);
-  return r.data;
+  return parseOpParams(TRIAL_OP_PARAMS, 'trial', op, params);
 }
