@@ -10,8 +10,7 @@
  * task params").
  */
 import * as z from 'zod';
-import { formatIssues } from './messages';
-import { hasOp, type ParamsOf, type SchemaTable } from './op-schemas';
+import { hasOp, parseOpParams, type ParamsOf, type SchemaTable } from './op-schemas';
 import { dtypeSchema } from './schemas';
 import type { TaskSpec } from './tasks';
 
@@ -99,8 +98,5 @@ export function arrayOpSpec<Op extends TypedArrayOp>(op: Op, params: ArrayOpPara
 
 /** The params of a received task, checked against its op's schema; the error names the op and field. */
 export function parseArrayOpParams<Op extends TypedArrayOp>(op: Op, params: unknown): ArrayOpParams<Op> {
-  const schema: z.ZodType<ArrayOpParams<Op>> = ARRAY_OP_PARAMS[op];
-  const r = schema.safeParse(params);
-  if (!r.success) throw new Error(`array-op '${op}': params do not match its schema: ${formatIssues(r.error)}`);
-  return r.data;
+  return parseOpParams(ARRAY_OP_PARAMS, 'array-op', op, params);
 }

@@ -6,6 +6,7 @@
 import { parseArrayOpParams, type ArrayOpParams, type TypedArrayOp } from '../common/array-op-params';
 import type { ChunkValue, JsonValue } from '../common/arrays';
 import type { WorkerConfig } from '../common/messages';
+import { parseTrialOpParams, type TrialOpParams, type TypedTrialOp } from '../common/tuning/op-params';
 import type { ArrayBackend } from './kernels/backend';
 
 export interface HandlerContext {
@@ -43,4 +44,15 @@ export function registerArrayOp<Op extends TypedArrayOp>(
   handler: (params: ArrayOpParams<Op>, inputs: ChunkValue[], ctx: HandlerContext) => Promise<HandlerResult>,
 ): void {
   registerHandler('array-op', op, async (params, inputs, ctx) => handler(parseArrayOpParams(op, params), inputs, ctx));
+}
+
+/**
+ * Registers the handler of a tuning op (common/tuning/op-params.ts): as registerArrayOp, the
+ * handler gets its params parsed by the op's schema, and a task that does not match is refused.
+ */
+export function registerTrialOp<Op extends TypedTrialOp>(
+  op: Op,
+  handler: (params: TrialOpParams<Op>, inputs: ChunkValue[], ctx: HandlerContext) => Promise<HandlerResult>,
+): void {
+  registerHandler('trial', op, async (params, inputs, ctx) => handler(parseTrialOpParams(op, params), inputs, ctx));
 }

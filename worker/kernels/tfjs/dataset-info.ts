@@ -8,13 +8,12 @@ import { fromIPC } from '../df/ipc';
 import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
 import { SearchTaskError } from './search-record';
 import { trainValidationSplit } from './split';
-import type { DataSpec } from './trial-task';
+import type { TrialOpParams } from '../../../common/tuning/op-params';
 
 /** The 'dataset-info' summary: what a dataset or split node's data looks like. */
-export function datasetInfo(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[] = []): HandlerResult {
-  const meta = (raw.data ?? {}) as { source: DataSpec['source']; split?: DataSpec['split']; task: string };
+export function datasetInfo(p: TrialOpParams<'dataset-info'>, inputs: { kind: string; value?: unknown }[] = []): HandlerResult {
+  const meta = p.data;
   const s = meta.source;
-  if (!s) throw new SearchTaskError('dataset-info params.data.source: a source is required');
   let ds: Dataset;
   if (s.kind === 'table') {
     // The gathered table is this task's input (pure JS: no tfjs loaded for a summary).

@@ -5,12 +5,10 @@
  * search's validation rows.
  */
 import type { Table, Vector } from 'apache-arrow';
-import * as z from 'zod';
 import { boolVector, floatVector, intVector, utf8Vector } from '../df/build';
 import { tableOf } from '../df/gather';
 import { fromIPC, toIPC } from '../df/ipc';
 import type { JsonValue } from '../../../common/arrays';
-import { formatIssues } from '../../../common/tuning/space';
 import type { HandlerContext, HandlerResult } from '../../handlers';
 import { unpackModel, type PackedModel } from './pack';
 import { predict } from './predict';
@@ -19,14 +17,9 @@ import { backendLabel, datasetOf, splitTableInput, workerBackend } from './searc
 import { trainValidationSplit } from './split';
 import { evaluate } from './train';
 import { disposeModel } from './trained-model';
-import { dataSpecSchema } from './trial-task';
+import type { TrialOpParams } from '../../../common/tuning/op-params';
 
-const params = z.object({ data: dataSpecSchema, part: z.enum(['validation', 'all']), maxRows: z.number().int().min(0) });
-
-export async function predictTask(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
-  const r = params.safeParse(raw);
-  if (!r.success) throw new SearchTaskError(formatIssues('predict params', r.error.issues));
-  const p = r.data;
+export async function predictTask(p: TrialOpParams<'predict'>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
   const { table, rest } = splitTableInput(inputs);
   inputs = rest;
   const best = inputs[0]?.value as { trialId?: string; model?: PackedModel } | undefined;
@@ -53,17 +46,12 @@ export async function predictTask(raw: Record<string, unknown>, inputs: { kind: 
   }
 }
 
-const tableParams = z.object({ features: z.array(z.string().min(1)).min(1), column: z.string().min(1), type: z.enum(['int', 'float', 'bool', 'string']) });
-
 /**
  * The 'predict-table' task: the best model applied to one dataframe partition (inputs: the
  * search-best-model output, then the partition). Output: the partition with the prediction column
  * added (the class label, or the regression value), as a dataframe partition.
  */
-export async function predictTableTask(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
-  const r = tableParams.safeParse(raw);
-  if (!r.success) throw new SearchTaskError(formatIssues('predict-table params', r.error.issues));
-  const p = r.data;
+export async function predictTableTask(p: TrialOpParams<'predict-table'>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
   const { table: ipc, rest } = splitTableInput(inputs);
   const best = rest[0]?.value as { trialId?: string; model?: PackedModel } | undefined;
   if (rest[0]?.kind !== 'json' || !best?.model) throw new SearchTaskError('predict-table: input 0 is not a search best-model output');

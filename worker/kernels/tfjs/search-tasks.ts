@@ -13,9 +13,9 @@
  */
 import type { JsonValue } from '../../../common/arrays';
 import { finalLeaderboard, replaySearch } from '../../../common/tuning/replay';
-import { formatIssues } from '../../../common/tuning/space';
-import { modelSpecFromParams, trialSpecSchema, type MetricName, type ModelKind, type ModelSpec, type TrialSpec } from '../../../common/tuning/trial';
-import type { LeaderboardEntry, SearchSpec } from '../../../common/tuning/types';
+import { modelSpecFromParams, type TrialSpec } from '../../../common/tuning/trial';
+import type { TrialOpParams } from '../../../common/tuning/op-params';
+import type { LeaderboardEntry } from '../../../common/tuning/types';
 import type { HandlerContext, HandlerResult } from '../../handlers';
 import { selectTfjsBackend, type BackendSelection } from './backend';
 import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
@@ -29,10 +29,9 @@ import { trainOnChosenBackend } from './trial-backend';
 import { backendLabel } from './backend-label';
 
 export { backendLabel };
-import { dataSpecSchema, type DataSpec } from './trial-task';
+import type { DataSpec } from '../../../common/tuning/data-spec';
 import { disposeModel } from './trained-model';
 import { TrialModelStore } from './trial-store';
-import * as z from 'zod';
 
 let selection: Promise<BackendSelection> | null = null;
 
@@ -91,25 +90,6 @@ function dataFor(spec: DataSpec, table: Uint8Array | undefined): TrialData {
   return d;
 }
 
-const trialParams = z.object({
-  base: z.record(z.string(), z.unknown()),
-  metric: z.enum(['accuracy', 'log-loss', 'mse', 'r2']),
-  data: dataSpecSchema,
-  bracket: z.number().int().min(0),
-  round: z.number().int().min(0),
-  index: z.number().int().min(0),
-  params: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
-  trial: trialSpecSchema.optional(),
-  // Built by main's compiler from an already parsed spec (common/tuning/spec.ts): passed through.
-  search: z.record(z.string(), z.unknown()).optional(),
-});
-
-function parse<T>(schema: z.ZodType<T>, input: unknown, where: string): T {
-  const r = schema.safeParse(input);
-  if (!r.success) throw new SearchTaskError(formatIssues(where, r.error.issues));
-  return r.data;
-}
-
 interface Chosen {
   trial: TrialSpec;
   bracket: number;
@@ -117,9 +97,8 @@ interface Chosen {
   from: number;
 }
 
-export async function searchTrial(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
+export async function searchTrial(p: TrialOpParams<'search-trial'>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
   const where = 'search-trial params';
-  const p = parse(trialParams, raw, where);
   const sel = await workerBackend(ctx);
   const { table, rest } = splitTableInput(inputs);
   const outs = readOutputs(rest, 'search-trial');
@@ -130,14 +109,13 @@ export async function searchTrial(raw: Record<string, unknown>, inputs: { kind: 
     chosen = { trial: p.trial, bracket: p.bracket, params: p.params, from: 0 };
   } else {
     if (!p.search) throw new SearchTaskError(`${where}: later rounds need search`);
-    const spec = p.search as unknown as SearchSpec;
-    const r = replaySearch(spec, prior, p.bracket);
+    const r = replaySearch(p.search, prior, p.bracket);
     if (r.round !== p.round) throw new SearchTaskError(`bracket ${p.bracket}: replay reached round ${r.round}, this task is round ${p.round}`);
     const cmd = r.pending[p.index];
     const value: TrialTaskOutput = { kind: 'skipped', prior };
     if (!cmd) return { value: { kind: 'json', value: value as unknown as JsonValue }, backend: backendLabel(sel) };
-    const model = modelSpecFromParams(p.base as Partial<ModelSpec> & { kind: ModelKind }, cmd.params);
-    chosen = { trial: { trialId: cmd.trialId, model, seed: cmd.seed, epochs: cmd.epochs, metric: p.metric as MetricName }, bracket: cmd.bracket, params: cmd.params, from: cmd.from };
+    const model = modelSpecFromParams(p.base, cmd.params);
+    chosen = { trial: { trialId: cmd.trialId, model, seed: cmd.seed, epochs: cmd.epochs, metric: p.metric }, bracket: cmd.bracket, params: cmd.params, from: cmd.from };
   }
   const { out, label } = await exclusive(sel, () => train(chosen, p.data, table, outs, prior, sel, ctx));
   return { value: { kind: 'json', value: out as unknown as JsonValue }, backend: label };
@@ -183,13 +161,10 @@ async function train(
 
 const STATUS_TEXT: Record<string, string> = { halved: 'stopped by successive halving', finished: 'finished', best: 'best', failed: 'failed' };
 
-const summaryParams = z.object({ search: z.record(z.string(), z.unknown()), metric: z.string(), plan: z.unknown(), node: z.string(), saveTo: z.string().optional() });
-
-function ranked(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[], op: string) {
-  const p = parse(summaryParams, raw, `${op} params`);
+function ranked<P extends TrialOpParams<'search-best-model'>>(p: P, inputs: { kind: string; value?: unknown }[], op: string) {
   const outs = readOutputs(inputs, op);
   const records = allRecords(outs);
-  const { leaderboard, best } = finalLeaderboard(p.search as unknown as SearchSpec, records);
+  const { leaderboard, best } = finalLeaderboard(p.search, records);
   return { p, outs, records, leaderboard, best };
 }
 
@@ -203,8 +178,8 @@ function latest(records: TrialRecord[]): Map<string, TrialRecord> {
   return m;
 }
 
-export async function searchLeaderboard(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
-  const { p, outs, records, leaderboard, best } = ranked(raw, inputs, 'search-leaderboard');
+export async function searchLeaderboard(params: TrialOpParams<'search-leaderboard'>, inputs: { kind: string; value?: unknown }[], ctx: HandlerContext): Promise<HandlerResult> {
+  const { p, outs, records, leaderboard, best } = ranked(params, inputs, 'search-leaderboard');
   const last = latest(records);
   const rows = leaderboard.map((e: LeaderboardEntry) => {
     const r = last.get(e.trialId);
@@ -225,7 +200,7 @@ export async function searchLeaderboard(raw: Record<string, unknown>, inputs: { 
   }
   const value = {
     kind: 'search-result',
-    strategy: (p.search as { method: string }).method,
+    strategy: p.search.method,
     metric: p.metric,
     plan: p.plan,
     trials: last.size,
@@ -239,8 +214,8 @@ export async function searchLeaderboard(raw: Record<string, unknown>, inputs: { 
   return { value: { kind: 'json', value: value as unknown as JsonValue }, backend: 'js' };
 }
 
-export async function searchBestModel(raw: Record<string, unknown>, inputs: { kind: string; value?: unknown }[]): Promise<HandlerResult> {
-  const { outs, best } = ranked(raw, inputs, 'search-best-model');
+export async function searchBestModel(params: TrialOpParams<'search-best-model'>, inputs: { kind: string; value?: unknown }[]): Promise<HandlerResult> {
+  const { outs, best } = ranked(params, inputs, 'search-best-model');
   if (!best) throw new SearchTaskError('search-best-model: every trial failed, there is no best model');
   const model = modelOf(outs, best.trialId, best.epochs);
   if (!model) throw new SearchTaskError(`search-best-model: no weights for the best trial ${best.trialId}`);

@@ -15,6 +15,7 @@ import type * as arrow from 'apache-arrow';
 import * as z from 'zod';
 import { formatIssues } from '../../../common/tuning/space';
 import { trialSpecSchema, type EpochRecord, type TrialResult } from '../../../common/tuning/trial';
+import { dataSpecSchema, type DataSpec } from '../../../common/tuning/data-spec';
 import { selectTfjsBackend, type BackendSelection, type TfjsEnvironment } from './backend';
 import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
 import { saveTrialModel } from './persist';
@@ -23,48 +24,6 @@ import type { TrialData } from './train';
 import { trainOnChosenBackend } from './trial-backend';
 import { TrialModelStore } from './trial-store';
 
-const count = z.number().int().positive();
-
-export const dataSpecSchema = z.strictObject({
-  source: z.discriminatedUnion('kind', [
-    z.strictObject({
-      kind: z.literal('classification'),
-      nSamples: count,
-      nFeatures: count.optional(),
-      nInformative: count.optional(),
-      nRedundant: z.number().int().min(0).optional(),
-      nClasses: count.optional(),
-      classSep: z.number().positive().optional(),
-      flipY: z.number().min(0).max(1).optional(),
-      linearlySeparable: z.boolean().optional(),
-      seed: z.number().int().min(0),
-    }),
-    z.strictObject({
-      kind: z.literal('regression'),
-      nSamples: count,
-      nFeatures: count.optional(),
-      nInformative: count.optional(),
-      noise: z.number().min(0).optional(),
-      bias: z.number().optional(),
-      seed: z.number().int().min(0),
-    }),
-    z.strictObject({
-      kind: z.literal('table'),
-      /** The worker-side key of an Arrow table (a dataframe node's output). */
-      ref: z.string().min(1),
-      features: z.array(z.string()).min(1),
-      target: z.string(),
-      task: z.enum(['classification', 'regression']),
-    }),
-  ]),
-  split: z.strictObject({
-    validationFraction: z.number().gt(0).lt(1),
-    seed: z.number().int().min(0),
-    stratify: z.boolean().optional(),
-  }),
-});
-
-export type DataSpec = z.infer<typeof dataSpecSchema>;
 
 const trainParams = z.strictObject({ trial: trialSpecSchema, data: dataSpecSchema, resumeFrom: z.string().optional() });
 const stopParams = z.strictObject({ trialId: z.string() });

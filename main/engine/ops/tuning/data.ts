@@ -8,7 +8,7 @@ import { dfOpSpec } from '../../../../common/df/op-params';
 import type { OpDef } from '../types';
 import { num } from '../arrays-core';
 import { frameInput, listColumns, requireColumns, rowBytes, str, strList } from '../df/meta';
-import { dataDeps, datasetInput, datasetValue, emitDescribe, type DatasetMeta, type SyntheticSource } from './values';
+import { dataDeps, datasetInput, datasetValue, emitDatasetInfo, type DatasetMeta, type SyntheticSource } from './values';
 
 const datasetSynthetic: OpDef = {
   spec: {
@@ -50,7 +50,7 @@ const datasetSynthetic: OpDef = {
     }
     if (typeof inf === 'number') source.nInformative = inf;
     const meta: DatasetMeta = { source, task, nFeatures: features, nRows: rows };
-    return { out: datasetValue(emitDescribe(ctx, { data: { ...meta } as unknown as Record<string, unknown> }, 'dataset-info'), meta) };
+    return { out: datasetValue(emitDatasetInfo(ctx, meta), meta) };
   },
 };
 
@@ -77,7 +77,7 @@ const split: OpDef = {
     // A table's row count is known only when it runs; the worker's split refuses an empty part.
     if (!data.rowsEstimated && (nVal < 1 || nVal >= data.nRows)) ctx.fail('params.validation', `leaves no training or no validation rows of ${data.nRows}`);
     const meta: DatasetMeta = { ...data, split: { validationFraction, seed: num(ctx, 'seed'), ...(stratify ? { stratify } : {}) } };
-    return { out: datasetValue(emitDescribe(ctx, { data: { ...meta } as unknown as Record<string, unknown> }, 'dataset-info', dataDeps(meta)), meta) };
+    return { out: datasetValue(emitDatasetInfo(ctx, meta, dataDeps(meta)), meta) };
   },
 };
 
@@ -126,7 +126,7 @@ const datasetFromTable: OpDef = {
     }
     const nRows = Math.max(2, Math.round((frame.partitionBytes * frame.partitions) / rowBytes(frame.columns)));
     const meta: DatasetMeta = { source: { kind: 'table', ref, features, target, task }, task, nFeatures: features.length, nRows, rowsEstimated: true, targetType: t.type };
-    return { out: datasetValue(emitDescribe(ctx, { data: { ...meta } as unknown as Record<string, unknown> }, 'dataset-info', [ref]), meta) };
+    return { out: datasetValue(emitDatasetInfo(ctx, meta, [ref]), meta) };
   },
 };
 

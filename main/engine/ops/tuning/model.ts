@@ -6,7 +6,7 @@
 import { modelSpecFromParams, TrialSpecError, type Activation, type ModelKind, type OptimizerName } from '../../../../common/tuning/trial';
 import type { OpDef } from '../types';
 import { num } from '../arrays-core';
-import { emitDescribe, type ModelMeta } from './values';
+import { emitModelDescribe, type ModelMeta } from './values';
 
 const model: OpDef = {
   spec: {
@@ -48,7 +48,7 @@ const model: OpDef = {
       throw e;
     }
     const meta: ModelMeta = { base, epochs: num(ctx, 'epochs') };
-    const key = emitDescribe(ctx, { model: { ...meta } as unknown as Record<string, unknown> });
+    const key = emitModelDescribe(ctx, meta);
     return { out: { kind: 'opaque', portType: 'model', keys: [key], meta: { ...meta } } };
   },
 };

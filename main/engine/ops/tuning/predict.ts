@@ -7,6 +7,7 @@
  *   feature columns and outputs the partition with a prediction column added, so the result is a
  *   dataframe (a table output, or the input of further dataframe nodes).
  */
+import { PREDICTION_TYPES, trialOpSpec } from '../../../../common/tuning/op-params';
 import type { OpDef } from '../types';
 import { frameInput, frameValue, listColumns, requireColumns, rowBytes, type ColType, type DfColumn } from '../df/meta';
 import { dataDeps, datasetInput, DEFAULT_SPLIT } from './values';
@@ -44,12 +45,15 @@ const predict: OpDef = {
       for (const c of cols) if (!NUMERIC.has(c.type)) ctx.fail('inputs.df', `feature column '${c.name}' is ${c.type}; the model takes numbers (columns: ${listColumns(frame.columns)})`);
       const column = typeof ctx.params.column === 'string' && ctx.params.column !== '' ? ctx.params.column : 'prediction';
       if (frame.columns.some((c) => c.name === column)) ctx.fail('params.column', `'${column}' is already a column of the dataframe; choose another name`);
-      const type: ColType = m.meta.task === 'regression' ? 'float' : typeof m.meta.targetType === 'string' && m.meta.targetType !== 'float' ? (m.meta.targetType as ColType) : 'int';
+      // A class label keeps its target's type (int, bool, string); regression predicts floats.
+      const target = m.meta.targetType === undefined ? 'int' : PREDICTION_TYPES.find((t) => t === m.meta.targetType);
+      if (target === undefined) return ctx.fail('inputs.model', `its target column is ${String(m.meta.targetType)}; a prediction column is int, float, bool or string`);
+      const type = m.meta.task === 'regression' ? 'float' : target === 'float' ? 'int' : target;
       const columns: DfColumn[] = [...frame.columns, { name: column, type }];
       const rows = Math.max(1, Math.round(frame.partitionBytes / rowBytes(frame.columns)));
       const keys = frame.keys.map((k, i) => {
         const key = ctx.key('predict', [i]);
-        ctx.emit({ key, deps: [m.meta.bestModelKey as string, k], spec: { kind: 'trial', op: 'predict-table', params: { features, column, type } }, resource: 'any', op: 'predict', outBytes: rows * rowBytes(columns), workBytes: rows * (features.length + 4) * 8 + frame.partitionBytes * 2 });
+        ctx.emit({ key, deps: [m.meta.bestModelKey as string, k], spec: trialOpSpec('predict-table', { features, column, type }), resource: 'any', op: 'predict', outBytes: rows * rowBytes(columns), workBytes: rows * (features.length + 4) * 8 + frame.partitionBytes * 2 });
         return key;
       });
       return { out: frameValue(keys, columns, rows * rowBytes(columns)) };
@@ -59,8 +63,8 @@ const predict: OpDef = {
     if (m.meta.task !== data.task) ctx.fail('inputs.data', `is ${data.task} but the model was tuned for ${String(m.meta.task)}`);
     if (m.meta.nFeatures !== data.nFeatures) ctx.fail('inputs.data', `has ${data.nFeatures} features but the model takes ${String(m.meta.nFeatures)}`);
     const key = ctx.key('predict');
-    const params = { data: { source: data.source, split: data.split ?? DEFAULT_SPLIT }, part: data.split ? 'validation' : 'all', maxRows: (ctx.params.max_rows ?? 1000) as number };
-    ctx.emit({ key, deps: [m.meta.bestModelKey, ...dataDeps(data)], spec: { kind: 'trial', op: 'predict', params }, resource: 'any', op: 'predict', outBytes: 64 * 1024, workBytes: data.nRows * (data.nFeatures + 4) * 8 });
+    const params = { data: { source: data.source, split: data.split ?? DEFAULT_SPLIT }, part: data.split ? ('validation' as const) : ('all' as const), maxRows: (ctx.params.max_rows ?? 1000) as number };
+    ctx.emit({ key, deps: [m.meta.bestModelKey, ...dataDeps(data)], spec: trialOpSpec('predict', params), resource: 'any', op: 'predict', outBytes: 64 * 1024, workBytes: data.nRows * (data.nFeatures + 4) * 8 });
     return { out: { kind: 'opaque', portType: 'dataframe', keys: [key], meta: { rows: data.nRows } } };
   },
 };

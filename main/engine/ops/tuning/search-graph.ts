@@ -12,6 +12,7 @@
  * Op names say bracket, round and epochs, so `gpuflow explain` lists the plan as task counts per
  * op, e.g. "train b4/r1 →3ep: 27".
  */
+import { trialOpSpec, type TrialOpParams } from '../../../../common/tuning/op-params';
 import { SearchController } from '../../../../common/tuning/controller';
 import { planSearch } from '../../../../common/tuning/plan';
 import { staticRounds } from '../../../../common/tuning/replay';
@@ -57,7 +58,7 @@ export function* emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): Steps<
       for (let i = 0; i < r.tasks; i++) {
         if (i % YIELD_EVERY === YIELD_EVERY - 1) yield;
         const key = halving ? ctx.key(`b${b.bracket}r${k}`, [i]) : ctx.key('trial', [i]);
-        let params: Record<string, unknown>;
+        let params: TrialOpParams<'search-trial'>;
         if (k === 0) {
           const s = mine[i];
           let model;
@@ -71,7 +72,7 @@ export function* emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): Steps<
         } else {
           params = { ...common, bracket: b.bracket, round: k, index: i, search: g.spec };
         }
-        ctx.emit({ key, deps: [...prev, ...tableDeps], spec: { kind: 'trial', op: 'search-trial', params }, resource: 'any', op, outBytes: 64 * KiB, workBytes });
+        ctx.emit({ key, deps: [...prev, ...tableDeps], spec: trialOpSpec('search-trial', params), resource: 'any', op, outBytes: 64 * KiB, workBytes });
         keys.push(key);
       }
       trialTasks += r.tasks;
@@ -82,8 +83,8 @@ export function* emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): Steps<
   const summary = { search: g.spec, metric: g.metric, plan: planSearch(g.spec), node: ctx.nodeId };
   const leaderboardKey = ctx.key('leaderboard');
   const saveTo = g.saveTo; // checked and resolved by checkPath (search.ts)
-  ctx.emit({ key: leaderboardKey, deps: finals, spec: { kind: 'trial', op: 'search-leaderboard', params: { ...summary, ...(saveTo ? { saveTo } : {}) } }, resource: 'any', op: 'leaderboard', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });
+  ctx.emit({ key: leaderboardKey, deps: finals, spec: trialOpSpec('search-leaderboard', { ...summary, ...(saveTo ? { saveTo } : {}) }), resource: 'any', op: 'leaderboard', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });
   const bestModelKey = ctx.key('best-model');
-  ctx.emit({ key: bestModelKey, deps: finals, spec: { kind: 'trial', op: 'search-best-model', params: summary }, resource: 'any', op: 'best model', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });
+  ctx.emit({ key: bestModelKey, deps: finals, spec: trialOpSpec('search-best-model', summary), resource: 'any', op: 'best model', outBytes: 64 * KiB, workBytes: 64 * KiB * (finals.length + 1) });
   return { leaderboardKey, bestModelKey, trialTasks };
 }

@@ -1,16 +1,17 @@
 /**
  * The compile-time values of model-tuning ports. A 'dataset' is a recipe, not rows: synthetic data
  * is generated inside each worker from its seed (the same rows everywhere, nothing sent), so the
- * value carries the worker-side DataSpec (worker/kernels/tfjs/trial-task.ts) and what the
+ * value carries the DataSpec the worker reads (common/tuning/data-spec.ts) and what the
  * compiler needs to check a search against it (task, feature count, classes). A 'model' is the
  * model node's base settings. Each also names a small summary task, the node's result when it is
  * left unconnected.
  */
+import { trialOpSpec } from '../../../../common/tuning/op-params';
 import type { Task } from '../../../../common/tuning/trial';
 import type { ModelKind, ModelSpec } from '../../../../common/tuning/trial';
 import type { BuildContext, LazyOpaque } from '../types';
 
-/** Mirrors worker/kernels/tfjs/trial-task.ts DataSpec['source'] (synthetic kinds). */
+/** A DataSpec['source'] of a synthetic kind (common/tuning/data-spec.ts), with the counts the compiler checks made required. */
 export type SyntheticSource =
   | { kind: 'classification'; nSamples: number; nFeatures: number; nInformative?: number; nClasses: number; flipY?: number; classSep?: number; linearlySeparable?: boolean; seed: number }
   | { kind: 'regression'; nSamples: number; nFeatures: number; nInformative?: number; noise?: number; seed: number };
@@ -81,9 +82,16 @@ export function dataDeps(data: DatasetMeta): string[] {
   return data.source.kind === 'table' ? [data.source.ref] : [];
 }
 
-/** A small task whose value is `value` itself (a node's summary when nothing consumes it). */
-export function emitDescribe(ctx: BuildContext, value: Record<string, unknown>, op = 'describe', deps: string[] = []): string {
-  const key = ctx.key(op);
-  ctx.emit({ key, deps, spec: { kind: 'trial', op, params: value }, resource: 'any', op, outBytes: 1024, workBytes: 1024 });
+/** A model node's summary task: its settings, the node's result when nothing consumes the model. */
+export function emitModelDescribe(ctx: BuildContext, meta: ModelMeta): string {
+  const key = ctx.key('describe');
+  ctx.emit({ key, deps: [], spec: trialOpSpec('describe', { model: meta }), resource: 'any', op: 'describe', outBytes: 1024, workBytes: 1024 });
+  return key;
+}
+
+/** A dataset or split node's summary task (rows, features, classes), reading the rows from `deps`. */
+export function emitDatasetInfo(ctx: BuildContext, meta: DatasetMeta, deps: string[] = []): string {
+  const key = ctx.key('dataset-info');
+  ctx.emit({ key, deps, spec: trialOpSpec('dataset-info', { data: meta }), resource: 'any', op: 'dataset-info', outBytes: 1024, workBytes: 1024 });
   return key;
 }
