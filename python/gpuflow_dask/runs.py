@@ -143,7 +143,7 @@ class Run:
         pending = set(self.futures)
         empty_since: Optional[float] = None
         departures = RunDepartures(self.cluster.departures)
-        stall = StallWatch(self.client, self.prefix, self.cluster.wait_s)
+        stall = StallWatch(self.client, self.prefix, self.cluster.wait_s, lambda: len(self.watch.seen))
         while pending and not self.cancelled.is_set():
             try:
                 done, pending = wait(list(pending), timeout=0.5, return_when="FIRST_COMPLETED")

@@ -3,7 +3,9 @@
 A worker can sit on its tasks without failing them (a wedged driver or library, a stopped
 process, a deadlock in a task): the scheduler keeps them `processing` and no output ever
 arrives. The run asks the scheduler every POLL_S for the states of its own keys (the key
-prefix); any change of the per-state counts or of the processing set counts as progress. With
+prefix); any change of the per-state counts or of the processing set counts as progress, and
+so does a new `task` event of the run (`reported()`): a batched combine is one Dask task that
+runs all its members (batch.py), which report one by one while the scheduler shows no change. With
 no progress for NOTICE_S (or half the deadline, if shorter) it says so once, naming what the
 scheduler reports; with none for the deadline (`--dask-wait`, the same seconds the run waits
 for workers) it fails with `no-progress`. A single task that legitimately takes longer than the
@@ -60,8 +62,9 @@ def describe(snap: Snapshot) -> str:
 class StallWatch:
     """Tells a run when its tasks stopped moving (see the module docstring)."""
 
-    def __init__(self, client: Any, prefix: str, deadline_s: float, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, client: Any, prefix: str, deadline_s: float, reported: Callable[[], int], clock: Callable[[], float] = time.time) -> None:
         self.client = client
+        self.reported = reported
         self.prefix = prefix
         self.deadline_s = deadline_s
         self.notice_s = min(NOTICE_S, deadline_s / 2)
@@ -88,7 +91,7 @@ class StallWatch:
         except Exception as e:  # noqa: BLE001 - a lost scheduler is the run loop's to name
             log.warning("stall probe of %s: %s", self.prefix, e)
             return None, None
-        key = (sorted(snap["counts"].items()), snap["processing"])
+        key = (sorted(snap["counts"].items()), snap["processing"], self.reported())
         if key != self.last_key:
             self.last_key = key
             self.last_change = now

@@ -2,7 +2,7 @@
 of a real `dask scheduler` / `dask worker` pair is SIGSTOPped after connect, so the scheduler
 keeps the run's tasks `processing` on it and nothing fails. The run must say so (a notice
 naming what the scheduler reports) and fail with `no-progress` at the --dask-wait deadline,
-rather than wait forever as it did."""
+rather than wait forever as it did; a run that keeps finishing tasks runs past the deadline."""
 import signal
 import subprocess
 import sys
@@ -13,6 +13,7 @@ from distributed import Client
 
 from bridge_process import BridgeProcess
 from helpers import fixture
+from test_bridge_e2e import slow_graph
 from test_faults import bare_env, free_port, wait_port
 
 
@@ -35,7 +36,24 @@ class StalledWorker(unittest.TestCase):
                 p.kill()
             p.wait()
 
-    def test_stopped_worker_notice_then_no_progress_failure(self):
+    def test_1_steady_run_longer_than_the_deadline_finishes(self):
+        b = BridgeProcess()
+        try:
+            b.until(lambda m: m["type"] == "ready")
+            b.send({"type": "connect", "id": "c", "target": self.address, "timeout_s": 10, "wait_s": 3})
+            self.assertEqual(b.reply("c", 60)["type"], "connected")
+            t0 = time.time()
+            # 40 tasks of 4e6 normals each, one at a time: tasks finish far more often than every
+            # 3 s, while the whole run takes longer than that.
+            b.send({"type": "submit", "id": "ok", "graph": {"tasks": slow_graph(40, 2000, 2000), "outputs": ["s/total"]}})
+            end = b.reply("ok", 120)
+            self.assertEqual(end["type"], "done", end)
+            self.assertGreater(time.time() - t0, 3)
+            self.assertFalse([m for m in b.messages if m["type"] == "notice" and m["id"] == "ok"])
+        finally:
+            self.assertEqual(b.close(), 0)
+
+    def test_2_stopped_worker_notice_then_no_progress_failure(self):
         b = BridgeProcess()
         try:
             b.until(lambda m: m["type"] == "ready")
