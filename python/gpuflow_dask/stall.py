@@ -14,6 +14,7 @@ deadline needs a larger --dask-wait, which the message says.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -59,6 +60,30 @@ def describe(snap: Snapshot) -> str:
     return "; ".join(parts)
 
 
+def worker_log_errors(client: Any, workers: List[str], timeout_s: float = 3.0) -> str:
+    """The last warning or error in the logs of the workers that hold the run's tasks. A wedged
+    worker may never answer, so the ask runs in a thread given timeout_s."""
+    box: Dict[str, Any] = {}
+
+    def ask() -> None:
+        try:
+            box["logs"] = client.get_worker_logs(n=100, workers=workers)
+        except Exception as e:  # noqa: BLE001 - reported in the notice
+            box["error"] = f"{type(e).__name__}: {e}"
+
+    t = threading.Thread(target=ask, name="gpuflow-worker-logs", daemon=True)
+    t.start()
+    t.join(timeout_s)
+    if "logs" not in box:
+        return f"workers' logs: {box.get('error') or f'no answer from {len(workers)} worker(s) in {timeout_s:g} s'}"
+    last = []
+    for addr, lines in sorted(box["logs"].items()):
+        bad = [str(msg) for level, msg in lines if level in ("WARNING", "ERROR", "CRITICAL")]
+        if bad:
+            last.append(f"{addr}: {bad[-1][:300]}")
+    return "workers' logs: " + ("; ".join(last) if last else "no warning or error")
+
+
 class StallWatch:
     """Tells a run when its tasks stopped moving (see the module docstring)."""
 
@@ -102,5 +127,6 @@ class StallWatch:
             return None, f"no task of this run started or finished for {idle:.0f} s while the cluster has workers (scheduler: {describe(snap)}); see the workers' logs, or give --dask-wait more seconds if one task takes that long"
         if idle >= self.notice_s and not self.noticed:
             self.noticed = True
-            return f"no task of this run started or finished for {idle:.0f} s (scheduler: {describe(snap)}); failing after {self.deadline_s:g} s (--dask-wait)", None
+            logs = worker_log_errors(self.client, sorted({w for _, w in snap["processing"] if w != "?"})) if snap["processing"] else "no task processing"
+            return f"no task of this run started or finished for {idle:.0f} s (scheduler: {describe(snap)}; {logs}); failing after {self.deadline_s:g} s (--dask-wait)", None
         return None, None

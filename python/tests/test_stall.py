@@ -69,6 +69,7 @@ class StalledWorker(unittest.TestCase):
             self.assertIn("no task of this run started or finished", note["message"])
             self.assertIn("processing", note["message"])
             self.assertIn("127.0.0.1", note["message"])  # the worker the tasks sit on
+            self.assertIn("workers' logs: no answer from 1 worker(s)", note["message"])  # it is stopped
             end = b.reply("st", 60)
             self.assertEqual((end["type"], end["code"]), ("failed", "no-progress"), end)
             self.assertIn("--dask-wait", end["message"])
