@@ -4,8 +4,6 @@ keeps the run's tasks `processing` on it and nothing fails. The run must say so 
 naming what the scheduler reports) and fail with `no-progress` at the --dask-wait deadline,
 rather than wait forever as it did; a run that keeps finishing tasks runs past the deadline."""
 import signal
-import subprocess
-import sys
 import time
 import unittest
 
@@ -14,17 +12,14 @@ from distributed import Client
 from bridge_process import BridgeProcess
 from helpers import fixture
 from test_bridge_e2e import slow_graph
-from test_faults import bare_env, free_port, wait_port
+from test_faults import start_scheduler, start_worker
 
 
 class StalledWorker(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.port = free_port()
-        cls.address = f"tcp://127.0.0.1:{cls.port}"
-        cls.scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(cls.port), "--dashboard-address", "127.0.0.1:0"], env=bare_env(), cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_port(cls.port)
-        cls.worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", cls.address, "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"], env=bare_env(), cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cls.scheduler, _, cls.address = start_scheduler()
+        cls.worker = start_worker(cls.address)
         with Client(cls.address, timeout=30) as c:
             c.wait_for_workers(1, timeout=60)
 
