@@ -84,7 +84,7 @@ export const fromBridgeSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('failed'),
     id: z.string(),
-    code: z.enum(['task-error', 'unsupported-op', 'worker-missing-package', 'no-workers', 'worker-restarting', 'scheduler-lost', 'internal']),
+    code: z.enum(['task-error', 'unsupported-op', 'worker-missing-package', 'no-workers', 'no-progress', 'worker-restarting', 'scheduler-lost', 'internal']),
     message: z.string(),
     key: z.string().nullable().optional(),
     node: z.string().nullable().optional(),

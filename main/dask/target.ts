@@ -20,7 +20,7 @@ import { DaskRun, laneOf } from './run';
 export const REMOTE_CONNECT_S = 5;
 /** Starting a LocalCluster's worker processes takes longer. */
 export const LOCAL_CONNECT_S = 60;
-/** How long a run waits while the cluster has no worker, then fails (--dask-wait). */
+/** How long a run waits while the cluster has no worker, or while none of its tasks starts or finishes, then fails (--dask-wait). */
 export const DEFAULT_WAIT_S = 60;
 
 export interface ConnectOptions extends BridgeOptions {

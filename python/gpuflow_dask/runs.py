@@ -27,6 +27,7 @@ from .execute import TaskPayload, run_task
 from .messages import Submit, failed, notice
 from .restarts import Departures, RunDepartures, killed_worker_message
 from .sources import check_sources
+from .stall import StallWatch
 from .values import to_wire
 
 log = logging.getLogger("gpuflow_dask")
@@ -142,6 +143,7 @@ class Run:
         pending = set(self.futures)
         empty_since: Optional[float] = None
         departures = RunDepartures(self.cluster.departures)
+        stall = StallWatch(self.client, self.prefix, self.cluster.wait_s, lambda: len(self.watch.seen))
         while pending and not self.cancelled.is_set():
             try:
                 done, pending = wait(list(pending), timeout=0.5, return_when="FIRST_COMPLETED")
@@ -173,8 +175,14 @@ class Run:
                     self.emit(notice(self.sub.id, f"waiting for workers on {self.cluster.scheduler} (up to {self.cluster.wait_s:g} s; --dask-wait)"))
                 elif now - empty_since > self.cluster.wait_s:
                     return failed(self.sub.id, "no-workers", f"no Dask worker on {self.cluster.scheduler} for {self.cluster.wait_s:g} s: start workers (dask worker {self.cluster.scheduler}) or give --dask-wait more seconds")
+                stall.reset()
             else:
                 empty_since = None
+                note, stuck = stall.check()
+                if note is not None:
+                    self.emit(notice(self.sub.id, note))
+                if stuck is not None:
+                    return failed(self.sub.id, "no-progress", stuck)
         return None
 
     def _lost_message(self, detail: str) -> Dict[str, Any]:

@@ -44,14 +44,24 @@ def wait_port(port: int, timeout_s: float = 60) -> None:
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
 
 
+def start_scheduler() -> tuple:
+    """A `dask scheduler` on a free loopback port, listening: (process, port, address)."""
+    port = free_port()
+    p = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", "127.0.0.1:0"], env=bare_env(), cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_port(port)
+    return p, port, f"tcp://127.0.0.1:{port}"
+
+
+def start_worker(address: str) -> subprocess.Popen:
+    """A one-thread `dask worker` without a nanny and without gpuflow_dask on its path."""
+    return subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"], env=bare_env(), cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 class FaultsOnRealProcesses(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.port = free_port()
-        cls.address = f"tcp://127.0.0.1:{cls.port}"
-        cls.scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(cls.port), "--dashboard-address", "127.0.0.1:0"], env=bare_env(), cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cls.scheduler, cls.port, cls.address = start_scheduler()
         cls.workers = []
-        wait_port(cls.port)
 
     @classmethod
     def tearDownClass(cls):
@@ -61,7 +71,7 @@ class FaultsOnRealProcesses(unittest.TestCase):
             p.wait()
 
     def start_worker(self) -> subprocess.Popen:
-        w = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"], env=bare_env(), cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        w = start_worker(self.address)
         self.workers.append(w)
         return w
 
