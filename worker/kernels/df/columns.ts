@@ -12,6 +12,7 @@ import { DataType, TimeUnit, DateUnit, type Data, type Table, type Vector } from
 import type { ValueType } from '../../../common/expr/ast';
 import type { ExprSchema } from '../../../common/expr/check';
 import { validBytes } from './bitmap';
+import { internCode } from './intern';
 
 export interface NumView {
   values: Float64Array;
@@ -133,14 +134,7 @@ function internUtf8(d: Data, index: Map<string, number>, dict: string[], codes: 
   const valid = validBytes(d);
   for (let i = 0; i < d.length; i++) {
     if (valid && !valid[i]) continue;
-    const s = decoder.decode(bytes.subarray(offs[i], offs[i + 1]));
-    let c = index.get(s);
-    if (c === undefined) {
-      c = dict.length;
-      dict.push(s);
-      index.set(s, c);
-    }
-    codes[at + i] = c;
+    codes[at + i] = internCode(dict, index, decoder.decode(bytes.subarray(offs[i], offs[i + 1])));
   }
 }
 
@@ -166,15 +160,7 @@ export function strView(v: Vector, name: string): StrView {
     const parts: { n: number; valid: Uint8Array | null }[] = [];
     let at = 0;
     for (const d of chunks) {
-      const local = ((d.dictionary as Vector).toArray() as string[]).map((s) => {
-        let c = index.get(s);
-        if (c === undefined) {
-          c = dict.length;
-          dict.push(s);
-          index.set(s, c);
-        }
-        return c;
-      });
+      const local = ((d.dictionary as Vector).toArray() as string[]).map((s) => internCode(dict, index, s));
       const idx = d.values as ArrayLike<number>;
       for (let i = 0; i < d.length; i++) codes[at + i] = local[Number(idx[i])] ?? 0;
       parts.push({ n: d.length, valid: validBytes(d) });
@@ -195,13 +181,7 @@ export function strView(v: Vector, name: string): StrView {
       for (let i = 0; i < d.length; i++) {
         const s = vec.get(i) as string | null;
         if (s === null) continue;
-        let c = index.get(s);
-        if (c === undefined) {
-          c = dict.length;
-          dict.push(s);
-          index.set(s, c);
-        }
-        codes[at + i] = c;
+        codes[at + i] = internCode(dict, index, s);
       }
     }
     parts.push({ n: d.length, valid: validBytes(d) });

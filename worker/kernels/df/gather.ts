@@ -10,6 +10,7 @@ import {
 } from 'apache-arrow';
 import { bitAt, packValid } from './bitmap';
 import { utf8Vector } from './build';
+import { internCode } from './intern';
 
 type Fixed = Float64Array | Float32Array | Int32Array | Int16Array | Int8Array | Uint8Array | Uint16Array | Uint32Array | BigInt64Array | BigUint64Array;
 type FixedCtor = { new (n: number): Fixed };
@@ -157,15 +158,7 @@ export function concatData(parts: Data[]): Data {
       if (same) {
         for (let i = 0; i < d.length; i++) out[at + i] = src[i];
       } else {
-        const map = dictStrings(d).map((s) => {
-          let c = index.get(s);
-          if (c === undefined) {
-            c = dict.length;
-            dict.push(s);
-            index.set(s, c);
-          }
-          return c;
-        });
+        const map = dictStrings(d).map((s) => internCode(dict, index, s));
         for (let i = 0; i < d.length; i++) out[at + i] = map[src[i]] ?? 0;
       }
       at += d.length;
