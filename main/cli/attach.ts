@@ -91,13 +91,7 @@ export async function attachRun(pool: ServeFile, doc: unknown, params: Record<st
     let runId: string | null = null;
     let settle: ((r: AttachedResult) => void) | null = null;
     let fail: ((e: Error) => void) | null = null;
-    ws.on('message', (raw: Buffer) => {
-      let m: unknown;
-      try {
-        m = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return;
-      }
+    const onMessage = (m: unknown) => {
       const t = typeof m === 'object' && m !== null && 'type' in m ? m.type : null;
       if (t !== 'progress' && t !== 'run-result') return;
       const parsed = attachMessageSchema.safeParse(m);
@@ -106,6 +100,16 @@ export async function attachRun(pool: ServeFile, doc: unknown, params: Record<st
       if (msg.type === 'progress') return progress.onProgress(msg);
       if (msg.result.runId === runId) settle?.(msg.result);
       else results.set(msg.result.runId, msg.result);
+    };
+    ws.on('message', (raw: Buffer) => {
+      let batch: unknown;
+      try {
+        batch = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return;
+      }
+      // serve sends a batch (a JSON array, in order) per tick (main/api/outbox.ts); a lone message is a batch of one.
+      for (const m of Array.isArray(batch) ? batch : [batch]) onMessage(m);
     });
     const started = await call(pool, 'POST', '/api/runs', { doc, params }).catch((e: unknown) => {
       throw new PoolUnavailable(`cannot reach serve at ${pool.origin}: ${e instanceof Error ? e.message : String(e)}`);

@@ -31,6 +31,9 @@ from .stall import StallWatch
 from .values import to_wire
 
 log = logging.getLogger("gpuflow_dask")
+# How long a run that failed with an exception waits for the scheduler's port to close before it
+# calls the failure internal rather than a lost scheduler (_lost_within).
+LOST_GRACE_S = 2.0
 Emit = Callable[[Dict[str, Any]], None]
 
 
@@ -210,7 +213,7 @@ class Run:
         except Exception as e:  # noqa: BLE001 - cancellation surfaces here as CancelledError
             if self.cancelled.is_set():
                 self.emit({"type": "cancelled", "id": self.sub.id})
-            elif self.cluster.lost():
+            elif self._lost_within(LOST_GRACE_S):
                 self.emit(self._lost_message("its connection closed"))
             else:
                 log.exception("run %s", self.sub.id)
@@ -219,6 +222,16 @@ class Run:
             self.release()
             self.pump.unwatch(self.watch)
             self.on_end(self)
+
+    def _lost_within(self, seconds: float) -> bool:
+        """Whether the scheduler is gone now or within `seconds`: the client sees a killed scheduler's
+        futures cancelled a moment before its port stops answering, and that moment is no internal error."""
+        deadline = time.time() + seconds
+        while not self.cluster.lost():
+            if time.time() >= deadline:
+                return False
+            time.sleep(0.1)
+        return True
 
     def completed_keys(self) -> set:
         """Our keys the scheduler ran for this run (all of them once the outputs are in)."""

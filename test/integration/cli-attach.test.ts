@@ -23,8 +23,9 @@ function watchRuns(s: Serving): Promise<{ runs: Set<string>; close(): void }> {
   const ws = new WebSocket(`${s.base.replace('http', 'ws')}/api/events?since=live`, { headers: { authorization: `Bearer ${s.token}` } });
   const runs = new Set<string>();
   ws.on('message', (b: Buffer) => {
-    const m = JSON.parse(b.toString()) as { type: string; state?: string; runId?: string };
-    if (m.type === 'run' && m.state === 'started' && m.runId) runs.add(m.runId);
+    // One JSON array of messages per tick (main/api/outbox.ts).
+    const batch = JSON.parse(b.toString()) as Array<{ type: string; state?: string; runId?: string }>;
+    for (const m of batch) if (m.type === 'run' && m.state === 'started' && m.runId) runs.add(m.runId);
   });
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve({ runs, close: () => ws.close() }));
@@ -98,7 +99,7 @@ describe('gpuflow run attaches to a running serve', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     // The first task of the run on serve: the run is under way there.
-    await new Promise<void>((r) => ws.on('message', (b: Buffer) => (JSON.parse(b.toString()) as { type: string }).type === 'task' && r()));
+    await new Promise<void>((r) => ws.on('message', (b: Buffer) => (JSON.parse(b.toString()) as Array<{ type: string }>).some((m) => m.type === 'task') && r()));
     ws.close();
     child.kill('SIGINT');
     expect(await exited).toBe(1);
