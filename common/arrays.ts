@@ -9,7 +9,8 @@
  * Backends (js, native-cpu, cuda) all interpret this one structure.
  */
 
-export type DType = 'float64' | 'float32' | 'int32' | 'int64';
+/** `bool` is NumPy's bool: one byte a value, 0 or 1 (a Uint8Array). */
+export type DType = 'float64' | 'float32' | 'int32' | 'int64' | 'bool';
 
 export type TypedArrayOf<D extends DType> = D extends 'float64'
   ? Float64Array
@@ -17,9 +18,11 @@ export type TypedArrayOf<D extends DType> = D extends 'float64'
     ? Float32Array
     : D extends 'int32'
       ? Int32Array
-      : BigInt64Array;
+      : D extends 'int64'
+        ? BigInt64Array
+        : Uint8Array;
 
-export type NumericArray = Float64Array | Float32Array | Int32Array | BigInt64Array;
+export type NumericArray = Float64Array | Float32Array | Int32Array | BigInt64Array | Uint8Array;
 
 /** A dense row-major (C order) array held by a worker. */
 export interface NDArray {
@@ -51,7 +54,7 @@ export type Leaf =
 
 export type UnaryOp = 'neg' | 'abs' | 'exp' | 'log' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'square' | 'round' | 'isnan' | 'isfinite' | 'floor' | 'ceil';
 export type BinaryOp = 'add' | 'sub' | 'mul' | 'div' | 'pow' | 'min' | 'max' | CompareOp;
-/** Comparisons give 1 where true and 0 where false (NumPy's bool; this engine has no bool dtype). */
+/** Comparisons give 1 where true and 0 where false: a `bool` program's values. */
 export type CompareOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 export const COMPARE_OPS: CompareOp[] = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
 
@@ -148,6 +151,7 @@ export function stridesOf(shape: number[]): number[] {
 }
 
 export function bytesPerElement(dtype: DType): number {
+  if (dtype === 'bool') return 1;
   return dtype === 'float32' || dtype === 'int32' ? 4 : 8;
 }
 
@@ -157,6 +161,7 @@ export function allocate(dtype: DType, n: number): NumericArray {
     case 'float32': return new Float32Array(n);
     case 'int32': return new Int32Array(n);
     case 'int64': return new BigInt64Array(n);
+    case 'bool': return new Uint8Array(n);
   }
 }
 

@@ -133,6 +133,7 @@ function typed(dtype: DType, b: Uint8Array): NumericArray {
     case 'float32': return new Float32Array(buf);
     case 'int32': return new Int32Array(buf);
     case 'int64': return new BigInt64Array(buf);
+    case 'bool': return new Uint8Array(buf);
   }
 }
 

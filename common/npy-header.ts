@@ -15,7 +15,7 @@ export interface NpyHeader {
   dataStart: number;
 }
 
-const DESCR: Record<string, DType> = { '<f8': 'float64', '<f4': 'float32', '<i4': 'int32', '<i8': 'int64' };
+const DESCR: Record<string, DType> = { '<f8': 'float64', '<f4': 'float32', '<i4': 'int32', '<i8': 'int64', '|b1': 'bool' };
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
 
 /** Enough bytes for any header a v1 file can have; v2/v3 say how many more to read. */

@@ -18,9 +18,10 @@ import { sizeOf, type DType, type NDArray, type NumericArray } from './arrays';
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 const ALIGN = 64;
 
-const DESCR_TO_DTYPE: Record<string, DType> = { '<f8': 'float64', '<f4': 'float32', '<i4': 'int32', '<i8': 'int64' };
-const DTYPE_TO_DESCR: Record<DType, string> = { float64: '<f8', float32: '<f4', int32: '<i4', int64: '<i8' };
-const ITEMSIZE: Record<DType, number> = { float64: 8, float32: 4, int32: 4, int64: 8 };
+// NumPy writes bool as '|b1' (one byte, no byte order).
+const DESCR_TO_DTYPE: Record<string, DType> = { '<f8': 'float64', '<f4': 'float32', '<i4': 'int32', '<i8': 'int64', '|b1': 'bool' };
+const DTYPE_TO_DESCR: Record<DType, string> = { float64: '<f8', float32: '<f4', int32: '<i4', int64: '<i8', bool: '|b1' };
+const ITEMSIZE: Record<DType, number> = { float64: 8, float32: 4, int32: 4, int64: 8, bool: 1 };
 
 export class NpyError extends Error {
   override name = 'NpyError';
@@ -137,7 +138,7 @@ function dtypeOf(descr: PyValue): DType {
  * Permutes Fortran-ordered (column-major) elements into C (row-major) order. Works on 32-bit
  * words (an element is 1 or 2 of them), so one loop serves every dtype.
  */
-function fortranToC(src: Uint32Array, dst: Uint32Array, shape: number[], words: number): void {
+function fortranToC<T extends Uint32Array | Uint8Array>(src: T, dst: T, shape: number[], words: number): void {
   const nd = shape.length;
   const n = sizeOf(shape);
   // Walk C-order indices with an odometer, tracking the Fortran offset incrementally.
@@ -208,7 +209,9 @@ export function readNpy(buf: Uint8Array): NDArray {
   const raw = buf.slice(dataStart, dataStart + nbytes).buffer;
   if (!fortran || shape.length < 2) return { dtype, shape, data: typedView(dtype, raw) };
   const dst = new ArrayBuffer(nbytes);
-  fortranToC(new Uint32Array(raw), new Uint32Array(dst), shape, ITEMSIZE[dtype] / 4);
+  // Moved in 4-byte words, or bytes for bool's one-byte elements.
+  if (ITEMSIZE[dtype] === 1) fortranToC(new Uint8Array(raw), new Uint8Array(dst), shape, 1);
+  else fortranToC(new Uint32Array(raw), new Uint32Array(dst), shape, ITEMSIZE[dtype] / 4);
   return { dtype, shape, data: typedView(dtype, dst) };
 }
 
@@ -218,6 +221,7 @@ function typedView(dtype: DType, raw: ArrayBuffer): NumericArray {
     case 'float32': return new Float32Array(raw);
     case 'int32': return new Int32Array(raw);
     case 'int64': return new BigInt64Array(raw);
+    case 'bool': return new Uint8Array(raw);
   }
 }
 
@@ -227,6 +231,7 @@ function dataMatches(dtype: DType, data: NumericArray): boolean {
     case 'float32': return data instanceof Float32Array;
     case 'int32': return data instanceof Int32Array;
     case 'int64': return data instanceof BigInt64Array;
+    case 'bool': return data instanceof Uint8Array;
   }
 }
 

@@ -9,7 +9,7 @@ import type { TaskSpec } from './tasks';
 const int = z.number().int();
 const nonNegInt = int.nonnegative();
 
-export const dtypeSchema = z.enum(['float64', 'float32', 'int32', 'int64']);
+export const dtypeSchema = z.enum(['float64', 'float32', 'int32', 'int64', 'bool']);
 export const reduceOpSchema = z.enum(['sum', 'mean', 'min', 'max', 'var', 'std', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean']);
 
 export const regionSchema = z.object({
@@ -70,6 +70,7 @@ const numericArraySchema = z.union([
   z.instanceof(Float32Array),
   z.instanceof(Int32Array),
   z.instanceof(BigInt64Array),
+  z.instanceof(Uint8Array),
 ]);
 
 const ndarraySchema = z.object({ dtype: dtypeSchema, shape: z.array(nonNegInt), data: numericArraySchema });

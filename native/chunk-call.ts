@@ -14,27 +14,30 @@ export interface NativeCall {
   out: FloatArray;
 }
 
-/** An input as the addon takes it: int64 converted to float64, a non-array as an empty array. */
+/** An input as the addon takes it: int64 and bool converted to float64, a non-array as an empty array. */
 export function addonInput(v: ChunkValue): FloatArray | Int32Array {
   if (v.kind !== 'array') return new Float64Array(0);
   const d = v.array.data;
-  return d instanceof BigInt64Array ? Float64Array.from(d, Number) : d;
+  if (d instanceof BigInt64Array) return Float64Array.from(d, Number);
+  return d instanceof Uint8Array ? Float64Array.from(d) : d;
 }
 
-/** Encodes the program and allocates its output. Int64 inputs are converted to float64. */
+/** Encodes the program and allocates its output. Int64 and bool inputs are converted to float64; a bool program computes in float64. */
 export function prepareCall(program: ChunkProgram, inputs: ChunkValue[]): NativeCall {
   const arrays = inputs.map(addonInput);
   const shapes = inputs.map((v) => (v.kind === 'array' ? v.array.shape : null));
   const code = encodeProgram(program, shapes);
   const n = outputLength(program);
-  const out = program.reduce || program.dtype === 'float64' ? new Float64Array(n) : new Float32Array(n);
+  const out = !program.reduce && program.dtype === 'float32' ? new Float32Array(n) : new Float64Array(n);
   return { code, inputs: arrays, out };
 }
 
 /** The ChunkValue of a finished call. */
 export function resultOf(program: ChunkProgram, out: FloatArray): ChunkValue {
   if (!program.reduce) {
-    const array: NDArray = { dtype: program.dtype, shape: program.shape, data: out };
+    // NumPy's cast to bool: non-zero (NaN included) is True.
+    const data = program.dtype === 'bool' ? Uint8Array.from(out, (x) => (x !== 0 ? 1 : 0)) : out;
+    const array: NDArray = { dtype: program.dtype, shape: program.shape, data };
     return { kind: 'array', array };
   }
   const shape = partialShape(program);

@@ -4,7 +4,8 @@
  * plus one coefficient per output axis, so its flat index at output coordinate c is
  * `off + sum(c[a] * coef[a])`. The C++ side re-checks every field (bounds included).
  *
- * Layout: version, dtype (0 f64, 1 f32), ndim, shape..., reduce op, reduce axis (-1 all),
+ * Layout: version, dtype (0 f64, 1 f32; a bool program computes as f64, chunk-call.ts casts its
+ * output), ndim, shape..., reduce op, reduce axis (-1 all),
  * index offset, index coefficients..., instruction count, then instructions in postfix order:
  *   1 random: dist (0 normal, 1 uniform), seed, a, b, off, coef...
  *   2 arange: start, step, off, coef...     3 fill: value     4 input: dep, off, coef...
@@ -17,7 +18,7 @@ import type { BinaryOp, ChunkProgram, Expr, Region, ReduceOp, UnaryOp } from '..
 import { broadcastProblem, broadcastTarget, PARTIAL_FIELDS, sizeOf, stridesOf } from '../common/arrays';
 
 const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite', 'floor', 'ceil'];
-const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max'];
+const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', 'eq', 'ne', 'lt', 'le', 'gt', 'ge'];
 const REDUCE: (ReduceOp | 'none')[] = ['none', 'sum', 'mean', 'var', 'std', 'min', 'max', 'argmin', 'argmax', 'prod', 'nanprod', 'nanmin', 'nanmax', 'nanmean'];
 export { PARTIAL_FIELDS } from '../common/arrays';
 
@@ -51,7 +52,7 @@ export function unsupportedReason(program: ChunkProgram, features: NativeFeature
 }
 
 function checkProgram(program: ChunkProgram, features: NativeFeatures): string | null {
-  if (program.dtype !== 'float64' && program.dtype !== 'float32') return `dtype ${program.dtype}`;
+  if (program.dtype !== 'float64' && program.dtype !== 'float32' && program.dtype !== 'bool') return `dtype ${program.dtype}`;
   if (program.shape.length > LIMITS.dims) return `more than ${LIMITS.dims} dimensions`;
   if (program.reduce && program.reduce.axis !== null && program.shape.length === 0) return 'axis reduction of a 0-d program';
   let instructions = 0;
@@ -85,7 +86,7 @@ function checkProgram(program: ChunkProgram, features: NativeFeatures): string |
   try {
     d = depth(program.expr);
   } catch (err) {
-    // Comparisons and where are not in the addon's instruction set yet: such programs run on js.
+    // `where` is not in the addon's instruction set yet: such programs run on js.
     if (err instanceof Unsupported) return err.message;
     return `more than ${LIMITS.dims} dimensions`;
   }

@@ -10,6 +10,8 @@ import * as z from 'zod';
 import type { Node } from '../../common/expr/ast';
 import { parseExpr } from '../../common/expr/parse';
 import type { TaskDef, TaskGraph } from '../../common/tasks';
+import type { ChunkProgram, Expr } from '../../common/arrays';
+import { isCompareOp } from '../../common/dtype-rules';
 import { unsupportedReason } from '../../native/program-code';
 import list from '../../python/gpuflow_dask/supported.json';
 
@@ -112,6 +114,23 @@ function laterParamRefusal(op: string, params: Record<string, unknown>): string 
   return null;
 }
 
+/**
+ * What python/gpuflow_dask (encode.py, program.py) lacks of the addon's programs: the bool dtype
+ * and the comparisons, which the addon took later (issue 24); such programs are refused here.
+ */
+function bridgeProgramGap(p: ChunkProgram): string | null {
+  if (p.dtype === 'bool') return 'dtype bool';
+  const compares = (e: Expr): boolean => {
+    switch (e.kind) {
+      case 'leaf': return false;
+      case 'binary': return isCompareOp(e.op) || compares(e.a) || compares(e.b);
+      case 'where': return compares(e.cond) || compares(e.a) || compares(e.b);
+      default: return compares(e.arg);
+    }
+  };
+  return compares(p.expr) ? 'a comparison' : null;
+}
+
 /** The stated reason task `t` cannot run on Dask (supported.json reasons), where there is one. */
 function reasonOf(t: TaskDef): string | undefined {
   const s = t.spec;
@@ -124,7 +143,7 @@ export function daskRefusal(t: TaskDef): string | null {
   const s = t.spec;
   if (!SUPPORTED.kinds.includes(s.kind)) return s.kind === 'trial' ? `the tuning trial '${s.op}'` : `a '${s.kind}' task`;
   if (s.kind === 'program') {
-    const why = unsupportedReason(s.program, { negativeStrides: true });
+    const why = bridgeProgramGap(s.program) ?? unsupportedReason(s.program, { negativeStrides: true });
     return why === null ? null : `a chunk program of ${why}`;
   }
   if (s.kind === 'array-op' && !SUPPORTED['array-op'].includes(s.op)) return `the array op '${s.op}'`;

@@ -22,7 +22,7 @@ GF_HD double unaryOp(int op, double x) {
     case uCos: return cos(x);
     case uTanh: return tanh(x);
     case uRound: return rint(x);  // nearest, halves to even (the default rounding mode), as numpy.round
-    // NumPy's bool as 1 / 0 (the program's int32 output), as the comparisons give.
+    // NumPy's bool as 1 / 0, as the comparisons give.
     case uIsnan: return x != x ? 1.0 : 0.0;
     case uIsfinite: return fabs(x) < INFINITY ? 1.0 : 0.0;  // false for NaN and both infinities
     case uFloor: return floor(x);
@@ -40,6 +40,12 @@ GF_HD double binaryOp(int op, double a, double b) {
     case bDiv: return a / b;
     case bPow: return pow(a, b);
     case bMin: return (a != a || b != b) ? NAN : (b < a ? b : a);
+    case bEq: return a == b ? 1.0 : 0.0;
+    case bNe: return a != b ? 1.0 : 0.0;  // NaN != anything, as NumPy
+    case bLt: return a < b ? 1.0 : 0.0;
+    case bLe: return a <= b ? 1.0 : 0.0;
+    case bGt: return a > b ? 1.0 : 0.0;
+    case bGe: return a >= b ? 1.0 : 0.0;
     default: return (a != a || b != b) ? NAN : (b > a ? b : a);
   }
 }

@@ -16,7 +16,8 @@ constexpr int kMaxStack = 16;
 
 enum Op : int32_t { kRandom = 1, kArange = 2, kFill = 3, kInput = 4, kUnary = 5, kBinary = 6, kBinaryConst = 7, kClip = 8 };
 enum Unary : int32_t { uNeg, uAbs, uExp, uLog, uSqrt, uSin, uCos, uTanh, uSquare, uRound, uIsnan, uIsfinite, uFloor, uCeil, uCount };
-enum Binary : int32_t { bAdd, bSub, bMul, bDiv, bPow, bMin, bMax, bCount };
+// The comparisons give 1 / 0 (a bool program's values, or a float in a float program).
+enum Binary : int32_t { bAdd, bSub, bMul, bDiv, bPow, bMin, bMax, bEq, bNe, bLt, bLe, bGt, bGe, bCount };
 enum Reduce : int32_t { rNone, rSum, rMean, rVar, rStd, rMin, rMax, rArgmin, rArgmax, rProd, rNanprod, rNanmin, rNanmax, rNanmean, rCount };
 enum InputType : int32_t { tF64, tF32, tI32 };
 

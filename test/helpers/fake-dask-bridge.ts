@@ -20,7 +20,10 @@ import { registerAreaHandlers } from '../../worker/register';
 
 const out = (m: unknown): void => void process.stdout.write(JSON.stringify(m) + "\n");
 const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
-const arr = (a: NDArray) => ({ dtype: a.dtype, shape: a.shape, data: b64(a.data) });
+const arr = (a: NDArray) => {
+  if (a.dtype === 'bool') throw new Error('fake bridge: bool arrays have no wire form (the Dask target has no bool dtype)');
+  return { dtype: a.dtype, shape: a.shape, data: b64(a.data) };
+};
 
 function column(name: string, v: Vector): WireColumn {
   const n = v.length;

@@ -32,6 +32,9 @@ export function planResident(spec: TaskSpec, backends: ArrayBackend[], inputs: (
     if (plan) return { kind: 'linalg', plan };
   }
   if (spec.kind === 'program') {
+    // A bool program computes in float64 and is cast on the host (native/chunk-call.ts): its
+    // array output is not kept on the device (a reduction's partial is host data either way).
+    if (spec.program.dtype === 'bool' && !spec.program.reduce) return null;
     const be = backends.find((b) => b.supportsProgram(spec.program));
     return be?.name === 'cuda' ? { kind: 'program', program: spec.program } : null;
   }

@@ -72,6 +72,11 @@ export function align(ops: LazyArray[], ctx: BuildContext, port: string): Aligne
 
 /** a ∘ b elementwise with NumPy broadcasting, each output block one fused expression. */
 export function alignedBinary(a: LazyArray, b: LazyArray, op: BinaryOp, dtype: DType, ctx: BuildContext, port: string): LazyArray {
+  return alignedCombine(a, b, (x, y) => ({ kind: 'binary', op, a: x, b: y }), op, dtype, ctx, port);
+}
+
+/** Like alignedBinary, the two aligned block expressions joined by `combine` (a composed op such as logical_and). */
+export function alignedCombine(a: LazyArray, b: LazyArray, combine: (x: Expr, y: Expr) => Expr, opName: string, dtype: DType, ctx: BuildContext, port: string): LazyArray {
   const al = align([a, b], ctx, port);
   const [x, y] = al.operands;
   return {
@@ -79,12 +84,12 @@ export function alignedBinary(a: LazyArray, b: LazyArray, op: BinaryOp, dtype: D
     shape: al.shape,
     chunks: al.chunks,
     dtype,
-    opName: `${x.opName}+${op}`,
+    opName: `${x.opName}+${opName}`,
     nodes: [...x.nodes, ...y.nodes, ctx.nodeId],
     block(idx) {
       const p = al.block(x, idx);
       const q = al.block(y, idx);
-      return { expr: { kind: 'binary', op, a: p.expr, b: shiftDeps(q.expr, p.deps.length) }, deps: [...p.deps, ...q.deps] };
+      return { expr: combine(p.expr, shiftDeps(q.expr, p.deps.length)), deps: [...p.deps, ...q.deps] };
     },
   };
 }

@@ -2,7 +2,7 @@
  * The core array nodes: seeded random arrays, elementwise ops with a scalar, slicing, and
  * reductions. Enough for the seed benchmark, x = normal(10, 1, (N, N)); (x + 1)[::2, ::2].sum().
  */
-import type { BinaryOp, DType, ReduceOp } from '../../../common/arrays';
+import type { BinaryOp, DType, Expr, ReduceOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
 import { isCompareOp, promoteWithScalar, reduceResultType, scalarKind, scalarOperand, scalarResultType } from '../../../common/dtype-rules';
 import type { NodeKindSpec } from '../../../common/catalog';
@@ -139,7 +139,7 @@ const scalarOp: OpDef = {
     op: 'scalar_op',
     label: 'Array ∘ scalar',
     category: 'arrays',
-    doc: 'Elementwise op of an array with a number: x + v, x − v, x × v, x ÷ v, x ** v, min(x, v), max(x, v), or a comparison (x > v ...: 1 / 0, int32). Result dtype as NumPy 2 (NEP 50): an int array with a float value, or ÷, gives float64; float32 stays float32. Fused into its neighbours.',
+    doc: 'Elementwise op of an array with a number: x + v, x − v, x × v, x ÷ v, x ** v, min(x, v), max(x, v), or a comparison (x > v ...: bool). Result dtype as NumPy 2 (NEP 50): an int array with a float value, or ÷, gives float64; float32 stays float32; a bool array with an int value int64. Fused into its neighbours.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [
@@ -158,6 +158,7 @@ const scalarOp: OpDef = {
     const kind = scalarKind(value, ctx.params.value_kind);
     if (kind === 'int' && !Number.isInteger(value)) ctx.fail('params.value', `${value} is not an integer, but value_kind is 'int'`);
     const dtype = scalarResultType(x0.dtype, kind, op);
+    // bool with a Python scalar is never refused (True - 1 is int64); only bool with bool is.
     if (!isCompareOp(op) && kind === 'int') checkIntScalar(ctx, dtype, value, op, reverse);
     const x = settle(x0, dtype, ctx, 'src');
     const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value: scalarOperand(value, promoteWithScalar(x0.dtype, kind)) } };
@@ -208,15 +209,19 @@ type TruthOp = keyof typeof TRUTH_OPS;
  * integers have no NaN and are returned as they are (keeping their exact int64 sums).
  */
 export function nanAs(x: LazyArray, value: number, ctx: BuildContext): LazyArray {
-  if (x.dtype === 'int32' || x.dtype === 'int64') return x;
+  if (x.dtype === 'int32' || x.dtype === 'int64' || x.dtype === 'bool') return x;
   const fill = { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value } };
   return mapBlocks(x, (e) => ({ kind: 'where', cond: { kind: 'unary', op: 'isnan', arg: e }, a: fill, b: e }), `nan-as-${value}`, ctx.nodeId);
 }
 
-/** `x != 0` as 1 / 0 in int32 (NumPy's bool), the operand of any / all. */
+export const ZERO: Expr = { kind: 'leaf', leaf: { kind: 'fill', value: 0 } };
+/** `e != 0`: NumPy's truth of a value (NaN is True), 1 / 0. */
+export const truthOf = (e: Expr): Expr => ({ kind: 'binary', op: 'ne', a: e, b: ZERO });
+
+/** `x != 0` as a bool array, the operand of any / all. */
 function nonzero(x0: LazyArray, ctx: BuildContext): LazyArray {
-  const x = settle(x0, 'int32', ctx, 'src');
-  return mapBlocks(x, (e) => ({ kind: 'binary', op: 'ne', a: e, b: { kind: 'leaf', leaf: { kind: 'fill', value: 0 } } }), 'ne', ctx.nodeId, 'int32');
+  if (x0.dtype === 'bool') return x0;
+  return mapBlocks(settle(x0, 'bool', ctx, 'src'), truthOf, 'ne', ctx.nodeId, 'bool');
 }
 
 /**
@@ -232,12 +237,12 @@ function* nanmeanOver(x: LazyArray, axes: number[], keepdims: boolean, splitEver
   return alignedBinary(sum, count, 'div', reduceResultType(x.dtype, 'nanmean'), ctx, 'x');
 }
 
-/** any / all along `ax` of which one is empty: NumPy's False / True everywhere, 0 / 1 as int32, a fill (no task). */
+/** any / all along `ax` of which one is empty: NumPy's False / True everywhere, a bool fill (no task). */
 function truthOfEmpty(x: LazyArray, ax: number[], keepdims: boolean, all: boolean, ctx: BuildContext): LazyArray {
   const kept = (d: number) => !ax.includes(d);
   const shape = x.shape.flatMap((n, d) => (kept(d) ? [n] : keepdims ? [1] : []));
   const chunks = x.chunks.flatMap((c, d) => (kept(d) ? [c] : keepdims ? [[1]] : []));
-  return { kind: 'array', shape, chunks, dtype: 'int32', opName: all ? 'all' : 'any', nodes: [ctx.nodeId], block: () => ({ expr: { kind: 'leaf', leaf: { kind: 'fill', value: all ? 1 : 0 } }, deps: NO_DEPS }) };
+  return { kind: 'array', shape, chunks, dtype: 'bool', opName: all ? 'all' : 'any', nodes: [ctx.nodeId], block: () => ({ expr: { kind: 'leaf', leaf: { kind: 'fill', value: all ? 1 : 0 } }, deps: NO_DEPS }) };
 }
 
 const reduce: OpDef = {
@@ -245,7 +250,7 @@ const reduce: OpDef = {
     op: 'reduce',
     label: 'Reduce',
     category: 'arrays',
-    doc: 'sum, prod, mean, min, max, var, std, argmin, argmax, any or all (1 / 0 as int32), or the NaN-skipping nansum, nanprod, nanmean, nanmin, nanmax (an all-NaN slice gives NaN) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
+    doc: 'sum, prod, mean, min, max, var, std, argmin, argmax, any or all (bool), or the NaN-skipping nansum, nanprod, nanmean, nanmin, nanmax (an all-NaN slice gives NaN) over all elements, one axis or several (axes), optionally keeping the reduced axes (keepdims), as tree reductions.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [

@@ -1,37 +1,58 @@
 /** Elementwise nodes: binary ops of two arrays (broadcasting), unary functions, clip. All fuse. */
-import type { BinaryOp, DType, UnaryOp } from '../../../common/arrays';
+import type { BinaryOp, DType, Expr, UnaryOp } from '../../../common/arrays';
 import { COMPARE_OPS } from '../../../common/arrays';
-import { binaryResultType, scalarOperand, unaryResultType } from '../../../common/dtype-rules';
-import { alignedBinary } from '../compile/broadcast';
+import { binaryResultType, boolProblem, scalarOperand, unaryResultType } from '../../../common/dtype-rules';
+import { alignedBinary, alignedCombine } from '../compile/broadcast';
 import { mapBlocks, settle, sliceArray } from '../compile/array-lower';
-import { arrayInput, num } from './arrays-core';
+import { arrayInput, num, truthOf, ZERO } from './arrays-core';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
 const BINARY: BinaryOp[] = ['add', 'sub', 'mul', 'div', 'pow', 'min', 'max', ...COMPARE_OPS];
 const UNARY: UnaryOp[] = ['neg', 'abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh', 'square', 'round', 'isnan', 'isfinite', 'floor', 'ceil'];
+/** numpy.logical_*: bool results composed of the comparisons, so every backend runs them as they are. */
+const LOGICAL = ['logical_and', 'logical_or', 'logical_xor'] as const;
+type LogicalOp = (typeof LOGICAL)[number];
+
+
+function logicalExpr(op: LogicalOp, a: Expr, b: Expr): Expr {
+  const ta = truthOf(a);
+  const tb = truthOf(b);
+  if (op === 'logical_and') return { kind: 'binary', op: 'mul', a: ta, b: tb };
+  if (op === 'logical_or') return { kind: 'binary', op: 'max', a: ta, b: tb };
+  return { kind: 'binary', op: 'ne', a: ta, b: tb };
+}
 
 const binary: OpDef = {
   spec: {
     op: 'binary',
     label: 'Array ∘ array',
     category: 'arrays',
-    doc: 'Elementwise a + b, a − b, a × b, a ÷ b, a ** b, minimum, maximum, or a comparison (eq, ne, lt, le, gt, ge: 1 where true, 0 where false, int32), with NumPy broadcasting.',
+    doc: 'Elementwise a + b, a − b, a × b, a ÷ b, a ** b, minimum, maximum, a comparison (eq, ne, lt, le, gt, ge: bool) or logical_and / logical_or / logical_xor (bool), with NumPy broadcasting. Of two bools, + is logical or and × logical and (bool), as NumPy.',
     inputs: [
       { name: 'a', type: 'array' },
       { name: 'b', type: 'array' },
     ],
     outputs: [{ name: 'out', type: 'array' }],
-    params: [{ name: 'op', kind: 'enum', options: BINARY, default: 'add' }],
+    params: [{ name: 'op', kind: 'enum', options: [...BINARY, ...LOGICAL], default: 'add' }],
   },
   build(ctx) {
-    const op = (ctx.params.op ?? 'add') as BinaryOp;
+    const named = (ctx.params.op ?? 'add') as BinaryOp | LogicalOp;
     const a0 = arrayInput(ctx, 'a');
     const b0 = arrayInput(ctx, 'b');
+    if ((LOGICAL as readonly string[]).includes(named)) {
+      const lop = named as LogicalOp;
+      // Each operand's truth is taken in its own precision (a float32 chain is computed first).
+      return { out: alignedCombine(settle(a0, 'bool', ctx, 'src-a'), settle(b0, 'bool', ctx, 'src-b'), (x, y) => logicalExpr(lop, x, y), lop, 'bool', ctx, 'b') };
+    }
+    const op = named as BinaryOp;
+    const problem = boolProblem(op, [a0.dtype, b0.dtype]);
+    if (problem) return ctx.fail('params.op', problem);
     const dtype = binaryResultType(a0.dtype, b0.dtype, op);
     // A program computes in its output dtype: a chain of another precision is computed first.
     const a = settle(a0, dtype, ctx, 'src-a');
     const b = settle(b0, dtype, ctx, 'src-b');
-    return { out: alignedBinary(a, b, op, dtype, ctx, 'b') };
+    // bool + bool is logical or: max keeps the values 0 / 1 for the ops fused after it.
+    return { out: alignedBinary(a, b, dtype === 'bool' && op === 'add' ? 'max' : op, dtype, ctx, 'b') };
   },
 };
 
@@ -56,7 +77,8 @@ const diff: OpDef = {
       const axes = x.shape.map((n, d) => (d === along ? { start, step: 1, count: Math.max(0, n - 1) } : { start: 0, step: 1, count: n }));
       return sliceArray(x, { axes, layout: x.shape.map((_, d) => d) }, ctx.nodeId);
     };
-    return { out: alignedBinary(part(1), part(0), 'sub', x.dtype, ctx, 'x') };
+    // NumPy's diff of a bool is not_equal (bool - bool is an error).
+    return { out: alignedBinary(part(1), part(0), x.dtype === 'bool' ? 'ne' : 'sub', x.dtype, ctx, 'x') };
   },
 };
 
@@ -65,14 +87,21 @@ const unary: OpDef = {
     op: 'unary',
     label: 'Function',
     category: 'arrays',
-    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square, round (to the nearest integer, halves to even, as numpy.round), isnan or isfinite (1 where true, 0 where false, int32), floor or ceil (an integer input gives float64, as NumPy 1.x).',
+    doc: 'Elementwise neg, abs, exp, log, sqrt, sin, cos, tanh, square, round (to the nearest integer, halves to even, as numpy.round), isnan or isfinite (bool), logical_not (bool), floor or ceil (an integer input gives float64, as NumPy 1.x).',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
-    params: [{ name: 'op', kind: 'enum', options: UNARY, default: 'abs' }],
+    params: [{ name: 'op', kind: 'enum', options: [...UNARY, 'logical_not'], default: 'abs' }],
   },
   build(ctx) {
-    const op = (ctx.params.op ?? 'abs') as UnaryOp;
+    const named = (ctx.params.op ?? 'abs') as UnaryOp | 'logical_not';
     const x0 = arrayInput(ctx, 'x');
+    if (named === 'logical_not') {
+      const x = settle(x0, 'bool', ctx, 'src');
+      return { out: mapBlocks(x, (e) => ({ kind: 'binary', op: 'eq', a: e, b: ZERO }), named, ctx.nodeId, 'bool') };
+    }
+    const op = named;
+    const problem = boolProblem(op, [x0.dtype]);
+    if (problem) return ctx.fail('params.op', problem);
     const dtype = unaryResultType(x0.dtype, op);
     // isnan of a float32 chain: the chain computes in float32 first (an int32 program computes in float64).
     const x = settle(x0, dtype, ctx, 'src');

@@ -10,7 +10,7 @@ import { align } from '../compile/broadcast';
 import { blockShape } from '../compile/chunks';
 import { mapBlocks, materialize, settle } from '../compile/array-lower';
 import { shiftDeps } from '../compile/restrict';
-import { arrayInput } from './arrays-core';
+import { arrayInput, truthOf } from './arrays-core';
 import { DTYPES, resultTypeOf, scalarKind, scalarOperand } from '../../../common/dtype-rules';
 import type { BuildContext, LazyArray, OpDef } from './types';
 
@@ -78,7 +78,7 @@ const astype: OpDef = {
     op: 'astype',
     label: 'As type',
     category: 'arrays',
-    doc: 'Converts to another dtype, as ndarray.astype: floats to integers truncate toward zero.',
+    doc: 'Converts to another dtype, as ndarray.astype: floats to integers truncate toward zero; to bool, non-zero (NaN too) is True.',
     inputs: [{ name: 'x', type: 'array' }],
     outputs: [{ name: 'out', type: 'array' }],
     params: [{ name: 'dtype', kind: 'enum', options: DTYPES, required: true }],
@@ -96,7 +96,8 @@ export function castArray(x: LazyArray, dtype: DType, ctx: BuildContext): LazyAr
   // The block expression is wrapped in an identity broadcast so that it is not mistaken for an
   // already materialised block (materialize() would hand back the source's tasks, in the old
   // dtype); backends fold the broadcast away.
-  const out = mapBlocks(src, (e) => e, 'astype', ctx.nodeId, dtype);
+  // To bool: values other than 0 / 1 become 1 here, so ops fused after the cast see NumPy's True.
+  const out = mapBlocks(src, dtype === 'bool' ? truthOf : (e) => e, 'astype', ctx.nodeId, dtype);
   return {
     ...out,
     block: (idx) => {

@@ -87,4 +87,12 @@ describe('Dask support of the column and missing-value dataframe ops, and stated
       /^node 'search' \([^)]+\): the tuning trial '[^']+' is not supported on Dask \(a trial trains a TensorFlow\.js model in gpuflow's own workers, which a Dask worker does not have\); run it on this workstation$/,
     );
   });
+
+  it('refuses a bool program and a comparison inside a float program (the bridge has neither), naming the node', () => {
+    const compile = (d: unknown) => compileWorkflow(validateWorkflow(d, {}));
+    const a = ['a', 'arange', { start: 0, stop: 6, chunks: 4 }] as [string, string, Record<string, unknown>];
+    expect(firstRefusal(compile(chain(a, ['c', 'scalar_op', { op: 'gt', value: 2 }])))?.message).toMatch(/^node 'c' \(arange\+gt\): a chunk program of dtype bool is not supported on Dask yet/);
+    expect(firstRefusal(compile(chain(a, ['c', 'scalar_op', { op: 'gt', value: 2 }], ['m', 'scalar_op', { op: 'mul', value: 1.5 }])))?.message).toMatch(/a chunk program of a comparison is not supported on Dask yet/);
+    expect(firstRefusal(compile(chain(a, ['m', 'scalar_op', { op: 'mul', value: 1.5 }])))).toBeNull();
+  });
 });

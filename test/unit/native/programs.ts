@@ -36,7 +36,7 @@ export interface Case {
   exact?: boolean;
 }
 
-const arr = (dtype: DType, shape: number[], data: Float64Array | Float32Array | Int32Array): ChunkValue => ({ kind: 'array', array: { dtype, shape, data } });
+const arr = (dtype: DType, shape: number[], data: Float64Array | Float32Array | Int32Array | Uint8Array): ChunkValue => ({ kind: 'array', array: { dtype, shape, data } });
 
 function ramp(n: number, f: (i: number) => number): Float64Array {
   return Float64Array.from({ length: n }, (_, i) => f(i));
@@ -148,6 +148,24 @@ export function cases(): Case[] {
     for (const op of ['sum', 'mean', 'var', 'max', 'argmin', 'prod', 'nanmean'] as const)
       for (const [shape, axis] of [[[0, 7], 0], [[3, 0, 2], 1], [[4, 0], 1]] as const)
         out.push({ name: `${dtype} ${op} over an empty axis ${axis} of ${shape.join('x')}`, program: { dtype, shape: [...shape], expr: fill(1.5), reduce: { op, axis, offset: shape.map(() => 0), globalShape: [...shape] } }, inputs: [], exact: true });
+    // Comparisons (NaN compares false, except !=), in a float program and as a bool program
+    // (computed in float64, cast on the host) whose input is a bool array; a bool program summed.
+    const cmpData = Float64Array.from({ length: 32 }, (_, i) => [0.5, NaN, 1.25, -0, 0, Infinity, 1.25, -3][i % 8] * (i % 3 === 0 ? 1 : -1));
+    const cmpA = leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [4, 8]) });
+    const cmpB = leaf({ kind: 'input', dep: 0, region: region([0, 7], [1, -1], [4, 8]) });
+    for (const op of ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const) {
+      out.push({ name: `${dtype} ${op} times x`, program: { dtype, shape: [4, 8], expr: bin('mul', bin(op, cmpA, cmpB), cmpA) }, inputs: [arr('float64', [4, 8], cmpData)], exact: true });
+      out.push({ name: `${dtype} ${op} constant`, program: { dtype, shape: [4, 8], expr: bin(op, cmpA, fill(0)) }, inputs: [arr('float64', [4, 8], cmpData)], exact: true });
+    }
+    if (dtype === 'float64') {
+      const mask = Uint8Array.from({ length: 32 }, (_, i) => (i % 3 === 1 ? 1 : 0));
+      const m = leaf({ kind: 'input', dep: 1, region: region([0, 0], [1, 1], [4, 8]) });
+      const inputs = [arr('float64', [4, 8], cmpData), arr('bool', [4, 8], mask)];
+      out.push({ name: 'bool (x > 0) or mask', program: { dtype: 'bool', shape: [4, 8], expr: bin('max', bin('gt', cmpA, fill(0)), m) }, inputs, exact: true });
+      out.push({ name: 'bool x != 0 (NaN is True)', program: { dtype: 'bool', shape: [4, 8], expr: bin('ne', cmpA, fill(0)) }, inputs, exact: true });
+      for (const op of ['sum', 'max', 'min', 'argmax'] as const)
+        for (const axis of [null, 1]) out.push({ name: `bool (x >= 0) ${op} axis ${axis}`, program: { dtype: 'bool', shape: [4, 8], expr: bin('ge', cmpA, fill(0)), reduce: { op, axis, offset: [0, 0], globalShape: [4, 8] } }, inputs, exact: true });
+    }
     out.push({ name: `${dtype} deep expression`, program: { dtype, shape: [4, 4], expr: bin('add', bin('mul', uniform(1, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('sub', uniform(2, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('div', uniform(3, [4, 4], region([0, 0], [1, 1], [4, 4])), uniform(4, [4, 4], region([0, 0], [1, 1], [4, 4]))))), fill(3)) }, inputs: [] });
   }
   return out;

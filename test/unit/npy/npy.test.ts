@@ -72,7 +72,17 @@ describe('readNpy', () => {
   it('refuses big-endian and unsupported dtypes, naming them', () => {
     expect(() => readNpy(file('big_endian_f8.npy'))).toThrow(/big-endian dtype '>f8'/);
     expect(() => readNpy(file('complex128.npy'))).toThrow(/dtype '<c16' is not supported/);
-    expect(() => readNpy(file('bool.npy'))).toThrow(/dtype '\|b1' is not supported/);
+  });
+
+  it('reads NumPy\'s bool (|b1) as one byte a value', () => {
+    const a = readNpy(file('bool.npy'));
+    expect(a.dtype).toBe('bool');
+    expect(a.shape).toEqual([2]);
+    expect(Array.from(a.data as Uint8Array)).toEqual([1, 0]);
+    // Written back, the header says '|b1' and the data is the same two bytes.
+    const again = readNpy(writeNpy(a));
+    expect(again.dtype).toBe('bool');
+    expect(Array.from(again.data as Uint8Array)).toEqual([1, 0]);
   });
 
   it('refuses malformed files with a clear reason', () => {

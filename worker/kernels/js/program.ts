@@ -106,7 +106,7 @@ const UNARY: Record<string, (x: number) => number> = {
   tanh: Math.tanh,
   square: (x) => x * x,
   round: roundHalfEven,
-  // NumPy's bool as 1 / 0 (the program's int32 output), as the comparisons give.
+  // NumPy's bool as 1 / 0, as the comparisons give.
   isnan: (x) => (x !== x ? 1 : 0),
   isfinite: (x) => (Number.isFinite(x) ? 1 : 0),
   floor: Math.floor,
@@ -236,6 +236,8 @@ export function evaluateElementwise(program: ChunkProgram, inputs: ChunkValue[])
   const data = evalExpr(program.expr, program.shape, make, inputs);
   if (program.dtype === 'int32') return { dtype: 'int32', shape: program.shape, data: Int32Array.from(data, Math.trunc) };
   if (program.dtype === 'int64') return { dtype: 'int64', shape: program.shape, data: BigInt64Array.from(data, (x) => BigInt(Math.trunc(x))) };
+  // NumPy's cast to bool: non-zero (NaN included) is True.
+  if (program.dtype === 'bool') return { dtype: 'bool', shape: program.shape, data: Uint8Array.from(data, (x) => (x !== 0 ? 1 : 0)) };
   return { dtype: program.dtype, shape: program.shape, data };
 }
 

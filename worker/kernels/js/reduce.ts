@@ -78,14 +78,14 @@ export function chunkReduce(a: NDArray, spec: ReduceSpec): Partial {
   const p = emptyPartial(spec.op, shape);
   const d = a.data;
   const f = p.fields;
-  if (spec.op === 'sum' && (d instanceof Int32Array || d instanceof BigInt64Array)) {
+  if (spec.op === 'sum' && (d instanceof Int32Array || d instanceof BigInt64Array || d instanceof Uint8Array)) {
     const isum = new BigInt64Array(sizeOf(shape));
     lanes(a.shape, spec.axis, (o, first, stride, count) => {
       isum[o] = exactSum(d, first, stride, count);
     });
     p.isum = isum;
   }
-  if ((spec.op === 'prod' || spec.op === 'nanprod') && (d instanceof Int32Array || d instanceof BigInt64Array)) {
+  if ((spec.op === 'prod' || spec.op === 'nanprod') && (d instanceof Int32Array || d instanceof BigInt64Array || d instanceof Uint8Array)) {
     const iprod = new BigInt64Array(sizeOf(shape));
     lanes(a.shape, spec.axis, (o, first, stride, count) => {
       let t = 1n;
@@ -201,7 +201,7 @@ export function chunkReduce(a: NDArray, spec: ReduceSpec): Partial {
  * The int64 sum of a lane, wrapping as NumPy's. int32 values are added as numbers in runs short
  * enough (2**21) that the run's sum stays below 2**53 and so exact: BigInt only once per run.
  */
-function exactSum(d: Int32Array | BigInt64Array, first: number, stride: number, count: number): bigint {
+function exactSum(d: Int32Array | BigInt64Array | Uint8Array, first: number, stride: number, count: number): bigint {
   let total = 0n;
   if (d instanceof BigInt64Array) {
     for (let k = 0, i = first; k < count; k++, i += stride) total += d[i];
@@ -363,6 +363,7 @@ function castTo(src: NumericArray, dtype: DType): NumericArray {
   for (let i = 0; i < src.length; i++) {
     const x = src[i];
     if (out instanceof BigInt64Array) out[i] = typeof x === 'bigint' ? x : Number.isFinite(x) ? BigInt(Math.trunc(x)) : 0n;
+    else if (out instanceof Uint8Array) out[i] = x !== 0 && x !== 0n ? 1 : 0;
     else out[i] = typeof x === 'bigint' ? Number(x) : out instanceof Int32Array ? Math.trunc(x) : x;
   }
   return out;
