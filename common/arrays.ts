@@ -81,6 +81,12 @@ export interface ChunkProgram {
   /** Shape of the elementwise result (before the reduction step). */
   shape: number[];
   expr: Expr;
+  /**
+   * A data-dependent length (a boolean-mask selection's block, issue 24): the program is 1-D and
+   * its length is that of dependency `sizedBy`'s array, known only when the task runs. `shape`
+   * and every region count hold 0 until the worker sets them (worker/execute.ts).
+   */
+  sizedBy?: number;
   /** The chunk step of a reduction, over all axes (`axis: null`) or one axis. */
   reduce?: { op: ReduceOp; axis: number | null; ddof?: number; /** global offset of this chunk on the reduced axes, for arg* */ offset?: number[]; /** global shape, for arg* flat indices */ globalShape?: number[] };
 }

@@ -39,6 +39,7 @@ export const exprSchema: z.ZodType<Expr> = z.lazy(() =>
 export const programSchema: z.ZodType<ChunkProgram> = z.object({
   dtype: dtypeSchema,
   shape: z.array(nonNegInt),
+  sizedBy: nonNegInt.optional(),
   expr: exprSchema,
   reduce: z
     .object({

@@ -2,7 +2,7 @@
  * Runs one task spec on this worker: fused programs on the first backend that supports them,
  * combines of partials in js (they are small), everything else through the handler registry.
  */
-import type { ChunkValue } from '../common/arrays';
+import type { ChunkProgram, ChunkValue, Expr } from '../common/arrays';
 import type { TaskSpec } from '../common/tasks';
 import { combinePartials, finalizePartial } from './kernels/js/reduce';
 import { findHandler, type HandlerContext, type HandlerResult } from './handlers';
@@ -11,9 +11,10 @@ import { loadAreaFor } from './register';
 export async function executeSpec(spec: TaskSpec, inputs: ChunkValue[], ctx: HandlerContext): Promise<HandlerResult> {
   switch (spec.kind) {
     case 'program': {
-      const backend = ctx.backends.find((b) => b.supportsProgram(spec.program));
+      const program = spec.program.sizedBy === undefined ? spec.program : sized(spec.program, inputs);
+      const backend = ctx.backends.find((b) => b.supportsProgram(program));
       if (!backend) throw new Error('no backend supports this program');
-      return { value: await backend.runProgram(spec.program, inputs), backend: backend.name };
+      return { value: await backend.runProgram(program, inputs), backend: backend.name };
     }
     case 'combine': {
       const parts = inputs.map((v, i) => {
@@ -33,4 +34,33 @@ export async function executeSpec(spec: TaskSpec, inputs: ChunkValue[], ctx: Han
       return handler(spec.params, inputs, ctx);
     }
   }
+}
+
+/**
+ * A program of data-dependent length (ChunkProgram.sizedBy: a boolean-mask selection's block)
+ * with its length set from the dependency it reads: its shape and every region count (all 0
+ * until now, all along its one axis) become that length, so each backend runs a plain program.
+ */
+function sized(p: ChunkProgram, inputs: ChunkValue[]): ChunkProgram {
+  const v = inputs[p.sizedBy ?? -1];
+  if (v?.kind !== 'array' || v.array.shape.length !== 1) throw new Error(`program sized by dependency ${p.sizedBy}: that is not a 1-D array`);
+  const n = v.array.shape[0];
+  const fix = (e: Expr): Expr => {
+    switch (e.kind) {
+      case 'leaf':
+        return e.leaf.kind === 'input' ? { kind: 'leaf', leaf: { ...e.leaf, region: { ...e.leaf.region, count: [n] } } } : e;
+      case 'binary':
+        return { ...e, a: fix(e.a), b: fix(e.b) };
+      case 'where':
+        return { ...e, cond: fix(e.cond), a: fix(e.a), b: fix(e.b) };
+      // astype's identity broadcast (from the unknown length, sent as [0]) takes the length too;
+      // a broadcast of a 0-d value keeps its shape.
+      case 'broadcast':
+        return e.from.length === 1 && e.from[0] === 0 ? { ...e, from: [n], arg: fix(e.arg) } : e;
+      default:
+        return { ...e, arg: fix(e.arg) };
+    }
+  };
+  const { sizedBy: _, ...rest } = p;
+  return { ...rest, shape: [n], expr: fix(p.expr), ...(p.reduce ? { reduce: { ...p.reduce, offset: [0], globalShape: [n] } } : {}) };
 }

@@ -20,7 +20,21 @@ export function digitsOf(out: { digestDigits?: number }): { digestDigits?: numbe
   return out.digestDigits === undefined ? {} : { digestDigits: out.digestDigits };
 }
 
-export function assembleArray(out: Extract<NodeOutput, { kind: 'array' }>, blocks: ChunkValue[]): ResultValue {
+/**
+ * An output of unknown length (1-D, a mask selection: compile/unknown-sizes.ts) with the lengths
+ * its blocks turned out to have; any other output as it is.
+ */
+function withRunSizes(out: Extract<NodeOutput, { kind: 'array' }>, blocks: ChunkValue[]): Extract<NodeOutput, { kind: 'array' }> {
+  if (!out.shape.includes(-1)) return out;
+  const sizes = blocks.map((v, b) => {
+    if (v.kind !== 'array' || v.array.shape.length !== 1) throw new Error(`output block ${b} of unknown length is not a 1-D array`);
+    return v.array.shape[0];
+  });
+  return { ...out, shape: [sizes.reduce((a, b) => a + b, 0)], chunks: [sizes] };
+}
+
+export function assembleArray(out0: Extract<NodeOutput, { kind: 'array' }>, blocks: ChunkValue[]): ResultValue {
+  const out = withRunSizes(out0, blocks);
   const n = sizeOf(out.shape);
   const data = new Float64Array(n);
   const strides = out.shape.map((_, d) => out.shape.slice(d + 1).reduce((a, b) => a * b, 1));

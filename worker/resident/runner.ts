@@ -35,6 +35,8 @@ export function planResident(spec: TaskSpec, backends: ArrayBackend[], inputs: (
     // A bool program computes in float64 and is cast on the host (native/chunk-call.ts): its
     // array output is not kept on the device (a reduction's partial is host data either way).
     if (spec.program.dtype === 'bool' && !spec.program.reduce) return null;
+    // A program of data-dependent length is sized from its host input first (worker/execute.ts).
+    if (spec.program.sizedBy !== undefined) return null;
     const be = backends.find((b) => b.supportsProgram(spec.program));
     return be?.name === 'cuda' ? { kind: 'program', program: spec.program } : null;
   }

@@ -57,7 +57,8 @@ export function coarsenForGpus(a: LazyArray, share: GpuShare): LazyArray {
   if (gpus <= 0) return a;
   const blocks = a.chunks.reduce((n, c) => n * c.length, 1);
   const total = sizeOf(a.shape);
-  if (blocks <= gpus * TASKS_PER_GPU || total === 0) return a;
+  // Blocks of unknown length (a mask selection, unknown-sizes.ts) are kept as they are.
+  if (blocks <= gpus * TASKS_PER_GPU || total <= 0) return a;
   const target = Math.min(share.taskElements, total / (gpus * TASKS_PER_GPU));
   const factors = mergeFactors(a.chunks.map((c) => c.length), target / (total / blocks));
   if (factors.every((f) => f === 1)) return a;

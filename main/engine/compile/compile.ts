@@ -5,6 +5,7 @@
  * an opaque op. Tasks no output needs are culled. A task too big for any worker is refused here,
  * before anything allocates.
  */
+import { toEmitted, UNKNOWN } from './unknown-sizes';
 import type { NodeOutput, Resource, TaskDef, TaskGraph } from '../../../common/tasks';
 import { MAX_TASKS } from './limits';
 import { WorkflowError } from '../errors';
@@ -48,7 +49,8 @@ export interface Compiled extends TaskGraph {
 
 /** A lazy value's type as explain shows it: kind, NumPy dtype (common/dtype-rules.ts), shape. */
 export function describeValue(v: LazyValue): string {
-  if (v.kind === 'array') return `array ${v.dtype} (${v.shape.join(', ')}${v.shape.length === 1 ? ',' : ''})`;
+  // An unknown length (a mask selection) reads as Dask shows it: nan.
+  if (v.kind === 'array') return `array ${v.dtype} (${v.shape.map((s) => (s === UNKNOWN ? 'nan' : s)).join(', ')}${v.shape.length === 1 ? ',' : ''})`;
   if (v.kind === 'scalar') return `scalar ${v.dtype}`;
   return v.portType;
 }
@@ -112,7 +114,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
         // One hash lookup, not two: a key already there leaves the size as it was (the compile
         // is then abandoned, so the overwritten entry is never seen).
         const before = tasks.size;
-        tasks.set(t.key, Object.assign(t, { node: t.node ?? id }));
+        tasks.set(t.key, Object.assign(toEmitted(t), { node: t.node ?? id }));
         if (tasks.size === before) throw new WorkflowError(`nodes[${i}]`, `internal: duplicate task key ${t.key}`, id);
       },
     };

@@ -13,14 +13,21 @@ import type { BuildContext, LazyArray, OpDef } from './types';
 import { normalizeIndex, parseSliceText } from './slice-syntax';
 import { normalizeAxes, reduceAxesSteps } from '../compile/reduce-axes';
 import { alignedBinary } from '../compile/broadcast';
+import { hasUnknown, unknownRefusal } from '../compile/unknown-sizes';
 import type { Steps } from '../slices';
 
-export function arrayInput(ctx: BuildContext, port: string): LazyArray {
+/**
+ * The array on `port`. One of unknown length (a boolean-mask selection, compile/unknown-sizes.ts)
+ * is refused unless the op says it takes one (`unknownSizes`).
+ */
+export function arrayInput(ctx: BuildContext, port: string, opts: { unknownSizes?: boolean } = {}): LazyArray {
   const v = ctx.inputs[port];
   if (!v) return ctx.fail(`inputs.${port}`, 'not connected');
   // A reduction's scalar is a 0-d array to whatever consumes it.
   if (v.kind === 'scalar') return fromKeys([], [], v.dtype, [v.key], ctx.nodeId, [ctx.nodeId]);
   if (v.kind !== 'array') return ctx.fail(`inputs.${port}`, `expects an array, got ${v.portType}`);
+  const unknown = opts.unknownSizes ? null : unknownRefusal(v.shape);
+  if (unknown) return ctx.fail(`inputs.${port}`, unknown);
   // Every array op reads its inputs here, so this is the one place fusion is bounded (fuse-bound.ts).
   if (fitsFusion(v.block(v.chunks.map(() => 0)).expr)) return v;
   // Materialised once per value: a second port or consumer reading it (a + a) reads those tasks.
@@ -153,7 +160,7 @@ const scalarOp: OpDef = {
     const op = (ctx.params.op ?? 'add') as BinaryOp;
     const value = num(ctx, 'value');
     const reverse = ctx.params.reverse === true;
-    const x0 = arrayInput(ctx, 'x');
+    const x0 = arrayInput(ctx, 'x', { unknownSizes: true });
     // NEP 50: the number is a weak Python scalar; x / 2 of an int32 x is float64, x + 2 int32.
     const kind = scalarKind(value, ctx.params.value_kind);
     if (kind === 'int' && !Number.isInteger(value)) ctx.fail('params.value', `${value} is not an integer, but value_kind is 'int'`);
@@ -273,7 +280,7 @@ const reduce: OpDef = {
   },
   // A generator: a reduction over a big grid emits a task per block (main/engine/slices.ts).
   *build(ctx) {
-    const x0 = arrayInput(ctx, 'x');
+    const x0 = arrayInput(ctx, 'x', { unknownSizes: true });
     const named = (ctx.params.op ?? 'sum') as ReduceOp | TruthOp | 'nansum';
     const truth = named === 'any' || named === 'all' ? TRUTH_OPS[named] : null;
     const op: ReduceOp = named === 'any' || named === 'all' ? TRUTH_OPS[named] : named === 'nansum' ? 'sum' : named;
@@ -303,6 +310,12 @@ const reduce: OpDef = {
       if ((op === 'argmin' || op === 'argmax') && ax.length > 1 && ax.length < x.shape.length) throw new Error(`${op} takes a single axis, got (${ax.join(', ')})`);
     } catch (e) {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));
+    }
+    if (hasUnknown(x.shape)) {
+      // 1-D of unknown length: over its one axis is over all elements, whose partials carry their
+      // own counts; arg* would need each block's offset, and keepdims a known length (Dask: NaN).
+      if (op === 'argmin' || op === 'argmax' || keepdims) return ctx.fail('inputs.x', `${unknownRefusal(x.shape)} (${named}${keepdims ? ' with keepdims' : ''})`);
+      return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
     }
     if (op === 'nanmean' && Array.isArray(axes) && axes.length > 1 && normalizeAxes(axes, x.shape.length).length < x.shape.length) return { out: yield* nanmeanOver(x, axes, keepdims, splitEvery, ctx) };
     // The historical forms keep their task graphs (and so their digests): all axes, one axis.

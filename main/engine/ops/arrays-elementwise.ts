@@ -94,7 +94,7 @@ const unary: OpDef = {
   },
   build(ctx) {
     const named = (ctx.params.op ?? 'abs') as UnaryOp | 'logical_not';
-    const x0 = arrayInput(ctx, 'x');
+    const x0 = arrayInput(ctx, 'x', { unknownSizes: true });
     if (named === 'logical_not') {
       const x = settle(x0, 'bool', ctx, 'src');
       return { out: mapBlocks(x, (e) => ({ kind: 'binary', op: 'eq', a: e, b: ZERO }), named, ctx.nodeId, 'bool') };
@@ -123,7 +123,7 @@ const clip: OpDef = {
     ],
   },
   build(ctx) {
-    const x = arrayInput(ctx, 'x');
+    const x = arrayInput(ctx, 'x', { unknownSizes: true });
     const lo = num(ctx, 'min');
     const hi = num(ctx, 'max');
     if (!(lo <= hi)) ctx.fail('params.max', `must not be below min (${lo})`);

@@ -84,7 +84,7 @@ const astype: OpDef = {
     params: [{ name: 'dtype', kind: 'enum', options: DTYPES, required: true }],
   },
   build(ctx) {
-    return { out: castArray(arrayInput(ctx, 'x'), ctx.params.dtype as DType, ctx) };
+    return { out: castArray(arrayInput(ctx, 'x', { unknownSizes: true }), ctx.params.dtype as DType, ctx) };
   },
 };
 

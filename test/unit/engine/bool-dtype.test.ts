@@ -15,24 +15,10 @@ import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { explain } from '../../../main/engine/compile/explain';
 import { validateWorkflow } from '../../../main/engine/validate';
 import { backendSets } from '../../helpers/backend-sets';
-import { chain } from '../../helpers/local-run';
+import { chain, graph as doc, type GraphNode } from '../../helpers/local-run';
 import { localTasks } from '../../helpers/local-tasks';
 
-type Node = [string, string, Record<string, unknown>];
-type Edge = [string, string, string];
-
-/**
- * A workflow of `nodes` and `edges` ([source, target, targetPort]). Results are reported for
- * sinks only, so each node of `shown` that feeds others also feeds a sink `<id>_` (a '...' slice).
- */
-function doc(nodes: Node[], edges: Edge[], shown: string[] = []): unknown {
-  const sinks: Node[] = shown.map((id) => [`${id}_`, 'slice', { slices: '...' }]);
-  return {
-    format: 'gpuflow.workflow/1',
-    nodes: [...nodes, ...sinks].map(([id, op, params]) => ({ id, op, params })),
-    edges: [...edges, ...shown.map((id): Edge => [id, `${id}_`, 'x'])].map(([source, target, targetPort]) => ({ source, sourcePort: 'out', target, targetPort })),
-  };
-}
+type Node = GraphNode;
 
 const a6: Node = ['a', 'arange', { start: 0, stop: 6, chunks: 4 }];
 

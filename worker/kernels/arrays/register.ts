@@ -1,4 +1,5 @@
 /** Array task handlers beyond fused programs: assembling rechunked blocks, transposing blocks. */
+import { allocate } from '../../../common/arrays';
 import { assemble } from './assemble';
 import { registerArrayOp } from '../../handlers';
 import { transpose } from '../js/linalg';
@@ -20,4 +21,19 @@ registerArrayOp('transpose', async (_params, inputs) => {
   const v = inputs[0];
   if (v?.kind !== 'array') throw new Error('transpose: input is not an array');
   return { value: { kind: 'array', array: transpose(v.array) }, backend: 'js' };
+});
+
+// x[mask] of one block: the values where the mask is True, in C order (main/engine/ops/arrays-mask.ts).
+registerArrayOp('mask-select', async (_params, inputs) => {
+  const [x, m] = inputs;
+  if (x?.kind !== 'array' || m?.kind !== 'array') throw new Error('mask-select: inputs are not two arrays');
+  const mask = m.array.data;
+  if (!(mask instanceof Uint8Array)) throw new Error(`mask-select: the mask is ${m.array.dtype}, not bool`);
+  if (mask.length !== x.array.data.length) throw new Error(`mask-select: mask of ${mask.length} elements for a block of ${x.array.data.length}`);
+  let n = 0;
+  for (let i = 0; i < mask.length; i++) n += mask[i] ? 1 : 0;
+  const out = allocate(x.array.dtype, n);
+  const src = x.array.data;
+  for (let i = 0, k = 0; i < mask.length; i++) if (mask[i]) out[k++] = src[i];
+  return { value: { kind: 'array', array: { dtype: x.array.dtype, shape: [n], data: out } }, backend: 'js' };
 });

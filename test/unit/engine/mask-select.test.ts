@@ -1,0 +1,73 @@
+/**
+ * Boolean-mask selection x[mask] (issue 24 item 2), adapted from dask/array/tests'
+ * test_boolean_indexing cases: 1-D and 2-D inputs with odd chunkings, the result of unknown
+ * length computed, reduced and used in elementwise ops, against NumPy (/usr/bin/python3, in the
+ * test) on js and on native-cpu with js behind it; then what needs known sizes is refused.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ResultValue } from '../../../common/results';
+import { compileWorkflow } from '../../../main/engine/compile/compile';
+import { explain } from '../../../main/engine/compile/explain';
+import { validateWorkflow } from '../../../main/engine/validate';
+import { backendSets } from '../../helpers/backend-sets';
+import { graph, type GraphNode } from '../../helpers/local-run';
+import { localTasks } from '../../helpers/local-tasks';
+import { maskFixture as fixture, maskDoc } from '../../helpers/mask-cases';
+
+const close = (got: number, want: number, rel: number) => expect(Math.abs(got - want)).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(want)));
+
+describe.each(backendSets())('x[mask] with unknown chunk sizes against NumPy (%s)', (_, backends) => {
+  const run = async (d: unknown): Promise<Record<string, ResultValue>> => (await localTasks(d, {}, {}, backends())).results();
+
+  it.each([
+    ['1-D float64, odd chunks', [23], [5], 'float64', 0.5],
+    ['2-D float64, chunks on both axes (NumPy\'s C order, not block order)', [7, 9], [3, 4], 'float64', -1],
+    ['3-D float32', [4, 3, 5], [3, 2, 2], 'float32', 1],
+    ['2-D int32: an exact int64 sum', [6, 5], [4, 3], 'int32', 0],
+    ['a mask with no True value: an empty result', [10], [3], 'float64', 100],
+  ] as Array<[string, number[], number[], string, number]>)('%s', async (_name, shape, chunks, dtype, t) => {
+    const { path, want } = fixture(shape, dtype, t);
+    const out = await run(maskDoc(path, chunks, t));
+    const m = want.m as number[];
+    expect(out.out).toMatchObject({ kind: 'array', shape: [m.length], data: m });
+    expect(out.affine).toMatchObject({ dtype: want.affineDtype, shape: [m.length] });
+    (out.affine as { data: number[] }).data.forEach((v, i) => close(v, (want.affine as number[])[i], dtype === 'float32' ? 1e-6 : 0));
+    expect(out.sum).toMatchObject({ kind: 'scalar', dtype: want.sumDtype });
+    close((out.sum as { value: number }).value, want.sum as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    if (m.length === 0) {
+      expect((out.mean as { value: number }).value).toBeNaN();
+      return;
+    }
+    close((out.mean as { value: number }).value, want.mean as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    close((out.std as { value: number }).value, want.std as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    expect((out.min as { value: number }).value).toBe(want.min);
+  });
+});
+
+describe('x[mask]: what needs known sizes is refused, as Dask refuses', () => {
+  const base: GraphNode[] = [
+    ['x', 'arange', { start: 0, stop: 10, chunks: 3 }],
+    ['c', 'scalar_op', { op: 'gt', value: 4 }],
+    ['m', 'mask_select', {}],
+  ];
+  const edges: Array<[string, string, string]> = [['x', 'c', 'x'], ['x', 'm', 'x'], ['c', 'm', 'mask']];
+  const compile = (extra: GraphNode[], more: Array<[string, string, string]>) => compileWorkflow(validateWorkflow(graph([...base, ...extra], [...edges, ...more])));
+
+  it('refuses a slice, a binary op with another array and argmax of it, naming the unknown sizes', () => {
+    expect(() => compile([['s', 'slice', { slices: ':2' }]], [['m', 's', 'x']])).toThrow(/inputs\.x \(node 's'\): has unknown chunk sizes .*compute_chunk_sizes/);
+    expect(() => compile([['b', 'binary', { op: 'add' }]], [['m', 'b', 'a'], ['x', 'b', 'b']])).toThrow(/inputs\.a \(node 'b'\): has unknown chunk sizes/);
+    expect(() => compile([['r', 'reduce', { op: 'argmax' }]], [['m', 'r', 'x']])).toThrow(/unknown chunk sizes.*\(argmax\)/);
+  });
+
+  it('refuses a mask that is not bool or not of x\'s shape', () => {
+    const y: GraphNode[] = [['y', 'arange', { start: 0, stop: 10, chunks: 3, dtype: 'int32' }], ['k', 'mask_select', {}]];
+    expect(() => compileWorkflow(validateWorkflow(graph(y, [['y', 'k', 'x'], ['y', 'k', 'mask']])))).toThrow(/inputs\.mask \(node 'k'\): is int32, not bool .*use take/);
+    const z: GraphNode[] = [['y', 'arange', { start: 0, stop: 9, chunks: 3 }], ['c2', 'scalar_op', { op: 'gt', value: 1 }], ['k', 'mask_select', {}]];
+    expect(() => compile(z, [['y', 'c2', 'x'], ['x', 'k', 'x'], ['c2', 'k', 'mask']])).toThrow(/boolean index of shape \(9\) does not match the array's shape \(10\)/);
+  });
+
+  it('explain shows the unknown length as nan, as Dask does', () => {
+    const ex = explain(compile([['r', 'reduce', { op: 'sum' }]], [['m', 'r', 'x']]));
+    expect(JSON.stringify(ex)).toMatch(/array float64 \(nan,\)/);
+  });
+});
