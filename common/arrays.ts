@@ -171,6 +171,21 @@ export function allocate(dtype: DType, n: number): NumericArray {
   }
 }
 
+/**
+ * A program's output of `dtype` from the float64 (or float32) values it was computed in: NumPy's
+ * cast to bool (non-zero, NaN included, is True), integers truncated toward zero (int32 wrapping
+ * as a typed array stores it). The js interpreter and the addon's host side share it, so a bool
+ * or integer program gives the same values on every backend.
+ */
+export function castComputed(dtype: DType, data: Float64Array | Float32Array): NumericArray {
+  switch (dtype) {
+    case 'bool': return Uint8Array.from(data, (x) => (x !== 0 ? 1 : 0));
+    case 'int32': return Int32Array.from(data, Math.trunc);
+    case 'int64': return BigInt64Array.from(data, (x) => BigInt(Math.trunc(x)));
+    default: return data;
+  }
+}
+
 export function valueBytes(v: ChunkValue): number {
   switch (v.kind) {
     case 'array': return v.array.data.byteLength;

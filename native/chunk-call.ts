@@ -3,7 +3,7 @@
  * addon's arguments, and the addon's output back into a ChunkValue.
  */
 import type { ChunkProgram, ChunkValue, NDArray, Partial } from '../common/arrays';
-import { sizeOf } from '../common/arrays';
+import { castComputed, sizeOf } from '../common/arrays';
 import type { ArrayBackend } from '../common/backend';
 import type { FloatArray } from './index';
 import { PARTIAL_FIELDS, encodeProgram, outputLength, partialShape } from './program-code';
@@ -22,7 +22,7 @@ export function addonInput(v: ChunkValue): FloatArray | Int32Array {
   return d instanceof Uint8Array ? Float64Array.from(d) : d;
 }
 
-/** Encodes the program and allocates its output. Int64 and bool inputs are converted to float64; a bool program computes in float64. */
+/** Encodes the program and allocates its output. Int64 and bool inputs are converted to float64; a bool or integer program computes in float64. */
 export function prepareCall(program: ChunkProgram, inputs: ChunkValue[]): NativeCall {
   const arrays = inputs.map(addonInput);
   const shapes = inputs.map((v) => (v.kind === 'array' ? v.array.shape : null));
@@ -35,9 +35,8 @@ export function prepareCall(program: ChunkProgram, inputs: ChunkValue[]): Native
 /** The ChunkValue of a finished call. */
 export function resultOf(program: ChunkProgram, out: FloatArray): ChunkValue {
   if (!program.reduce) {
-    // NumPy's cast to bool: non-zero (NaN included) is True.
-    const data = program.dtype === 'bool' ? Uint8Array.from(out, (x) => (x !== 0 ? 1 : 0)) : out;
-    const array: NDArray = { dtype: program.dtype, shape: program.shape, data };
+    // Bool and integer programs compute in float64 and are cast here, as the js interpreter casts.
+    const array: NDArray = { dtype: program.dtype, shape: program.shape, data: castComputed(program.dtype, out) };
     return { kind: 'array', array };
   }
   const shape = partialShape(program);

@@ -4,8 +4,8 @@
  * plus one coefficient per output axis, so its flat index at output coordinate c is
  * `off + sum(c[a] * coef[a])`. The C++ side re-checks every field (bounds included).
  *
- * Layout: version, dtype (0 f64, 1 f32; a bool program computes as f64, chunk-call.ts casts its
- * output), ndim, shape..., reduce op, reduce axis (-1 all),
+ * Layout: version, dtype (0 f64, 1 f32; a bool or integer program computes as f64, chunk-call.ts
+ * casts its output), ndim, shape..., reduce op, reduce axis (-1 all),
  * index offset, index coefficients..., instruction count, then instructions in postfix order:
  *   1 random: dist (0 normal, 1 uniform), seed, a, b, off, coef...
  *   2 arange: start, step, off, coef...     3 fill: value     4 input: dep, off, coef...
@@ -52,7 +52,9 @@ export function unsupportedReason(program: ChunkProgram, features: NativeFeature
 }
 
 function checkProgram(program: ChunkProgram, features: NativeFeatures): string | null {
-  if (program.dtype !== 'float64' && program.dtype !== 'float32' && program.dtype !== 'bool') return `dtype ${program.dtype}`;
+  // An int64 block read as it is (a slice, a copy): js copies it exactly, float64 would round
+  // values beyond 2**53 (other int64 programs compute in float64 on every backend).
+  if (program.dtype === 'int64' && program.expr.kind === 'leaf' && program.expr.leaf.kind === 'input') return 'an int64 copy (exact on js)';
   if (program.shape.length > LIMITS.dims) return `more than ${LIMITS.dims} dimensions`;
   if (program.reduce && program.reduce.axis !== null && program.shape.length === 0) return 'axis reduction of a 0-d program';
   let instructions = 0;

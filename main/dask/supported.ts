@@ -115,11 +115,11 @@ function laterParamRefusal(op: string, params: Record<string, unknown>): string 
 }
 
 /**
- * What python/gpuflow_dask (encode.py, program.py) lacks of the addon's programs: the bool dtype,
- * the comparisons and programs sized at run time, which came later (issue 24); refused here.
+ * What python/gpuflow_dask (encode.py, program.py) lacks of the addon's programs: bool and integer
+ * programs, the comparisons and programs sized at run time, which came later (issue 24); refused here.
  */
 function bridgeProgramGap(p: ChunkProgram): string | null {
-  if (p.dtype === 'bool') return 'dtype bool';
+  if (p.dtype !== 'float64' && p.dtype !== 'float32') return `dtype ${p.dtype}`;
   if (p.sizedBy !== undefined) return 'a data-dependent length (a boolean-mask selection)';
   const compares = (e: Expr): boolean => {
     switch (e.kind) {

@@ -15,6 +15,7 @@ import { loadNative } from '../../native/index';
 import { unsupportedReason } from '../../native/program-code';
 import { cudaWarmup, librariesReady } from '../cuda-warmup';
 import type { ArrayBackend } from './backend';
+import { runFolding } from './host-fold';
 
 // The device kernels index the output with 32-bit integers.
 const MAX_ELEMENTS = 2 ** 31 - 1;
@@ -31,11 +32,12 @@ export function createCudaBackend(): ArrayBackend | { unavailable: string } {
   return {
     name: 'cuda',
     supportsProgram: (program: ChunkProgram) => unsupportedReason(program, features) === null && sizeOf(program.shape) <= MAX_ELEMENTS,
-    async runProgram(program: ChunkProgram, inputs: ChunkValue[]): Promise<ChunkValue> {
-      const call = prepareCall(program, inputs);
-      await addon.cudaRunProgram(call.code, call.inputs, call.out);
-      return resultOf(program, call.out);
-    },
+    runProgram: (program: ChunkProgram, inputs: ChunkValue[]): Promise<ChunkValue> =>
+      runFolding(program, async (p) => {
+        const call = prepareCall(p, inputs);
+        await addon.cudaRunProgram(call.code, call.inputs, call.out);
+        return resultOf(p, call.out);
+      }),
     ...linalgMethods({
       matmul: (a, b, c0, m, k, n, out) => librariesReady().then(() => addon.cudaMatmul(a, b, c0, m, k, n, out)),
       qr: (a, m, n, q, r) => librariesReady().then(() => addon.cudaQr(a, m, n, q, r)),

@@ -8,6 +8,7 @@ import { linalgMethods, prepareCall, resultOf } from '../../native/chunk-call';
 import { loadNative } from '../../native/index';
 import { unsupportedReason } from '../../native/program-code';
 import type { ArrayBackend } from './backend';
+import { runFolding } from './host-fold';
 
 export function createNativeCpuBackend(threads: number): ArrayBackend | { unavailable: string } {
   if (!Number.isInteger(threads) || threads < 1 || threads > 1024) throw new RangeError(`native-cpu: threads must be an integer in [1, 1024], got ${threads}`);
@@ -22,11 +23,12 @@ export function createNativeCpuBackend(threads: number): ArrayBackend | { unavai
   return {
     name: 'native-cpu',
     supportsProgram: (program: ChunkProgram) => unsupportedReason(program, features) === null,
-    async runProgram(program: ChunkProgram, inputs: ChunkValue[]): Promise<ChunkValue> {
-      const call = prepareCall(program, inputs);
-      await addon.runProgram(call.code, call.inputs, call.out, threads);
-      return resultOf(program, call.out);
-    },
+    runProgram: (program: ChunkProgram, inputs: ChunkValue[]): Promise<ChunkValue> =>
+      runFolding(program, async (p) => {
+        const call = prepareCall(p, inputs);
+        await addon.runProgram(call.code, call.inputs, call.out, threads);
+        return resultOf(p, call.out);
+      }),
     ...linalgMethods({
       matmul: (a, b, c0, m, k, n, out) => addon.matmul(a, b, c0, m, k, n, out, threads),
       qr: (a, m, n, q, r) => addon.qr(a, m, n, q, r, threads),

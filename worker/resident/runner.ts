@@ -32,9 +32,9 @@ export function planResident(spec: TaskSpec, backends: ArrayBackend[], inputs: (
     if (plan) return { kind: 'linalg', plan };
   }
   if (spec.kind === 'program') {
-    // A bool program computes in float64 and is cast on the host (native/chunk-call.ts): its
-    // array output is not kept on the device (a reduction's partial is host data either way).
-    if (spec.program.dtype === 'bool' && !spec.program.reduce) return null;
+    // A bool or integer program computes in float64 and is cast on the host (native/chunk-call.ts,
+    // its reduction folded there: worker/kernels/host-fold.ts): it runs on host values.
+    if (spec.program.dtype !== 'float64' && spec.program.dtype !== 'float32') return null;
     // A program of data-dependent length is sized from its host input first (worker/execute.ts).
     if (spec.program.sizedBy !== undefined) return null;
     const be = backends.find((b) => b.supportsProgram(spec.program));

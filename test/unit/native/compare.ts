@@ -1,14 +1,14 @@
 /** Compares two ChunkValues: bit for bit, or within `rel` of max(|expected|, `scale`). */
 import type { ChunkValue } from '../../../common/arrays';
 
+/** The values to compare; int64 as numbers (the cases keep them below 2**53), an exact integer sum as the field `isum`. */
 function arraysOf(v: ChunkValue): Record<string, ArrayLike<number>> {
   if (v.kind === 'array') {
     const d = v.array.data;
-    if (d instanceof BigInt64Array) throw new Error('int64 data');
-    return { data: d };
+    return { data: d instanceof BigInt64Array ? Array.from(d, Number) : d };
   }
   if (v.kind !== 'partial') throw new Error(`cannot compare ${v.kind} values`);
-  return v.partial.fields;
+  return v.partial.isum ? { ...v.partial.fields, isum: Array.from(v.partial.isum, Number) } : v.partial.fields;
 }
 
 /** Returns a description of the first mismatch, or null. */

@@ -12,6 +12,7 @@ import { loadNative, nativeInfo } from '../../../native/index';
 import { encodeProgram } from '../../../native/program-code';
 import { cases, seedChunk } from './programs';
 import { mismatch } from './compare';
+import type { ChunkValue, Expr } from '../../../common/arrays';
 
 const skip = process.env.GPUFLOW_NO_NATIVE === '1';
 
@@ -40,8 +41,25 @@ describe.skipIf(skip)('native-cpu programs agree with js', () => {
     expect(mismatch(a, b, true, 0)).toBeNull();
   });
 
-  it('does not support integer programs', () => {
-    expect(cpu.supportsProgram({ dtype: 'int32', shape: [2], expr: { kind: 'leaf', leaf: { kind: 'fill', value: 1 } } })).toBe(false);
+  it('runs integer programs, except an int64 copy (exact on js, float64 would round beyond 2**53)', () => {
+    expect(cpu.supportsProgram({ dtype: 'int32', shape: [2], expr: { kind: 'leaf', leaf: { kind: 'fill', value: 1 } } })).toBe(true);
+    const copy: Expr = { kind: 'leaf', leaf: { kind: 'input', dep: 0, region: { start: [0], step: [1], count: [2] } } };
+    expect(cpu.supportsProgram({ dtype: 'int64', shape: [2], expr: copy })).toBe(false);
+    expect(cpu.supportsProgram({ dtype: 'int64', shape: [2], expr: copy, reduce: { op: 'sum', axis: null } })).toBe(false);
+    expect(cpu.supportsProgram({ dtype: 'int32', shape: [2], expr: copy })).toBe(true);
+  });
+
+  it('keeps an exact int64 sum beyond 2**53 (the reduction folds on the host)', async () => {
+    // (2**30 + k) * 2**14, each exact in float64 (about 2**44), 4096 of them: the total is about
+    // 2**56, past 2**53 where a float64 sum rounds; the exact sum counted with BigInt here.
+    const n = 1 << 12;
+    const data = Int32Array.from({ length: n }, (_, k) => 2 ** 30 + k);
+    const p = { dtype: 'int64' as const, shape: [n], expr: { kind: 'binary' as const, op: 'mul' as const, a: { kind: 'leaf' as const, leaf: { kind: 'input' as const, dep: 0, region: { start: [0], step: [1], count: [n] } } }, b: { kind: 'leaf' as const, leaf: { kind: 'fill' as const, value: 2 ** 14 } } }, reduce: { op: 'sum' as const, axis: null } };
+    const inputs: ChunkValue[] = [{ kind: 'array', array: { dtype: 'int32', shape: [n], data } }];
+    const got = await cpu.runProgram(p, inputs);
+    let want = 0n;
+    for (const v of data) want += BigInt(v) * 2n ** 14n;
+    expect(got.kind === 'partial' ? got.partial.isum?.[0] : undefined).toBe(want);
   });
 });
 

@@ -166,8 +166,32 @@ export function cases(): Case[] {
       for (const op of ['sum', 'max', 'min', 'argmax'] as const)
         for (const axis of [null, 1]) out.push({ name: `bool (x >= 0) ${op} axis ${axis}`, program: { dtype: 'bool', shape: [4, 8], expr: bin('ge', cmpA, fill(0)), reduce: { op, axis, offset: [0, 0], globalShape: [4, 8] } }, inputs, exact: true });
     }
+    if (dtype === 'float64') out.push(...intCases());
     out.push({ name: `${dtype} deep expression`, program: { dtype, shape: [4, 4], expr: bin('add', bin('mul', uniform(1, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('sub', uniform(2, [4, 4], region([0, 0], [1, 1], [4, 4])), bin('div', uniform(3, [4, 4], region([0, 0], [1, 1], [4, 4])), uniform(4, [4, 4], region([0, 0], [1, 1], [4, 4]))))), fill(3)) }, inputs: [] });
   }
+  return out;
+}
+
+/**
+ * Integer programs (computed in float64 by the addon, cast on the host; their reductions folded
+ * there, exactly): int32 and int64 arithmetic on int32 inputs, arange leaves, int32 wrapping past
+ * 2**31 as the js typed array stores it, and each reduction along both axes and over all.
+ */
+function intCases(): Case[] {
+  const out: Case[] = [];
+  const ints = Int32Array.from({ length: 30 }, (_, i) => ((i * 7919) % 41) - 20);
+  const x = leaf({ kind: 'input', dep: 0, region: region([0, 0], [1, 1], [5, 6]) });
+  const xr = leaf({ kind: 'input', dep: 0, region: region([4, 5], [-1, -1], [5, 6]) });
+  const inputs = [arr('int32', [5, 6], ints)];
+  for (const dtype of ['int32', 'int64'] as const) {
+    out.push({ name: `${dtype} x * 3 - reversed x`, program: { dtype, shape: [5, 6], expr: bin('sub', bin('mul', x, fill(3)), xr) }, inputs, exact: true });
+    out.push({ name: `${dtype} abs, square, min, max`, program: { dtype, shape: [5, 6], expr: bin('max', bin('min', un('square', x), fill(150)), un('abs', xr)) }, inputs, exact: true });
+    out.push({ name: `${dtype} arange + x`, program: { dtype, shape: [5, 6], expr: bin('add', leaf({ kind: 'arange', start: -7, step: 3, shape: [5, 6], region: region([0, 0], [1, 1], [5, 6]) }), x) }, inputs, exact: true });
+    for (const op of ['sum', 'prod', 'min', 'max', 'argmin', 'argmax', 'mean', 'var'] as const)
+      for (const axis of [null, 0, 1]) out.push({ name: `${dtype} x + 1 ${op} axis ${axis}`, program: { dtype, shape: [5, 6], expr: bin('add', x, fill(1)), reduce: { op, axis, offset: [5, 0], globalShape: [10, 6] } }, inputs, exact: true });
+  }
+  // int32 wrapping (a typed array's store): 2**30 * 3 is -1073741824 in int32.
+  out.push({ name: 'int32 wraps past 2**31', program: { dtype: 'int32', shape: [5, 6], expr: bin('mul', bin('add', bin('mul', x, fill(0)), fill(2 ** 30)), fill(3)) }, inputs, exact: true });
   return out;
 }
 

@@ -5,7 +5,7 @@
  * then the reduction's chunk step folds the buffer into a Partial.
  */
 import type { ChunkProgram, ChunkValue, Expr, Leaf, NDArray, Region } from '../../../common/arrays';
-import { broadcastProblem, broadcastTarget, sizeOf } from '../../../common/arrays';
+import { broadcastProblem, broadcastTarget, castComputed, sizeOf } from '../../../common/arrays';
 import { PhiloxStream } from '../../../common/philox';
 import { chunkReduce } from './reduce';
 
@@ -234,11 +234,7 @@ export function evaluateElementwise(program: ChunkProgram, inputs: ChunkValue[])
   if (exact) return exact;
   const make = program.dtype === 'float32' ? (n: number) => new Float32Array(n) : (n: number) => new Float64Array(n);
   const data = evalExpr(program.expr, program.shape, make, inputs);
-  if (program.dtype === 'int32') return { dtype: 'int32', shape: program.shape, data: Int32Array.from(data, Math.trunc) };
-  if (program.dtype === 'int64') return { dtype: 'int64', shape: program.shape, data: BigInt64Array.from(data, (x) => BigInt(Math.trunc(x))) };
-  // NumPy's cast to bool: non-zero (NaN included) is True.
-  if (program.dtype === 'bool') return { dtype: 'bool', shape: program.shape, data: Uint8Array.from(data, (x) => (x !== 0 ? 1 : 0)) };
-  return { dtype: program.dtype, shape: program.shape, data };
+  return { dtype: program.dtype, shape: program.shape, data: castComputed(program.dtype, data) };
 }
 
 /** Runs a whole program: the elementwise part, then the reduction's chunk step if any. */
