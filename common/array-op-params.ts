@@ -27,6 +27,8 @@ const SCHEMAS = {
   transpose: z.object({}),
   /** x[mask] of one block (input 0: x, input 1: its bool mask of the same shape): the kept values in C order, 1-D. */
   'mask-select': z.object({}),
+  /** Input 0 as it is when input 1 (an element count, 0-d) is not zero; else fails with `error` (min of an empty selection). */
+  'require-elements': z.object({ error: z.string() }),
   /** Rows [start[0], start[0] + shape[0]) of a .npy file, checked against the size it had at compile time. */
   'npy-read': z.object({ path: z.string(), dataStart: count, fileBytes: count, dtype: dtypeSchema, fileShape: dims, start: dims, shape: dims }),
   /** Every block of an array (in C order over the block grid) written to one .npy file. */

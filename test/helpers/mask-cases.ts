@@ -29,8 +29,8 @@ print(json.dumps({"m": m.tolist(), "dtype": str(m.dtype), "sum": f(m.sum()), "su
   return { path, want: JSON.parse(out) as Record<string, number | number[] | string> };
 }
 
-/** x[x > t] and what consumes it, each a sink. */
-export function maskDoc(path: string, chunks: number[], t: number): unknown {
+/** x[x > t] and what consumes it, each a sink; min only where the selection is not empty (`withMin`: NumPy raises there). */
+export function maskDoc(path: string, chunks: number[], t: number, withMin = true): unknown {
   const nodes: GraphNode[] = [
     ['x', 'load_npy', { path, chunks }],
     ['c', 'scalar_op', { op: 'gt', value: t, value_kind: 'float' }],
@@ -39,13 +39,13 @@ export function maskDoc(path: string, chunks: number[], t: number): unknown {
     ['sum', 'reduce', { op: 'sum' }],
     ['mean', 'reduce', { op: 'mean', axis: 0 }],
     ['std', 'reduce', { op: 'std' }],
-    ['min', 'reduce', { op: 'min' }],
+    ...(withMin ? [['min', 'reduce', { op: 'min' }] as GraphNode] : []),
     ['m2', 'scalar_op', { op: 'mul', value: 2 }],
     ['affine', 'scalar_op', { op: 'add', value: 1 }],
   ];
   return graph(nodes, [
     ['x', 'c', 'x'], ['x', 'm', 'x'], ['c', 'm', 'mask'],
-    ['m', 'out', 'x'], ['m', 'sum', 'x'], ['m', 'mean', 'x'], ['m', 'std', 'x'], ['m', 'min', 'x'], ['m', 'm2', 'x'], ['m2', 'affine', 'x'],
+    ['m', 'out', 'x'], ['m', 'sum', 'x'], ['m', 'mean', 'x'], ['m', 'std', 'x'], ...(withMin ? [['m', 'min', 'x'] as [string, string, string]] : []), ['m', 'm2', 'x'], ['m2', 'affine', 'x'],
   ]);
 }
 

@@ -14,6 +14,7 @@ import { normalizeIndex, parseSliceText } from './slice-syntax';
 import { normalizeAxes, reduceAxesSteps } from '../compile/reduce-axes';
 import { alignedBinary } from '../compile/broadcast';
 import { hasUnknown, unknownRefusal } from '../compile/unknown-sizes';
+import { reduceUnknownSteps } from '../compile/reduce-unknown';
 import type { Steps } from '../slices';
 
 /**
@@ -315,7 +316,7 @@ const reduce: OpDef = {
       // 1-D of unknown length: over its one axis is over all elements, whose partials carry their
       // own counts; arg* would need each block's offset, and keepdims a known length (Dask: NaN).
       if (op === 'argmin' || op === 'argmax' || keepdims) return ctx.fail('inputs.x', `${unknownRefusal(x.shape)} (${named}${keepdims ? ' with keepdims' : ''})`);
-      return { out: yield* reduceAllSteps(x, op, splitEvery, ctx, ddof) };
+      return { out: yield* reduceUnknownSteps(x, named, op, truth !== null, splitEvery, ctx, ddof) };
     }
     if (op === 'nanmean' && Array.isArray(axes) && axes.length > 1 && normalizeAxes(axes, x.shape.length).length < x.shape.length) return { out: yield* nanmeanOver(x, axes, keepdims, splitEvery, ctx) };
     // The historical forms keep their task graphs (and so their digests): all axes, one axis.

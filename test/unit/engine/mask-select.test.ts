@@ -27,7 +27,7 @@ describe.each(backendSets())('x[mask] with unknown chunk sizes against NumPy (%s
     ['a mask with no True value: an empty result', [10], [3], 'float64', 100],
   ] as Array<[string, number[], number[], string, number]>)('%s', async (_name, shape, chunks, dtype, t) => {
     const { path, want } = fixture(shape, dtype, t);
-    const out = await run(maskDoc(path, chunks, t));
+    const out = await run(maskDoc(path, chunks, t, (want.m as number[]).length > 0));
     const m = want.m as number[];
     expect(out.out).toMatchObject({ kind: 'array', shape: [m.length], data: m });
     expect(out.affine).toMatchObject({ dtype: want.affineDtype, shape: [m.length] });
@@ -41,6 +41,31 @@ describe.each(backendSets())('x[mask] with unknown chunk sizes against NumPy (%s
     close((out.mean as { value: number }).value, want.mean as number, dtype === 'float32' ? 1e-5 : 1e-12);
     close((out.std as { value: number }).value, want.std as number, dtype === 'float32' ? 1e-5 : 1e-12);
     expect((out.min as { value: number }).value).toBe(want.min);
+  });
+});
+
+describe.each(backendSets())('reductions of a selection that turns out empty, as NumPy (%s)', (_, backends) => {
+  const reduceOf = (op: string, stop = 10) =>
+    graph(
+      [['x', 'arange', { start: 0, stop, chunks: 3 }], ['c', 'scalar_op', { op: 'gt', value: 4 }], ['m', 'mask_select', {}], ['r', 'reduce', { op }]],
+      [['x', 'c', 'x'], ['x', 'm', 'x'], ['c', 'm', 'mask'], ['m', 'r', 'x']],
+    );
+  const run = async (d: unknown) => (await (await localTasks(d, {}, {}, backends())).results()).r;
+
+  it('any is False and all True of nothing; sum 0 and prod 1; any / all of a selection', async () => {
+    // arange(3) > 4 keeps nothing; arange(10) > 4 keeps [5..9]: any True, all True.
+    expect(await run(reduceOf('any', 3))).toMatchObject({ kind: 'scalar', dtype: 'bool', value: 0 });
+    expect(await run(reduceOf('all', 3))).toMatchObject({ kind: 'scalar', dtype: 'bool', value: 1 });
+    expect(await run(reduceOf('sum', 3))).toMatchObject({ kind: 'scalar', dtype: 'float64', value: 0 });
+    expect(await run(reduceOf('prod', 3))).toMatchObject({ kind: 'scalar', dtype: 'float64', value: 1 });
+    expect(await run(reduceOf('any'))).toMatchObject({ dtype: 'bool', value: 1 });
+    expect(await run(reduceOf('all'))).toMatchObject({ dtype: 'bool', value: 1 });
+    expect(await run(reduceOf('max'))).toMatchObject({ dtype: 'float64', value: 9 });
+  });
+
+  it('min / nanmax of nothing fail when they run, as NumPy raises ValueError', async () => {
+    await expect(run(reduceOf('min', 3))).rejects.toThrow(/min of an empty selection .*has no identity \(NumPy raises ValueError/);
+    await expect(run(reduceOf('nanmax', 3))).rejects.toThrow(/nanmax of an empty selection/);
   });
 });
 

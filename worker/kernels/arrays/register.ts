@@ -37,3 +37,12 @@ registerArrayOp('mask-select', async (_params, inputs) => {
   for (let i = 0, k = 0; i < mask.length; i++) if (mask[i]) out[k++] = src[i];
   return { value: { kind: 'array', array: { dtype: x.array.dtype, shape: [n], data: out } }, backend: 'js' };
 });
+
+// A reduction without identity over a selection that turned out empty fails as NumPy raises
+// (main/engine/ops/arrays-mask.ts): input 1 is its element count.
+registerArrayOp('require-elements', async ({ error }, inputs) => {
+  const [v, n] = inputs;
+  if (v?.kind !== 'array' || n?.kind !== 'array') throw new Error('require-elements: inputs are not two arrays');
+  if (Number(n.array.data[0]) === 0) throw new Error(error);
+  return { value: v, backend: 'js' };
+});
