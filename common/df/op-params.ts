@@ -23,6 +23,7 @@ const groupbySpec = z
     by: names,
     aggs: z.array(z.object({ column: z.string().optional(), agg: z.enum(AGGS), as: z.string().optional() })).min(1),
     ddof: z.number().int().min(0).optional(),
+    index: z.string().min(1).optional(),
   })
   .strict();
 const timeseriesSource = z
@@ -106,6 +107,9 @@ const SCHEMAS = {
   // Row-order scans: a carry per partition, then each partition with the carries it needs.
   'scan-carry': scanSpec,
   scan: scanSpec,
+  // reset_index: a partition's row count, then each partition numbered after the counts of those before it.
+  'row-count': z.object({}).strict(),
+  'row-number': z.object({ name: z.string().min(1) }).strict(),
   shift: z.object({ periods: z.number().int(), columns: names, suffix: z.string().optional(), diff: z.boolean().optional() }).strict(),
   rolling: z
     .object({

@@ -10,8 +10,9 @@
  * mean and m2 (Chan et al.'s parallel variance, so var/std combine exactly), uniq (a list of the
  * distinct values, for nunique), prod, first and last (the group's first / last present value
  * in the column's own type, any type; partials merge in partition order, so they stay the first
- * and last in frame order), vals (every present value, for median), and `::size` (rows per
- * group).
+ * and last in frame order), vals (every present value, for median), argmax / argmin (the label,
+ * from the spec's `index` column, of the group's first row holding its max / min: idxmax /
+ * idxmin, ties to the earliest row as pandas), and `::size` (rows per group).
  *
  * Integer columns (int64 and narrower, bools) have their sum, prod, min and max exact in int64,
  * with numpy's wrapping on overflow, as pandas gives them: the float64 accumulators are used when
@@ -35,7 +36,7 @@ import { sortTable } from './sort';
 // The spec's types live in common/df/groupby-spec.ts: main reads them while it compiles.
 export { AGG_NAMES, type AggName, type AggSpec, type GroupbySpec } from '../../../common/df/groupby-spec';
 
-export type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq' | 'prod' | 'first' | 'last' | 'vals';
+export type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq' | 'prod' | 'first' | 'last' | 'vals' | 'argmax' | 'argmin';
 
 export const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   sum: ['sum'],
@@ -50,7 +51,14 @@ export const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   first: ['first'],
   last: ['last'],
   median: ['vals'],
+  idxmax: ['max', 'argmax'],
+  idxmin: ['min', 'argmin'],
 };
+/** The extreme each label stat follows, and when a value beats the best so far (strictly: ties keep the earlier row). */
+const ARG_STATS = [
+  { stat: 'argmax', of: 'max', beats: (v: number, best: number) => v > best },
+  { stat: 'argmin', of: 'min', beats: (v: number, best: number) => v < best },
+] as const;
 export const NUMERIC_ONLY = new Set<AggName>(['sum', 'mean', 'var', 'std', 'prod', 'median']);
 
 /** The exact int64 accumulators of an integer column (the float64 ones still mark presence and feed mean). */
@@ -79,6 +87,9 @@ export interface ColAcc {
   /** first / last: one row per group, in the column's own type (null where the group has no value). */
   first: Data | null;
   last: Data | null;
+  /** argmax / argmin: one label per group (null where the group has no value). */
+  argmax: Data | null;
+  argmin: Data | null;
   /** Integer columns needing sum / prod / min / max: their exact values. */
   exact: ExactInts | null;
 }
@@ -127,6 +138,8 @@ export function newAcc(type: ValueType, stats: Set<Stat>, g: number): ColAcc {
     vals: stats.has('vals') ? Array.from({ length: g }, () => []) : [],
     first: null,
     last: null,
+    argmax: null,
+    argmin: null,
     exact: type === 'int' && EXACT_STATS.some((st) => stats.has(st)) ? { sum: new BigInt64Array(g), prod: new BigInt64Array(g).fill(1n), min: new BigInt64Array(g), max: new BigInt64Array(g) } : null,
   };
 }
@@ -197,7 +210,7 @@ function chunkState(table: Table, spec: GroupbySpec): State {
     for (const a of spec.aggs) {
       if (a.column !== name) continue;
       const numeric = type === 'int' || type === 'float' || type === 'bool';
-      if ((NUMERIC_ONLY.has(a.agg) && !numeric) || ((a.agg === 'min' || a.agg === 'max') && type === 'string')) {
+      if ((NUMERIC_ONLY.has(a.agg) && !numeric) || (['min', 'max', 'idxmax', 'idxmin'].includes(a.agg) && type === 'string')) {
         throw new Error(`${where}: cannot take the ${a.agg} of column '${name}' (${type})`);
       }
     }
@@ -217,6 +230,7 @@ function chunkState(table: Table, spec: GroupbySpec): State {
     const v = type === 'bool' ? boolAsNum(col, name) : numView(col, name);
     accumulateNumbers(acc, ids, v.values, v.valid, n);
     exactFromRows(acc, col, name, ids, v.values, v.valid);
+    pickArgs(acc, ids, v.values, v.valid, () => labelsOf(table, spec));
   }
   return { keys, groups, size, cols };
 }
@@ -236,6 +250,36 @@ function pickEnds(acc: ColAcc, col: Vector, name: string, ids: Int32Array, group
   const d = single(col);
   if (acc.stats.has('first')) acc.first = takeData(d, first);
   if (acc.stats.has('last')) acc.last = takeData(d, last);
+}
+
+/** The row labels idxmax / idxmin return: the spec's index column. */
+function labelsOf(table: Table, spec: GroupbySpec): Vector {
+  const name = spec.index ?? 'index';
+  const v = table.getChild(name);
+  if (!v) throw new Error(`groupby idxmax / idxmin: the frame has no index column '${name}' for the labels; add one with reset_index (pandas' RangeIndex) or name the labels' column in 'index'`);
+  return v;
+}
+
+/**
+ * acc.argmax / argmin: per group, the label of the first row holding the extreme of `x` (values or
+ * partials' extremes, in frame order). `labels` is read only when a label stat is wanted.
+ */
+function pickArgs(acc: ColAcc, ids: Int32Array, x: Float64Array, valid: Uint8Array | null, labels: () => Vector): void {
+  for (const { stat, beats } of ARG_STATS) {
+    if (!acc.stats.has(stat)) continue;
+    const rows = new Int32Array(acc.count.length).fill(-1);
+    const best = new Float64Array(acc.count.length);
+    for (let i = 0; i < ids.length; i++) {
+      const g = ids[i];
+      const v = x[i];
+      if (g < 0 || v !== v || (valid && !valid[i])) continue;
+      if (rows[g] < 0 || beats(v, best[g])) {
+        rows[g] = i;
+        best[g] = v;
+      }
+    }
+    acc[stat] = takeData(single(labels()), rows);
+  }
 }
 
 function boolAsNum(col: Vector, name: string): { values: Float64Array; valid: Uint8Array | null } {
@@ -327,7 +371,7 @@ export function stateToTable(st: State): Table {
       const key = `${name}${sep}${stat}`;
       if (stat === 'uniq') out.push({ name: key, vector: listVector(acc.uniq, acc.type) });
       else if (stat === 'vals') out.push({ name: key, vector: listVector(acc.vals, 'float') });
-      else if (stat === 'first' || stat === 'last') out.push({ name: key, vector: makeVector(acc[stat] as Data) });
+      else if (stat === 'first' || stat === 'last' || stat === 'argmax' || stat === 'argmin') out.push({ name: key, vector: makeVector(acc[stat] as Data) });
       else if (stat === 'sum' || stat === 'prod') out.push({ name: key, vector: acc.exact ? int64Vector(acc.exact[stat]) : typedVector(acc[stat], 'float', null) });
       else if (stat === 'min' || stat === 'max') {
         const present = presentExtremes(acc, stat);
@@ -422,6 +466,14 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
       for (let i = 0; i < n; i++) if (ids[i] >= 0) acc.prod[ids[i]] *= p[i];
     }
     if (acc.exact) mergeExact(acc.exact, all, name, ids, stats);
+    // The partials are in partition order and each label is its partition's first extreme row, so the earliest partial wins a tie.
+    for (const { stat, of } of ARG_STATS) {
+      if (!stats.has(stat)) continue;
+      const ext = statCol(all, `${name}${sep}${of}`);
+      const one = newAcc(acc.type, new Set<Stat>([stat]), groups);
+      pickArgs(one, ids, ext.values, ext.valid, () => column(all, `${name}${sep}${stat}`, where));
+      acc[stat] = one[stat];
+    }
     if (stats.has('vals')) {
       const l = listValues(all, `${name}${sep}vals`);
       for (let i = 0; i < n; i++) {
@@ -495,6 +547,10 @@ function finalize(st: State, spec: GroupbySpec): Table {
     const acc = st.cols.get(a.column as string) as ColAcc;
     if (a.agg === 'first' || a.agg === 'last') {
       out.push({ name, vector: makeVector(acc[a.agg] as Data) });
+      continue;
+    }
+    if (a.agg === 'idxmax' || a.agg === 'idxmin') {
+      out.push({ name, vector: makeVector(acc[a.agg === 'idxmax' ? 'argmax' : 'argmin'] as Data) });
       continue;
     }
     if (acc.exact && (a.agg === 'sum' || a.agg === 'prod' || a.agg === 'min' || a.agg === 'max')) {

@@ -1,6 +1,7 @@
 /**
  * Row-order scans over a frame split into partitions: cumsum / cumprod / cummax / cummin,
- * ffill / bfill, shift and diff, as pandas gives them on the whole frame.
+ * ffill / bfill, shift and diff, as pandas gives them on the whole frame; and reset_index's row
+ * numbers (each partition's carry is its row count).
  *
  * Each partition's answer depends on the partitions before it (after it, for bfill and a negative
  * shift), but only through something small, its carry, as dask's cumulative ops and map_overlap:
@@ -221,4 +222,21 @@ export function shift(own: Table, context: Table[], spec: ShiftSpec): Table {
     made.set(name, floatVector(out, valid));
   }
   return withColumns(own, made, spec.suffix);
+}
+
+/** reset_index's carry: the partition's row count, one Int64 row. */
+export function rowCount(t: Table): Table {
+  return tableOf([{ name: 'rows', vector: int64Vector(BigInt64Array.of(BigInt(t.numRows))) }], 1);
+}
+
+/**
+ * reset_index of partition `own` given the row counts of the partitions before it: a first column
+ * `name` with each row's position in the frame, pandas' RangeIndex written out.
+ */
+export function rowNumber(own: Table, counts: Table[], name: string): Table {
+  if (own.getChild(name)) throw new Error(`reset_index: column '${name}' exists already`);
+  let start = 0n;
+  for (const c of counts) start += exactIntView(column(c, 'rows', 'reset_index'), 'rows').values[0];
+  const at = BigInt64Array.from({ length: own.numRows }, (_, i) => start + BigInt(i));
+  return tableOf([{ name, vector: int64Vector(at) }, ...own.schema.fields.map((f) => ({ name: f.name, vector: column(own, f.name, 'reset_index') }))], own.numRows);
 }

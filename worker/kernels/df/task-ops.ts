@@ -15,7 +15,7 @@ import { DF_OP_PARAMS, isDfOp, type DfOp, type DfOpParams } from '../../../commo
 import { readCsv } from './csv';
 import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
-import { scan, scanCarry, shift } from './scan';
+import { rowCount, rowNumber, scan, scanCarry, shift } from './scan';
 import { mapValues } from './map-values';
 import { pivot, rolling, timeTail } from './window';
 import { resampleBin, resampleFill } from './resample';
@@ -130,6 +130,16 @@ export const DF_OPS = {
     run: (p, i) => {
       const t = tables(i, 'scan');
       return out(p.op === 'bfill' ? scan(t[0], t.slice(1), p) : scan(t[t.length - 1], t.slice(0, -1), p));
+    },
+  }),
+  'row-count': def({ inputs: 1, params: DF_OP_PARAMS['row-count'], run: (_p, i) => out(rowCount(tables(i, 'row-count')[0])) }),
+  // Inputs: the row counts of the earlier partitions, then the partition.
+  'row-number': def({
+    inputs: 'many',
+    params: DF_OP_PARAMS['row-number'],
+    run: (p, i) => {
+      const t = tables(i, 'row-number');
+      return out(rowNumber(t[t.length - 1], t.slice(0, -1), p.name));
     },
   }),
   // Inputs: the tails of the earlier partitions then the partition (periods < 0: the partition then the heads of the later ones).
