@@ -1,5 +1,5 @@
 /**
- * reset_index and groupby idxmax / idxmin (issue 24): what the compiler refuses, naming the field,
+ * reset_index, set_index and groupby idxmax / idxmin (issue 24): what the compiler refuses, naming the field,
  * and the kernel's labels where pandas' answers are hand-computed (a group without values, ties
  * across partitions). The cases against pandas are in test/fixtures/df/make_dask_cases.py.
  */
@@ -16,12 +16,14 @@ const compile = (nodes: N[]) =>
 const ts: N = ['ts', 'timeseries', { partitions: 3, rows_per_partition: 50 }];
 const col = (t: ReturnType<typeof groupby>, name: string) => Array.from({ length: t.numRows }, (_, i) => t.getChild(name)!.get(i) as unknown);
 
-describe('reset_index and idxmax / idxmin', () => {
+describe('reset_index, set_index and idxmax / idxmin', () => {
   it('the compiler: idxmax needs its label column, reset_index a new name', () => {
     const agg = { by: ['name'], aggs: [{ column: 'x', agg: 'idxmax' }] };
     expect(() => compile([ts, ['g', 'groupby', agg]])).toThrow(/params\.index \(node 'g'\): idxmax \/ idxmin return the labels of column 'index', which the frame lacks; add it with a reset_index node/);
     expect(() => compile([ts, ['g', 'groupby', { ...agg, aggs: [{ column: 'name', agg: 'idxmin' }] }]])).toThrow(/cannot take the idxmin of column 'name' \(string\)/);
     expect(() => compile([ts, ['r', 'reset_index', { name: 'x' }]])).toThrow(/params\.name \(node 'r'\): column 'x' exists already/);
+    expect(() => compile([ts, ['s', 'set_index', { column: 'nope' }]])).toThrow(/params\.column \(node 's'\): .*nope/);
+    expect(compile([ts, ['s', 'set_index', { column: 'x' }]]).outputs.s).toMatchObject({ columns: [{ name: 'x', type: 'float' }, { name: 'timestamp' }, { name: 'id' }, { name: 'name' }, { name: 'y' }] });
     const g = compile([ts, ['r', 'reset_index', {}], ['g', 'groupby', agg]]);
     expect(g.outputs.g).toMatchObject({ columns: [{ name: 'name', type: 'string' }, { name: 'x_idxmax', type: 'int' }] });
     expect(compile([ts, ['g', 'groupby', { ...agg, index: 'timestamp' }]]).outputs.g).toMatchObject({ columns: [{ name: 'name', type: 'string' }, { name: 'x_idxmax', type: 'timestamp' }] });
