@@ -22,4 +22,6 @@ export interface GroupbySpec {
   ddof?: number;
   /** The column holding the row labels idxmax / idxmin return (default 'index', as reset_index names it). */
   index?: string;
+  /** false: a null key is a group of its own (pandas' groupby(dropna=False)); default true, nulls dropped. */
+  dropna?: boolean;
 }

@@ -24,6 +24,7 @@ const groupbySpec = z
     aggs: z.array(z.object({ column: z.string().optional(), agg: z.enum(AGGS), as: z.string().optional() })).min(1),
     ddof: z.number().int().min(0).optional(),
     index: z.string().min(1).optional(),
+    dropna: z.boolean().optional(),
   })
   .strict();
 const timeseriesSource = z
@@ -88,9 +89,9 @@ const SCHEMAS = {
   'range-split': z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive().optional() }).strict(),
   'sort-part': z.object({ by: names, ascending: ascending.optional(), part: whole }).strict(),
   concat: z.object({}).strict(),
-  'drop-duplicates': z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(),
-  'value-counts-chunk': z.object({ column: z.string().min(1) }).strict(),
-  'value-counts-aggregate': z.object({ column: z.string().min(1) }).strict(),
+  'drop-duplicates': z.object({ subset: names.optional(), keep: z.enum(['first', 'last', 'none']).optional() }).strict(),
+  'value-counts-chunk': z.object({ column: z.string().min(1), dropna: z.boolean().optional() }).strict(),
+  'value-counts-aggregate': z.object({ column: z.string().min(1), dropna: z.boolean().optional(), normalize: z.boolean().optional() }).strict(),
   describe: z.object({ percentiles: z.array(fraction).optional() }).strict(),
   quantile: z.object({ q: z.array(fraction).min(1) }).strict(),
   nunique: z.object({ columns: names.optional() }).strict(),

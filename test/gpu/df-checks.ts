@@ -124,6 +124,10 @@ export const FILTERS = [
   'not (x > 0 or id > 10)',
   'flag == true and name is null',
   't > "2003-06-01"',
+  // pandas' isin is never null: a null (or NaN) is not in the list, so `not in` keeps it.
+  'name not in ["Bob", "Edith"]',
+  'x not in [0.5] and id in [4, 7]',
+  'flag in [true] or id not in [1, 2]',
 ];
 
 const GROUPBYS: { name: string; spec: GroupbySpec; table: (scale: number) => Table }[] = [

@@ -111,6 +111,7 @@ export async function groupbyChunkNative(run: DfAddon['cudaDfGroupby'], table: T
   validateSpec(spec, 'groupby');
   const other = spec.aggs.find((a) => !GPU_AGGS.has(a.agg));
   if (other) return { unsupported: `groupby ${other.agg} runs on the js kernel` };
+  if (spec.dropna === false) return { unsupported: 'groupby dropna=False (null keys as a group) runs on the js kernel' };
   const n = table.numRows;
   const bufs: DfBuffer[] = [];
   const add = (b: DfBuffer | null) => (b ? bufs.push(b) - 1 : -1);

@@ -19,7 +19,8 @@
  * they are provably exact (floatSumsExact), else the rows are added again as bigints. The
  * partials carry these as Int64 columns, merged as bigints.
  *
- * Like pandas: rows whose key is null are dropped, nulls and NaN are skipped by every aggregate,
+ * Like pandas: rows whose key is null are dropped (with `dropna: false` a null key is a group of
+ * its own, sorted last), nulls and NaN are skipped by every aggregate,
  * var and std use ddof=1 unless told, the sum of no values is 0 and the product 1, and
  * min/max/mean/median/first/last of no values are null.
  */
@@ -194,7 +195,7 @@ const sep = '::';
 function chunkState(table: Table, spec: GroupbySpec): State {
   const where = 'groupby';
   validateSpec(spec, where);
-  const { ids: [ids], groups } = factorize([table], [spec.by], where);
+  const { ids: [ids], groups } = factorize([table], [spec.by], where, spec.dropna === false);
   const keys = takeTable(tableOfKeys(table, spec.by), firstRows(ids, groups));
   const n = table.numRows;
   let size: Float64Array | null = null;
@@ -418,7 +419,7 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
   validateSpec(spec, where);
   if (partials.length === 0) throw new Error(`${where}: needs at least one partial`);
   const all = concatTables(partials);
-  const { ids: [ids], groups } = factorize([all], [spec.by], where);
+  const { ids: [ids], groups } = factorize([all], [spec.by], where, spec.dropna === false);
   const keys = takeTable(tableOfKeys(all, spec.by), firstRows(ids, groups));
   const n = all.numRows;
   let size: Float64Array | null = null;

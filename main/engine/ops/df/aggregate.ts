@@ -146,6 +146,7 @@ const groupby: OpDef = {
       { name: 'by', kind: 'strings', required: true, minLength: 1 },
       { name: 'aggs', kind: 'json', required: true, doc: '[{"column": "x", "agg": "mean", "as": "x_mean"}, ...]' },
       { name: 'ddof', kind: 'number', integer: true, min: 0, default: 1, doc: 'delta degrees of freedom of std and var' },
+      { name: 'dropna', kind: 'boolean', default: true, doc: "false: a null key is a group of its own, sorted last (pandas' groupby(dropna=False))" },
       { name: 'index', kind: 'string', default: 'index', doc: 'the column of row labels idxmax / idxmin return (reset_index makes pandas\' RangeIndex as `index`)' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
     ],
@@ -157,7 +158,7 @@ const groupby: OpDef = {
     const { aggs, out } = checkAggs(ctx, f.columns, by);
     const ddof = typeof ctx.params.ddof === 'number' ? ctx.params.ddof : 1;
     const index = typeof ctx.params.index === 'string' ? ctx.params.index : undefined;
-    const spec = { by: byNames, aggs, ddof, ...(index !== undefined ? { index } : {}) };
+    const spec = { by: byNames, aggs, ddof, ...(index !== undefined ? { index } : {}), ...(ctx.params.dropna === false ? { dropna: false } : {}) };
     // A partial has one row per group; its size is unknown until run time, bounded by the input.
     const partial = Math.min(f.partitionBytes, 1 << 20);
     const key = treeReduce(ctx, f.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes, f.generated);
@@ -170,11 +171,13 @@ const valueCounts: OpDef = {
     op: 'value_counts',
     label: 'Value counts',
     category: 'dataframes',
-    doc: 'How often each distinct value of a column occurs: [column, count], most frequent first, ties by value.',
+    doc: "How often each distinct value of a column occurs: [column, count], most frequent first, ties by value (null last). pandas' normalize (shares as 'proportion') and dropna (false: nulls counted).",
     inputs: IN,
     outputs: OUT,
     params: [
       { name: 'column', kind: 'string', required: true },
+      { name: 'normalize', kind: 'boolean', default: false, doc: "each value's share of the rows counted, as a float column 'proportion'" },
+      { name: 'dropna', kind: 'boolean', default: true, doc: 'false: the nulls are counted as a value' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
     ],
   },
@@ -184,9 +187,12 @@ const valueCounts: OpDef = {
     const column = c.name;
     const partial = Math.min(f.partitionBytes, 1 << 20);
     // The chunk step is a groupby size partial, so combine is the groupby combine with that spec.
-    const sizeSpec = { by: [column], aggs: [{ agg: 'size' as const }] };
-    const key = treeReduce(ctx, f.keys, { op: 'value-counts-chunk', params: { column } }, { op: 'groupby-combine', params: { spec: sizeSpec } }, { op: 'value-counts-aggregate', params: { column } }, splitEvery(ctx), partial, f.partitionBytes);
-    return { out: frameValue([key], [c, { name: 'count', type: 'int' }], partial) };
+    const nulls = ctx.params.dropna === false ? { dropna: false } : {};
+    const normalize = ctx.params.normalize === true;
+    const sizeSpec = { by: [column], aggs: [{ agg: 'size' as const }], ...nulls };
+    const aggregate = { column, ...nulls, ...(normalize ? { normalize } : {}) };
+    const key = treeReduce(ctx, f.keys, { op: 'value-counts-chunk', params: { column, ...nulls } }, { op: 'groupby-combine', params: { spec: sizeSpec } }, { op: 'value-counts-aggregate', params: aggregate }, splitEvery(ctx), partial, f.partitionBytes);
+    return { out: frameValue([key], [c, normalize ? { name: 'proportion', type: 'float' } : { name: 'count', type: 'int' }], partial) };
   },
 };
 

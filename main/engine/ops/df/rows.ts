@@ -165,19 +165,19 @@ const dropDuplicates: OpDef = {
     op: 'drop_duplicates',
     label: 'Drop duplicates',
     category: 'dataframes',
-    doc: 'Keeps the first (or last) row of each distinct combination of the subset columns (default: all). Gathers the frame into one partition.',
+    doc: "Keeps the first (or last) row of each distinct combination of the subset columns (default: all); keep 'none' (pandas' keep=False) drops every row whose combination repeats. Gathers the frame into one partition.",
     inputs: IN,
     outputs: OUT,
     params: [
       { name: 'subset', kind: 'strings', doc: 'columns that define a duplicate (default: all)' },
-      { name: 'keep', kind: 'enum', options: ['first', 'last'], default: 'first' },
+      { name: 'keep', kind: 'enum', options: ['first', 'last', 'none'], default: 'first', doc: "none: pandas' keep=False" },
     ],
   },
   build(ctx) {
     const f = frameInput(ctx, 'df');
     const subset = strList(ctx, 'subset', false);
     if (subset) requireColumns(ctx, 'params.subset', subset, f.columns);
-    const keep = ctx.params.keep === 'last' ? 'last' : 'first';
+    const keep = ctx.params.keep === 'last' || ctx.params.keep === 'none' ? ctx.params.keep : 'first';
     const key = gatherAll(ctx, f, 'drop-duplicates', { keep, ...(subset ? { subset } : {}) });
     return { out: frameValue([key], f.columns, f.partitionBytes * f.partitions) };
   },
