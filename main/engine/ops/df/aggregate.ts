@@ -157,7 +157,8 @@ const groupby: OpDef = {
     const by = requireColumns(ctx, 'params.by', byNames, f.columns);
     const { aggs, out } = checkAggs(ctx, f.columns, by);
     const ddof = typeof ctx.params.ddof === 'number' ? ctx.params.ddof : 1;
-    const index = typeof ctx.params.index === 'string' ? ctx.params.index : undefined;
+    // The labels' column only where idxmax / idxmin read it, so other specs stay as they were.
+    const index = aggs.some((a) => a.agg === 'idxmax' || a.agg === 'idxmin') && typeof ctx.params.index === 'string' ? ctx.params.index : undefined;
     const spec = { by: byNames, aggs, ddof, ...(index !== undefined ? { index } : {}), ...(ctx.params.dropna === false ? { dropna: false } : {}) };
     // A partial has one row per group; its size is unknown until run time, bounded by the input.
     const partial = Math.min(f.partitionBytes, 1 << 20);
