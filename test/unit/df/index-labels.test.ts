@@ -9,6 +9,8 @@ import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { validateWorkflow } from '../../../main/engine/validate';
 import { groupby, groupbyAggregate, groupbyChunk, type GroupbySpec } from '../../../worker/kernels/df/groupby';
 import { rowCount, rowNumber } from '../../../worker/kernels/df/scan';
+import { chain, runLocal } from '../../helpers/local-run';
+import { rowsOf } from '../../helpers/df-rows';
 
 type N = [string, string, Record<string, unknown>];
 const compile = (nodes: N[]) =>
@@ -27,6 +29,13 @@ describe('reset_index, set_index and idxmax / idxmin', () => {
     const g = compile([ts, ['r', 'reset_index', {}], ['g', 'groupby', agg]]);
     expect(g.outputs.g).toMatchObject({ columns: [{ name: 'name', type: 'string' }, { name: 'x_idxmax', type: 'int' }] });
     expect(compile([ts, ['g', 'groupby', { ...agg, index: 'timestamp' }]]).outputs.g).toMatchObject({ columns: [{ name: 'name', type: 'string' }, { name: 'x_idxmax', type: 'timestamp' }] });
+  });
+
+  it('a timeseries source fused into the groupby generates the label column too (fused = unfused)', async () => {
+    const doc = chain(['ts', 'timeseries', { partitions: 3, rows_per_partition: 400 }], ['g', 'groupby', { by: ['name'], index: 'id', aggs: [{ column: 'x', agg: 'idxmax' }, { column: 'y', agg: 'idxmin' }] }, 'df']);
+    const fused = rowsOf((await runLocal(doc)).g);
+    expect(fused.length).toBeGreaterThan(10);
+    expect(fused).toEqual(rowsOf((await runLocal(doc, {}, { fuseSources: false })).g));
   });
 
   it("rowNumber numbers a partition after the counts of those before it, pandas' RangeIndex", () => {
