@@ -27,7 +27,7 @@
 import { DataType, Field, List, makeData, makeVector, type Data, type Table, type Vector } from 'apache-arrow';
 import type { ValueType } from '../../../common/expr/ast';
 import { AGG_NAMES, type AggName, type GroupbySpec } from '../../../common/df/groupby-spec';
-import { boolView, column, exactIntView, floatSumsExact, int64View, numView, strView, valueTypeOf } from './columns';
+import { boolView, column, exactIntView, floatSumsExact, int64View, numView, strView, valueTypeOf, type Int64View, type NumView } from './columns';
 import { floatVector, int64Vector, intVector, timestampVector, utf8Vector } from './build';
 import { concatTables, single, tableOf, takeData, takeTable } from './gather';
 import { missingMask } from './missing';
@@ -55,10 +55,10 @@ export const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   idxmax: ['max', 'argmax'],
   idxmin: ['min', 'argmin'],
 };
-/** The extreme each label stat follows, and when a value beats the best so far (strictly: ties keep the earlier row). */
+/** The extreme each label stat follows. */
 const ARG_STATS = [
-  { stat: 'argmax', of: 'max', beats: (v: number, best: number) => v > best },
-  { stat: 'argmin', of: 'min', beats: (v: number, best: number) => v < best },
+  { stat: 'argmax', of: 'max' },
+  { stat: 'argmin', of: 'min' },
 ] as const;
 export const NUMERIC_ONLY = new Set<AggName>(['sum', 'mean', 'var', 'std', 'prod', 'median']);
 
@@ -231,7 +231,7 @@ function chunkState(table: Table, spec: GroupbySpec): State {
     const v = type === 'bool' ? boolAsNum(col, name) : numView(col, name);
     accumulateNumbers(acc, ids, v.values, v.valid, n);
     exactFromRows(acc, col, name, ids, v.values, v.valid);
-    pickArgs(acc, ids, v.values, v.valid, () => labelsOf(table, spec));
+    pickArgs(acc, ids, int64View(col) ?? v, () => labelsOf(table, spec));
   }
   return { keys, groups, size, cols };
 }
@@ -262,22 +262,22 @@ function labelsOf(table: Table, spec: GroupbySpec): Vector {
 }
 
 /**
- * acc.argmax / argmin: per group, the label of the first row holding the extreme of `x` (values or
- * partials' extremes, in frame order). `labels` is read only when a label stat is wanted.
+ * acc.argmax / argmin: per group, the label of the first row holding the extreme of `v` (values or
+ * partials' extremes, in frame order; Int64 compared exactly as bigints, strictly, so a tie keeps
+ * the earlier row). `labels` is read only when a label stat is wanted.
  */
-function pickArgs(acc: ColAcc, ids: Int32Array, x: Float64Array, valid: Uint8Array | null, labels: () => Vector): void {
-  for (const { stat, beats } of ARG_STATS) {
+function pickArgs(acc: ColAcc, ids: Int32Array, v: NumView | Int64View, labels: () => Vector): void {
+  const { values: x, valid } = v;
+  for (const { stat } of ARG_STATS) {
     if (!acc.stats.has(stat)) continue;
+    const max = stat === 'argmax';
     const rows = new Int32Array(acc.count.length).fill(-1);
-    const best = new Float64Array(acc.count.length);
     for (let i = 0; i < ids.length; i++) {
       const g = ids[i];
-      const v = x[i];
-      if (g < 0 || v !== v || (valid && !valid[i])) continue;
-      if (rows[g] < 0 || beats(v, best[g])) {
-        rows[g] = i;
-        best[g] = v;
-      }
+      const xi = x[i];
+      if (g < 0 || xi !== xi || (valid && !valid[i])) continue;
+      const r = rows[g];
+      if (r < 0 || (max ? xi > x[r] : xi < x[r])) rows[g] = i;
     }
     acc[stat] = takeData(single(labels()), rows);
   }
@@ -470,9 +470,9 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
     // The partials are in partition order and each label is its partition's first extreme row, so the earliest partial wins a tie.
     for (const { stat, of } of ARG_STATS) {
       if (!stats.has(stat)) continue;
-      const ext = statCol(all, `${name}${sep}${of}`);
+      const ext = column(all, `${name}${sep}${of}`, where);
       const one = newAcc(acc.type, new Set<Stat>([stat]), groups);
-      pickArgs(one, ids, ext.values, ext.valid, () => column(all, `${name}${sep}${stat}`, where));
+      pickArgs(one, ids, int64View(ext) ?? numView(ext, name), () => column(all, `${name}${sep}${stat}`, where));
       acc[stat] = one[stat];
     }
     if (stats.has('vals')) {
