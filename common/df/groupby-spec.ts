@@ -4,8 +4,8 @@
  * the worker's kernels (worker/kernels/df/groupby.ts), which run it.
  */
 
-export type AggName = 'sum' | 'mean' | 'count' | 'min' | 'max' | 'std' | 'var' | 'nunique' | 'size' | 'prod' | 'first' | 'last' | 'median';
-export const AGG_NAMES: readonly AggName[] = ['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'nunique', 'size', 'prod', 'first', 'last', 'median'];
+export type AggName = 'sum' | 'mean' | 'count' | 'min' | 'max' | 'std' | 'var' | 'nunique' | 'size' | 'prod' | 'first' | 'last' | 'median' | 'idxmax' | 'idxmin';
+export const AGG_NAMES: readonly AggName[] = ['sum', 'mean', 'count', 'min', 'max', 'std', 'var', 'nunique', 'size', 'prod', 'first', 'last', 'median', 'idxmax', 'idxmin'];
 
 export interface AggSpec {
   /** The column aggregated; ignored by 'size'. */
@@ -20,4 +20,8 @@ export interface GroupbySpec {
   aggs: AggSpec[];
   /** Delta degrees of freedom of var and std (default 1, as pandas). */
   ddof?: number;
+  /** The column holding the row labels idxmax / idxmin return (default 'index', as reset_index names it). */
+  index?: string;
+  /** false: a null key is a group of its own (pandas' groupby(dropna=False)); default true, nulls dropped. */
+  dropna?: boolean;
 }

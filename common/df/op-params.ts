@@ -23,6 +23,8 @@ const groupbySpec = z
     by: names,
     aggs: z.array(z.object({ column: z.string().optional(), agg: z.enum(AGGS), as: z.string().optional() })).min(1),
     ddof: z.number().int().min(0).optional(),
+    index: z.string().min(1).optional(),
+    dropna: z.boolean().optional(),
   })
   .strict();
 const timeseriesSource = z
@@ -87,9 +89,9 @@ const SCHEMAS = {
   'range-split': z.object({ by: names, ascending: ascending.optional(), parts: z.number().int().positive().optional() }).strict(),
   'sort-part': z.object({ by: names, ascending: ascending.optional(), part: whole }).strict(),
   concat: z.object({}).strict(),
-  'drop-duplicates': z.object({ subset: names.optional(), keep: z.enum(['first', 'last']).optional() }).strict(),
-  'value-counts-chunk': z.object({ column: z.string().min(1) }).strict(),
-  'value-counts-aggregate': z.object({ column: z.string().min(1) }).strict(),
+  'drop-duplicates': z.object({ subset: names.optional(), keep: z.enum(['first', 'last', 'none']).optional() }).strict(),
+  'value-counts-chunk': z.object({ column: z.string().min(1), dropna: z.boolean().optional() }).strict(),
+  'value-counts-aggregate': z.object({ column: z.string().min(1), dropna: z.boolean().optional(), normalize: z.boolean().optional() }).strict(),
   describe: z.object({ percentiles: z.array(fraction).optional() }).strict(),
   quantile: z.object({ q: z.array(fraction).min(1) }).strict(),
   nunique: z.object({ columns: names.optional() }).strict(),
@@ -106,6 +108,9 @@ const SCHEMAS = {
   // Row-order scans: a carry per partition, then each partition with the carries it needs.
   'scan-carry': scanSpec,
   scan: scanSpec,
+  // reset_index: a partition's row count, then each partition numbered after the counts of those before it.
+  'row-count': z.object({}).strict(),
+  'row-number': z.object({ name: z.string().min(1) }).strict(),
   shift: z.object({ periods: z.number().int(), columns: names, suffix: z.string().optional(), diff: z.boolean().optional() }).strict(),
   rolling: z
     .object({

@@ -13,8 +13,9 @@ export const TIMESERIES_NAMES = [
 export const TIMESERIES_COLUMNS = ['timestamp', 'id', 'name', 'x', 'y'] as const;
 export type TimeseriesColumn = (typeof TIMESERIES_COLUMNS)[number];
 
-/** The timeseries columns a groupby reads (keys and aggregated columns), in the standard order. */
+/** The timeseries columns a groupby reads (keys, aggregated columns, idxmax / idxmin labels), in the standard order. */
 export function groupbyColumns(spec: GroupbySpec): TimeseriesColumn[] {
   const used = new Set<string>([...spec.by, ...spec.aggs.flatMap((a) => (a.column ? [a.column] : []))]);
+  if (spec.aggs.some((a) => a.agg === 'idxmax' || a.agg === 'idxmin')) used.add(spec.index ?? 'index');
   return TIMESERIES_COLUMNS.filter((c) => used.has(c));
 }

@@ -106,7 +106,10 @@ function dfParamsRefusal(op: string, params: Record<string, unknown>): string | 
 /** Params the local kernels took after the bridge's port of the op: refused here, not ignored there (a silent wrong answer). */
 function laterParamRefusal(op: string, params: Record<string, unknown>): string | null {
   if (op === 'dropna' && params.thresh !== undefined) return 'dropna with thresh';
+  if (op === 'drop-duplicates' && params.keep === 'none') return "drop_duplicates with keep='none' (pandas' keep=False)";
+  if (op.startsWith('value-counts') && (params.dropna === false || params.normalize === true)) return 'value_counts with normalize or dropna=False';
   const spec = params.spec;
+  if (op.startsWith('groupby') && typeof spec === 'object' && spec !== null && 'dropna' in spec && spec.dropna === false) return 'groupby with dropna=False';
   const how = typeof spec === 'object' && spec !== null && 'how' in spec ? spec.how : undefined;
   if ((op === 'join' || op === 'broadcast-join') && (how === 'leftsemi' || how === 'leftanti')) return `merge how='${how}'`;
   if (op === 'rolling' && params.windowMs !== undefined) return 'a time-based rolling window';

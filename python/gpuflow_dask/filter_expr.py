@@ -107,7 +107,9 @@ def _members(node: Dict[str, Any], t: Table) -> Vec:
         hit = np.isin(values, np.array([_ms(i) if isinstance(i, str) else float(i) for i in items], dtype=np.float64))
     else:
         hit = np.isin(values, np.array([float(i) for i in items], dtype=np.float64))
-    return hit ^ bool(node["negated"]), valid
+    # pandas' isin, as the local kernels: never null; a missing value is not in the list (NaN is not either).
+    neg = bool(node["negated"])
+    return np.where(valid, hit ^ neg, neg), np.ones(t.rows, dtype=bool)
 
 
 def _is_null(node: Dict[str, Any], t: Table) -> Vec:

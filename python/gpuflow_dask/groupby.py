@@ -20,7 +20,7 @@ NEEDS: Dict[str, List[str]] = {
     "var": ["count", "mean", "m2"], "std": ["count", "mean", "m2"],
 }
 AGGS = set(NEEDS) | {"size"}
-REFUSED = {"nunique", "prod", "first", "last", "median"}
+REFUSED = {"nunique", "prod", "first", "last", "median", "idxmax", "idxmin"}
 NUMERIC_ONLY = {"sum", "mean", "var", "std"}
 SEP = "::"
 

@@ -84,6 +84,14 @@ class FilterTest(unittest.TestCase):
         t = filter_table(self.table(), cond)
         self.assertEqual(t.rows, 4)  # rows 0, 2, 3, 4; row 1's b is null
 
+    def test_not_in_keeps_missing_values_as_pandas_isin(self):
+        # a: [1, 5, NaN, null, 7]; pandas: ~a.isin([5]) is True for NaN and null, a.isin([5]) False.
+        def members(neg):
+            return {"kind": "in", "arg": col("a"), "items": [num(5)], "negated": neg}
+
+        self.assertEqual(filter_table(self.table(), members(True)).column("b").data.tolist(), [0, 9, 9, 9])
+        self.assertEqual(filter_table(self.table(), members(False)).rows, 1)
+
 
 if __name__ == "__main__":
     unittest.main()

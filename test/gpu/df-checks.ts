@@ -124,6 +124,10 @@ export const FILTERS = [
   'not (x > 0 or id > 10)',
   'flag == true and name is null',
   't > "2003-06-01"',
+  // pandas' isin is never null: a null (or NaN) is not in the list, so `not in` keeps it.
+  'name not in ["Bob", "Edith"]',
+  'x not in [0.5] and id in [4, 7]',
+  'flag in [true] or id not in [1, 2]',
 ];
 
 const GROUPBYS: { name: string; spec: GroupbySpec; table: (scale: number) => Table }[] = [
@@ -246,6 +250,20 @@ export async function runDfChecks(kernels: { addon: DfAddon } | { unavailable: s
     if (!('unsupported' in got)) return 'the device joined keys beyond 2^53, which its float64 offsets round';
     const g = await groupbyChunkNative(cuda.cudaDfGroupby, big([two, two + 1n]), { by: ['k'], aggs: [{ agg: 'size' }] });
     return 'unsupported' in g ? null : 'the device grouped keys beyond 2^53, which its float64 offsets round';
+  });
+  await check('int64 sums beyond 2^53 are left to the host; below it the device sums are the exact int64 ones', async () => {
+    const kv = (vs: bigint[]) => tableOf([{ name: 'k', vector: int64Vector(BigInt64Array.from(vs, (_, i) => BigInt(i % 2))) }, { name: 'v', vector: int64Vector(BigInt64Array.from(vs)) }]);
+    const two = 2n ** 53n;
+    const spec: GroupbySpec = { by: ['k'], aggs: [{ column: 'v', agg: 'sum' }, { column: 'v', agg: 'max' }] };
+    const over = await groupbyChunkNative(cuda.cudaDfGroupby, kv([two - 2n, 5n, 3n]), spec);
+    if (!('unsupported' in over)) return 'the device summed int64 values past 2^53, which its float64 adds round';
+    const t = kv([2n ** 51n + 1n, -7n, 2n ** 51n + 3n, 11n, 2n ** 51n - 5n, 4n]);
+    const under = await groupbyChunkNative(cuda.cudaDfGroupby, t, spec);
+    if ('unsupported' in under) return `fell back: ${under.unsupported}`;
+    const got = groupbyAggregate([under], spec);
+    const sum = got.getChild('v_sum')?.get(0) as unknown;
+    if (sum !== 3n * 2n ** 51n - 1n) return `sum of group 0 is ${String(sum)}, not ${3n * 2n ** 51n - 1n}`;
+    return tableDiff(got, groupby(t, spec));
   });
   return results;
 }

@@ -74,6 +74,16 @@ describe('Dask support of the column and missing-value dataframe ops, and stated
     expect(firstRefusal(g)?.message).toBe("node 'dn' (dropna): dropna with thresh is not supported on Dask yet; run it on this workstation");
   });
 
+  it("refuses the pandas options the bridge does not read (groupby dropna, value_counts normalize / dropna, keep='none', idxmax)", () => {
+    const read: [string, string, Record<string, unknown>] = ['read', 'read_csv', { path: 'test/fixtures/df/people.csv' }];
+    const refusal = (node: [string, string, Record<string, unknown>]) => firstRefusal(dfChain(read, node))?.message;
+    expect(refusal(['g', 'groupby', { by: ['name'], dropna: false, aggs: [{ agg: 'size' }] }])).toMatch(/^node 'g' \(groupby-chunk\): groupby with dropna=False is not supported on Dask yet/);
+    expect(refusal(['v', 'value_counts', { column: 'dept', normalize: true }])).toMatch(/^node 'v' \(value-counts-\w+\): value_counts with normalize or dropna=False is not supported on Dask yet/);
+    expect(refusal(['d', 'drop_duplicates', { keep: 'none' }])).toMatch(/^node 'd' \(drop-duplicates\): drop_duplicates with keep='none' \(pandas' keep=False\) is not supported on Dask yet/);
+    expect(refusal(['i', 'groupby', { by: ['dept'], index: 'id', aggs: [{ column: 'age', agg: 'idxmax' }] }])).toMatch(/node 'i' \(groupby-chunk\): the groupby aggregate 'idxmax' is not supported on Dask/);
+    expect(refusal(['g', 'groupby', { by: ['name'], dropna: true, aggs: [{ agg: 'size' }] }])).toBeUndefined();
+  });
+
   it('refuses read_parquet at compile time with the reason (no pyarrow on the workers)', () => {
     const g = dfChain(['pq', 'read_parquet', { path: 'test/fixtures/df/people.parquet' }]);
     expect(firstRefusal(g)?.message).toBe(

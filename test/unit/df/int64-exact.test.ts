@@ -19,6 +19,9 @@ import { groupby } from '../../../worker/kernels/df/groupby';
 import { hashJoin } from '../../../worker/kernels/df/join';
 import { readParquet, writeParquet } from '../../../worker/kernels/df/parquet';
 import { sortTable } from '../../../worker/kernels/df/sort';
+import { resampleBin, resampleFill } from '../../../worker/kernels/df/resample';
+import { int64Vector, timestampVector } from '../../../worker/kernels/df/build';
+import { tableOf } from '../../../worker/kernels/df/gather';
 
 const dir = mkdtempSync(join(tmpdir(), 'gpuflow-int64-'));
 // 2**53 and 2**53 + 1 are one float64 but two int64 keys; the extremes of int64; a null.
@@ -75,5 +78,17 @@ describe('int64 beyond 2**53, exactly', () => {
     const m = hashJoin(t, right, { how: 'inner', on: ['k'], suffixes: ['', '_w'] });
     const got = kv(m).map(([k, v], i) => [k, v, Number(col(m, 'v_w')[i])]).sort((a, b) => (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number));
     expect(got).toEqual(PANDAS.merge);
+  });
+
+  it('resample keeps an int64 sum beyond 2**53 through the fill of empty periods', () => {
+    // Two 6-hour bins with a gap between: sums 2**53 + 1 and 3 (hand-computed), the empty bin 0.
+    const hour = 3_600_000;
+    const t = tableOf([
+      { name: 't', vector: timestampVector(Float64Array.of(0, hour, 13 * hour)) },
+      { name: 'v', vector: int64Vector(BigInt64Array.of(2n ** 53n, 1n, 3n)) },
+    ]);
+    const spec = { by: ['t'], aggs: [{ column: 'v', agg: 'sum' as const }] };
+    const filled = resampleFill(groupby(resampleBin(t, 't', 6 * hour), spec), 't', 6 * hour, ['v_sum']);
+    expect(col(filled, 'v_sum')).toEqual([2n ** 53n + 1n, 0n, 3n]);
   });
 });

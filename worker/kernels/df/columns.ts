@@ -125,6 +125,29 @@ export function int64View(v: Vector): Int64View | null {
   return { values, valid: concatValid(v.data.map((d) => ({ n: d.length, valid: validBytes(d) })), v.length) };
 }
 
+/**
+ * The exact values of any integer column as bigints: Int64 as stored, narrower ints (exact in
+ * float64) widened. The rows that must not round (int64 sums, products, extremes) read this.
+ */
+export function exactIntView(v: Vector, name: string): Int64View {
+  const wide = int64View(v);
+  if (wide) return wide;
+  if (!DataType.isInt(v.type)) throw new Error(`column '${name}' is ${String(v.type)}, not an integer`);
+  const n = numView(v, name);
+  return { values: BigInt64Array.from(n.values, (x) => BigInt(x)), valid: n.valid };
+}
+
+/**
+ * Whether float64 arithmetic on these integers is exact: while every partial sum of |x| stays below
+ * 2^53 each addition is exact, so a computed total below 2^53 proves every sum, min and max of
+ * these rows (in any order) equals the int64 one.
+ */
+export function floatSumsExact(x: Float64Array, valid: Uint8Array | null): boolean {
+  let total = 0;
+  for (let i = 0; i < x.length; i++) if (!valid || valid[i]) total += Math.abs(x[i]);
+  return total < 2 ** 53;
+}
+
 const decoder = new TextDecoder();
 
 /** Strings of a Utf8 chunk as codes into `dict`, interning through `index`. */

@@ -137,18 +137,25 @@ function emit(e: Emitter, node: Node): void {
       return e.op(OP[op], 0, 0, 0, 2, 1);
     }
     case 'in': {
+      // pandas' isin is never null: a missing value is not in the list (the checker refuses a null
+      // in it). With the interpreter's Kleene and / or: 'x is not null and <in>', and for `not in`
+      // 'x is null or <not in>'.
+      const orMissing = node.negated;
+      emit(e, { kind: 'isnull', arg: node.arg, negated: !orMissing, pos: node.pos, type: 'bool' });
       const items = node.items.filter((l) => l.kind !== 'null');
       if (isStrCol(node.arg)) {
         const set = new Set(items.map((l) => (l.kind === 'str' ? l.value : null)));
         const neg = node.negated;
-        return e.lookup(node.arg.name, (s) => set.has(s) !== neg);
+        e.lookup(node.arg.name, (s) => set.has(s) !== neg);
+      } else {
+        if (node.arg.type === 'string') throw new Unsupported('`in` over a computed string');
+        if (items.some((l) => l.kind === 'str')) throw new Unsupported('`in` with strings over a non-string value');
+        emit(e, node.arg);
+        const from = e.pool.length;
+        for (const l of items) e.pool.push(l.kind === 'bool' ? (l.value ? 1 : 0) : (l as { value: number }).value);
+        e.op(OP.in, from, items.length, node.negated ? 1 : 0, 1, 1);
       }
-      if (node.arg.type === 'string') throw new Unsupported('`in` over a computed string');
-      if (items.some((l) => l.kind === 'str')) throw new Unsupported('`in` with strings over a non-string value');
-      emit(e, node.arg);
-      const from = e.pool.length;
-      for (const l of items) e.pool.push(l.kind === 'bool' ? (l.value ? 1 : 0) : (l as { value: number }).value);
-      return e.op(OP.in, from, items.length, node.negated ? 1 : 0, 1, 1);
+      return e.op(orMissing ? OP.or : OP.and, 0, 0, 0, 2, 1);
     }
     case 'isnull': {
       if (isStrCol(node.arg)) e.lookup(node.arg.name, () => true);

@@ -396,25 +396,34 @@ function compile(node: Node): Compiled {
       } };
     }
     case 'in': {
+      // pandas' isin: never null; a missing value (null, NaN) is not in the list (the checker refuses a null in it).
       const a = compile(node.arg);
       const items = node.items.map(litValue).filter((v) => v !== null);
       const neg = node.negated ? 1 : 0;
-      if (a.k === 'const') return { k: 'const', v: a.v === null ? null : (items.includes(a.v) ? 1 : 0) !== neg };
+      const missing = neg;
+      if (a.k === 'const') return { k: 'const', v: a.v === null || Number.isNaN(a.v) ? missing === 1 : (items.includes(a.v) ? 1 : 0) !== neg };
+      const fillMissing = (out: Uint8Array, valid: Uint8Array | null) => {
+        if (valid) for (let i = 0; i < out.length; i++) if (!valid[i]) out[i] = missing;
+        return { t: 'bool' as const, values: out, valid: null };
+      };
       return { k: 'vec', f: (ctx) => {
         const v = a.f(ctx);
         const n = ctx.n;
         if (v.t === 'str') {
           const table = Uint8Array.from(v.dict, (s) => (items.includes(s) ? 1 : 0) ^ neg);
-          return { t: 'bool', values: lookup(v.codes, table, n), valid: v.valid };
+          return fillMissing(lookup(v.codes, table, n), v.valid);
         }
         if (v.t === 'bool') {
           const table = Uint8Array.from([false, true], (s) => (items.includes(s) ? 1 : 0) ^ neg);
-          return { t: 'bool', values: lookup(Int32Array.from(v.values), table, n), valid: v.valid };
+          return fillMissing(lookup(Int32Array.from(v.values), table, n), v.valid);
         }
         const set = new Set(items.map(Number));
         const out = new Uint8Array(n);
-        for (let i = 0; i < n; i++) out[i] = (set.has(v.values[i]) ? 1 : 0) ^ neg;
-        return { t: 'bool', values: out, valid: v.valid };
+        for (let i = 0; i < n; i++) {
+          const x = v.values[i];
+          out[i] = x !== x ? missing : (set.has(x) ? 1 : 0) ^ neg;
+        }
+        return fillMissing(out, v.valid);
       } };
     }
     case 'isnull': {

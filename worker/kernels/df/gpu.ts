@@ -18,10 +18,10 @@ import type { Table } from 'apache-arrow';
 import { compileFilter } from '../../../common/expr/check';
 import type { ValueType } from '../../../common/expr/ast';
 import type { DfAddon, DfBuffer } from '../../../native/df';
-import { boolView, column, exprSchemaOf, numView, strView, valueTypeOf } from './columns';
+import { boolView, column, exprSchemaOf, floatSumsExact, numView, strView, valueTypeOf } from './columns';
 import { compileFilterCode } from './expr-code';
 import { takeTable } from './gather';
-import { NUMERIC_ONLY, newAcc, neededStats, stateToTable, tableOfKeys, validateSpec, type ColAcc, type GroupbySpec, type Stat, type State } from './groupby';
+import { NUMERIC_ONLY, exactFromFloats, newAcc, neededStats, stateToTable, tableOfKeys, validateSpec, type ColAcc, type GroupbySpec, type Stat, type State } from './groupby';
 import { isSemiJoin, joinedTable, joinKeys, type JoinSpec } from './join';
 
 export type Unsupported = { unsupported: string };
@@ -111,6 +111,7 @@ export async function groupbyChunkNative(run: DfAddon['cudaDfGroupby'], table: T
   validateSpec(spec, 'groupby');
   const other = spec.aggs.find((a) => !GPU_AGGS.has(a.agg));
   if (other) return { unsupported: `groupby ${other.agg} runs on the js kernel` };
+  if (spec.dropna === false) return { unsupported: 'groupby dropna=False (null keys as a group) runs on the js kernel' };
   const n = table.numRows;
   const bufs: DfBuffer[] = [];
   const add = (b: DfBuffer | null) => (b ? bufs.push(b) - 1 : -1);
@@ -135,6 +136,9 @@ export async function groupbyChunkNative(run: DfAddon['cudaDfGroupby'], table: T
     if (!type || type === 'string') return { unsupported: `column '${name}' is ${type ?? String(col.type)}: aggregates of it run on the js kernel` };
     // The js kernel refuses these with its own message.
     if (type === 'timestamp' && spec.aggs.some((a) => a.column === name && NUMERIC_ONLY.has(a.agg))) return { unsupported: `a numeric aggregate of timestamp column '${name}'` };
+    // The device adds float64s: exact for integers only while their sums stay below 2^53.
+    const ints = type === 'int' ? numView(col, name) : null;
+    if (ints && !floatSumsExact(ints.values, ints.valid)) return { unsupported: `int column '${name}' has sums beyond 2^53: exact int64 sums run on the js kernel` };
     valueCols.push({ name, type });
   }
   const wants = [...stats.values()];
@@ -175,6 +179,7 @@ export function stateFromSlots(keysOf: (live: number[]) => Table, spec: GroupbyS
       acc.mean[k] = acc.count[k] > 0 ? acc.sum[k] / acc.count[k] : 0;
       acc.m2[k] = at(4, s);
     });
+    exactFromFloats(acc);
     cols.set(c.name, acc);
   });
   return { keys, groups: g, size, cols };

@@ -10,18 +10,25 @@
  * mean and m2 (Chan et al.'s parallel variance, so var/std combine exactly), uniq (a list of the
  * distinct values, for nunique), prod, first and last (the group's first / last present value
  * in the column's own type, any type; partials merge in partition order, so they stay the first
- * and last in frame order), vals (every present value, for median), and `::size` (rows per
- * group).
+ * and last in frame order), vals (every present value, for median), argmax / argmin (the label,
+ * from the spec's `index` column, of the group's first row holding its max / min: idxmax /
+ * idxmin, ties to the earliest row as pandas), and `::size` (rows per group).
  *
- * Like pandas: rows whose key is null are dropped, nulls and NaN are skipped by every aggregate,
+ * Integer columns (int64 and narrower, bools) have their sum, prod, min and max exact in int64,
+ * with numpy's wrapping on overflow, as pandas gives them: the float64 accumulators are used when
+ * they are provably exact (floatSumsExact), else the rows are added again as bigints. The
+ * partials carry these as Int64 columns, merged as bigints.
+ *
+ * Like pandas: rows whose key is null are dropped (with `dropna: false` a null key is a group of
+ * its own, sorted last), nulls and NaN are skipped by every aggregate,
  * var and std use ddof=1 unless told, the sum of no values is 0 and the product 1, and
  * min/max/mean/median/first/last of no values are null.
  */
 import { DataType, Field, List, makeData, makeVector, type Data, type Table, type Vector } from 'apache-arrow';
 import type { ValueType } from '../../../common/expr/ast';
 import { AGG_NAMES, type AggName, type GroupbySpec } from '../../../common/df/groupby-spec';
-import { boolView, column, numView, strView, valueTypeOf } from './columns';
-import { floatVector, intVector, timestampVector, utf8Vector } from './build';
+import { boolView, column, exactIntView, floatSumsExact, int64View, numView, strView, valueTypeOf, type Int64View, type NumView } from './columns';
+import { floatVector, int64Vector, intVector, timestampVector, utf8Vector } from './build';
 import { concatTables, single, tableOf, takeData, takeTable } from './gather';
 import { missingMask } from './missing';
 import { factorize, firstRows } from './keys';
@@ -30,7 +37,7 @@ import { sortTable } from './sort';
 // The spec's types live in common/df/groupby-spec.ts: main reads them while it compiles.
 export { AGG_NAMES, type AggName, type AggSpec, type GroupbySpec } from '../../../common/df/groupby-spec';
 
-export type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq' | 'prod' | 'first' | 'last' | 'vals';
+export type Stat = 'count' | 'sum' | 'min' | 'max' | 'mean' | 'm2' | 'uniq' | 'prod' | 'first' | 'last' | 'vals' | 'argmax' | 'argmin';
 
 export const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   sum: ['sum'],
@@ -45,8 +52,24 @@ export const NEEDS: Record<Exclude<AggName, 'size'>, Stat[]> = {
   first: ['first'],
   last: ['last'],
   median: ['vals'],
+  idxmax: ['max', 'argmax'],
+  idxmin: ['min', 'argmin'],
 };
+/** The extreme each label stat follows. */
+const ARG_STATS = [
+  { stat: 'argmax', of: 'max' },
+  { stat: 'argmin', of: 'min' },
+] as const;
 export const NUMERIC_ONLY = new Set<AggName>(['sum', 'mean', 'var', 'std', 'prod', 'median']);
+
+/** The exact int64 accumulators of an integer column (the float64 ones still mark presence and feed mean). */
+export interface ExactInts {
+  sum: BigInt64Array;
+  prod: BigInt64Array;
+  min: BigInt64Array;
+  max: BigInt64Array;
+}
+const EXACT_STATS = ['sum', 'prod', 'min', 'max'] as const;
 
 /** Accumulators of one aggregated column, one slot per group. */
 export interface ColAcc {
@@ -65,6 +88,11 @@ export interface ColAcc {
   /** first / last: one row per group, in the column's own type (null where the group has no value). */
   first: Data | null;
   last: Data | null;
+  /** argmax / argmin: one label per group (null where the group has no value). */
+  argmax: Data | null;
+  argmin: Data | null;
+  /** Integer columns needing sum / prod / min / max: their exact values. */
+  exact: ExactInts | null;
 }
 
 /** Merged state of a groupby: the key rows and the accumulators. */
@@ -111,7 +139,53 @@ export function newAcc(type: ValueType, stats: Set<Stat>, g: number): ColAcc {
     vals: stats.has('vals') ? Array.from({ length: g }, () => []) : [],
     first: null,
     last: null,
+    argmax: null,
+    argmin: null,
+    exact: type === 'int' && EXACT_STATS.some((st) => stats.has(st)) ? { sum: new BigInt64Array(g), prod: new BigInt64Array(g).fill(1n), min: new BigInt64Array(g), max: new BigInt64Array(g) } : null,
   };
+}
+
+/** acc.exact from the float64 accumulators, once they are known to be exact (see exactFromRows). */
+export function exactFromFloats(acc: ColAcc): void {
+  const e = acc.exact;
+  if (!e) return;
+  const big = (x: number) => (Number.isFinite(x) ? BigInt(x) : 0n);
+  for (let g = 0; g < e.sum.length; g++) {
+    e.sum[g] = big(acc.sum[g]);
+    if (acc.stats.has('prod')) e.prod[g] = big(acc.prod[g]);
+    e.min[g] = big(acc.min[g]);
+    e.max[g] = big(acc.max[g]);
+  }
+}
+
+/**
+ * acc.exact of an integer column's rows: from the float64 accumulators when those are exact (the
+ * common case, no bigint work), else the rows again as bigints. A product is exact when its float
+ * is below 2^53 in magnitude: without a zero factor partial products only grow, and with one the
+ * answer is 0 either way (NaN, from an overflow times 0, is not below).
+ */
+function exactFromRows(acc: ColAcc, col: Vector, name: string, ids: Int32Array, x: Float64Array, valid: Uint8Array | null): void {
+  const e = acc.exact;
+  if (!e) return;
+  const prodsExact = !acc.stats.has('prod') || acc.prod.every((p) => Math.abs(p) < 2 ** 53);
+  if (!DataType.isInt(col.type) || (prodsExact && floatSumsExact(x, valid))) {
+    exactFromFloats(acc);
+    return;
+  }
+  const v = exactIntView(col, name);
+  const seen = new Uint8Array(e.sum.length);
+  const wantProd = acc.stats.has('prod');
+  for (let i = 0; i < ids.length; i++) {
+    const g = ids[i];
+    if (g < 0 || (v.valid && !v.valid[i])) continue;
+    const b = v.values[i];
+    // BigInt64Array stores wrap modulo 2^64, as numpy's int64 arithmetic does.
+    e.sum[g] += b;
+    if (wantProd) e.prod[g] *= b;
+    if (!seen[g] || b < e.min[g]) e.min[g] = b;
+    if (!seen[g] || b > e.max[g]) e.max[g] = b;
+    seen[g] = 1;
+  }
 }
 
 const sep = '::';
@@ -121,7 +195,7 @@ const sep = '::';
 function chunkState(table: Table, spec: GroupbySpec): State {
   const where = 'groupby';
   validateSpec(spec, where);
-  const { ids: [ids], groups } = factorize([table], [spec.by], where);
+  const { ids: [ids], groups } = factorize([table], [spec.by], where, spec.dropna === false);
   const keys = takeTable(tableOfKeys(table, spec.by), firstRows(ids, groups));
   const n = table.numRows;
   let size: Float64Array | null = null;
@@ -137,7 +211,7 @@ function chunkState(table: Table, spec: GroupbySpec): State {
     for (const a of spec.aggs) {
       if (a.column !== name) continue;
       const numeric = type === 'int' || type === 'float' || type === 'bool';
-      if ((NUMERIC_ONLY.has(a.agg) && !numeric) || ((a.agg === 'min' || a.agg === 'max') && type === 'string')) {
+      if ((NUMERIC_ONLY.has(a.agg) && !numeric) || (['min', 'max', 'idxmax', 'idxmin'].includes(a.agg) && type === 'string')) {
         throw new Error(`${where}: cannot take the ${a.agg} of column '${name}' (${type})`);
       }
     }
@@ -156,6 +230,8 @@ function chunkState(table: Table, spec: GroupbySpec): State {
     }
     const v = type === 'bool' ? boolAsNum(col, name) : numView(col, name);
     accumulateNumbers(acc, ids, v.values, v.valid, n);
+    exactFromRows(acc, col, name, ids, v.values, v.valid);
+    pickArgs(acc, ids, int64View(col) ?? v, () => labelsOf(table, spec));
   }
   return { keys, groups, size, cols };
 }
@@ -175,6 +251,36 @@ function pickEnds(acc: ColAcc, col: Vector, name: string, ids: Int32Array, group
   const d = single(col);
   if (acc.stats.has('first')) acc.first = takeData(d, first);
   if (acc.stats.has('last')) acc.last = takeData(d, last);
+}
+
+/** The row labels idxmax / idxmin return: the spec's index column. */
+function labelsOf(table: Table, spec: GroupbySpec): Vector {
+  const name = spec.index ?? 'index';
+  const v = table.getChild(name);
+  if (!v) throw new Error(`groupby idxmax / idxmin: the frame has no index column '${name}' for the labels; add one with reset_index (pandas' RangeIndex) or name the labels' column in 'index'`);
+  return v;
+}
+
+/**
+ * acc.argmax / argmin: per group, the label of the first row holding the extreme of `v` (values or
+ * partials' extremes, in frame order; Int64 compared exactly as bigints, strictly, so a tie keeps
+ * the earlier row). `labels` is read only when a label stat is wanted.
+ */
+function pickArgs(acc: ColAcc, ids: Int32Array, v: NumView | Int64View, labels: () => Vector): void {
+  const { values: x, valid } = v;
+  for (const { stat } of ARG_STATS) {
+    if (!acc.stats.has(stat)) continue;
+    const max = stat === 'argmax';
+    const rows = new Int32Array(acc.count.length).fill(-1);
+    for (let i = 0; i < ids.length; i++) {
+      const g = ids[i];
+      const xi = x[i];
+      if (g < 0 || xi !== xi || (valid && !valid[i])) continue;
+      const r = rows[g];
+      if (r < 0 || (max ? xi > x[r] : xi < x[r])) rows[g] = i;
+    }
+    acc[stat] = takeData(single(labels()), rows);
+  }
 }
 
 function boolAsNum(col: Vector, name: string): { values: Float64Array; valid: Uint8Array | null } {
@@ -266,18 +372,21 @@ export function stateToTable(st: State): Table {
       const key = `${name}${sep}${stat}`;
       if (stat === 'uniq') out.push({ name: key, vector: listVector(acc.uniq, acc.type) });
       else if (stat === 'vals') out.push({ name: key, vector: listVector(acc.vals, 'float') });
-      else if (stat === 'first' || stat === 'last') out.push({ name: key, vector: makeVector(acc[stat] as Data) });
-      else if (stat === 'sum' || stat === 'prod') out.push({ name: key, vector: typedVector(acc[stat], acc.type === 'int' ? 'int' : 'float', null) });
+      else if (stat === 'first' || stat === 'last' || stat === 'argmax' || stat === 'argmin') out.push({ name: key, vector: makeVector(acc[stat] as Data) });
+      else if (stat === 'sum' || stat === 'prod') out.push({ name: key, vector: acc.exact ? int64Vector(acc.exact[stat]) : typedVector(acc[stat], 'float', null) });
       else if (stat === 'min' || stat === 'max') {
-        // A group with no values in this column has no min/max: null, not +-Infinity.
-        const x = acc[stat];
-        const present = Uint8Array.from(x, (v) => (Number.isFinite(v) || v !== (stat === 'min' ? Infinity : -Infinity) ? 1 : 0));
-        out.push({ name: key, vector: typedVector(x, acc.type, present) });
+        const present = presentExtremes(acc, stat);
+        out.push({ name: key, vector: acc.exact ? int64Vector(acc.exact[stat], present) : typedVector(acc[stat], acc.type, present) });
       }
       else out.push({ name: key, vector: floatVector(acc[stat]) });
     }
   }
   return tableOf(out, st.groups);
+}
+
+/** A group with no values in this column has no min/max: null, not +-Infinity. */
+function presentExtremes(acc: ColAcc, stat: 'min' | 'max'): Uint8Array {
+  return Uint8Array.from(acc[stat], (v) => (v !== (stat === 'min' ? Infinity : -Infinity) ? 1 : 0));
 }
 
 function statCol(t: Table, name: string): { values: Float64Array; valid: Uint8Array | null } {
@@ -310,7 +419,7 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
   validateSpec(spec, where);
   if (partials.length === 0) throw new Error(`${where}: needs at least one partial`);
   const all = concatTables(partials);
-  const { ids: [ids], groups } = factorize([all], [spec.by], where);
+  const { ids: [ids], groups } = factorize([all], [spec.by], where, spec.dropna === false);
   const keys = takeTable(tableOfKeys(all, spec.by), firstRows(ids, groups));
   const n = all.numRows;
   let size: Float64Array | null = null;
@@ -357,6 +466,15 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
       const p = statCol(all, `${name}${sep}prod`).values;
       for (let i = 0; i < n; i++) if (ids[i] >= 0) acc.prod[ids[i]] *= p[i];
     }
+    if (acc.exact) mergeExact(acc.exact, all, name, ids, stats);
+    // The partials are in partition order and each label is its partition's first extreme row, so the earliest partial wins a tie.
+    for (const { stat, of } of ARG_STATS) {
+      if (!stats.has(stat)) continue;
+      const ext = column(all, `${name}${sep}${of}`, where);
+      const one = newAcc(acc.type, new Set<Stat>([stat]), groups);
+      pickArgs(one, ids, int64View(ext) ?? numView(ext, name), () => column(all, `${name}${sep}${stat}`, where));
+      acc[stat] = one[stat];
+    }
     if (stats.has('vals')) {
       const l = listValues(all, `${name}${sep}vals`);
       for (let i = 0; i < n; i++) {
@@ -387,6 +505,27 @@ function mergeState(partials: Table[], spec: GroupbySpec): State {
   return { keys, groups, size, cols };
 }
 
+/** The exact sums / products / extremes of integer partials (Int64 columns), merged as bigints. */
+function mergeExact(e: ExactInts, all: Table, name: string, ids: Int32Array, stats: Set<Stat>): void {
+  for (const stat of EXACT_STATS) {
+    if (!stats.has(stat)) continue;
+    const key = `${name}${sep}${stat}`;
+    const v = int64View(column(all, key, 'groupby combine'));
+    if (!v) throw new Error(`groupby combine: partial column '${key}' is not Int64; was it made by this version?`);
+    const seen = new Uint8Array(e.sum.length);
+    const acc = e[stat];
+    for (let i = 0; i < ids.length; i++) {
+      const g = ids[i];
+      if (g < 0 || (v.valid && !v.valid[i])) continue;
+      const b = v.values[i];
+      if (stat === 'sum') acc[g] += b;
+      else if (stat === 'prod') acc[g] *= b;
+      else if (!seen[g] || (stat === 'min' ? b < acc[g] : b > acc[g])) acc[g] = b;
+      seen[g] = 1;
+    }
+  }
+}
+
 // ---- finalize -----------------------------------------------------------------------------------
 
 /** pandas' median: the middle value, or the mean of the two middle ones. */
@@ -409,6 +548,15 @@ function finalize(st: State, spec: GroupbySpec): Table {
     const acc = st.cols.get(a.column as string) as ColAcc;
     if (a.agg === 'first' || a.agg === 'last') {
       out.push({ name, vector: makeVector(acc[a.agg] as Data) });
+      continue;
+    }
+    if (a.agg === 'idxmax' || a.agg === 'idxmin') {
+      out.push({ name, vector: makeVector(acc[a.agg === 'idxmax' ? 'argmax' : 'argmin'] as Data) });
+      continue;
+    }
+    if (acc.exact && (a.agg === 'sum' || a.agg === 'prod' || a.agg === 'min' || a.agg === 'max')) {
+      const present = a.agg === 'min' || a.agg === 'max' ? presentExtremes(acc, a.agg) : null;
+      out.push({ name, vector: int64Vector(acc.exact[a.agg], present) });
       continue;
     }
     const values = new Float64Array(g);

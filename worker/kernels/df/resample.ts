@@ -8,8 +8,8 @@
  * step by the calendar.
  */
 import { DataType, type Table, type Vector } from 'apache-arrow';
-import { column, numView } from './columns';
-import { floatVector, intVector, timestampVector } from './build';
+import { column, int64View, numView } from './columns';
+import { floatVector, int64Vector, intVector, timestampVector } from './build';
 import { tableOf } from './gather';
 import { calendarLabel, calendarNext, periodMs, type Calendar } from '../../../common/df/period';
 
@@ -46,14 +46,17 @@ export function resampleFill(grouped: Table, on: string, period: number, zero: s
   const out: { name: string; vector: Vector }[] = [{ name: on, vector: timestampVector(bins) }];
   for (const f of grouped.schema.fields) {
     if (f.name === on) continue;
-    const v = numView(grouped.getChild(f.name) as Vector, f.name);
-    const vals = new Float64Array(count);
+    const col = grouped.getChild(f.name) as Vector;
+    // Int64 aggregates (sums, extremes) keep every digit beyond 2^53.
+    const v = int64View(col) ?? numView(col, f.name);
+    const vals = v.values instanceof BigInt64Array ? new BigInt64Array(count) : new Float64Array(count);
     const valid = new Uint8Array(count).fill(zero.includes(f.name) ? 1 : 0);
     for (let i = 0; i < n; i++) {
       vals[slot[i]] = v.values[i];
       valid[slot[i]] = !v.valid || v.valid[i] ? 1 : 0;
     }
-    out.push({ name: f.name, vector: DataType.isInt(f.type) ? intVector(vals, valid) : DataType.isTimestamp(f.type) ? timestampVector(vals, valid) : floatVector(vals, valid) });
+    if (vals instanceof BigInt64Array) out.push({ name: f.name, vector: int64Vector(vals, valid) });
+    else out.push({ name: f.name, vector: DataType.isInt(f.type) ? intVector(vals, valid) : DataType.isTimestamp(f.type) ? timestampVector(vals, valid) : floatVector(vals, valid) });
   }
   return tableOf(out, count);
 }

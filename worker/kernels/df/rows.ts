@@ -7,36 +7,52 @@
  */
 import type { Table } from 'apache-arrow';
 import { factorize, firstRows, hashRows } from './keys';
-import { takeTable } from './gather';
+import { tableOf, takeTable } from './gather';
+import { column, numView } from './columns';
+import { floatVector } from './build';
 import { groupbyAggregate, groupbyChunk } from './groupby';
 import { sortTable } from './sort';
 
 /**
- * Rows whose values over `subset` (default: all columns) were not seen before (keep 'first') or
- * are not seen again (keep 'last'); nulls equal nulls, as in pandas.
+ * Rows whose values over `subset` (default: all columns) were not seen before (keep 'first'), are
+ * not seen again (keep 'last'), or occur once (keep 'none': pandas' keep=False); nulls equal
+ * nulls, as in pandas. keep 'none' is exact only over the whole frame (the engine gathers it).
  */
-export function dropDuplicates(table: Table, subset?: string[], keep: 'first' | 'last' = 'first'): Table {
+export function dropDuplicates(table: Table, subset?: string[], keep: 'first' | 'last' | 'none' = 'first'): Table {
   const cols = subset && subset.length ? subset : table.schema.fields.map((f) => f.name);
   const { ids: [ids], groups } = factorize([table], [cols], 'drop_duplicates', true);
   if (keep === 'first') return takeTable(table, firstRows(ids, groups).sort());
+  if (keep === 'none') {
+    // pandas' keep=False: only the rows whose values occur once.
+    const n = new Int32Array(groups);
+    for (let i = 0; i < ids.length; i++) n[ids[i]]++;
+    return takeTable(table, Int32Array.from(ids.keys()).filter((i) => n[ids[i]] === 1));
+  }
   const last = new Int32Array(groups);
   for (let i = 0; i < ids.length; i++) last[ids[i]] = i;
   return takeTable(table, last.sort());
 }
 
 /** Partial of value_counts (a groupby size partial). */
-export function valueCountsChunk(table: Table, columnName: string): Table {
-  return groupbyChunk(table, { by: [columnName], aggs: [{ agg: 'size' }] });
+export function valueCountsChunk(table: Table, columnName: string, dropna = true): Table {
+  return groupbyChunk(table, { by: [columnName], aggs: [{ agg: 'size' }], ...(dropna ? {} : { dropna }) });
 }
 
-/** Counts of each distinct value: columns [value column, 'count'], most frequent first, ties by value. */
-export function valueCountsAggregate(partials: Table[], columnName: string): Table {
-  const t = groupbyAggregate(partials, { by: [columnName], aggs: [{ agg: 'size', as: 'count' }] });
-  return sortTable(t, ['count', columnName], [false, true]);
+/**
+ * Counts of each distinct value: columns [value column, 'count'], most frequent first, ties by
+ * value (null last). `dropna: false` counts the nulls as a value; `normalize` gives each count's
+ * share of the rows counted as a float column 'proportion' (pandas 2's name) instead.
+ */
+export function valueCountsAggregate(partials: Table[], columnName: string, opts: { dropna?: boolean; normalize?: boolean } = {}): Table {
+  const t = sortTable(groupbyAggregate(partials, { by: [columnName], aggs: [{ agg: 'size', as: 'count' }], ...(opts.dropna === false ? { dropna: false } : {}) }), ['count', columnName], [false, true]);
+  if (!opts.normalize) return t;
+  const counts = numView(column(t, 'count', 'value_counts'), 'count').values;
+  const total = counts.reduce((a, b) => a + b, 0);
+  return tableOf([{ name: columnName, vector: column(t, columnName, 'value_counts') }, { name: 'proportion', vector: floatVector(counts.map((c) => c / total)) }], t.numRows);
 }
 
-export function valueCounts(table: Table, columnName: string): Table {
-  return valueCountsAggregate([valueCountsChunk(table, columnName)], columnName);
+export function valueCounts(table: Table, columnName: string, opts: { dropna?: boolean; normalize?: boolean } = {}): Table {
+  return valueCountsAggregate([valueCountsChunk(table, columnName, opts.dropna ?? true)], columnName, opts);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Row-order scans over a frame split into partitions: cumsum / cumprod / cummax / cummin,
- * ffill / bfill, shift and diff, as pandas gives them on the whole frame.
+ * ffill / bfill, shift and diff, as pandas gives them on the whole frame; and reset_index's row
+ * numbers (each partition's carry is its row count).
  *
  * Each partition's answer depends on the partitions before it (after it, for bfill and a negative
  * shift), but only through something small, its carry, as dask's cumulative ops and map_overlap:
@@ -12,13 +13,16 @@
  * - shift(p) / diff(p): the last p rows of each earlier partition (the first -p rows of each later
  *   one), as rolling's tails, so a partition shorter than p passes rows on.
  *
+ * Integer columns scan exactly in int64 (bigints, wrapping on overflow as numpy's cumsum / cumprod),
+ * so values beyond 2^53 keep every digit; their carries are Int64.
+ *
  * As pandas (skipna): a missing value (null, float NaN) stays missing in cum ops and does not stop
  * the running value; ffill / bfill fill it from the nearest present value before (after) it.
  * diff is x - x.shift(p) as float; shift keeps the column's type, null where no row is shifted in.
  */
 import { makeVector, type Table, type Vector } from 'apache-arrow';
-import { floatVector, intVector } from './build';
-import { column, numView, valueTypeOf } from './columns';
+import { floatVector, int64Vector } from './build';
+import { column, exactIntView, numView, valueTypeOf } from './columns';
 import { concatData, concatTables, single, tableOf, takeData } from './gather';
 import { missingMask } from './missing';
 
@@ -51,6 +55,30 @@ const STEP: Record<CumOp, (a: number, x: number) => number> = {
   cummin: (a, x) => (x < a ? x : a),
 };
 
+const BIG_STEP: Record<CumOp, (a: bigint, x: bigint) => bigint> = {
+  cumsum: (a, x) => BigInt.asIntN(64, a + x),
+  cumprod: (a, x) => BigInt.asIntN(64, a * x),
+  cummax: (a, x) => (x > a ? x : a),
+  cummin: (a, x) => (x < a ? x : a),
+};
+
+/** The running int64 value over `t`'s column from `acc` (null: none yet): each row's value (null where missing) and the last. */
+function cumInts(t: Table, name: string, op: CumOp, acc: bigint | null): { out: BigInt64Array; valid: Uint8Array; acc: bigint | null } {
+  const v = column(t, name, op);
+  const x = exactIntView(v, name).values;
+  const miss = missingMask(v, name);
+  const step = BIG_STEP[op];
+  const out = new BigInt64Array(x.length);
+  const valid = new Uint8Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    if (miss[i]) continue;
+    acc = acc === null ? x[i] : step(acc, x[i]);
+    out[i] = acc;
+    valid[i] = 1;
+  }
+  return { out, valid, acc };
+}
+
 const isCum = (op: ScanOp): op is CumOp => (CUM_OPS as readonly string[]).includes(op);
 
 /** `own` with the new columns in place of (or after) the old ones. */
@@ -72,9 +100,14 @@ function present(t: Table, name: string, where: string): { x: Float64Array; miss
 export function scanCarry(t: Table, spec: ScanSpec): Table {
   const where = `${spec.op} (carry)`;
   if (isCum(spec.op)) {
-    const step = STEP[spec.op];
+    const op = spec.op;
+    const step = STEP[op];
     return tableOf(spec.columns.map((name) => {
-      const { x, miss } = present(t, name, where);
+      const { x, miss, int } = present(t, name, where);
+      if (int) {
+        const { acc } = cumInts(t, name, op, null);
+        return { name, vector: int64Vector(BigInt64Array.of(acc ?? 0n), Uint8Array.of(acc === null ? 0 : 1)) };
+      }
       let acc = NaN;
       for (let i = 0; i < x.length; i++) if (!miss[i]) acc = acc !== acc ? x[i] : step(acc, x[i]);
       return { name, vector: floatVector(Float64Array.of(acc), Uint8Array.of(acc === acc ? 1 : 0)) };
@@ -102,6 +135,13 @@ export function scan(own: Table, carries: Table[], spec: ScanSpec): Table {
     const step = STEP[spec.op];
     for (const name of spec.columns) {
       const { x, miss, int } = present(own, name, spec.op);
+      if (int) {
+        let start: bigint | null = null;
+        for (const c of ctx) start = cumInts(c, name, spec.op, start).acc;
+        const { out, valid } = cumInts(own, name, spec.op, start);
+        made.set(name, int64Vector(out, valid));
+        continue;
+      }
       let acc = NaN;
       for (const c of ctx) {
         const { x: cx, miss: cm } = present(c, name, spec.op);
@@ -115,7 +155,7 @@ export function scan(own: Table, carries: Table[], spec: ScanSpec): Table {
         out[i] = acc;
         valid[i] = 1;
       }
-      made.set(name, int ? intVector(out, valid) : floatVector(out, valid));
+      made.set(name, floatVector(out, valid));
     }
     return withColumns(own, made, spec.suffix);
   }
@@ -182,4 +222,21 @@ export function shift(own: Table, context: Table[], spec: ShiftSpec): Table {
     made.set(name, floatVector(out, valid));
   }
   return withColumns(own, made, spec.suffix);
+}
+
+/** reset_index's carry: the partition's row count, one Int64 row. */
+export function rowCount(t: Table): Table {
+  return tableOf([{ name: 'rows', vector: int64Vector(BigInt64Array.of(BigInt(t.numRows))) }], 1);
+}
+
+/**
+ * reset_index of partition `own` given the row counts of the partitions before it: a first column
+ * `name` with each row's position in the frame, pandas' RangeIndex written out.
+ */
+export function rowNumber(own: Table, counts: Table[], name: string): Table {
+  if (own.getChild(name)) throw new Error(`reset_index: column '${name}' exists already`);
+  let start = 0n;
+  for (const c of counts) start += exactIntView(column(c, 'rows', 'reset_index'), 'rows').values[0];
+  const at = BigInt64Array.from({ length: own.numRows }, (_, i) => start + BigInt(i));
+  return tableOf([{ name, vector: int64Vector(at) }, ...own.schema.fields.map((f) => ({ name: f.name, vector: column(own, f.name, 'reset_index') }))], own.numRows);
 }

@@ -15,7 +15,7 @@ import { DF_OP_PARAMS, isDfOp, type DfOp, type DfOpParams } from '../../../commo
 import { readCsv } from './csv';
 import { describe, nunique, quantile } from './describe';
 import { dropna, fillna, isna } from './missing';
-import { scan, scanCarry, shift } from './scan';
+import { rowCount, rowNumber, scan, scanCarry, shift } from './scan';
 import { mapValues } from './map-values';
 import { pivot, rolling, timeTail } from './window';
 import { resampleBin, resampleFill } from './resample';
@@ -106,8 +106,8 @@ export const DF_OPS = {
   'sort-part': def({ inputs: 'many', params: DF_OP_PARAMS['sort-part'], run: (p, i) => out(sortPart(tables(i, 'sort-part'), p.part, p.by, p.ascending ?? true)) }),
   concat: def({ inputs: 'many', params: DF_OP_PARAMS.concat, run: (_p, i) => out(concatTables(tables(i, 'concat'))) }),
   'drop-duplicates': def({ inputs: 'many', params: DF_OP_PARAMS['drop-duplicates'], run: (p, i) => out(dropDuplicates(concatTables(tables(i, 'drop-duplicates')), p.subset, p.keep)) }),
-  'value-counts-chunk': def({ inputs: 1, params: DF_OP_PARAMS['value-counts-chunk'], run: (p, i) => out(valueCountsChunk(tables(i, 'value-counts-chunk')[0], p.column)) }),
-  'value-counts-aggregate': def({ inputs: 'many', params: DF_OP_PARAMS['value-counts-aggregate'], run: (p, i) => out(valueCountsAggregate(tables(i, 'value-counts-aggregate'), p.column)) }),
+  'value-counts-chunk': def({ inputs: 1, params: DF_OP_PARAMS['value-counts-chunk'], run: (p, i) => out(valueCountsChunk(tables(i, 'value-counts-chunk')[0], p.column, p.dropna)) }),
+  'value-counts-aggregate': def({ inputs: 'many', params: DF_OP_PARAMS['value-counts-aggregate'], run: (p, i) => out(valueCountsAggregate(tables(i, 'value-counts-aggregate'), p.column, p)) }),
   describe: def({ inputs: 'many', params: DF_OP_PARAMS.describe, run: (p, i) => out(describe(concatTables(tables(i, 'describe')), p.percentiles)) }),
   quantile: def({ inputs: 'many', params: DF_OP_PARAMS.quantile, run: (p, i) => out(quantile(concatTables(tables(i, 'quantile')), p.q)) }),
   nunique: def({ inputs: 'many', params: DF_OP_PARAMS.nunique, run: (p, i) => out(nunique(concatTables(tables(i, 'nunique')), p.columns)) }),
@@ -130,6 +130,16 @@ export const DF_OPS = {
     run: (p, i) => {
       const t = tables(i, 'scan');
       return out(p.op === 'bfill' ? scan(t[0], t.slice(1), p) : scan(t[t.length - 1], t.slice(0, -1), p));
+    },
+  }),
+  'row-count': def({ inputs: 1, params: DF_OP_PARAMS['row-count'], run: (_p, i) => out(rowCount(tables(i, 'row-count')[0])) }),
+  // Inputs: the row counts of the earlier partitions, then the partition.
+  'row-number': def({
+    inputs: 'many',
+    params: DF_OP_PARAMS['row-number'],
+    run: (p, i) => {
+      const t = tables(i, 'row-number');
+      return out(rowNumber(t[t.length - 1], t.slice(0, -1), p.name));
     },
   }),
   // Inputs: the tails of the earlier partitions then the partition (periods < 0: the partition then the heads of the later ones).

@@ -111,10 +111,11 @@ export function checkAggs(ctx: BuildContext, cols: DfColumn[], by: DfColumn[]): 
       if (typeof o.column !== 'string' || o.column === '') return ctx.fail(`${at}.column`, `must name a column; available columns: ${listColumns(cols)}`);
       const [c] = requireColumns(ctx, `${at}.column`, [o.column], cols);
       if (NUMERIC_ONLY.has(agg) && (c.type === 'string' || c.type === 'timestamp')) ctx.fail(`${at}.agg`, `cannot take the ${agg} of column '${c.name}' (${c.type}); it needs int, float or bool`);
-      if ((agg === 'min' || agg === 'max') && c.type === 'string') ctx.fail(`${at}.agg`, `cannot take the ${agg} of column '${c.name}' (string)`);
+      if ((agg === 'min' || agg === 'max' || agg === 'idxmax' || agg === 'idxmin') && c.type === 'string') ctx.fail(`${at}.agg`, `cannot take the ${agg} of column '${c.name}' (string)`);
       if (agg === 'sum' || agg === 'prod') type = c.type === 'float' ? 'float' : 'int';
       else if (agg === 'mean' || agg === 'std' || agg === 'var' || agg === 'median') type = 'float';
       else if (agg === 'min' || agg === 'max' || agg === 'first' || agg === 'last') type = c.type;
+      else if (agg === 'idxmax' || agg === 'idxmin') type = indexColumn(ctx, cols).type;
       name = (o.as as string | undefined) ?? `${c.name}_${agg}`;
     }
     if (out.some((x) => x.name === name)) ctx.fail(`${at}.as`, `the output would have two columns named '${name}'; give "as" a different name`);
@@ -124,18 +125,29 @@ export function checkAggs(ctx: BuildContext, cols: DfColumn[], by: DfColumn[]): 
   return { aggs, out };
 }
 
+/** The column of row labels idxmax / idxmin return: params.index, default 'index' (reset_index's). */
+function indexColumn(ctx: BuildContext, cols: DfColumn[]): DfColumn {
+  const name = ctx.params.index ?? 'index';
+  if (typeof name !== 'string' || name === '') return ctx.fail('params.index', 'must name the column of row labels');
+  const c = cols.find((x) => x.name === name);
+  if (!c) return ctx.fail('params.index', `idxmax / idxmin return the labels of column '${name}', which the frame lacks; add it with a reset_index node (pandas' RangeIndex, 0..n-1 in frame order) or name the labels' column; columns: ${listColumns(cols)}`);
+  return c;
+}
+
 const groupby: OpDef = {
   spec: {
     op: 'groupby',
     label: 'Group by',
     category: 'dataframes',
-    doc: 'Aggregates per distinct key: sum, mean, count, min, max, std, var, nunique, prod, median, first, last (first / last present value in frame order) and size. A tree reduction: per-partition partials, merged split_every at a time. Sorted by the keys; null keys dropped (pandas).',
+    doc: 'Aggregates per distinct key: sum, mean, count, min, max, std, var, nunique, prod, median, first, last (first / last present value in frame order), idxmax, idxmin (the label, from the `index` column, of the first row holding the max / min) and size. A tree reduction: per-partition partials, merged split_every at a time. Sorted by the keys; null keys dropped (pandas).',
     inputs: IN,
     outputs: OUT,
     params: [
       { name: 'by', kind: 'strings', required: true, minLength: 1 },
       { name: 'aggs', kind: 'json', required: true, doc: '[{"column": "x", "agg": "mean", "as": "x_mean"}, ...]' },
       { name: 'ddof', kind: 'number', integer: true, min: 0, default: 1, doc: 'delta degrees of freedom of std and var' },
+      { name: 'dropna', kind: 'boolean', default: true, doc: "false: a null key is a group of its own, sorted last (pandas' groupby(dropna=False))" },
+      { name: 'index', kind: 'string', default: 'index', doc: 'the column of row labels idxmax / idxmin return (reset_index makes pandas\' RangeIndex as `index`)' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
     ],
   },
@@ -145,7 +157,9 @@ const groupby: OpDef = {
     const by = requireColumns(ctx, 'params.by', byNames, f.columns);
     const { aggs, out } = checkAggs(ctx, f.columns, by);
     const ddof = typeof ctx.params.ddof === 'number' ? ctx.params.ddof : 1;
-    const spec = { by: byNames, aggs, ddof };
+    // The labels' column only where idxmax / idxmin read it, so other specs stay as they were.
+    const index = aggs.some((a) => a.agg === 'idxmax' || a.agg === 'idxmin') && typeof ctx.params.index === 'string' ? ctx.params.index : undefined;
+    const spec = { by: byNames, aggs, ddof, ...(index !== undefined ? { index } : {}), ...(ctx.params.dropna === false ? { dropna: false } : {}) };
     // A partial has one row per group; its size is unknown until run time, bounded by the input.
     const partial = Math.min(f.partitionBytes, 1 << 20);
     const key = treeReduce(ctx, f.keys, { op: 'groupby-chunk', params: { spec } }, { op: 'groupby-combine', params: { spec } }, { op: 'groupby-aggregate', params: { spec } }, splitEvery(ctx), partial, f.partitionBytes, f.generated);
@@ -158,11 +172,13 @@ const valueCounts: OpDef = {
     op: 'value_counts',
     label: 'Value counts',
     category: 'dataframes',
-    doc: 'How often each distinct value of a column occurs: [column, count], most frequent first, ties by value.',
+    doc: "How often each distinct value of a column occurs: [column, count], most frequent first, ties by value (null last). pandas' normalize (shares as 'proportion') and dropna (false: nulls counted).",
     inputs: IN,
     outputs: OUT,
     params: [
       { name: 'column', kind: 'string', required: true },
+      { name: 'normalize', kind: 'boolean', default: false, doc: "each value's share of the rows counted, as a float column 'proportion'" },
+      { name: 'dropna', kind: 'boolean', default: true, doc: 'false: the nulls are counted as a value' },
       { name: 'split_every', kind: 'number', integer: true, min: 2, default: 8 },
     ],
   },
@@ -172,9 +188,12 @@ const valueCounts: OpDef = {
     const column = c.name;
     const partial = Math.min(f.partitionBytes, 1 << 20);
     // The chunk step is a groupby size partial, so combine is the groupby combine with that spec.
-    const sizeSpec = { by: [column], aggs: [{ agg: 'size' as const }] };
-    const key = treeReduce(ctx, f.keys, { op: 'value-counts-chunk', params: { column } }, { op: 'groupby-combine', params: { spec: sizeSpec } }, { op: 'value-counts-aggregate', params: { column } }, splitEvery(ctx), partial, f.partitionBytes);
-    return { out: frameValue([key], [c, { name: 'count', type: 'int' }], partial) };
+    const nulls = ctx.params.dropna === false ? { dropna: false } : {};
+    const normalize = ctx.params.normalize === true;
+    const sizeSpec = { by: [column], aggs: [{ agg: 'size' as const }], ...nulls };
+    const aggregate = { column, ...nulls, ...(normalize ? { normalize } : {}) };
+    const key = treeReduce(ctx, f.keys, { op: 'value-counts-chunk', params: { column, ...nulls } }, { op: 'groupby-combine', params: { spec: sizeSpec } }, { op: 'value-counts-aggregate', params: aggregate }, splitEvery(ctx), partial, f.partitionBytes);
+    return { out: frameValue([key], [c, normalize ? { name: 'proportion', type: 'float' } : { name: 'count', type: 'int' }], partial) };
   },
 };
 

@@ -9,6 +9,7 @@
 import type { DfOp, DfOpParams } from '../../../../common/df/op-params';
 import type { BuildContext, OpDef } from '../types';
 import { emitDf, frameInput, frameValue, requireColumns, strList, type LazyFrame } from './meta';
+import { mapPartitions } from './columns';
 
 const IN = [{ name: 'df', type: 'dataframe' as const }];
 const OUT = [{ name: 'out', type: 'dataframe' as const }];
@@ -129,24 +130,54 @@ const sort: OpDef = {
   },
 };
 
+/**
+ * set_index(column): gpuflow frames keep no hidden index, so this is dask's set_index as far as
+ * rows go: the frame sorted by the column (stable, nulls last) with the column first. The range
+ * sort's sampled splitters play the part of dask's divisions: output partition p holds the p-th
+ * range of values, so partitions are sorted and do not overlap; the divisions are not reported.
+ * pandas' df.set_index(c).sort_index(kind='stable').reset_index() is the same table.
+ */
+const setIndex: OpDef = {
+  spec: {
+    op: 'set_index',
+    label: 'Set index',
+    category: 'dataframes',
+    doc: "dask's set_index(column) as a table: rows sorted by the column (stable, nulls last), range-partitioned so partitions hold non-overlapping sorted ranges (dask's divisions), the column moved first. Name it as groupby's `index` for idxmax / idxmin labels.",
+    inputs: IN,
+    outputs: OUT,
+    params: [{ name: 'column', kind: 'string', required: true }],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const name = ctx.params.column;
+    if (typeof name !== 'string' || name === '') return ctx.fail('params.column', 'must name a column');
+    const [c] = requireColumns(ctx, 'params.column', [name], f.columns);
+    const params = { by: [name], ascending: true };
+    const sorted = f.partitions === 1 ? [gatherAll(ctx, f, 'sort', params)] : rangeSort(ctx, f, [name], params);
+    const columns = [c, ...f.columns.filter((x) => x.name !== name)];
+    if (f.columns[0].name === name) return { out: frameValue(sorted, columns, f.partitionBytes) };
+    return { out: mapPartitions(ctx, { ...f, keys: sorted }, 'select', { columns: columns.map((x) => x.name) }, columns, 'set_index-order') };
+  },
+};
+
 const dropDuplicates: OpDef = {
   spec: {
     op: 'drop_duplicates',
     label: 'Drop duplicates',
     category: 'dataframes',
-    doc: 'Keeps the first (or last) row of each distinct combination of the subset columns (default: all). Gathers the frame into one partition.',
+    doc: "Keeps the first (or last) row of each distinct combination of the subset columns (default: all); keep 'none' (pandas' keep=False) drops every row whose combination repeats. Gathers the frame into one partition.",
     inputs: IN,
     outputs: OUT,
     params: [
       { name: 'subset', kind: 'strings', doc: 'columns that define a duplicate (default: all)' },
-      { name: 'keep', kind: 'enum', options: ['first', 'last'], default: 'first' },
+      { name: 'keep', kind: 'enum', options: ['first', 'last', 'none'], default: 'first', doc: "none: pandas' keep=False" },
     ],
   },
   build(ctx) {
     const f = frameInput(ctx, 'df');
     const subset = strList(ctx, 'subset', false);
     if (subset) requireColumns(ctx, 'params.subset', subset, f.columns);
-    const keep = ctx.params.keep === 'last' ? 'last' : 'first';
+    const keep = ctx.params.keep === 'last' || ctx.params.keep === 'none' ? ctx.params.keep : 'first';
     const key = gatherAll(ctx, f, 'drop-duplicates', { keep, ...(subset ? { subset } : {}) });
     return { out: frameValue([key], f.columns, f.partitionBytes * f.partitions) };
   },
@@ -194,4 +225,4 @@ const repartition: OpDef = {
   },
 };
 
-export const DF_ROW_OPS: OpDef[] = [ends('head'), ends('tail'), concat, sort, dropDuplicates, repartition];
+export const DF_ROW_OPS: OpDef[] = [ends('head'), ends('tail'), concat, sort, setIndex, dropDuplicates, repartition];

@@ -118,7 +118,44 @@ function shiftNode(diff: boolean): OpDef {
   };
 }
 
+/**
+ * reset_index: pandas' reset_index() of a frame on its default RangeIndex. gpuflow frames carry no
+ * hidden index, so this writes the RangeIndex out as a first column (the row's position in frame
+ * order, across partitions) that later nodes carry like any column, as pandas carries its labels
+ * through filters, sorts and merges; groupby idxmax / idxmin return its values.
+ */
+const resetIndex: OpDef = {
+  spec: {
+    op: 'reset_index', label: 'Reset index', category: 'dataframes',
+    doc: "pandas' reset_index() of a frame on its default RangeIndex: a first int column (default `index`) numbering the rows 0..n-1 in frame order across partitions; later nodes carry it as pandas carries its labels (groupby idxmax / idxmin return it).",
+    inputs: IN, outputs: OUT,
+    params: [{ name: 'name', kind: 'string', default: 'index', doc: 'the new column' }],
+  },
+  build(ctx) {
+    const f = frameInput(ctx, 'df');
+    const name = ctx.params.name ?? 'index';
+    if (typeof name !== 'string' || name === '') return ctx.fail('params.name', 'must be a non-empty column name');
+    if (f.columns.some((c) => c.name === name)) ctx.fail('params.name', `column '${name}' exists already (pandas: cannot insert ${name}, already exists)`);
+    const columns: DfColumn[] = [{ name, type: 'int' }, ...f.columns];
+    const last = f.keys.length - 1;
+    const counts = f.keys.map((k, i) => {
+      if (i === last) return '';
+      const key = ctx.key('reset_index-count', [i]);
+      emitDf(ctx, key, [k], 'row-count', {}, 8, f.partitionBytes);
+      return key;
+    });
+    const bytes = f.partitionBytes * (rowBytes(columns) / rowBytes(f.columns));
+    const keys = f.keys.map((k, i) => {
+      const key = ctx.key('reset_index', [i]);
+      emitDf(ctx, key, [...counts.slice(0, i), k], 'row-number', { name }, bytes, f.partitionBytes + bytes + i * 8);
+      return key;
+    });
+    return { out: frameValue(keys, columns, bytes) };
+  },
+};
+
 export const DF_SCAN_OPS: OpDef[] = [
+  resetIndex,
   scanNode('cumsum', 'Cumulative sum (dataframe)', "pandas' cumsum: the running sum of each column in frame order across partitions; a missing value stays missing and is skipped."),
   scanNode('cumprod', 'Cumulative product (dataframe)', "pandas' cumprod: the running product in frame order; a missing value stays missing and is skipped."),
   scanNode('cummax', 'Cumulative maximum (dataframe)', "pandas' cummax: the running maximum in frame order; a missing value stays missing and is skipped."),

@@ -155,7 +155,7 @@ const resample: OpDef = {
     }
     const { aggs, out } = checkAggs(ctx, f.columns, [oc]);
     // resample-fill gives an empty period 0 or null, which is not pandas' answer for these (prod: 1) and holds numbers only.
-    aggs.forEach((a, i) => ['prod', 'first', 'last', 'median'].includes(a.agg) && ctx.fail(`params.aggs[${i}].agg`, `resample does not take ${a.agg} yet (groupby does); use sum, mean, count, min, max, std, var, nunique or size`));
+    aggs.forEach((a, i) => ['prod', 'first', 'last', 'median', 'idxmax', 'idxmin'].includes(a.agg) && ctx.fail(`params.aggs[${i}].agg`, `resample does not take ${a.agg} yet (groupby does); use sum, mean, count, min, max, std, var, nunique or size`));
     const spec = { by: [on], aggs, ddof: 1 };
     const cal = calendar ? { calendar } : {};
     const binned = mapPartitions(ctx, f, 'resample-bin', { on, periodMs: period, ...cal }, f.columns);
