@@ -21,6 +21,15 @@ def probe() -> Dict[str, Any]:
     out["capi"] = capi.load() is not None
     out["cuda"] = out["capi"] and capi.load_cuda() is not None
     out["why"] = capi.why() + ("; cuda: " + capi.cuda_why() if out["capi"] else "")
+    out["visible"] = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if out["cuda"]:
+        # Device-resident chunks need CuPy and the library's device entry (device.py).
+        import gpuflow_dask.device as device  # noqa: PLC0415
+
+        lib = capi.load_cuda()
+        out["resident"] = lib is not None and capi.takes_device_inputs(lib) and device.cupy() is not None
+        if not out["resident"]:
+            out["why"] += "; chunks on the host: " + (device.why() or "the CUDA library has no gf_cuda_run_program_on")
     return out
 
 
