@@ -16,8 +16,9 @@ import json
 import os
 import sys
 import time
+import uuid
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
@@ -28,10 +29,14 @@ from gpuflow_dask.messages import parse  # noqa: E402
 from gpuflow_dask.runs import dask_graph as protocol_graph  # noqa: E402
 
 
-def dask_graph(g: Dict[str, Any]) -> Dict[str, Any]:
-    """The Dask graph the bridge would submit (batched unless GPUFLOW_DASK_BATCH=0), keys unprefixed."""
+def dask_graph(g: Dict[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
+    """The Dask graph the bridge would submit (batched unless GPUFLOW_DASK_BATCH=0) and its output
+    keys, under a fresh key prefix as the bridge's: the warm-up graph's keys are the timed one's
+    ('total/sum-combine0(0)' is the warm-up's finalized total), and a scheduler that has not yet
+    forgotten them would hand the timed run the warm-up's values."""
     sub = parse(json.dumps({"type": "submit", "id": "b", "graph": g}))
-    return protocol_graph(sub, "", plan(sub.tasks, sub.outputs))
+    prefix = f"seed-{uuid.uuid4().hex[:12]}:"
+    return protocol_graph(sub, prefix, plan(sub.tasks, sub.outputs)), [prefix + o for o in sub.outputs]
 
 
 def main() -> None:
@@ -50,7 +55,7 @@ def main() -> None:
         import dask.threaded
 
         def get(gr: Dict[str, Any]) -> Any:
-            return dask.threaded.get(dask_graph(gr), gr["outputs"])
+            return dask.threaded.get(*dask_graph(gr))
     else:
         from distributed import Client, LocalCluster
 
@@ -63,7 +68,7 @@ def main() -> None:
             client = Client(cluster)
 
         def get(gr: Dict[str, Any]) -> Any:
-            return client.get(dask_graph(gr), gr["outputs"])
+            return client.get(*dask_graph(gr))
 
     import dask
 
