@@ -333,7 +333,10 @@ def run(spec: Dict[str, Any], inputs: Sequence[Any], threads: int = 1, use_capi:
     red = prog.get("reduce")
     lib = capi.load() if use_capi else None
     gpu = capi.load_cuda() if lib is not None else None
-    cp = device.cupy() if gpu is not None and capi.takes_device_inputs(gpu) else None
+    # CuPy only where a chunk is to stay on the device or already is: a reduction over host
+    # inputs (the seed's chunks) needs none, and importing it costs each worker ~1 s.
+    resident = red is None or any(isinstance(v, device.DeviceChunk) for v in inputs)
+    cp = device.cupy() if gpu is not None and resident and capi.takes_device_inputs(gpu) else None
     if lib is not None and gpu is not None and cp is not None:
         arrays, on = _device_inputs(cp, inputs)
         made = (lambda n, dt: cp.empty(n, dtype=dt)) if red is None else None

@@ -63,6 +63,10 @@ class FakeCudaLib:
         self.calls.append(([int(flags[i]) for i in range(n)], int(out_on_device)))
         return self.cpu.gf_run_program(code, code_len, ptrs, lengths, types_, n, out, out_len, 1, err, err_len)
 
+    def gf_cuda_run_program(self, code, code_len, ptrs, lengths, types_, n, out, out_len, err, err_len):
+        self.calls.append("host buffers")
+        return self.cpu.gf_run_program(code, code_len, ptrs, lengths, types_, n, out, out_len, 1, err, err_len)
+
 
 @contextlib.contextmanager
 def fake_gpu():
@@ -115,14 +119,20 @@ class DeviceChunkTest(unittest.TestCase):
         self.assertEqual(backend, "capi-cuda")
         # MAKE wrote into a device array; SQUARE_SUM read it in place and wrote its partial to host.
         self.assertEqual(lib.calls, [([], 1), ([1], 0)])
+        # A host input beside a device chunk is uploaded by the kernel, not flagged.
+        with fake_gpu() as lib:
+            run({"kind": "program", "program": {**SQUARE_SUM["program"], "expr": {"kind": "binary", "op": "add", "a": SQUARE_SUM["program"]["expr"],
+                 "b": {"kind": "leaf", "leaf": {"kind": "input", "dep": 1, "region": region([ROWS, COLS])}}}}}, [x, expected_x()])
+        self.assertEqual(lib.calls, [([1, 0], 0)])
         self.assertIsInstance(got, Partial)
         np.testing.assert_allclose(got.fields["sum"], want.fields["sum"], rtol=0, atol=1e-12)
         np.testing.assert_array_equal(x.host(), expected_x())
 
-    def test_host_inputs_are_uploaded_not_flagged(self):
+    def test_reduction_of_host_inputs_takes_the_host_entry(self):
+        # No chunk to keep: CuPy is not needed (the seed's chunks), the plain entry runs it.
         with fake_gpu() as lib:
-            got, _ = run(SQUARE_SUM, [expected_x()])
-        self.assertEqual(lib.calls, [([0], 0)])
+            got, backend = run(SQUARE_SUM, [expected_x()])
+        self.assertEqual((lib.calls, backend), (["host buffers"], "capi-cuda"))
         want, _ = run(SQUARE_SUM, [expected_x()], use_capi=False)
         np.testing.assert_allclose(got.fields["sum"], want.fields["sum"], rtol=0, atol=1e-12)
 
