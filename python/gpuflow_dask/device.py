@@ -18,40 +18,36 @@ GPUFLOW_DASK_DEVICE=cpu turns the device path off (capi.load_cuda answers None).
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
-_cupy: Any = None
-_why = ""
-_tried = False
+# (cupy module or None, why not): looked for once per process, on first use.
+_found: Optional[Tuple[Optional[Any], str]] = None
+
+
+def _look() -> Tuple[Optional[Any], str]:
+    if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
+        return None, "disabled by GPUFLOW_DASK_DEVICE=cpu"
+    try:
+        import cupy as cp  # noqa: PLC0415 - optional: only GPU workers have it
+
+        return (cp, "") if cp.cuda.runtime.getDeviceCount() >= 1 else (None, "cupy sees no device")
+    except Exception as e:  # noqa: BLE001 - any failure means "no device arrays here"
+        return None, f"cupy: {type(e).__name__}: {e}"
 
 
 def cupy() -> Optional[Any]:
     """The cupy module when it imports and sees a device, else None (`why()` says why)."""
-    global _cupy, _why, _tried
-    if _tried:
-        return _cupy
-    _tried = True
-    if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
-        _why = "disabled by GPUFLOW_DASK_DEVICE=cpu"
-        return None
-    try:
-        import cupy as cp  # noqa: PLC0415 - optional: only GPU workers have it
-
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            _why = "cupy sees no device"
-            return None
-    except Exception as e:  # noqa: BLE001 - any failure means "no device arrays here"
-        _why = f"cupy: {type(e).__name__}: {e}"
-        return None
-    _cupy = cp
-    return _cupy
+    global _found
+    if _found is None:
+        _found = _look()
+    return _found[0]
 
 
 def why() -> str:
     cupy()
-    return _why
+    return _found[1] if _found else ""
 
 
 class DeviceChunk:

@@ -71,18 +71,18 @@ class FakeCudaLib:
 @contextlib.contextmanager
 def fake_gpu():
     """This process as a GPU worker with CuPy: yields the fake library (its calls)."""
-    saved = (capi._cuda, capi._cuda_tried, device._cupy, device._tried)
+    saved = (capi._cuda, capi._cuda_tried, device._found)
     lib = FakeCudaLib(capi.load())
-    capi._cuda, capi._cuda_tried, device._cupy, device._tried = lib, True, fake_cupy(), True
+    capi._cuda, capi._cuda_tried, device._found = lib, True, (fake_cupy(), "")
     try:
         yield lib
     finally:
-        capi._cuda, capi._cuda_tried, device._cupy, device._tried = saved
+        capi._cuda, capi._cuda_tried, device._found = saved
 
 
 def install_fake_gpu() -> bool:
     """On a Dask worker (client.run): this worker process becomes the fake GPU worker for good."""
-    capi._cuda, capi._cuda_tried, device._cupy, device._tried = FakeCudaLib(capi.load()), True, fake_cupy(), True
+    capi._cuda, capi._cuda_tried, device._found = FakeCudaLib(capi.load()), True, (fake_cupy(), "")
     return True
 
 
@@ -165,7 +165,7 @@ class DeviceChunkTest(unittest.TestCase):
 
     def test_without_cupy_the_host_path_runs(self):
         with fake_gpu():
-            device._cupy = None
+            device._found = (None, "no cupy")
             capi._cuda = None  # a CPU worker: the CPU library, host arrays
             x, backend = run(MAKE, [])
         self.assertEqual(backend, "capi-cpu")
