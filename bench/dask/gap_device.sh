@@ -5,6 +5,7 @@
 # (GPUFLOW_DASK_BATCH=0), larger chunks (fewer tasks), 1 and 4 GPUs. Each line carries the Dask
 # task stream's summary (per worker: tasks, compute seconds summed over threads and their union).
 # One JSON line per variant in $OUT/dask-gap.jsonl. Same pack and carry as bench/dask/device.sh.
+#   bash bench/dask/gap_device.sh [LABEL...]   (default: every variant)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gpuflow-dask-gap}
@@ -19,9 +20,11 @@ export GPUFLOW_CAPI_DIR=$PWD/native/build
 ALL=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
 ONE=${ALL%%,*}
 # variant LABEL CHUNK VAR=VALUE...: one seed_dask.py run with those variables.
+WANT=" $* "
 variant() {
   local label=$1 chunk=$2 line
   shift 2
+  [ "$WANT" = "  " ] || [[ "$WANT" == *" $label "* ]] || return 0
   line=$(env "$@" timeout 90 "$PY" bench/dask/seed_dask.py --n "${N:-500000}" --chunk "$chunk" --cluster local-cuda 2>"$OUT/gap-$label.err" | tail -1)
   [ -n "$line" ] || line="{\"error\":\"$(tail -c 300 "$OUT/gap-$label.err" | tr '\n"\\' '   ')\"}"
   echo "{\"label\":\"$label\",${line#\{}" | tee -a "$J" | cut -c1-1200
