@@ -63,27 +63,23 @@ def scheduler_spec() -> Dict[str, Any]:
     return {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}}
 
 
-MAX_GPU_THREADS = 8
-
-
-def gpu_threads(gpus: int, cores: Optional[int] = None, env: Optional[Dict[str, str]] = None) -> int:
-    """Threads of each GPU worker: GPUFLOW_DASK_GPU_THREADS when set, else the cores shared
-    between the GPUs, at most 8. Several threads let one task's Python (decoding, ctypes, Dask's
-    bookkeeping) overlap another's kernel: the addon's CUDA calls run on per-thread streams
-    (cudaStreamPerThread), so threads never share one. On one H100 the 2 TB seed took 1.74-1.93 s
-    with 1 thread, 1.49-1.62 s with 4 and 1.42-1.52 s with 8 (bench/results/dask-gpu-h100-575d1c3.jsonl)."""
+def gpu_threads(env: Optional[Dict[str, str]] = None) -> int:
+    """Threads of each GPU worker: GPUFLOW_DASK_GPU_THREADS when set, else 1 (dask-cuda's
+    default). The addon's CUDA calls run on per-thread streams, so several threads are safe, but
+    on the four-GPU machine they did not pay: the 2 TB seed graph took 1.31 s with 1 thread a
+    GPU and 1.47 s with 8, whose batches of 8 chunk programs took 20-31 ms (median) against
+    4.4-5.6 ms, the kernels of 8 threads sharing one GPU (bench/results/dask-gap-nvidia-h100-x4-*)."""
     e = os.environ if env is None else env
     given = e.get("GPUFLOW_DASK_GPU_THREADS")
-    if given:
-        try:
-            n = int(given)
-        except ValueError:
-            raise ValueError(f"GPUFLOW_DASK_GPU_THREADS must be a whole number of threads, got {given!r}") from None
-        if n < 1:
-            raise ValueError(f"GPUFLOW_DASK_GPU_THREADS must be at least 1, got {n}")
-        return n
-    c = (os.cpu_count() or 1) if cores is None else cores
-    return max(1, min(MAX_GPU_THREADS, c // max(1, gpus)))
+    if not given:
+        return 1
+    try:
+        n = int(given)
+    except ValueError:
+        raise ValueError(f"GPUFLOW_DASK_GPU_THREADS must be a whole number of threads, got {given!r}") from None
+    if n < 1:
+        raise ValueError(f"GPUFLOW_DASK_GPU_THREADS must be at least 1, got {n}")
+    return n
 
 
 def start_cuda_cluster(gpus: Sequence[str]) -> Any:
@@ -92,5 +88,5 @@ def start_cuda_cluster(gpus: Sequence[str]) -> Any:
     from distributed import SpecCluster
     from distributed.system import MEMORY_LIMIT
 
-    specs = worker_specs(gpus, threads=gpu_threads(len(gpus)), memory_limit=max(1, MEMORY_LIMIT // max(1, len(gpus))))
+    specs = worker_specs(gpus, threads=gpu_threads(), memory_limit=max(1, MEMORY_LIMIT // max(1, len(gpus))))
     return SpecCluster(workers=specs, scheduler=scheduler_spec(), name="gpuflow-local-cuda")
