@@ -18,15 +18,11 @@
 #   N=20000 DASK_DEVICE_MODE=cpu GPUFLOW_PYTHON=/usr/bin/python3 bench/dask/device.sh
 set -u
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/gpuflow-dask-device}
-mkdir -p "$OUT"
-J=$OUT/dask-device.jsonl
-: > "$J"
+source bench/dask/device-env.sh dask-device.jsonl
 N=${N:-500000}
 CHUNK=${CHUNK:-10000}
 REPS=${REPS:-2}
 MODE=${DASK_DEVICE_MODE:-gpu}
-PY=${GPUFLOW_PYTHON:-python3}
 CLI=${GPUFLOW_CLI:-.devbuild/cli.mjs}
 emit() { echo "$1" | tee -a "$J" | cut -c1-600; }
 # tag FIELDS: puts the JSON fields FIELDS first in each line of stdin (a JSON object a line).
@@ -34,11 +30,8 @@ tag() { sed "s/^{/{$1,/"; }
 
 [ -d .devbuild/dask/site ] || { echo "device.sh: .devbuild/dask/site is missing: run bench/dask/pack-device.sh here first and carry .devbuild" >&2; exit 2; }
 [ -f "$CLI" ] || { echo "device.sh: $CLI is missing: run bench/dask/pack-device.sh (bench/engine-gpu/build.sh) and carry .devbuild/cli.mjs and out" >&2; exit 2; }
-# Debian's dask / distributed first on the path: the bridge, its cluster's Nannies and workers
-# inherit it (main/dask/interpreter.ts bridgeEnv adds <repo>/python in front).
-export PYTHONPATH="$PWD/.devbuild/dask/site${PYTHONPATH:+:$PYTHONPATH}"
+# main/dask/interpreter.ts bridgeEnv adds <repo>/python in front of the packed site.
 export GPUFLOW_PYTHON=$PY
-export DASK_DISTRIBUTED__DIAGNOSTICS__NVML=False
 [ -d node_modules ] || cp -r .devbuild/node_modules node_modules
 
 if [ "$MODE" = gpu ]; then

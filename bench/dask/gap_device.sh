@@ -8,13 +8,8 @@
 #   bash bench/dask/gap_device.sh [LABEL...]   (default: every variant)
 set -u
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/gpuflow-dask-gap}
-mkdir -p "$OUT"
-J=$OUT/dask-gap.jsonl
-: > "$J"
-PY=${GPUFLOW_PYTHON:-python3}
-export PYTHONPATH="$PWD/.devbuild/dask/site:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
-export DASK_DISTRIBUTED__DIAGNOSTICS__NVML=False
+source bench/dask/device-env.sh dask-gap.jsonl
+export PYTHONPATH="$PWD/python:$PYTHONPATH"
 [ -f native/build/libgpuflow_kernels_cuda.so ] || node native/build.mjs 2>&1 | tail -2
 export GPUFLOW_CAPI_DIR=$PWD/native/build
 ALL=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
