@@ -172,10 +172,19 @@ async function linkCapi(cxx, objects) {
 }
 
 // Its CUDA variant: every object but the Node-API ones, with the CUDA runtime linked statically.
-const NAPI_OBJECTS = ['addon.cc', 'df_addon.cc', 'resident_napi.cc', 'linalg_resident_napi.cc', 'ipc_napi.cc', 'cuda_stub.cc', 'capi.cc'].map((f) => `/${f}.o`);
+// A Node-API source is one that includes a napi header (napi.h, or one of ours: napi_args.h,
+// resident_napi.h...), found by reading the sources: a hand-kept list missed tf_napi.cc once, the
+// link failed on its napi_* symbols, and the Dask GPU workers ran their programs on one CPU thread.
+// cuda_stub.cc (the CPU-only build's answers) and capi.cc (the CPU library's entries) stay out too.
+const NAPI_INCLUDE = /^\s*#\s*include\s*[<"][^>"]*napi[^>"]*[>"]/m;
+function capiCudaExcluded(dir = src) {
+  const napi = readdirSync(dir).filter((f) => f.endsWith('.cc') && NAPI_INCLUDE.test(readFileSync(join(dir, f), 'utf8')));
+  return new Set([...napi, 'cuda_stub.cc', 'capi.cc']);
+}
 
 async function linkCapiCuda(cxx, objects, libs) {
-  const mine = objects.filter((o) => !NAPI_OBJECTS.some((n) => o.endsWith(n)));
+  const excluded = [...capiCudaExcluded()].map((f) => `/${f}.o`);
+  const mine = objects.filter((o) => !excluded.some((n) => o.endsWith(n)));
   if (!mine.some((o) => o.endsWith('/capi_cuda.cc.o'))) return { built: false, reason: 'capi_cuda.cc did not compile (see the install log)' };
   rmSync(join(out, 'libgpuflow_kernels_cuda.so'), { force: true });
   const r = await run(cxx, ['-shared', '-Wl,--no-undefined', '-o', join(out, 'libgpuflow_kernels_cuda.so'), ...mine, ...libs, '-ldl', '-lpthread']);

@@ -18,15 +18,11 @@
 #   N=20000 DASK_DEVICE_MODE=cpu GPUFLOW_PYTHON=/usr/bin/python3 bench/dask/device.sh
 set -u
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/gpuflow-dask-device}
-mkdir -p "$OUT"
-J=$OUT/dask-device.jsonl
-: > "$J"
+source bench/dask/device-env.sh dask-device.jsonl
 N=${N:-500000}
 CHUNK=${CHUNK:-10000}
 REPS=${REPS:-2}
 MODE=${DASK_DEVICE_MODE:-gpu}
-PY=${GPUFLOW_PYTHON:-python3}
 CLI=${GPUFLOW_CLI:-.devbuild/cli.mjs}
 emit() { echo "$1" | tee -a "$J" | cut -c1-600; }
 # tag FIELDS: puts the JSON fields FIELDS first in each line of stdin (a JSON object a line).
@@ -34,16 +30,15 @@ tag() { sed "s/^{/{$1,/"; }
 
 [ -d .devbuild/dask/site ] || { echo "device.sh: .devbuild/dask/site is missing: run bench/dask/pack-device.sh here first and carry .devbuild" >&2; exit 2; }
 [ -f "$CLI" ] || { echo "device.sh: $CLI is missing: run bench/dask/pack-device.sh (bench/engine-gpu/build.sh) and carry .devbuild/cli.mjs and out" >&2; exit 2; }
-# Debian's dask / distributed first on the path: the bridge, its cluster's Nannies and workers
-# inherit it (main/dask/interpreter.ts bridgeEnv adds <repo>/python in front).
-export PYTHONPATH="$PWD/.devbuild/dask/site${PYTHONPATH:+:$PYTHONPATH}"
+# main/dask/interpreter.ts bridgeEnv adds <repo>/python in front of the packed site.
 export GPUFLOW_PYTHON=$PY
-export DASK_DISTRIBUTED__DIAGNOSTICS__NVML=False
 [ -d node_modules ] || cp -r .devbuild/node_modules node_modules
 
 if [ "$MODE" = gpu ]; then
-  source .device/prelude
+  [ -f .device/prelude ] && source .device/prelude  # sourced by the call already when run from a copy in .devbuild/<name>
+  b0=$SECONDS
   node native/build.mjs --force 2>&1 | tail -3
+  emit "{\"kind\":\"build\",\"seconds\":$((SECONDS - b0)),\"capi\":$("$PY" -c 'import json; print(json.dumps(json.load(open("native/build/info.json")).get("capi")))')}"
   ALL=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
   ONE=${ALL%%,*}
   BACKEND=(--backend cuda --cpu-workers 0)
@@ -75,29 +70,78 @@ print(json.dumps(r))
 EOF
 )"
 
-ARGS=(examples/seed-benchmark.json --param N=$N --param chunks=$CHUNK --param dtype=float64 --no-store --json)
-# The local run: the digest every Dask run must give.
-emit "$(node bench/engine-gpu/timed-run.mjs "{\"kind\":\"local\",\"n\":$N}" --timeout 300 -- "$CLI" run "${ARGS[@]}" "${BACKEND[@]}")"
+# nvidia-smi sampled every 200 ms while a step runs: each GPU's peak utilisation and memory, added
+# to the step's line as "smi" (where the work ran: the issue's question for local-cuda).
+SMI_PID=
+smi_start() {
+  [ "$MODE" = gpu ] || return 0
+  nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader,nounits -lms 200 > "$OUT/smi.csv" 2>/dev/null &
+  SMI_PID=$!
+}
+smi_stop() {
+  [ -n "$SMI_PID" ] || { echo '{}'; return 0; }
+  kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null; SMI_PID=
+  awk -F', *' 'NF>=3 {if ($2+0>u[$1]) u[$1]=$2+0; if ($3+0>m[$1]) m[$1]=$3+0; seen[$1]=1}
+    END {printf "{"; s=""; for (g in seen) {printf "%s\"%s\":{\"utilPeak\":%d,\"memMiBPeak\":%d}", s, g, u[g], m[g]; s=","}; print "}"}' "$OUT/smi.csv"
+}
+# step COMMAND...: runs COMMAND (one JSON line out) under the sampler; prints the line with "smi".
+step() {
+  local line smi
+  smi_start
+  line=$("$@")
+  smi=$(smi_stop)
+  [ -n "$line" ] || line='{"error":"no output"}'
+  echo "$line" | head -1 | tag "\"smi\":$smi"
+}
+digest_of() { "$PY" -c 'import json,sys
+try: print(json.loads(sys.stdin.read()).get("digest"))
+except Exception: print("none")'; }
 
-for size in "${SIZES[@]}"; do
-  vis=${size%% *}
-  target=${size#* }
-  gpus=$([ "$vis" = - ] && echo 0 || echo "$vis" | tr , '\n' | wc -l)
-  for rep in $(seq 1 "$REPS"); do
-    line=$( ([ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
-      node bench/engine-gpu/timed-run.mjs "{\"kind\":\"gpuflow-run-dask\",\"target\":\"$target\",\"gpus\":$gpus,\"n\":$N,\"rep\":$rep}" --timeout 300 -- "$CLI" run "${ARGS[@]}" --dask "$target"))
-    emit "$line"
+ARGS_OF() { echo "examples/seed-benchmark.json --param N=$1 --param chunks=$CHUNK --param dtype=float64 --no-store --json"; }
+SMALL=${SMALL_N:-40000}
+FULL_OK=1
+for n in "$SMALL" "$N"; do
+  small=$([ "$n" = "$SMALL" ] && echo true || echo false)
+  reps=$([ "$small" = true ] && echo 1 || echo "$REPS")
+  # The local run: the digest every Dask run must give.
+  local_line=$(node bench/engine-gpu/timed-run.mjs "{\"kind\":\"local\",\"n\":$n}" --timeout 120 -- "$CLI" run $(ARGS_OF "$n") "${BACKEND[@]}")
+  emit "$local_line"
+  want=$(echo "$local_line" | digest_of)
+  if [ "$small" = false ] && [ "$FULL_OK" = 0 ]; then
+    emit "{\"kind\":\"note\",\"n\":$n,\"text\":\"the small size gave no Dask digest equal to the local one: the full-size Dask runs are skipped\"}"
+    break
+  fi
+  for size in "${SIZES[@]}"; do
+    vis=${size%% *}
+    target=${size#* }
+    gpus=$([ "$vis" = - ] && echo 0 || echo "$vis" | tr , '\n' | wc -l)
+    if [ "$small" = true ] && [ "$size" = "${SIZES[0]}" ]; then
+      # What each worker can run, and one chunk program timed on it (backend, seconds).
+      ( [ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
+        PYTHONPATH="$PWD/python:$PYTHONPATH" timeout 120 "$PY" bench/dask/probe_workers.py --cluster "$target" --chunk "$CHUNK" --reps 2 2>"$OUT/probe-$gpus.err" ) | tag "\"gpus\":$gpus" | while read -r l; do emit "$l"; done
+    fi
+    for rep in $(seq 1 "$reps"); do
+      line=$( ([ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
+        step node bench/engine-gpu/timed-run.mjs "{\"kind\":\"gpuflow-run-dask\",\"target\":\"$target\",\"gpus\":$gpus,\"n\":$n,\"rep\":$rep,\"localDigest\":\"$want\"}" --timeout "$([ "$small" = true ] && echo 60 || echo 90)" --stderr -- "$CLI" run $(ARGS_OF "$n") --dask "$target") )
+      emit "$line"
+      got=$(echo "$line" | digest_of)
+      [ "$got" = "$want" ] || FULL_OK=0
+    done
   done
-  line=$( ([ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
-    PYTHONPATH="$PWD/python:$PYTHONPATH" timeout 600 "$PY" bench/dask/seed_dask.py --n "$N" --chunk "$CHUNK" --cluster "$target" 2>"$OUT/seed_dask-$gpus-$target.err") )
-  [ -n "$line" ] && emit "$(echo "$line" | tag "\"kind\":\"seed-dask\",\"gpus\":$gpus")" || emit "{\"kind\":\"seed-dask\",\"gpus\":$gpus,\"target\":\"$target\",\"error\":\"$(tail -c 300 "$OUT/seed_dask-$gpus-$target.err" | tr '\n"\\' '   ')\"}"
 done
 if [ "$MODE" = cpu ]; then
-  line=$(PYTHONPATH="$PWD/python:$PYTHONPATH" timeout 600 "$PY" bench/dask/seed_dask.py --n "$N" --chunk "$CHUNK" --cluster threaded)
-  emit "$(echo "$line" | tag '"kind":"seed-dask","gpus":0')"
   emit '{"kind":"dask+cupy","skipped":"no GPU in cpu mode"}'
 else
   # Dask + CuPy with a current dask (its own folder, not the 2022.12 pack).
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/dask-current .devbuild/dask/whl/*.whl
-  PYTHONPATH=/tmp/dask-current PYTHONUNBUFFERED=1 timeout 300 "$PY" bench/engine-gpu/dask_cupy.py "[{\"n\": $N, \"dtype\": \"float64\", \"mode\": \"sliced\"}]" | tag '"kind":"dask+cupy"' | while read -r l; do emit "$l"; done
+  PYTHONPATH=/tmp/dask-current PYTHONUNBUFFERED=1 timeout 120 "$PY" bench/engine-gpu/dask_cupy.py "[{\"n\": $N, \"dtype\": \"float64\", \"mode\": \"sliced\"}]" | tag '"kind":"dask+cupy"' | while read -r l; do emit "$l"; done
 fi
+# Last (the call's time may run out here): the graph through gpuflow_dask without the CLI.
+for size in "${SIZES[@]}"; do
+  vis=${size%% *}
+  target=${size#* }
+  gpus=$([ "$vis" = - ] && echo 0 || echo "$vis" | tr , '\n' | wc -l)
+  line=$( ([ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
+    PYTHONPATH="$PWD/python:$PYTHONPATH" timeout 120 "$PY" bench/dask/seed_dask.py --n "$N" --chunk "$CHUNK" --cluster "$target" 2>"$OUT/seed_dask-$gpus.err") )
+  [ -n "$line" ] && emit "$(echo "$line" | tag "\"kind\":\"seed-dask\",\"gpus\":$gpus")" || emit "{\"kind\":\"seed-dask\",\"gpus\":$gpus,\"target\":\"$target\",\"error\":\"$(tail -c 300 "$OUT/seed_dask-$gpus.err" | tr '\n"\\' '   ')\"}"
+done

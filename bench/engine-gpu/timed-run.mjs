@@ -4,7 +4,10 @@
 // the result's values, its stats and the start-up trace (GPUFLOW_TRACE_START=1 lines, in ms from
 // this process's spawn of it).
 //
-//   node bench/engine-gpu/timed-run.mjs '{"kind":"engine","rep":1}' [--timeout S] -- <cli> run <args...>
+// With --stderr, the record also keeps the last 1500 characters of the run's stderr (a Dask run's
+// progress lines and notices), whether or not it succeeded.
+//
+//   node bench/engine-gpu/timed-run.mjs '{"kind":"engine","rep":1}' [--timeout S] [--stderr] -- <cli> run <args...>
 import { spawn } from 'node:child_process';
 
 const argv = process.argv.slice(2);
@@ -16,6 +19,7 @@ if (sep < 1) {
 const fields = JSON.parse(argv[0]);
 const t = argv.indexOf('--timeout');
 const timeoutMs = t > 0 && t < sep ? Number(argv[t + 1]) * 1000 : 120_000;
+const keepStderr = argv.slice(0, sep).includes('--stderr');
 const [cli, ...args] = argv.slice(sep + 1);
 
 const startEpoch = performance.timeOrigin + performance.now();
@@ -64,6 +68,7 @@ child.on('close', (code, signal) => {
     stats: r.stats,
     trace,
     error: error ?? null,
+    ...(keepStderr ? { stderrTail: stderr.split('\n').filter((l) => !l.startsWith('gpuflow-trace ')).join('\n').slice(-1500) } : {}),
   };
   console.log(JSON.stringify(record));
 });

@@ -134,7 +134,7 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
   const dask = opts.dask;
   if (dask) {
     // Compiled for the cluster's workers; each repetition is a whole Dask run (graph submitted, results back).
-    const graph = compileWorkflow(wf, { maxTaskBytes: dask.maxTaskBytes });
+    const graph = compileWorkflow(wf, dask.compileOptions);
     opts.onStep?.({ type: 'starting', configIndex: planned.length });
     opts.onStep?.({ type: 'up', configIndex: planned.length });
     const { times, digest, backends } = await timedRuns('Dask cluster', warmup, repeat, () => dask.run(graph, randomUUID()), opts);

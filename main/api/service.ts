@@ -172,7 +172,7 @@ export class GpuflowService {
     try {
       const wf = validateWorkflow(doc, params);
       // Checked for the target the run goes to: a Dask cluster's workers bound its tasks.
-      const compiled = this.dask ? compileWorkflow(wf, { maxTaskBytes: this.dask.maxTaskBytes }) : this.engine.compile(wf);
+      const compiled = this.dask ? compileWorkflow(wf, this.dask.compileOptions) : this.engine.compile(wf);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
       return refusal(e);
@@ -188,7 +188,7 @@ export class GpuflowService {
       const wf = validateWorkflow(doc, params);
       const dask = this.dask;
       const compiled = dask
-        ? await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { maxTaskBytes: dask.maxTaskBytes, signal }), signal)
+        ? await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { ...dask.compileOptions, signal }), signal)
         : await this.engine.compileAsync(wf, signal);
       return { ok: true, tasks: compiled.tasks.size };
     } catch (e) {
@@ -214,7 +214,7 @@ export class GpuflowService {
     let compiled: Compiled;
     try {
       compiled = dask
-        ? await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { maxTaskBytes: dask.maxTaskBytes, signal: opts.signal }), opts.signal)
+        ? await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { ...dask.compileOptions, signal: opts.signal }), opts.signal)
         : opts.early && opts.node === undefined
           ? await opts.early.take()
           : await this.engine.compileAsync(wf, opts.signal);

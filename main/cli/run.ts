@@ -97,7 +97,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   });
   try {
     let current: string | null = null;
-    const progress = progressPrinter(() => current);
+    const progress = progressPrinter(() => current, { lines: opts.dask !== undefined });
     const unsub = svc.subscribe((e) => {
       progress.onEvent(e);
       // What a Dask run must say at once ("waiting for workers on ...", a lost scheduler).

@@ -15,6 +15,8 @@ import { availableParallelism } from 'node:os';
 import { localWorkersOver, parseTarget } from './address';
 import { probeScheduler } from './reachable';
 import { DaskRun, laneOf } from './run';
+import { daskCompileOptions } from './compile-options';
+import type { CompileOptions } from '../engine/compile/compile';
 
 /** How long a remote scheduler may take to answer (the CLI must exit within 10 s when it does not). */
 export const REMOTE_CONNECT_S = 5;
@@ -151,10 +153,9 @@ export class DaskTarget {
     return { kind: 'dask', target: i.target, scheduler: i.scheduler, python: i.python, versions: i.versions, workers: i.workers.map((w) => ({ name: w.name, host: w.host, nthreads: w.nthreads, memory_limit: w.memory_limit, gpus: w.gpus.length })) } as unknown as JsonValue;
   }
 
-  /** The smallest worker memory limit: no task may need more (the compiler's maxTaskBytes). */
-  get maxTaskBytes(): number | undefined {
-    const limits = this.currentWorkers.map((w) => w.memory_limit).filter((x) => x > 0);
-    return limits.length ? Math.min(...limits) : undefined;
+  /** How workflows compile for this cluster (compile-options.ts): task size bound, GPU coarsening. */
+  get compileOptions(): Pick<CompileOptions, 'maxTaskBytes' | 'gpuShare'> {
+    return daskCompileOptions(this.target, this.currentWorkers);
   }
 
   /** Starts a run of `graph` (one at a time per bridge: a second waits for the first). */

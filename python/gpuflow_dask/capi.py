@@ -8,7 +8,7 @@ from __future__ import annotations
 import ctypes
 import os
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -71,6 +71,10 @@ def _check_cuda(lib: ctypes.CDLL) -> Optional[str]:
     d, i64, i32, sz, vp, cp = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
     lib.gf_cuda_available.argtypes = [cp, sz]
     lib.gf_cuda_run_program.argtypes = [d, sz, ctypes.POINTER(vp), i64, i32, ctypes.c_int32, vp, ctypes.c_int64, cp, sz]
+    # The device-resident entry (device.py's chunks) where this build has it; an older library
+    # still runs programs with host buffers.
+    if hasattr(lib, "gf_cuda_run_program_on"):
+        lib.gf_cuda_run_program_on.argtypes = [d, sz, ctypes.POINTER(vp), i64, i32, ctypes.POINTER(ctypes.c_int8), ctypes.c_int32, vp, ctypes.c_int64, ctypes.c_int32, cp, sz]
     err = ctypes.create_string_buffer(ERR_LEN)
     return err.value.decode("utf-8", "replace") if lib.gf_cuda_available(err, ERR_LEN) else None
 
@@ -112,12 +116,13 @@ class _ProgramCall:
     """A program's arguments as both C entries take them, and its output array, sized by the CPU
     library's gf_program_output (the CUDA library has no sizing entry of its own)."""
 
-    def __init__(self, cpu: ctypes.CDLL, code: np.ndarray, inputs: Sequence[np.ndarray]):
+    def __init__(self, cpu: ctypes.CDLL, code: np.ndarray, inputs: Sequence[Any], addrs: Optional[Sequence[int]] = None):
+        """`inputs` have .size and .dtype; `addrs` their data addresses (default: host arrays')."""
         self.code = np.ascontiguousarray(code, dtype=np.float64)
         self.n = len(inputs)
         self.lengths = np.array([a.size for a in inputs], dtype=np.int64)
-        self.types = np.array([INPUT_TYPES[a.dtype] for a in inputs], dtype=np.int32)
-        self.ptrs = (ctypes.c_void_p * max(self.n, 1))(*[a.ctypes.data for a in inputs])
+        self.types = np.array([INPUT_TYPES[np.dtype(a.dtype)] for a in inputs], dtype=np.int32)
+        self.ptrs = (ctypes.c_void_p * max(self.n, 1))(*(addrs if addrs is not None else [a.ctypes.data for a in inputs]))
         self.err = ctypes.create_string_buffer(ERR_LEN)
         out_len = ctypes.c_int64(0)
         out_f32 = ctypes.c_int32(0)
@@ -214,3 +219,25 @@ def run_program_cuda(lib: ctypes.CDLL, cpu: ctypes.CDLL, code: np.ndarray, input
     if lib.gf_cuda_run_program(*call.head(), call.err, ERR_LEN):
         raise RuntimeError(call.message())
     return call.out
+
+
+def takes_device_inputs(lib: ctypes.CDLL) -> bool:
+    """Whether this CUDA library has the device-resident entry (gf_cuda_run_program_on)."""
+    return hasattr(lib, "gf_cuda_run_program_on")
+
+
+def run_program_cuda_on(lib: ctypes.CDLL, cpu: ctypes.CDLL, code: np.ndarray, inputs: Sequence[Any], on_device: Sequence[bool], new_device_array: Optional[Callable[[int, np.dtype], Any]] = None) -> Any:
+    """As run_program_cuda, where inputs[i] may be a device array (on_device[i]: a CuPy array of
+    this device, contiguous, of an input type) read in place; with `new_device_array(n, dtype)`
+    (a program without a reduction) the output is a device array it made, else a host array."""
+    addrs = [int(a.data.ptr) if dev else int(a.ctypes.data) for a, dev in zip(inputs, on_device)]
+    call = _ProgramCall(cpu, code, inputs, addrs)
+    flags = (ctypes.c_int8 * max(call.n, 1))(*[1 if dev else 0 for dev in on_device])
+    out: Any = call.out
+    if new_device_array is not None:
+        out = new_device_array(call.out.size, call.out.dtype)
+    addr = int(out.data.ptr) if new_device_array is not None else int(out.ctypes.data)
+    head = call.head()
+    if lib.gf_cuda_run_program_on(*head[:5], flags, call.n, addr, call.out.size, 1 if new_device_array is not None else 0, call.err, ERR_LEN):
+        raise RuntimeError(call.message())
+    return out

@@ -63,9 +63,30 @@ def scheduler_spec() -> Dict[str, Any]:
     return {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}}
 
 
+def gpu_threads(env: Optional[Dict[str, str]] = None) -> int:
+    """Threads of each GPU worker: GPUFLOW_DASK_GPU_THREADS when set, else 1 (dask-cuda's
+    default). The addon's CUDA calls run on per-thread streams, so several threads are safe, but
+    on the four-GPU machine they did not pay: the 2 TB seed graph took 1.31 s with 1 thread a
+    GPU and 1.47 s with 8, whose batches of 8 chunk programs took 20-31 ms (median) against
+    4.4-5.6 ms, the kernels of 8 threads sharing one GPU (bench/results/dask-gap-nvidia-h100-x4-*)."""
+    e = os.environ if env is None else env
+    given = e.get("GPUFLOW_DASK_GPU_THREADS")
+    if not given:
+        return 1
+    try:
+        n = int(given)
+    except ValueError:
+        raise ValueError(f"GPUFLOW_DASK_GPU_THREADS must be a whole number of threads, got {given!r}") from None
+    if n < 1:
+        raise ValueError(f"GPUFLOW_DASK_GPU_THREADS must be at least 1, got {n}")
+    return n
+
+
 def start_cuda_cluster(gpus: Sequence[str]) -> Any:
-    """A SpecCluster of one pinned worker per GPU in `gpus`; memory split evenly between them."""
+    """A SpecCluster of one pinned worker per GPU in `gpus` (gpu_threads threads each); memory
+    split evenly between them."""
     from distributed import SpecCluster
     from distributed.system import MEMORY_LIMIT
 
-    return SpecCluster(workers=worker_specs(gpus, memory_limit=max(1, MEMORY_LIMIT // max(1, len(gpus)))), scheduler=scheduler_spec(), name="gpuflow-local-cuda")
+    specs = worker_specs(gpus, threads=gpu_threads(), memory_limit=max(1, MEMORY_LIMIT // max(1, len(gpus))))
+    return SpecCluster(workers=specs, scheduler=scheduler_spec(), name="gpuflow-local-cuda")

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from . import program, reduce
+from . import device, program, reduce
 from .encode import unsupported_reason
 from .errors import TaskFailure, unsupported
 from .execute_threads import threads
@@ -74,6 +74,8 @@ def run_task(t: TaskPayload, *inputs: Any) -> Any:
     try:
         if kind == "program":
             return _program(spec, inputs, t)
+        # Only programs read device chunks in place; every other handler takes host values.
+        inputs = tuple(device.to_host(v) for v in inputs)
         if kind == "combine":
             return _combine(spec, inputs, t)
         if kind in ("array-op", "df"):

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import capi
+from . import capi, device
 from .encode import encode
 from .philox import random32, random64, seed_key
 from .values import PARTIAL_FIELDS, Partial
@@ -283,6 +283,35 @@ def reduce_numpy(p: Code, v: np.ndarray) -> Dict[str, np.ndarray]:
     return {"value": lanes[rows, at], "index": gidx[rows, at].astype(np.float64)}
 
 
+def _device_inputs(cp: Any, inputs: Sequence[Any]) -> Tuple[List[Any], List[bool]]:
+    """The program's inputs as the device entry takes them: a device chunk as a flat contiguous
+    device array of an input type (int64 as float64, as capi.as_input does on the host), read in
+    place; anything else as capi.as_input makes it (uploaded by the kernel)."""
+    arrays: List[Any] = []
+    on: List[bool] = []
+    for v in inputs:
+        if isinstance(v, device.DeviceChunk):
+            a = v.array.ravel()
+            if np.dtype(a.dtype) not in capi.INPUT_TYPES:
+                a = a.astype(cp.float64)
+            arrays.append(cp.ascontiguousarray(a))
+            on.append(True)
+        else:
+            arrays.append(capi.as_input(v))
+            on.append(False)
+    if any(on):
+        # CuPy's copies run on its stream; the kernels on the addon's: finish the copies first.
+        cp.cuda.get_current_stream().synchronize()
+    return arrays, on
+
+
+def _partial(out: np.ndarray, shape: List[int], red: Dict[str, Any]) -> Partial:
+    """The Partial of a reduction's flat output (its fields one after another)."""
+    pshape = partial_shape(shape, red)
+    size = int(np.prod(pshape, dtype=np.int64))
+    return Partial(red["op"], pshape, {f: out[i * size:(i + 1) * size].reshape(pshape).copy() for i, f in enumerate(PARTIAL_FIELDS[red["op"]])})
+
+
 def partial_shape(shape: List[int], reduce: Dict[str, Any]) -> List[int]:
     axis = reduce.get("axis")
     return [] if axis is None else [s for d, s in enumerate(shape) if d != axis]
@@ -290,19 +319,32 @@ def partial_shape(shape: List[int], reduce: Dict[str, Any]) -> List[int]:
 
 def run(spec: Dict[str, Any], inputs: Sequence[Any], threads: int = 1, use_capi: bool = True) -> Tuple[Any, str]:
     """Runs a `program` spec; returns (value, backend: 'capi-cuda' | 'capi-cpu' | 'numpy').
-    The device runs it where the CUDA library loads and sees a GPU (a dask-cuda worker)."""
+    The device runs it where the CUDA library loads and sees a GPU (a GPU worker); there, with
+    CuPy, a program without a reduction leaves its chunk on the device (device.DeviceChunk) and
+    device chunks among the inputs are read in place."""
     prog = spec["program"]
     if isinstance(spec.get("code"), str):
         code = decode_b64(spec["code"])
     else:
         # main could not encode it (an input's shape was unknown there): encode it here.
-        code = encode(prog, [list(v.shape) if isinstance(v, np.ndarray) else None for v in inputs])
-    flat = [capi.as_input(v) for v in inputs]
+        code = encode(prog, [list(v.shape) if isinstance(v, (np.ndarray, device.DeviceChunk)) else None for v in inputs])
     shape = [int(s) for s in prog["shape"]]
     dtype = prog["dtype"]
     red = prog.get("reduce")
     lib = capi.load() if use_capi else None
     gpu = capi.load_cuda() if lib is not None else None
+    # CuPy only where a chunk is to stay on the device or already is: a reduction over host
+    # inputs (the seed's chunks) needs none, and importing it costs each worker ~1 s.
+    resident = red is None or any(isinstance(v, device.DeviceChunk) for v in inputs)
+    cp = device.cupy() if gpu is not None and resident and capi.takes_device_inputs(gpu) else None
+    if lib is not None and gpu is not None and cp is not None:
+        arrays, on = _device_inputs(cp, inputs)
+        made = (lambda n, dt: cp.empty(n, dtype=dt)) if red is None else None
+        out = capi.run_program_cuda_on(gpu, lib, code, arrays, on, made)
+        if red is None:
+            return device.DeviceChunk(out.reshape(shape)), "capi-cuda"
+        return _partial(out, shape, red), "capi-cuda"
+    flat = [capi.as_input(device.to_host(v)) for v in inputs]
     if lib is not None:
         if gpu is not None:
             out, backend = capi.run_program_cuda(gpu, lib, code, flat), "capi-cuda"
@@ -310,10 +352,7 @@ def run(spec: Dict[str, Any], inputs: Sequence[Any], threads: int = 1, use_capi:
             out, backend = capi.run_program(lib, code, flat, threads), "capi-cpu"
         if red is None:
             return out.reshape(shape), backend
-        pshape = partial_shape(shape, red)
-        size = int(np.prod(pshape, dtype=np.int64))
-        fields = {f: out[i * size:(i + 1) * size].reshape(pshape).copy() for i, f in enumerate(PARTIAL_FIELDS[red["op"]])}
-        return Partial(red["op"], pshape, fields), backend
+        return _partial(out, shape, red), backend
     p = decode(code)
     v = evaluate(p, flat)
     if red is None:

@@ -21,6 +21,18 @@ def probe() -> Dict[str, Any]:
     out["capi"] = capi.load() is not None
     out["cuda"] = out["capi"] and capi.load_cuda() is not None
     out["why"] = capi.why() + ("; cuda: " + capi.cuda_why() if out["capi"] else "")
+    out["visible"] = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if out["cuda"]:
+        # Device-resident chunks need CuPy and the library's device entry (device.py). CuPy is
+        # looked for, not imported: importing it costs a second at connect.
+        import importlib.util  # noqa: PLC0415
+
+        lib = capi.load_cuda()
+        entry = lib is not None and capi.takes_device_inputs(lib)
+        found = importlib.util.find_spec("cupy") is not None
+        out["resident"] = entry and found
+        if not out["resident"]:
+            out["why"] += "; chunks on the host: " + ("CuPy is not installed" if entry else "the CUDA library has no gf_cuda_run_program_on")
     return out
 
 

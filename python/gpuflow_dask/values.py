@@ -12,6 +12,8 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
+from .device import to_host
+
 # The fields of each reduction's partial, in the order every backend lays them out.
 PARTIAL_FIELDS: Dict[str, List[str]] = {
     "sum": ["sum"],
@@ -143,7 +145,8 @@ def _array_wire(a: np.ndarray) -> Dict[str, Any]:
 
 
 def to_wire(v: Value) -> Dict[str, Any]:
-    """The protocol's `Value` of a task output."""
+    """The protocol's `Value` of a task output (a device chunk as its host copy)."""
+    v = to_host(v)
     if isinstance(v, np.ndarray):
         return {"kind": "array", **_array_wire(v)}
     if isinstance(v, Partial):

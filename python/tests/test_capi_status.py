@@ -1,5 +1,7 @@
 """The bridge's `ready` says capi.cuda true only where CUDA initialises a device, not where the
 library file merely exists. The oracle for "a device is here" is nvidia-smi's list of GPUs."""
+import ctypes
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +22,26 @@ def gpus_here() -> bool:
 
 def cuda_library_built() -> bool:
     return any((c.parent / capi.CUDA_LIB_NAME).exists() for c in capi.candidates())
+
+
+def build_info():
+    """native/build/info.json of this checkout (node native/build.mjs), or None."""
+    p = capi.candidates()[-1].parent / "info.json"
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+class CudaLibraryBuilt(unittest.TestCase):
+    """Where the addon was built with CUDA, the Dask workers' CUDA library must be built too: a
+    Node-API object once slipped into its link (tf_napi.cc, missing from a hand-kept list), the
+    link failed, and every Dask GPU worker ran its chunk programs on one CPU thread."""
+
+    @unittest.skipUnless((build_info() or {}).get("cuda") is True, "the addon here was built without CUDA")
+    def test_cuda_library_links_with_the_device_entry(self):
+        info = build_info()
+        self.assertEqual(info["capi"].get("cuda", {}).get("built"), True, info["capi"])
+        lib = ctypes.CDLL(str(capi.candidates()[-1].parent / capi.CUDA_LIB_NAME))
+        for entry in ("gf_cuda_available", "gf_cuda_run_program", "gf_cuda_run_program_on"):
+            self.assertTrue(hasattr(lib, entry), entry)
 
 
 class CapiStatus(unittest.TestCase):

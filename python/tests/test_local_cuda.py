@@ -11,7 +11,7 @@ import numpy as np
 
 from bridge_process import BridgeProcess
 from helpers import fixture, js_value
-from gpuflow_dask.cuda_cluster import pinned, start_cuda_cluster, visible_gpus, worker_specs
+from gpuflow_dask.cuda_cluster import gpu_threads, pinned, start_cuda_cluster, visible_gpus, worker_specs
 from gpuflow_dask.values import from_wire
 
 
@@ -44,15 +44,27 @@ class WorkerSpecs(unittest.TestCase):
             self.assertEqual((s["options"]["host"], s["options"]["nthreads"], s["options"]["resources"]), ("127.0.0.1", 1, {"GPU": 1}))
         self.assertEqual(pinned(["5", "7"], 1), "7,5")
 
+    def test_threads_per_gpu_worker(self):
+        # 1 (dask-cuda's default) unless GPUFLOW_DASK_GPU_THREADS says otherwise; nonsense refused.
+        self.assertEqual((gpu_threads({}), gpu_threads({"GPUFLOW_DASK_GPU_THREADS": "3"})), (1, 3))
+        for bad in ("0", "two"):
+            with self.assertRaisesRegex(ValueError, "GPUFLOW_DASK_GPU_THREADS"):
+                gpu_threads({"GPUFLOW_DASK_GPU_THREADS": bad})
+
     def test_the_pin_reaches_each_worker_process(self):
+        from unittest import mock
+
         from distributed import Client
 
-        cluster = start_cuda_cluster(["0", "1"])
+        with mock.patch.dict(os.environ, {"GPUFLOW_DASK_GPU_THREADS": "2"}):
+            cluster = start_cuda_cluster(["0", "1"])
         try:
             with Client(cluster) as client:
                 seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
-                names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+                workers = client.scheduler_info()["workers"]
+                names = {a: w["name"] for a, w in workers.items()}
                 self.assertEqual({names[a]: v for a, v in seen.items()}, {"gpu-0": "0,1", "gpu-1": "1,0"})
+                self.assertEqual(sorted(w["nthreads"] for w in workers.values()), [2, 2])
         finally:
             cluster.close()
 
