@@ -6,9 +6,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { fakeTfCalls } from '../../../native/fake-tf-ops';
 import { GPUFLOW_CUDA } from '../../../worker/kernels/tfjs/cuda/backend';
 import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
+import { runDropoutChecks, runOptimizerChecks } from '../../../worker/kernels/tfjs/cuda/fused-checks';
 import type { TfDevice } from '../../../worker/kernels/tfjs/cuda/device';
 import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
 import { defaultTfjsEnvironment, GPU_MIN_MACS_PER_ROW } from '../../../worker/kernels/tfjs/backend';
+import { FusedAdam } from '../../../worker/kernels/tfjs/cuda/fused-optimizers';
+import { SeededDropout } from '../../../worker/kernels/tfjs/dropout';
 import { TrialWorker } from '../../../worker/kernels/tfjs/trial-task';
 import { modelSpecFromParams, type TrialResult } from '../../../common/tuning/trial';
 import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
@@ -37,6 +40,47 @@ describe('gpuflow-cuda over the fake device', () => {
     expect(bad).toEqual([]);
     expect(results.length).toBeGreaterThan(90);
   }, 120_000);
+
+  it("the fused optimizers' variables and state after 5 steps agree with tfjs's on cpu, and their state resumes there", async () => {
+    const results = await runOptimizerChecks(2);
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results.map((r) => r.name)).toContain('adam handed to cpu after 3');
+    expect(results.find((r) => r.name === 'adam')?.stateNames).toEqual(['iter', '<var>/v0/m', '<var>/v1/m', '<var>/v0/v', '<var>/v1/v']);
+    expect(results.length).toBe(14);
+  });
+
+  it('one fused kernel per variable and step, and no device buffer left after dispose', async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    const before = buffers.size;
+    const opt = new FusedAdam(0.01);
+    const w = tf.tidy(() => tf.variable(tf.ones([3, 4])));
+    const b = tf.tidy(() => tf.variable(tf.zeros([4])));
+    const grads = { [w.name]: tf.fill([3, 4], 0.5), [b.name]: tf.fill([4], -1) };
+    const prof = await tf.profile(() => opt.applyGradients(grads));
+    expect(prof.kernels.filter((k) => k.name === 'GpuflowOptimizerStep').length).toBe(2);
+    expect(prof.kernelNames.filter((k) => !['GpuflowOptimizerStep', 'Fill', 'ZerosLike'].includes(k))).toEqual([]);
+    // Adam's first step moves each weight by lr against the gradient's sign (m/sqrt(v) = sign g after bias correction).
+    expect(Array.from(w.dataSync())[0]).toBeCloseTo(1 - 0.01, 6);
+    expect(Array.from(b.dataSync())[0]).toBeCloseTo(0.01, 6);
+    opt.dispose();
+    tf.dispose([w, b, ...Object.values(grads)]);
+    expect(buffers.size).toBe(before);
+  });
+
+  it("dropout's device mask is the host's Philox mask, and a dropout layer draws it on the device", async () => {
+    const checks = await runDropoutChecks(1);
+    expect(checks.every((c) => c.ok)).toBe(true);
+    // 100 001 draws at rate 0.9 keep about a tenth.
+    expect(checks.at(-1)?.keptFraction).toBeGreaterThan(0.09);
+    expect(checks.at(-1)?.keptFraction).toBeLessThan(0.11);
+    await tf.setBackend(GPUFLOW_CUDA);
+    const layer = new SeededDropout({ rate: 0.5, seed: 9 });
+    layer.startEpoch(1);
+    const x = tf.ones([4, 8]);
+    const prof = await tf.profile(() => layer.apply(x, { training: true }) as tf.Tensor);
+    expect(prof.kernelNames).toEqual(['GpuflowDropoutMask', 'Multiply']);
+    tf.dispose(x);
+  });
 
   it('frees every device buffer a disposed tensor held', async () => {
     await tf.setBackend(GPUFLOW_CUDA);
