@@ -10,6 +10,7 @@ import { runDropoutChecks, runOptimizerChecks } from '../../../worker/kernels/tf
 import type { TfDevice } from '../../../worker/kernels/tfjs/cuda/device';
 import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
 import { defaultTfjsEnvironment, GPU_MIN_MACS_PER_ROW } from '../../../worker/kernels/tfjs/backend';
+import { clearDeviceData, datasetDigest, deviceDataStats } from '../../../worker/kernels/tfjs/cuda/device-data';
 import { FusedAdam } from '../../../worker/kernels/tfjs/cuda/fused-optimizers';
 import { SeededDropout } from '../../../worker/kernels/tfjs/dropout';
 import { TrialWorker } from '../../../worker/kernels/tfjs/trial-task';
@@ -26,8 +27,13 @@ const get = (id: number): Buf => {
   if (!b) throw new RangeError(`no buffer ${id}`);
   return b;
 };
+const calls = fakeTfCalls(get, (b) => (buffers.set(next, b), next++));
+// Sizes (elements) of every upload, so a test can tell whether the training rows went up again.
+const writeSizes: number[] = [];
+let writeCount = 0;
 const device: TfDevice = {
-  ...fakeTfCalls(get, (b) => (buffers.set(next, b), next++)),
+  ...calls,
+  tfWrite: (id, src) => (writeSizes.push(src.length), writeCount++, calls.tfWrite(id, src)),
   cudaResidentFree: (id) => buffers.delete(id),
 };
 
@@ -133,6 +139,56 @@ describe('a whole trial on gpuflow-cuda (fake device)', () => {
     gpu.history.forEach((h, i) => expect(Math.abs(h.loss - cpu.history[i].loss)).toBeLessThan(1e-4 * cpu.history[i].loss));
     expect(gpu.metrics.accuracy).toBe(cpu.metrics.accuracy);
   }, 120_000);
+});
+
+describe('training rows kept on the device between trials (fake device)', () => {
+  const ds = makeClassification({ nSamples: 200, nFeatures: 10, nInformative: 4, nClasses: 3, seed: 6 });
+  const data = trainValidationSplit(ds, { validationFraction: 0.25, seed: 6 });
+  const spec = (id: string, units: number) => ({ trialId: id, seed: 2, epochs: 2, metric: 'accuracy' as const, model: modelSpecFromParams({ kind: 'mlp', hiddenLayers: [units], batchSize: 32 }, {}) });
+
+  it('a second trial over the same rows uploads nothing and trains as the first did; freed on clear', async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    clearDeviceData();
+    const before = buffers.size;
+    const s0 = deviceDataStats();
+    const first = await trainTrial(spec('a', 16), data);
+    const writes = writeCount;
+    const again = await trainTrial(spec('a', 16), data);
+    const other = await trainTrial(spec('b', 8), data);
+    const s1 = deviceDataStats();
+    expect(s1.misses - s0.misses).toBe(1);
+    expect(s1.hits - s0.hits).toBe(2);
+    expect(s1.entries).toBe(1);
+    expect(s1.bytes).toBe(data.train.nRows * (10 + 3) * 4);
+    expect(again.history).toEqual(first.history);
+    expect(other.history).toHaveLength(2);
+    // The repeat trial wrote no rows: only its weights, batch indices and the validation rows.
+    expect(writeSizes.slice(writes).some((n) => n === data.train.nRows * 10)).toBe(false);
+    expect(buffers.size).toBeGreaterThan(before);
+    clearDeviceData();
+    expect(buffers.size).toBe(before);
+  }, 60_000);
+
+  it('caches nothing past GPUFLOW_TUNING_DEVICE_DATA_MB, and another dataset is another entry', async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    clearDeviceData();
+    process.env.GPUFLOW_TUNING_DEVICE_DATA_MB = '0';
+    try {
+      const s0 = deviceDataStats();
+      await trainTrial(spec('a', 8), data);
+      await trainTrial(spec('a', 8), data);
+      expect(deviceDataStats().misses - s0.misses).toBe(2);
+      expect(deviceDataStats().entries).toBe(0);
+    } finally {
+      delete process.env.GPUFLOW_TUNING_DEVICE_DATA_MB;
+    }
+    const other = trainValidationSplit(makeClassification({ nSamples: 200, nFeatures: 10, nInformative: 4, nClasses: 3, seed: 7 }), { validationFraction: 0.25, seed: 6 });
+    await trainTrial(spec('a', 8), data);
+    await trainTrial(spec('a', 8), other);
+    expect(deviceDataStats().entries).toBe(2);
+    expect(datasetDigest(other.train)).not.toBe(datasetDigest(data.train));
+    clearDeviceData();
+  }, 60_000);
 });
 
 describe('a GPU worker with gpuflow-cuda (fake device)', () => {
