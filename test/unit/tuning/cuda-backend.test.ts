@@ -11,6 +11,10 @@ import type { TfDevice } from '../../../worker/kernels/tfjs/cuda/device';
 import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
 import { defaultTfjsEnvironment, GPU_MIN_MACS_PER_ROW } from '../../../worker/kernels/tfjs/backend';
 import { clearDeviceData, datasetDigest, deviceDataStats } from '../../../worker/kernels/tfjs/cuda/device-data';
+import { digestOf } from '../../../main/api/run-record';
+import { resultDigest } from '../../../common/digest';
+import type { RunResult } from '../../../common/results';
+import { searchResultForDigest } from '../../../common/tuning/digest-view';
 import { FusedAdam } from '../../../worker/kernels/tfjs/cuda/fused-optimizers';
 import { SeededDropout } from '../../../worker/kernels/tfjs/dropout';
 import { TrialWorker } from '../../../worker/kernels/tfjs/trial-task';
@@ -138,6 +142,39 @@ describe('a whole trial on gpuflow-cuda (fake device)', () => {
     expect(gpu.history).toHaveLength(3);
     gpu.history.forEach((h, i) => expect(Math.abs(h.loss - cpu.history[i].loss)).toBeLessThan(1e-4 * cpu.history[i].loss));
     expect(gpu.metrics.accuracy).toBe(cpu.metrics.accuracy);
+  }, 120_000);
+});
+
+describe('the tuning digest across backend families (fake device)', () => {
+  it('a search trained on gpuflow-cuda and on cpu gives one run digest, though their exact scores differ', async () => {
+    const ds = makeClassification({ nSamples: 240, nFeatures: 12, nInformative: 5, nClasses: 3, seed: 8 });
+    const data = trainValidationSplit(ds, { validationFraction: 0.25, seed: 8 });
+    const lrs = [0.003, 0.01, 0.03];
+    const search = async (backend: string) => {
+      await tf.setBackend(backend);
+      const rows = [];
+      for (const [i, learningRate] of lrs.entries()) {
+        const model = modelSpecFromParams({ kind: 'mlp', hiddenLayers: [24, 16], optimizer: 'adam', dropout: 0.1, batchSize: 32 }, { learningRate });
+        const r = await trainTrial({ trialId: `t${i}`, seed: 4 + i, epochs: 2, metric: 'log-loss', model }, data);
+        rows.push({ trialId: r.trialId, params: { learningRate }, epochs: r.epochs, score: r.score, metrics: r.metrics });
+      }
+      rows.sort((a, b) => b.score - a.score);
+      const leaderboard = rows.map((r, k) => ({ rank: k + 1, ...r, status: k === 0 ? 'best' : 'finished' }));
+      const value = { kind: 'search-result', strategy: 'grid', metric: 'log-loss', trials: 3, bestScore: leaderboard[0].score, best: { trialId: leaderboard[0].trialId, score: leaderboard[0].score }, leaderboard };
+      const run: RunResult = { runId: backend, status: 'finished', results: { search: { kind: 'json', value } }, stats: { tasks: 0, durationMs: 0, workers: [], transfers: { count: 0, bytes: 0, ipc: { count: 0, bytes: 0 }, host: { count: 0, bytes: 0 }, hostReasons: {} }, restarts: 0, reused: { tasks: 0, nodes: [] } } };
+      return { value, digest: digestOf(run) };
+    };
+    const cpu = await search('cpu');
+    const gpu = await search(GPUFLOW_CUDA);
+    // The families differ in the last bits (float32 sums in another order): at the default 10
+    // digits the results would digest apart ...
+    expect(resultDigest(gpu.value)).not.toBe(resultDigest(cpu.value));
+    expect(gpu.value.leaderboard.map((r) => r.trialId)).toEqual(cpu.value.leaderboard.map((r) => r.trialId));
+    // ... and with the scores and metrics at TUNING_DIGEST_DIGITS they are one result.
+    expect(gpu.digest).toBe(cpu.digest);
+    // A real difference in a score still shows.
+    const moved = { ...gpu.value, leaderboard: gpu.value.leaderboard.map((r, k) => (k === 1 ? { ...r, score: r.score * 1.01 } : r)) };
+    expect(resultDigest(searchResultForDigest(moved))).not.toBe(resultDigest(searchResultForDigest(cpu.value)));
   }, 120_000);
 });
 
