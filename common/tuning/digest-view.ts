@@ -25,7 +25,8 @@ export function isSearchResult(v: unknown): v is Record<string, unknown> & { kin
 /** The search result with its scores and metrics rounded for the digest; anything else as it is. */
 export function searchResultForDigest(v: unknown): unknown {
   if (!isSearchResult(v)) return v;
-  const entry = (e: unknown) => (isObj(e) ? { ...e, ...('score' in e ? { score: round(e.score) } : {}), ...('metrics' in e ? { metrics: round(e.metrics) } : {}) } : e);
+  const entry = (e: unknown) =>
+    isObj(e) ? { ...e, ...('score' in e ? { score: round(e.score) } : {}), ...('metrics' in e ? { metrics: round(e.metrics) } : {}) } : e;
   return {
     ...v,
     ...('bestScore' in v ? { bestScore: round(v.bestScore) } : {}),

@@ -25,7 +25,7 @@ export function dropoutMask(n: number, seed: number, rate: number): Float32Array
 export function writeDropoutMask(out: { [i: number]: number }, n: number, k0: number, k1: number, rate: number, scale: number): void {
   const w = new Uint32Array(4);
   for (let b = 0; b * 4 < n; b++) {
-    philox4x32(b % 4294967296 >>> 0, Math.floor(b / 4294967296) >>> 0, 0, 0, k0, k1, w);
+    philox4x32((b % 4294967296) >>> 0, Math.floor(b / 4294967296) >>> 0, 0, 0, k0, k1, w);
     for (let j = 0; j < 4 && b * 4 + j < n; j++) out[b * 4 + j] = uniform32(w[j]) > rate ? scale : 0;
   }
 }
