@@ -5,7 +5,8 @@
  * transposes, fallbacks) through it. It reads the records as the CUDA side does (native/tf-ops.ts)
  * and computes as tfjs's cpu kernels do, so a test can compare the backend against the cpu one.
  */
-import { Bop, isComparison, Rop, TfOp, Uop } from './tf-ops';
+import { writeDropoutMask } from '../common/tuning/dropout-mask';
+import { Bop, isComparison, OptKind, OPT_SLOTS, Rop, TfOp, Uop } from './tf-ops';
 
 type Buf = Float64Array | Float32Array | Int32Array;
 
@@ -215,6 +216,36 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
           const sum = row.reduce((s, q) => s + Math.exp(q - m), 0);
           for (let i = 0; i < inner; i++) O[o * inner + i] = Math.exp(row[i] - m) / sum;
         }
+        return;
+      }
+      case TfOp.Optimizer: {
+        const [kind, n, x, g, s0, s1, ox, o0, o1] = r.list(9);
+        const p = r.list(8).map(Math.fround);
+        const slots = OPT_SLOTS[kind];
+        if (slots === undefined) throw new RangeError(`fake tf: unknown optimizer kind ${kind}`);
+        const X = get(x), G = get(g), OX = get(ox);
+        const [S0, S1, O0, O1] = [s0, s1, o0, o1].map((id, k) => ((k % 2) < slots ? get(id) : X));
+        for (let i = 0; i < n; i++) {
+          const gi = G[i];
+          if (kind === OptKind.Sgd) OX[i] = p[0] * gi + X[i];
+          else if (kind === OptKind.Momentum) {
+            const a = (O0[i] = p[1] * S0[i] + gi);
+            OX[i] = p[2] !== 0 ? p[0] * (gi + a * p[1]) + X[i] : p[0] * a + X[i];
+          } else if (kind === OptKind.Adam) {
+            const m = (O0[i] = S0[i] * p[1] + gi * p[2]);
+            const v = (O1[i] = S1[i] * p[3] + gi * gi * p[4]);
+            OX[i] = (m / p[6] / (Math.sqrt(v / p[7]) + p[5])) * p[0] + X[i];
+          } else {
+            const ms = (O0[i] = S0[i] * p[1] + gi * gi * p[2]);
+            const mom = (O1[i] = S1[i] * p[3] + (gi * p[0]) / Math.sqrt(ms + p[4]));
+            OX[i] = X[i] - mom;
+          }
+        }
+        return;
+      }
+      case TfOp.DropoutMask: {
+        const [out, n, k0, k1, rate, scale] = r.list(6);
+        writeDropoutMask(get(out), n, k0, k1, rate, scale);
         return;
       }
       default:

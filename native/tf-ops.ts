@@ -15,8 +15,22 @@
  *   Fill     out, n, value, dtype
  *   OneHot   indices, out, n, depth, on, off, dtype
  *   Softmax  x, out, outer, inner                      (float32, over the innermost axis)
+ *   Optimizer kind, n, x, g, s0, s1, outX, outS0, outS1, p[8]   (float32; a slot the kind lacks is id 0)
+ *            Sgd      p0 = -lr                                   x' = p0 g + x
+ *            Momentum p0 = -lr, p1 momentum, p2 nesterov (0/1)   a' = p1 a + g, x' = p0 a' + x
+ *                                                                (nesterov: x' = p0 (g + p1 a') + x)
+ *            Adam     p0 = -lr, p1 b1, p2 1-b1, p3 b2, p4 1-b2, p5 eps, p6 1-b1^t, p7 1-b2^t
+ *                     m' = p1 m + p2 g, v' = p3 v + p4 g², x' = (m'/p6) / (sqrt(v'/p7) + p5) p0 + x
+ *            RMSprop  p0 lr, p1 decay, p2 1-decay, p3 momentum, p4 eps
+ *                     ms' = p1 ms + p2 g², mom' = p3 mom + p0 g / sqrt(ms' + p4), x' = x - mom'
+ *   DropoutMask out, n, k0, k1, rate, scale     out[i] = u_i > rate ? scale : 0, u_i the float32
+ *            uniform of word i % 4 of Philox block i / 4 under key (k0, k1) (docs/random.md)
  */
-export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11 } as const;
+export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13 } as const;
+
+/** Optimizer kinds of TfOp.Optimizer, and the slots (state buffers per variable) each keeps. */
+export const OptKind = { Sgd: 0, Momentum: 1, Adam: 2, Rmsprop: 3 } as const;
+export const OPT_SLOTS: Record<number, number> = { [OptKind.Sgd]: 0, [OptKind.Momentum]: 1, [OptKind.Adam]: 2, [OptKind.Rmsprop]: 2 };
 
 /** Element types of device buffers (bool is an int32 of 0 / 1 on the device). */
 export const DType = { float32: 0, int32: 1, bool: 2 } as const;

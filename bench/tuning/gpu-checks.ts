@@ -11,6 +11,7 @@ import { modelSpecFromParams, type TrialResult } from '../../common/tuning/trial
 import { GPUFLOW_CUDA } from '../../worker/kernels/tfjs/cuda/backend';
 import { runKernelChecks, TOLERANCE } from '../../worker/kernels/tfjs/cuda/checks';
 import { registerOnNativeAddon } from '../../worker/kernels/tfjs/cuda/native-device';
+import { runDropoutChecks, runOptimizerChecks, TOLERANCE_AFTER_STEPS } from '../../worker/kernels/tfjs/cuda/fused-checks';
 import { cpuFallbackCounts, deviceKernelNames, fallbacksSince } from '../../worker/kernels/tfjs/cuda/register';
 import { makeClassification, makeRegression } from '../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../worker/kernels/tfjs/split';
@@ -26,6 +27,9 @@ if (why) throw new Error(`gpuflow-cuda cannot run here: ${why}`);
 const kernelResults = [];
 for (const seed of [1, 2, 3]) kernelResults.push(...(await runKernelChecks(seed)).map((r) => ({ seed, ...r })));
 const kernelsCovered = [...new Set(kernelResults.flatMap((r) => r.kernels))].sort();
+const optimizerResults = [];
+for (const seed of [1, 2, 3]) optimizerResults.push(...(await runOptimizerChecks(seed, 5)).map((r) => ({ seed, ...r })));
+const dropoutResults = [...(await runDropoutChecks(1)), ...(await runDropoutChecks(2))];
 
 const trials = [];
 const settings = [
@@ -74,19 +78,25 @@ for (const s of settings) {
 }
 
 const failed = kernelResults.filter((r) => !r.ok);
+const optimizerFailed = optimizerResults.filter((r) => !r.ok);
 const result = {
   bench: 'tuning-gpu-checks',
   date: new Date().toISOString(),
   commit: process.env.GPUFLOW_COMMIT ?? null,
-  tolerance: { kernels: TOLERANCE, trialLossRtol: TRIAL_RTOL },
+  tolerance: { kernels: TOLERANCE, optimizersAfter5Steps: TOLERANCE_AFTER_STEPS, trialLossRtol: TRIAL_RTOL },
   deviceKernels: deviceKernelNames(),
   kernelsCovered,
   kernelCases: kernelResults.length,
   kernelCasesPassed: kernelResults.length - failed.length,
   failed,
+  optimizerChecks: optimizerResults.length,
+  optimizerChecksPassed: optimizerResults.length - optimizerFailed.length,
+  optimizerResults,
+  dropoutMasks: dropoutResults,
+  dropoutMasksEqual: dropoutResults.every((d) => d.ok),
   trials,
   kernelResults,
 };
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-console.log(JSON.stringify({ kernelCases: result.kernelCases, passed: result.kernelCasesPassed, failed: failed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), trials: trials.map((t) => ({ ok: t.ok, maxLossRel: t.maxLossRel, fb: t.cpuFallbacks })) }));
+console.log(JSON.stringify({ kernelCases: result.kernelCases, passed: result.kernelCasesPassed, failed: failed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), optimizers: `${result.optimizerChecksPassed}/${result.optimizerChecks}`, dropoutMasksEqual: result.dropoutMasksEqual, optimizerFailed: optimizerFailed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), trials: trials.map((t) => ({ ok: t.ok, maxLossRel: t.maxLossRel, fb: t.cpuFallbacks })) }));

@@ -3,6 +3,7 @@ import { canonicalJson } from '../../common/canonical-json';
 import { resultDigest } from '../../common/digest';
 import type { RunResult } from '../../common/results';
 import type { JsonValue } from '../../common/store-types';
+import { searchResultForDigest } from '../../common/tuning/digest-view';
 
 /** A table result's logical content (for the digest), once `loadTableDigests` has loaded Apache Arrow. */
 let tableContentOf: ((ipcBase64: string) => unknown) | null = null;
@@ -57,7 +58,8 @@ export function digestOf(r: RunResult): string {
       if (!tableContentOf) throw new Error(`digestOf: result '${k}' is a table: call loadTableDigests() first`);
       vals[k] = { rows: v.rows, columns: v.columns, content: tableContentOf(v.ipc) };
     }
-    else vals[k] = v.value;
+    // A tuning search's scores and metrics to TUNING_DIGEST_DIGITS (common/tuning/digest-view.ts).
+    else vals[k] = searchResultForDigest(v.value);
   }
   return resultDigest(vals);
 }

@@ -13,6 +13,7 @@
 #include "../cuda_tf.h"
 #include "common.h"
 #include "gemm_device.h"
+#include "../philox.h"
 
 namespace gf {
 namespace cuda {
@@ -280,6 +281,56 @@ __global__ void softmaxKernel(const float* x, float* out, int64_t outer, int64_t
   for (int64_t i = lane; i < inner; i += 32) out[row * inner + i] = expf(r[i] - m) / sum;
 }
 
+// ---- fused optimizer updates (tfjs's formulas, one pass over a variable) ----
+// Each writes new buffers (the variable and its slots are swapped in by the backend's assign), so
+// a tensor that still shares the old buffer keeps its values.
+enum OptKind { oSgd, oMomentum, oAdam, oRmsprop };
+struct OptParams {
+  float p[8];
+};
+__global__ void optimizerKernel(int kind, const float* x, const float* g, const float* s0, const float* s1, float* ox, float* os0, float* os1, int64_t n, OptParams q) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const float gi = g[i];
+    switch (kind) {
+      case oSgd: ox[i] = q.p[0] * gi + x[i]; break;  // p0 = -lr
+      case oMomentum: {                                // p0 = -lr, p1 momentum, p2 nesterov
+        const float a = q.p[1] * s0[i] + gi;
+        os0[i] = a;
+        ox[i] = q.p[2] != 0.0f ? q.p[0] * (gi + a * q.p[1]) + x[i] : q.p[0] * a + x[i];
+        break;
+      }
+      case oAdam: {  // p0 -lr, p1 beta1, p2 1-beta1, p3 beta2, p4 1-beta2, p5 eps, p6 1-beta1^t, p7 1-beta2^t
+        const float m = s0[i] * q.p[1] + gi * q.p[2];
+        const float v = s1[i] * q.p[3] + gi * gi * q.p[4];
+        os0[i] = m;
+        os1[i] = v;
+        ox[i] = ((m / q.p[6]) / (sqrtf(v / q.p[7]) + q.p[5])) * q.p[0] + x[i];
+        break;
+      }
+      case oRmsprop: {  // p0 lr, p1 decay, p2 1-decay, p3 momentum, p4 eps
+        const float ms = s0[i] * q.p[1] + gi * gi * q.p[2];
+        const float mom = s1[i] * q.p[3] + (gi * q.p[0]) / sqrtf(ms + q.p[4]);
+        os0[i] = ms;
+        os1[i] = mom;
+        ox[i] = x[i] - mom;
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+// ---- dropout's mask (docs/random.md's Philox, float32 uniforms: element i is word i % 4 of block i / 4) ----
+// Bit-identical to common/tuning/dropout-mask.ts on the host, so a trial with dropout gives
+// the same masks on every backend.
+__global__ void dropoutMaskKernel(float* out, int64_t n, uint32_t k0, uint32_t k1, double rate, float scale) {
+  for (int64_t b = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; b * 4 < n; b += int64_t(gridDim.x) * blockDim.x) {
+    const Words w = philox(static_cast<uint64_t>(b), k0, k1);
+    const uint32_t ws[4] = {w.w0, w.w1, w.w2, w.w3};
+    for (int j = 0; j < 4 && b * 4 + j < n; j++) out[b * 4 + j] = static_cast<double>(uniform32(ws[j])) > rate ? scale : 0.0f;
+  }
+}
+
 // ---- argument records (tf-ops.ts) ----
 class Args {
  public:
@@ -487,6 +538,43 @@ void tfRun(int code, const double* raw, size_t nargs) {
       need(x, outer * inner, "x");
       need(out, outer * inner, "out");
       if (outer * inner) softmaxKernel<<<blocks(outer, 8), 256, 0, s>>>(static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), outer, inner);
+      break;
+    }
+    case 12: {  // optimizer: kind, n, x, g, s0, s1, outX, outS0, outS1, p[8] (slot ids 0 where the kind has none)
+      const int kind = int(a.i("kind"));
+      if (kind < oSgd || kind > oRmsprop) throw std::invalid_argument("tf op: unknown optimizer kind " + std::to_string(kind));
+      const int slots = kind == oSgd ? 0 : kind == oMomentum ? 1 : 2;
+      const int64_t n = a.i("n");
+      BlockRef x = a.block("x"), g = a.block("gradient");
+      BlockRef sl[2], outSl[2];
+      const int64_t s0 = a.i("slot0"), s1 = a.i("slot1");
+      BlockRef ox = a.block("outX");
+      const int64_t o0 = a.i("outSlot0"), o1 = a.i("outSlot1");
+      const int64_t ids[2] = {s0, s1}, outIds[2] = {o0, o1};
+      for (int k = 0; k < slots; k++) {
+        sl[k] = residentFind(ids[k]);
+        outSl[k] = residentFind(outIds[k]);
+        if (!sl[k] || !outSl[k]) throw std::invalid_argument("tf op: optimizer slot " + std::to_string(k) + ": no device buffer");
+        need(sl[k], n, "slot");
+        need(outSl[k], n, "out slot");
+      }
+      need(x, n, "x");
+      need(g, n, "gradient");
+      need(ox, n, "outX");
+      OptParams q{};
+      for (int k = 0; k < 8; k++) q.p[k] = a.f("param");
+      auto ptr = [](const BlockRef& b) { return b ? static_cast<float*>(b->ptr) : nullptr; };
+      if (n) optimizerKernel<<<grid(n), 256, 0, s>>>(kind, ptr(x), ptr(g), ptr(sl[0]), ptr(sl[1]), ptr(ox), ptr(outSl[0]), ptr(outSl[1]), n, q);
+      break;
+    }
+    case 13: {  // dropout mask: out, n, k0, k1, rate, scale
+      BlockRef out = a.block("out");
+      const int64_t n = a.i("n"), k0 = a.i("k0"), k1 = a.i("k1");
+      const double rate = a.d("rate");
+      const float scale = a.f("scale");
+      if (k0 < 0 || k0 > 0xFFFFFFFFll || k1 < 0 || k1 > 0xFFFFFFFFll) throw std::invalid_argument("tf op: dropout key words must be in [0, 2^32)");
+      need(out, n, "out");
+      if (n) dropoutMaskKernel<<<grid((n + 3) / 4), 256, 0, s>>>(static_cast<float*>(out->ptr), n, uint32_t(k0), uint32_t(k1), rate, scale);
       break;
     }
     default: throw std::invalid_argument("tf op: unknown op code " + std::to_string(code));

@@ -3,10 +3,15 @@
  * trial resumed from disk draws the masks it would have drawn had it never stopped.
  *
  * Why not tf.layers.dropout({seed})? It passes the same seed on every call, so every batch gets
- * the same mask; without a seed it uses Math.random and runs cannot be repeated.
+ * the same mask; without a seed it uses Math.random and runs cannot be repeated. Why not
+ * tf.dropout(x, rate, shape, seed)? Its mask comes from seedrandom on the host; ours is Philox
+ * (dropout-mask.ts), which gpuflow-cuda draws on the device with the same bits.
  */
 import * as tf from '@tensorflow/tfjs';
 import { deriveSeed, SeedTag } from '../../../common/tuning/random';
+import { GPUFLOW_CUDA } from './cuda/backend';
+import { DROPOUT_MASK } from './cuda/kernels';
+import { dropoutMask } from '../../../common/tuning/dropout-mask';
 
 export interface SeededDropoutArgs {
   rate: number;
@@ -42,7 +47,12 @@ export class SeededDropout extends tf.layers.Layer {
     const x = Array.isArray(inputs) ? inputs[0] : inputs;
     if (!kwargs.training || this.rate === 0) return x;
     const seed = deriveSeed(this.seed, SeedTag.dropout, this.epoch, this.call_++);
-    return tf.dropout(x, this.rate, undefined, seed);
+    // The mask from Philox (dropout-mask.ts): drawn on the device on gpuflow-cuda, here otherwise.
+    const mask =
+      tf.getBackend() === GPUFLOW_CUDA
+        ? (tf.engine().runKernel(DROPOUT_MASK, {}, { shape: x.shape, seed, rate: this.rate }) as tf.Tensor)
+        : tf.tensor(dropoutMask(x.size, seed, this.rate), x.shape, 'float32');
+    return tf.mul(x, mask);
   }
 
   override getConfig(): tf.serialization.ConfigDict {

@@ -11,6 +11,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { deriveSeed, SeedTag } from '../../../common/tuning/random';
 import type { ModelSpec, Task } from '../../../common/tuning/trial';
+import { GPUFLOW_CUDA } from './cuda/backend';
+import { FusedAdam, FusedRmsprop, FusedSgd } from './cuda/fused-optimizers';
 import { SeededDropout } from './dropout';
 
 export interface ModelShape {
@@ -24,7 +26,18 @@ export class ModelSpecError extends Error {
   override name = 'ModelSpecError';
 }
 
+/** tfjs's optimizer, or on gpuflow-cuda the same optimizer fused into one kernel per variable. */
 function optimizer(spec: ModelSpec): tf.Optimizer {
+  if (tf.getBackend() === GPUFLOW_CUDA) {
+    switch (spec.optimizer) {
+      case 'sgd':
+        return new FusedSgd(spec.learningRate);
+      case 'adam':
+        return new FusedAdam(spec.learningRate);
+      case 'rmsprop':
+        return new FusedRmsprop(spec.learningRate);
+    }
+  }
   switch (spec.optimizer) {
     case 'sgd':
       return tf.train.sgd(spec.learningRate);

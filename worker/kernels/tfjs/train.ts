@@ -27,6 +27,10 @@ import { rawOutput, toPrediction } from './predict';
 import { fitScaler, scaleX, scaleY } from './scaling';
 import { disposeModel, MODEL_FORMAT, type TrainedModel } from './trained-model';
 import type { TrialModelStore } from './trial-store';
+import { GPUFLOW_CUDA } from './cuda/backend';
+import { trainingTensors, type TrainingTensors } from './cuda/device-data';
+
+const ownTensors = (t: { x: tf.Tensor; y: tf.Tensor }): TrainingTensors => ({ ...t, release: () => tf.dispose([t.x, t.y]) });
 
 export interface TrialData {
   train: Dataset;
@@ -136,8 +140,11 @@ export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOp
   const { train, validation } = data;
   const history: EpochRecord[] = [];
   let stopped = false;
-  const x = tf.tensor2d(scaleX(m.meta.scaler, train.x, train.nRows), [train.nRows, train.nFeatures]);
-  const y = targetTensor(m, train);
+  const make = () => ({ x: tf.tensor2d(scaleX(m.meta.scaler, train.x, train.nRows), [train.nRows, train.nFeatures]), y: targetTensor(m, train) });
+  // On the GPU the rows stay on the device for the worker's next trial over them (device-data.ts).
+  const rows: TrainingTensors =
+    tf.getBackend() === GPUFLOW_CUDA ? trainingTensors(train, JSON.stringify([m.meta.task, m.meta.classes.length, m.meta.scaler]), make) : ownTensors(make());
+  const { x, y } = rows;
   try {
     while (m.meta.epochs < spec.epochs) {
       if (opts.shouldStop?.()) {
@@ -156,7 +163,7 @@ export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOp
     if (opts.store?.get(spec.trialId) !== m) disposeModel(m.model);
     throw e;
   } finally {
-    tf.dispose([x, y]);
+    rows.release();
   }
   const metrics = history.at(-1)?.metrics ?? evaluate(m, validation);
   const result: TrialResult = {

@@ -6,7 +6,9 @@
  * tfjs's cpu kernel instead and counts it, as for a kernel not listed here.
  */
 import * as tf from '@tensorflow/tfjs';
-import { Bop, DType, isComparison, MAX_RANK, Rop, TfOp, Uop } from '../../../../native/tf-ops';
+import { Bop, DType, isComparison, MAX_RANK, OPT_SLOTS, Rop, TfOp, Uop } from '../../../../native/tf-ops';
+import { seedKey } from '../../../../common/philox';
+import { dropoutScale } from '../../../../common/tuning/dropout-mask';
 import type { GpuflowCudaBackend } from './backend';
 
 type Inputs = Record<string, tf.TensorInfo | undefined>;
@@ -146,7 +148,46 @@ function then(b: GpuflowCudaBackend, t: tf.TensorInfo | null, f: (t: tf.TensorIn
 const binaryKernel = (bop: number): CudaKernel => (b, i) => binary(b, bop, input(i, 'a'), input(i, 'b'));
 const unaryKernel = (uop: number): CudaKernel => (b, i) => unary(b, uop, input(i, 'x'));
 
+/** The kernel name of the fused optimizer step (fused-optimizers.ts runs it; no cpu version). */
+export const OPTIMIZER_STEP = 'GpuflowOptimizerStep';
+
+/**
+ * One optimizer step over a variable (native/tf-ops.ts Optimizer): inputs x, g and the kind's
+ * slots s0, s1; outputs the new x and new slots, fresh buffers (the optimizer assigns them).
+ */
+function optimizerStep(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.TensorInfo[] {
+  const kind = Number(a.kind);
+  const params = a.params as number[];
+  const slots = OPT_SLOTS[kind];
+  if (slots === undefined) throw new RangeError(`gpuflow-cuda ${OPTIMIZER_STEP}: unknown optimizer kind ${kind}`);
+  if (params.length !== 8) throw new RangeError(`gpuflow-cuda ${OPTIMIZER_STEP}: 8 params expected, got ${params.length}`);
+  const x = input(i, 'x'), g = input(i, 'g');
+  const ins = [x, g, ...['s0', 's1'].slice(0, slots).map((k) => input(i, k))];
+  for (const t of ins)
+    if (t.dtype !== 'float32' || sizeOf(t.shape) !== sizeOf(x.shape)) throw new TypeError(`gpuflow-cuda ${OPTIMIZER_STEP}: every input must be float32 of x's ${sizeOf(x.shape)} elements`);
+  const outs = ins.filter((_, k) => k !== 1).map(() => b.makeOutput(x.shape, 'float32'));
+  const id = (t: tf.TensorInfo | undefined) => (t ? b.idOf(t) : 0);
+  b.run(TfOp.Optimizer, [kind, sizeOf(x.shape), b.idOf(x), b.idOf(g), id(ins[2]), id(ins[3]), b.idOf(outs[0]), id(outs[1]), id(outs[2]), ...params]);
+  return outs;
+}
+
+/** The kernel name of dropout's mask drawn on the device (dropout.ts runs it; no cpu version). */
+export const DROPOUT_MASK = 'GpuflowDropoutMask';
+
+/** dropout-mask.ts's mask of `shape` (attrs shape, seed, rate), drawn on the device. */
+function dropoutMaskKernel(b: GpuflowCudaBackend, _i: Inputs, a: Attrs): tf.TensorInfo {
+  const shape = a.shape as number[];
+  const rate = Number(a.rate);
+  if (!(rate >= 0 && rate < 1)) throw new RangeError(`gpuflow-cuda ${DROPOUT_MASK}: rate must be in [0, 1), got ${rate}`);
+  const [k0, k1] = seedKey(Number(a.seed));
+  const out = b.makeOutput(shape, 'float32');
+  b.run(TfOp.DropoutMask, [b.idOf(out), sizeOf(shape), k0, k1, rate, dropoutScale(rate)]);
+  return out;
+}
+
 export const CUDA_KERNELS: Record<string, CudaKernel> = {
+  [OPTIMIZER_STEP]: optimizerStep,
+  [DROPOUT_MASK]: dropoutMaskKernel,
   Add: binaryKernel(Bop.Add),
   Sub: binaryKernel(Bop.Sub),
   Multiply: binaryKernel(Bop.Mul),
