@@ -1,10 +1,11 @@
 /**
  * Arrays of data-dependent length (issue 24): a boolean-mask selection `x[mask]` keeps as many
  * values as the mask holds True, known only when its tasks run. As Dask marks such chunks NaN,
- * the compiler marks them UNKNOWN (-1) in a LazyArray's shape and chunks; such an array is 1-D.
+ * the compiler marks them UNKNOWN (-1) in a LazyArray's shape and chunks: all of a 1-D x[mask],
+ * or one axis of an N-D x[..., m] (a 1-D mask along that axis).
  *
  * What takes one: elementwise ops with numbers (scalar_op, unary, clip, astype), reductions over
- * it (sum, mean, var, min, ...: their partials carry their own counts) and results. Their block
+ * all of it (sum, mean, var, min, ...: their partials carry their own counts) and results. Their block
  * programs are emitted with `sizedBy` naming the dependency whose length they take (toEmitted);
  * the worker sets the length before running them (worker/execute.ts). Everything else needs the
  * sizes to plan its tasks and is refused naming the input (unknownRefusal), as Dask refuses.

@@ -313,9 +313,10 @@ const reduce: OpDef = {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));
     }
     if (hasUnknown(x.shape)) {
-      // 1-D of unknown length: over its one axis is over all elements, whose partials carry their
-      // own counts; arg* would need each block's offset, and keepdims a known length (Dask: NaN).
+      // Over all its axes (a 1-D selection's one axis) the partials carry their own counts; arg*
+      // would need each block's offset, keepdims and one axis of an N-D one known sizes (Dask: NaN).
       if (op === 'argmin' || op === 'argmax' || keepdims) return ctx.fail('inputs.x', `${unknownRefusal(x.shape)} (${named}${keepdims ? ' with keepdims' : ''})`);
+      if (normalizeAxes(axes, x.shape.length).length < x.shape.length) return ctx.fail('inputs.x', `${unknownRefusal(x.shape)} (${named} along axes (${normalizeAxes(axes, x.shape.length).join(', ')}) of a ${x.shape.length}-d array: reduce over all axes, leaving axis and axes empty)`);
       return { out: yield* reduceUnknownSteps(x, named, op, truth !== null, splitEvery, ctx, ddof) };
     }
     if (op === 'nanmean' && Array.isArray(axes) && axes.length > 1 && normalizeAxes(axes, x.shape.length).length < x.shape.length) return { out: yield* nanmeanOver(x, axes, keepdims, splitEvery, ctx) };

@@ -12,7 +12,7 @@ import { validateWorkflow } from '../../../main/engine/validate';
 import { backendSets } from '../../helpers/backend-sets';
 import { graph, type GraphNode } from '../../helpers/local-run';
 import { localTasks } from '../../helpers/local-tasks';
-import { maskFixture as fixture, maskDoc } from '../../helpers/mask-cases';
+import { axisMaskDoc, axisMaskFixture, maskFixture as fixture, maskDoc } from '../../helpers/mask-cases';
 
 const close = (got: number, want: number, rel: number) => expect(Math.abs(got - want)).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(want)));
 
@@ -40,6 +40,32 @@ describe.each(backendSets())('x[mask] with unknown chunk sizes against NumPy (%s
     }
     close((out.mean as { value: number }).value, want.mean as number, dtype === 'float32' ? 1e-5 : 1e-12);
     close((out.std as { value: number }).value, want.std as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    expect((out.min as { value: number }).value).toBe(want.min);
+  });
+});
+
+describe.each(backendSets())('x[m] / x[:, m]: a 1-D mask along one axis against NumPy (%s)', (_, backends) => {
+  const run = async (d: unknown): Promise<Record<string, ResultValue>> => (await localTasks(d, {}, {}, backends())).results();
+
+  it.each([
+    ['x[m] of a 2-D float64, odd chunks', [11, 7], [4, 3], 0, 0],
+    ['x[:, m] of a 2-D float64', [7, 13], [3, 5], 1, 0],
+    ['x[:, m] of a 3-D float32 (axis 1)', [4, 9, 5], [3, 4, 2], 1, -2],
+    ['x[..., m] of a 3-D int32 (axis -1): an exact int64 sum', [5, 4, 10], [2, 3, 3], -1, 1],
+    ['a mask with no True value: an empty axis', [6, 8], [4, 3], 1, 1000],
+    ['a mask all True: x itself', [6, 8], [4, 3], 0, -1000],
+  ] as Array<[string, number[], number[], number, number]>)('%s', async (_name, shape, chunks, axis, t) => {
+    const dtype = _name.includes('float32') ? 'float32' : _name.includes('int32') ? 'int32' : 'float64';
+    const { path, want } = axisMaskFixture(shape, dtype, axis, t);
+    const s = want.s as number[];
+    const out = await run(axisMaskDoc(path, chunks, axis, t, s.length > 0));
+    expect(out.out).toMatchObject({ kind: 'array', shape: want.shape, data: s });
+    expect(out.affine).toMatchObject({ dtype: want.affineDtype, shape: want.shape });
+    (out.affine as { data: number[] }).data.forEach((v, i) => close(v, (want.affine as number[])[i], dtype === 'float32' ? 1e-6 : 0));
+    expect(out.sum).toMatchObject({ kind: 'scalar', dtype: want.sumDtype });
+    close((out.sum as { value: number }).value, want.sum as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    if (s.length === 0) return;
+    close((out.mean as { value: number }).value, want.mean as number, dtype === 'float32' ? 1e-5 : 1e-12);
     expect((out.min as { value: number }).value).toBe(want.min);
   });
 });
@@ -89,6 +115,22 @@ describe('x[mask]: what needs known sizes is refused, as Dask refuses', () => {
     expect(() => compileWorkflow(validateWorkflow(graph(y, [['y', 'k', 'x'], ['y', 'k', 'mask']])))).toThrow(/inputs\.mask \(node 'k'\): is int32, not bool .*use take/);
     const z: GraphNode[] = [['y', 'arange', { start: 0, stop: 9, chunks: 3 }], ['c2', 'scalar_op', { op: 'gt', value: 1 }], ['k', 'mask_select', {}]];
     expect(() => compile(z, [['y', 'c2', 'x'], ['x', 'k', 'x'], ['c2', 'k', 'mask']])).toThrow(/boolean index of shape \(9\) does not match the array's shape \(10\)/);
+  });
+
+  it('along one axis: refuses a reduction along an axis, a mask of another length, an axis out of range', () => {
+    const nodes: GraphNode[] = [
+      ['y', 'random_normal', { shape: [10, 4], chunks: [3, 4], seed: 1 }],
+      ['c', 'scalar_op', { op: 'gt', value: 4 }],
+      ['k', 'mask_select', { axis: 0 }],
+    ];
+    const ed: Array<[string, string, string]> = [['x', 'c', 'x'], ['y', 'k', 'x'], ['c', 'k', 'mask']];
+    const c2 = (extra: GraphNode[], more: Array<[string, string, string]>, axis = 0) =>
+      compileWorkflow(validateWorkflow(graph([base[0], ...nodes.map((n): GraphNode => (n[0] === 'k' ? ['k', 'mask_select', { axis }] : n)), ...extra], [...ed, ...more])));
+    expect(() => c2([['r', 'reduce', { op: 'sum', axis: 1 }]], [['k', 'r', 'x']])).toThrow(/inputs\.x \(node 'r'\): has unknown chunk sizes .*\(sum along axes \(1\) of a 2-d array: reduce over all axes/);
+    expect(() => c2([], [], 1)).toThrow(/inputs\.mask \(node 'k'\): boolean index of length 10 does not match axis 1 of the array's shape \(10, 4\)/);
+    expect(() => c2([], [], -3)).toThrow(/params\.axis \(node 'k'\): axis -3 is out of bounds for the 2-d array x/);
+    expect(() => c2([['s', 'slice', { slices: ':2' }]], [['k', 's', 'x']])).toThrow(/inputs\.x \(node 's'\): has unknown chunk sizes/);
+    expect(JSON.stringify(explain(c2([['r', 'reduce', { op: 'sum' }]], [['k', 'r', 'x']])))).toMatch(/array float64 \(nan, 4\)/);
   });
 
   it('explain shows the unknown length as nan, as Dask does', () => {
