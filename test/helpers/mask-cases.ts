@@ -53,7 +53,8 @@ export function maskDoc(path: string, chunks: number[], t: number, withMin = tru
 /**
  * Writes x (seeded normal values of `shape`, `dtype`) as x.npy and NumPy's answers for
  * s = x[..., m] along `axis` with m = (x summed over every other axis) > t: s itself (its shape,
- * C-order values), s.sum(), s.mean(), s.min(), s * 2 + 1, as JSON.
+ * C-order values), s.sum(), s.mean(), s.min(), s * 2 + 1, and along one axis (raveled, NaN as
+ * null) s.sum(axis=0), s.mean(axis=-1), s.max(axis=k) with k the axis after the mask's, as JSON.
  */
 export function axisMaskFixture(shape: number[], dtype: string, axis: number, t: number): { path: string; want: Record<string, number | number[] | string | null> } {
   const dir = mkdtempSync(join(tmpdir(), 'gpuflow-mask-axis-'));
@@ -67,13 +68,14 @@ others = tuple(d for d in range(x.ndim) if d != axis % x.ndim)
 m = x.sum(axis=others) > t
 s = x[(slice(None),) * (axis % x.ndim) + (m,)]
 f = lambda v: float(v) if s.size else None
-print(json.dumps({"shape": list(s.shape), "s": s.ravel().tolist(), "dtype": str(s.dtype), "sum": float(s.sum()), "sumDtype": str(s.sum().dtype), "mean": f(s.mean()) if s.size else None, "min": f(s.min()) if s.size else None, "affine": (s * 2 + 1).ravel().tolist(), "affineDtype": str((s * 2 + 1).dtype)}))
+print(json.dumps({"shape": list(s.shape), "s": s.ravel().tolist(), "dtype": str(s.dtype), "sum": float(s.sum()), "sumDtype": str(s.sum().dtype), "mean": f(s.mean()) if s.size else None, "min": f(s.min()) if s.size else None, "affine": (s * 2 + 1).ravel().tolist(), "affineDtype": str((s * 2 + 1).dtype),
+  "sum0": s.sum(axis=0).ravel().tolist(), "meanLast": [None if np.isnan(v) else float(v) for v in s.mean(axis=-1).ravel()], "maxNext": s.max(axis=(axis + 1) % x.ndim).ravel().tolist(), "maxNextShape": list(s.max(axis=(axis + 1) % x.ndim).shape)}))
 `;
-  const out = execFileSync('/usr/bin/python3', ['-c', script, JSON.stringify(shape), dtype, String(axis), String(t), path], { encoding: 'utf8' });
+  const out = execFileSync('/usr/bin/python3', ['-W', 'ignore', '-c', script, JSON.stringify(shape), dtype, String(axis), String(t), path], { encoding: 'utf8' });
   return { path, want: JSON.parse(out) as Record<string, number | number[] | string | null> };
 }
 
-/** x[..., m] along `axis` (m from x in the graph, as the fixture builds it) and what consumes it, each a sink; min only where the selection is not empty. */
+/** x[..., m] along `axis` (m from x in the graph, as the fixture builds it) and what consumes it (the fixture's names), each a sink; min only where the selection is not empty. */
 export function axisMaskDoc(path: string, chunks: number[], axis: number, t: number, withMin = true): unknown {
   const nd = chunks.length;
   const others = [...Array(nd).keys()].filter((d) => d !== (axis + nd) % nd);
@@ -88,8 +90,12 @@ export function axisMaskDoc(path: string, chunks: number[], axis: number, t: num
     ...(withMin ? [['min', 'reduce', { op: 'min' }] as GraphNode] : []),
     ['m2', 'scalar_op', { op: 'mul', value: 2 }],
     ['affine', 'scalar_op', { op: 'add', value: 1 }],
+    ['sum0', 'reduce', { op: 'sum', axis: 0 }],
+    ['meanLast', 'reduce', { op: 'mean', axis: -1 }],
+    ['maxNext', 'reduce', { op: 'max', axis: (axis + nd + 1) % nd }],
   ];
   return graph(nodes, [
+    ['m', 'sum0', 'x'], ['m', 'meanLast', 'x'], ['m', 'maxNext', 'x'],
     ['x', 'ms', 'x'], ['ms', 'c', 'x'], ['x', 'm', 'x'], ['c', 'm', 'mask'],
     ['m', 'out', 'x'], ['m', 'sum', 'x'], ['m', 'mean', 'x'], ...(withMin ? [['m', 'min', 'x'] as [string, string, string]] : []), ['m', 'm2', 'x'], ['m2', 'affine', 'x'],
   ]);

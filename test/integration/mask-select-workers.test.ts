@@ -39,12 +39,15 @@ describe('x[mask] on 1 CPU + 3 virtual GPU workers', () => {
     expect(Math.abs(mean.value - (want.mean as number))).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(want.mean as number)));
   }, 120_000);
 
-  it('gives NumPy\'s x[:, m] (a 1-D mask along axis 1) and its sum with the blocks spread over the workers', async () => {
+  it('gives NumPy\'s x[:, m] (a 1-D mask along axis 1), its sum and its sum along axis 0 with the blocks spread over the workers', async () => {
     const { path, want } = axisMaskFixture([12, 30], 'float64', 1, 0);
     const r = await runOnWorkers(axisMaskDoc(path, [5, 7], 1, 0));
     expect(r.status, r.error).toBe('finished');
     expect(r.stats.workers.filter((w) => w.tasks > 0).length).toBeGreaterThan(1);
     expect(r.results.out).toMatchObject({ kind: 'array', dtype: 'float64', shape: want.shape, data: want.s });
+    const sum0 = r.results.sum0 as { shape: number[]; data: number[] };
+    expect(sum0.shape).toEqual([(want.shape as number[])[1]]);
+    sum0.data.forEach((v, i) => expect(Math.abs(v - (want.sum0 as number[])[i])).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(v))));
     const sum = r.results.sum as { value: number };
     expect(Math.abs(sum.value - (want.sum as number))).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(want.sum as number)));
   }, 120_000);

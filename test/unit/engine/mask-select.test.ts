@@ -64,8 +64,18 @@ describe.each(backendSets())('x[m] / x[:, m]: a 1-D mask along one axis against 
     (out.affine as { data: number[] }).data.forEach((v, i) => close(v, (want.affine as number[])[i], dtype === 'float32' ? 1e-6 : 0));
     expect(out.sum).toMatchObject({ kind: 'scalar', dtype: want.sumDtype });
     close((out.sum as { value: number }).value, want.sum as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    const tol = dtype === 'float32' ? 1e-5 : 1e-12;
+    const along = (got: ResultValue | undefined, w: Array<number | null>) => {
+      expect(got?.kind).toBe('array');
+      const data = (got as { data: number[] }).data;
+      expect(data).toHaveLength(w.length);
+      data.forEach((v, i) => (w[i] === null ? expect(v).toBeNaN() : close(v, w[i] as number, tol)));
+    };
+    along(out.sum0, want.sum0 as number[]);
+    along(out.meanLast, want.meanLast as Array<number | null>);
+    expect(out.maxNext).toMatchObject({ shape: want.maxNextShape, data: want.maxNext });
     if (s.length === 0) return;
-    close((out.mean as { value: number }).value, want.mean as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    close((out.mean as { value: number }).value, want.mean as number, tol);
     expect((out.min as { value: number }).value).toBe(want.min);
   });
 });
@@ -117,7 +127,7 @@ describe('x[mask]: what needs known sizes is refused, as Dask refuses', () => {
     expect(() => compile(z, [['y', 'c2', 'x'], ['x', 'k', 'x'], ['c2', 'k', 'mask']])).toThrow(/boolean index of shape \(9\) does not match the array's shape \(10\)/);
   });
 
-  it('along one axis: refuses a reduction along an axis, a mask of another length, an axis out of range', () => {
+  it('along one axis: refuses max / any along the selected axis, a mask of another length, an axis out of range', () => {
     const nodes: GraphNode[] = [
       ['y', 'random_normal', { shape: [10, 4], chunks: [3, 4], seed: 1 }],
       ['c', 'scalar_op', { op: 'gt', value: 4 }],
@@ -126,7 +136,10 @@ describe('x[mask]: what needs known sizes is refused, as Dask refuses', () => {
     const ed: Array<[string, string, string]> = [['x', 'c', 'x'], ['y', 'k', 'x'], ['c', 'k', 'mask']];
     const c2 = (extra: GraphNode[], more: Array<[string, string, string]>, axis = 0) =>
       compileWorkflow(validateWorkflow(graph([base[0], ...nodes.map((n): GraphNode => (n[0] === 'k' ? ['k', 'mask_select', { axis }] : n)), ...extra], [...ed, ...more])));
-    expect(() => c2([['r', 'reduce', { op: 'sum', axis: 1 }]], [['k', 'r', 'x']])).toThrow(/inputs\.x \(node 'r'\): has unknown chunk sizes .*\(sum along axes \(1\) of a 2-d array: reduce over all axes/);
+    // Along the selected axis a selection that turns out empty has no max / any to give (NumPy raises / False).
+    expect(() => c2([['r', 'reduce', { op: 'max', axis: 0 }]], [['k', 'r', 'x']])).toThrow(/inputs\.x \(node 'r'\): has unknown chunk sizes .*\(max along axes \(0\) of a 2-d array: reduce over all axes, or along one axis the mask did not select\)/);
+    expect(() => c2([['r', 'reduce', { op: 'any', axis: -2 }]], [['k', 'r', 'x']])).toThrow(/\(any along axes \(0\) of a 2-d array/);
+    expect(() => c2([['r', 'reduce', { op: 'sum', axis: 1 }]], [['k', 'r', 'x']])).not.toThrow();
     expect(() => c2([], [], 1)).toThrow(/inputs\.mask \(node 'k'\): boolean index of length 10 does not match axis 1 of the array's shape \(10, 4\)/);
     expect(() => c2([], [], -3)).toThrow(/params\.axis \(node 'k'\): axis -3 is out of bounds for the 2-d array x/);
     expect(() => c2([['s', 'slice', { slices: ':2' }]], [['k', 's', 'x']])).toThrow(/inputs\.x \(node 's'\): has unknown chunk sizes/);
