@@ -4,6 +4,10 @@
  * length computed, reduced and used in elementwise ops, against NumPy (/usr/bin/python3, in the
  * test) on js and on native-cpu with js behind it; then what needs known sizes is refused.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultValue } from '../../../common/results';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
@@ -149,5 +153,38 @@ describe('x[mask]: what needs known sizes is refused, as Dask refuses', () => {
   it('explain shows the unknown length as nan, as Dask does', () => {
     const ex = explain(compile([['r', 'reduce', { op: 'sum' }]], [['m', 'r', 'x']]));
     expect(JSON.stringify(ex)).toMatch(/array float64 \(nan,\)/);
+  });
+});
+
+/**
+ * Adapted from dask/array/tests/test_slicing.py test_index_with_bool_dask_array_2: x of shape
+ * (10, 10, 10) in (3, 4, 5) blocks, a bool index of its own chunking (4), sliced [1:9] on another
+ * axis and masked on axis i for each i, against NumPy's x[..., 1:9, ..., ind, ...].
+ */
+describe.each(backendSets())('dask\'s bool index with its own chunks on each axis of a 3-D x, against NumPy (%s)', (_, backends) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpuflow-mask-ind-'));
+  const want = JSON.parse(
+    execFileSync('/usr/bin/python3', ['-c', `
+import json, sys, numpy as np
+rng = np.random.default_rng(3)
+x = rng.random((10, 10, 10)); ind = rng.random(10) > 0.5
+np.save(sys.argv[1] + '/x.npy', x); np.save(sys.argv[1] + '/ind.npy', ind)
+out = []
+for i in range(3):
+    idx = [slice(None)] * 3; idx[(i + 1) % 3] = slice(1, 9); s = x[tuple(idx)]
+    idx2 = [slice(None)] * 3; idx2[i] = ind; r = s[tuple(idx2)]
+    out.append({"shape": list(r.shape), "data": r.ravel().tolist()})
+print(json.dumps(out))
+`, dir], { encoding: 'utf8' }),
+  ) as Array<{ shape: number[]; data: number[] }>;
+
+  it.each([0, 1, 2])('mask on axis %i', async (i) => {
+    const slices = [0, 1, 2].map((d) => (d === (i + 1) % 3 ? '1:9' : ':')).join(', ');
+    const d = graph(
+      [['x', 'load_npy', { path: join(dir, 'x.npy'), chunks: [3, 4, 5] }], ['ind', 'load_npy', { path: join(dir, 'ind.npy'), chunks: [4] }], ['s', 'slice', { slices }], ['r', 'mask_select', { axis: i }]],
+      [['x', 's', 'x'], ['s', 'r', 'x'], ['ind', 'r', 'mask']],
+    );
+    const out = (await (await localTasks(d, {}, {}, backends())).results()).r;
+    expect(out).toMatchObject({ kind: 'array', dtype: 'float64', shape: want[i].shape, data: want[i].data });
   });
 });
