@@ -78,6 +78,7 @@ describe.each(backendSets())('x[m] / x[:, m]: a 1-D mask along one axis against 
     along(out.sum0, want.sum0 as number[]);
     along(out.meanLast, want.meanLast as Array<number | null>);
     expect(out.maxNext).toMatchObject({ shape: want.maxNextShape, data: want.maxNext });
+    expect(out.countLast).toMatchObject({ dtype: want.countDtype, data: want.countLast });
     if (s.length === 0) return;
     close((out.mean as { value: number }).value, want.mean as number, tol);
     expect((out.min as { value: number }).value).toBe(want.min);
