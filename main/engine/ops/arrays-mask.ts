@@ -40,7 +40,11 @@ const maskSelect: OpDef = {
     const m = arrayInput(ctx, 'mask');
     if (m.dtype !== 'bool') return ctx.fail('inputs.mask', `is ${m.dtype}, not bool (a comparison gives a bool mask; NumPy reads an integer array as indices: use take)`);
     if (x.shape.length === 0) return ctx.fail('inputs.x', 'a 0-d array has nothing to select from (give a 1-d or larger array)');
-    if (m.shape.length === 1 && x.shape.length > 1) return { out: alongAxis(ctx, x, m) };
+    const nd = x.shape.length;
+    const a0 = Number(ctx.params.axis ?? 0);
+    // Checked for every form: x[:, m] of a 1-d x is NumPy's IndexError (too many indices).
+    if (a0 < -nd || a0 >= nd) return ctx.fail('params.axis', `axis ${a0} is out of bounds for the ${nd}-d array x (give -${nd} to ${nd - 1})`);
+    if (m.shape.length === 1 && nd > 1) return { out: alongAxis(ctx, x, m, a0 < 0 ? a0 + nd : a0) };
     const same = m.shape.length === x.shape.length && m.shape.every((n, d) => n === x.shape[d]);
     if (!same) return ctx.fail('inputs.mask', `boolean index of shape (${m.shape.join(', ')}) does not match the array's shape (${x.shape.join(', ')}) (NumPy raises IndexError)`);
     const chunks = [x.chunks[0], ...x.shape.slice(1).map((n) => [n])];
@@ -57,12 +61,8 @@ const maskSelect: OpDef = {
   },
 };
 
-/** x[..., m] with a 1-D bool m along axis `axis` of an N-D x (see the header). */
-function alongAxis(ctx: BuildContext, x: LazyArray, m: LazyArray): LazyArray {
-  const nd = x.shape.length;
-  const a0 = Number(ctx.params.axis ?? 0);
-  if (a0 < -nd || a0 >= nd) return ctx.fail('params.axis', `axis ${a0} is out of bounds for the ${nd}-d array x (give -${nd} to ${nd - 1})`);
-  const axis = a0 < 0 ? a0 + nd : a0;
+/** x[..., m] with a 1-D bool m along `axis` (in range) of an N-D x (see the header). */
+function alongAxis(ctx: BuildContext, x: LazyArray, m: LazyArray, axis: number): LazyArray {
   if (m.shape[0] !== x.shape[axis]) return ctx.fail('inputs.mask', `boolean index of length ${m.shape[0]} does not match axis ${axis} of the array's shape (${x.shape.join(', ')}) (NumPy raises IndexError; set axis to the axis it selects)`);
   const xs = materialize(x, ctx, 'mask-x-block');
   const ms = materialize(rechunk(m, [x.chunks[axis]], ctx, 'mask-m'), ctx, 'mask-m-block');

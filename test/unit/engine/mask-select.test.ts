@@ -147,6 +147,8 @@ describe('x[mask]: what needs known sizes is refused, as Dask refuses', () => {
     expect(() => c2([['r', 'reduce', { op: 'sum', axis: 1 }]], [['k', 'r', 'x']])).not.toThrow();
     expect(() => c2([], [], 1)).toThrow(/inputs\.mask \(node 'k'\): boolean index of length 10 does not match axis 1 of the array's shape \(10, 4\)/);
     expect(() => c2([], [], -3)).toThrow(/params\.axis \(node 'k'\): axis -3 is out of bounds for the 2-d array x/);
+    // x[:, m] of a 1-d x: NumPy's IndexError.
+    expect(() => compile([['k1', 'mask_select', { axis: 1 }]], [['x', 'k1', 'x'], ['c', 'k1', 'mask']])).toThrow(/params\.axis \(node 'k1'\): axis 1 is out of bounds for the 1-d array x/);
     expect(() => c2([['s', 'slice', { slices: ':2' }]], [['k', 's', 'x']])).toThrow(/inputs\.x \(node 's'\): has unknown chunk sizes/);
     expect(JSON.stringify(explain(c2([['r', 'reduce', { op: 'sum' }]], [['k', 'r', 'x']])))).toMatch(/array float64 \(nan, 4\)/);
   });
