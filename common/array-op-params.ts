@@ -27,6 +27,8 @@ const SCHEMAS = {
   transpose: z.object({}),
   /** x[mask] of one block (input 0: x, input 1: its bool mask of the same shape): the kept values in C order, 1-D. */
   'mask-select': z.object({}),
+  /** x[..., m] of one block along `axis` (input 0: x, input 1: the 1-D bool mask of that axis's block): the kept positions, other axes as they are. */
+  'mask-select-axis': z.object({ axis: count }),
   /** Input 0 as it is when input 1 (an element count, 0-d) is not zero; else fails with `error` (min of an empty selection). */
   'require-elements': z.object({ error: z.string() }),
   /** Rows [start[0], start[0] + shape[0]) of a .npy file, checked against the size it had at compile time. */

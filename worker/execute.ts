@@ -38,29 +38,33 @@ export async function executeSpec(spec: TaskSpec, inputs: ChunkValue[], ctx: Han
 
 /**
  * A program of data-dependent length (ChunkProgram.sizedBy: a boolean-mask selection's block)
- * with its length set from the dependency it reads: its shape and every region count (all 0
- * until now, all along its one axis) become that length, so each backend runs a plain program.
+ * with its shape set from the dependency it reads: the program's shape, the regions that read
+ * that dependency and astype's identity broadcast (all sent with 0 on the unknown axis, the
+ * known axes as they are) become that block's shape, so each backend runs a plain program.
  */
 function sized(p: ChunkProgram, inputs: ChunkValue[]): ChunkProgram {
   const v = inputs[p.sizedBy ?? -1];
-  if (v?.kind !== 'array' || v.array.shape.length !== 1) throw new Error(`program sized by dependency ${p.sizedBy}: that is not a 1-D array`);
-  const n = v.array.shape[0];
+  const shape = v?.kind === 'array' ? v.array.shape : null;
+  // Only the unknown axes (sent as 0) may differ: a known one that does is a planning error.
+  if (!shape || shape.length !== p.shape.length || p.shape.some((s, d) => s !== 0 && s !== shape[d])) {
+    throw new Error(`program of shape (${p.shape.join(', ')}) sized by dependency ${p.sizedBy}: that is not an array of the same known axes`);
+  }
+  const planned = p.shape;
   const fix = (e: Expr): Expr => {
     switch (e.kind) {
       case 'leaf':
-        return e.leaf.kind === 'input' ? { kind: 'leaf', leaf: { ...e.leaf, region: { ...e.leaf.region, count: [n] } } } : e;
+        return e.leaf.kind === 'input' && e.leaf.dep === p.sizedBy ? { kind: 'leaf', leaf: { ...e.leaf, region: { ...e.leaf.region, count: shape } } } : e;
       case 'binary':
         return { ...e, a: fix(e.a), b: fix(e.b) };
       case 'where':
         return { ...e, cond: fix(e.cond), a: fix(e.a), b: fix(e.b) };
-      // astype's identity broadcast (from the unknown length, sent as [0]) takes the length too;
-      // a broadcast of a 0-d value keeps its shape.
+      // A broadcast of a 0-d value keeps its shape.
       case 'broadcast':
-        return e.from.length === 1 && e.from[0] === 0 ? { ...e, from: [n], arg: fix(e.arg) } : e;
+        return e.from.length === planned.length && e.from.every((s, d) => s === planned[d]) ? { ...e, from: shape, arg: fix(e.arg) } : e;
       default:
         return { ...e, arg: fix(e.arg) };
     }
   };
   const { sizedBy: _, ...rest } = p;
-  return { ...rest, shape: [n], expr: fix(p.expr), ...(p.reduce ? { reduce: { ...p.reduce, offset: [0], globalShape: [n] } } : {}) };
+  return { ...rest, shape, expr: fix(p.expr), ...(p.reduce ? { reduce: { ...p.reduce, offset: shape.map(() => 0), globalShape: shape } } : {}) };
 }

@@ -21,16 +21,24 @@ export function digitsOf(out: { digestDigits?: number }): { digestDigits?: numbe
 }
 
 /**
- * An output of unknown length (1-D, a mask selection: compile/unknown-sizes.ts) with the lengths
- * its blocks turned out to have; any other output as it is.
+ * An output with unknown chunk sizes (a mask selection: compile/unknown-sizes.ts) with the sizes
+ * its blocks turned out to have; any other output as it is. Blocks come in C order over the
+ * block grid; along an unknown axis, every block of one grid position there must agree.
  */
 function withRunSizes(out: Extract<NodeOutput, { kind: 'array' }>, blocks: ChunkValue[]): Extract<NodeOutput, { kind: 'array' }> {
   if (!out.shape.includes(-1)) return out;
-  const sizes = blocks.map((v, b) => {
-    if (v.kind !== 'array' || v.array.shape.length !== 1) throw new Error(`output block ${b} of unknown length is not a 1-D array`);
-    return v.array.shape[0];
+  const chunks = out.chunks.map((c) => [...c]);
+  blockIndices(out.chunks).forEach((idx, b) => {
+    const v = blocks[b];
+    if (v?.kind !== 'array' || v.array.shape.length !== out.shape.length) throw new Error(`output block ${b} of unknown size is not a ${out.shape.length}-d array`);
+    idx.forEach((i, d) => {
+      if (out.shape[d] !== -1) return;
+      const n = v.array.shape[d];
+      if (chunks[d][i] !== -1 && chunks[d][i] !== n) throw new Error(`output block ${b} has ${n} along axis ${d}, its neighbours ${chunks[d][i]}`);
+      chunks[d][i] = n;
+    });
   });
-  return { ...out, shape: [sizes.reduce((a, b) => a + b, 0)], chunks: [sizes] };
+  return { ...out, shape: chunks.map((c) => c.reduce((a, b) => a + b, 0)), chunks };
 }
 
 export function assembleArray(out0: Extract<NodeOutput, { kind: 'array' }>, blocks: ChunkValue[]): ResultValue {

@@ -1,10 +1,12 @@
 /**
  * Arrays of data-dependent length (issue 24): a boolean-mask selection `x[mask]` keeps as many
  * values as the mask holds True, known only when its tasks run. As Dask marks such chunks NaN,
- * the compiler marks them UNKNOWN (-1) in a LazyArray's shape and chunks; such an array is 1-D.
+ * the compiler marks them UNKNOWN (-1) in a LazyArray's shape and chunks: all of a 1-D x[mask],
+ * or one axis of an N-D x[..., m] (a 1-D mask along that axis).
  *
  * What takes one: elementwise ops with numbers (scalar_op, unary, clip, astype), reductions over
- * it (sum, mean, var, min, ...: their partials carry their own counts) and results. Their block
+ * all of it or along one axis (sum, mean, var, min, ...: their partials carry their own counts)
+ * and results. Their block
  * programs are emitted with `sizedBy` naming the dependency whose length they take (toEmitted);
  * the worker sets the length before running them (worker/execute.ts). Everything else needs the
  * sizes to plan its tasks and is refused naming the input (unknownRefusal), as Dask refuses.
@@ -71,6 +73,8 @@ function sizedProgram(p: ChunkProgram): ChunkProgram {
  * estimates only order work).
  */
 export function toEmitted<T extends Pick<TaskDef, 'spec' | 'outBytes' | 'workBytes'>>(t: T): T {
+  // A combine of partials along a known axis of an axis selection also sizes its bytes from -1.
+  if (t.outBytes < 0 || t.workBytes < 0) Object.assign(t, { outBytes: Math.max(0, t.outBytes), workBytes: Math.max(0, t.workBytes) });
   if (t.spec.kind !== 'program' || !hasUnknown(t.spec.program.shape)) return t;
-  return Object.assign(t, { spec: { kind: 'program' as const, program: sizedProgram(t.spec.program) }, outBytes: Math.max(0, t.outBytes), workBytes: Math.max(0, t.workBytes) });
+  return Object.assign(t, { spec: { kind: 'program' as const, program: sizedProgram(t.spec.program) } });
 }

@@ -13,7 +13,7 @@ import type { BuildContext, LazyArray, OpDef } from './types';
 import { normalizeIndex, parseSliceText } from './slice-syntax';
 import { normalizeAxes, reduceAxesSteps } from '../compile/reduce-axes';
 import { alignedBinary } from '../compile/broadcast';
-import { hasUnknown, unknownRefusal } from '../compile/unknown-sizes';
+import { hasUnknown, UNKNOWN, unknownRefusal } from '../compile/unknown-sizes';
 import { reduceUnknownSteps } from '../compile/reduce-unknown';
 import type { Steps } from '../slices';
 
@@ -313,10 +313,19 @@ const reduce: OpDef = {
       return ctx.fail('params.axes', e instanceof Error ? e.message : String(e));
     }
     if (hasUnknown(x.shape)) {
-      // 1-D of unknown length: over its one axis is over all elements, whose partials carry their
-      // own counts; arg* would need each block's offset, and keepdims a known length (Dask: NaN).
+      // Over all its axes (a 1-D selection's one axis) the partials carry their own counts; arg*
+      // would need each block's offset, keepdims known sizes (Dask: NaN).
       if (op === 'argmin' || op === 'argmax' || keepdims) return ctx.fail('inputs.x', `${unknownRefusal(x.shape)} (${named}${keepdims ? ' with keepdims' : ''})`);
-      return { out: yield* reduceUnknownSteps(x, named, op, truth !== null, splitEvery, ctx, ddof) };
+      const ax = normalizeAxes(axes, x.shape.length);
+      if (ax.length === x.shape.length) return { out: yield* reduceUnknownSteps(x, named, op, truth !== null, splitEvery, ctx, ddof) };
+      // One axis of an axis selection (x[:, m].sum(axis=0) or axis=1): each block's partial is
+      // sized when it runs. Along the unknown axis only ops with an identity: a min, max, any or
+      // all there of a selection that turns out empty has no task to fail as NumPy raises.
+      const alongUnknown = ax.length === 1 && x.shape[ax[0]] === UNKNOWN;
+      if (ax.length > 1 || (alongUnknown && (truth !== null || NO_IDENTITY.includes(op)))) {
+        return ctx.fail('inputs.x', `${unknownRefusal(x.shape)} (${named} along axes (${ax.join(', ')}) of a ${x.shape.length}-d array: reduce over all axes, or along one axis${alongUnknown ? ' the mask did not select' : ''})`);
+      }
+      return { out: yield* reduceAxisSteps(x, op, ax[0], splitEvery, ctx, ddof) };
     }
     if (op === 'nanmean' && Array.isArray(axes) && axes.length > 1 && normalizeAxes(axes, x.shape.length).length < x.shape.length) return { out: yield* nanmeanOver(x, axes, keepdims, splitEvery, ctx) };
     // The historical forms keep their task graphs (and so their digests): all axes, one axis.

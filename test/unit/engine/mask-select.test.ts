@@ -4,6 +4,10 @@
  * length computed, reduced and used in elementwise ops, against NumPy (/usr/bin/python3, in the
  * test) on js and on native-cpu with js behind it; then what needs known sizes is refused.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultValue } from '../../../common/results';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
@@ -12,7 +16,7 @@ import { validateWorkflow } from '../../../main/engine/validate';
 import { backendSets } from '../../helpers/backend-sets';
 import { graph, type GraphNode } from '../../helpers/local-run';
 import { localTasks } from '../../helpers/local-tasks';
-import { maskFixture as fixture, maskDoc } from '../../helpers/mask-cases';
+import { axisMaskDoc, axisMaskFixture, maskFixture as fixture, maskDoc } from '../../helpers/mask-cases';
 
 const close = (got: number, want: number, rel: number) => expect(Math.abs(got - want)).toBeLessThanOrEqual(rel * Math.max(1, Math.abs(want)));
 
@@ -40,6 +44,43 @@ describe.each(backendSets())('x[mask] with unknown chunk sizes against NumPy (%s
     }
     close((out.mean as { value: number }).value, want.mean as number, dtype === 'float32' ? 1e-5 : 1e-12);
     close((out.std as { value: number }).value, want.std as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    expect((out.min as { value: number }).value).toBe(want.min);
+  });
+});
+
+describe.each(backendSets())('x[m] / x[:, m]: a 1-D mask along one axis against NumPy (%s)', (_, backends) => {
+  const run = async (d: unknown): Promise<Record<string, ResultValue>> => (await localTasks(d, {}, {}, backends())).results();
+
+  it.each([
+    ['x[m] of a 2-D float64, odd chunks', [11, 7], [4, 3], 0, 0],
+    ['x[:, m] of a 2-D float64', [7, 13], [3, 5], 1, 0],
+    ['x[:, m] of a 3-D float32 (axis 1)', [4, 9, 5], [3, 4, 2], 1, -2],
+    ['x[..., m] of a 3-D int32 (axis -1): an exact int64 sum', [5, 4, 10], [2, 3, 3], -1, 1],
+    ['a mask with no True value: an empty axis', [6, 8], [4, 3], 1, 1000],
+    ['a mask all True: x itself', [6, 8], [4, 3], 0, -1000],
+  ] as Array<[string, number[], number[], number, number]>)('%s', async (_name, shape, chunks, axis, t) => {
+    const dtype = _name.includes('float32') ? 'float32' : _name.includes('int32') ? 'int32' : 'float64';
+    const { path, want } = axisMaskFixture(shape, dtype, axis, t);
+    const s = want.s as number[];
+    const out = await run(axisMaskDoc(path, chunks, axis, t, s.length > 0));
+    expect(out.out).toMatchObject({ kind: 'array', shape: want.shape, data: s });
+    expect(out.affine).toMatchObject({ dtype: want.affineDtype, shape: want.shape });
+    (out.affine as { data: number[] }).data.forEach((v, i) => close(v, (want.affine as number[])[i], dtype === 'float32' ? 1e-6 : 0));
+    expect(out.sum).toMatchObject({ kind: 'scalar', dtype: want.sumDtype });
+    close((out.sum as { value: number }).value, want.sum as number, dtype === 'float32' ? 1e-5 : 1e-12);
+    const tol = dtype === 'float32' ? 1e-5 : 1e-12;
+    const along = (got: ResultValue | undefined, w: Array<number | null>) => {
+      expect(got?.kind).toBe('array');
+      const data = (got as { data: number[] }).data;
+      expect(data).toHaveLength(w.length);
+      data.forEach((v, i) => (w[i] === null ? expect(v).toBeNaN() : close(v, w[i] as number, tol)));
+    };
+    along(out.sum0, want.sum0 as number[]);
+    along(out.meanLast, want.meanLast as Array<number | null>);
+    expect(out.maxNext).toMatchObject({ shape: want.maxNextShape, data: want.maxNext });
+    expect(out.countLast).toMatchObject({ dtype: want.countDtype, data: want.countLast });
+    if (s.length === 0) return;
+    close((out.mean as { value: number }).value, want.mean as number, tol);
     expect((out.min as { value: number }).value).toBe(want.min);
   });
 });
@@ -91,8 +132,62 @@ describe('x[mask]: what needs known sizes is refused, as Dask refuses', () => {
     expect(() => compile(z, [['y', 'c2', 'x'], ['x', 'k', 'x'], ['c2', 'k', 'mask']])).toThrow(/boolean index of shape \(9\) does not match the array's shape \(10\)/);
   });
 
+  it('along one axis: refuses max / any along the selected axis, a mask of another length, an axis out of range', () => {
+    const nodes: GraphNode[] = [
+      ['y', 'random_normal', { shape: [10, 4], chunks: [3, 4], seed: 1 }],
+      ['c', 'scalar_op', { op: 'gt', value: 4 }],
+      ['k', 'mask_select', { axis: 0 }],
+    ];
+    const ed: Array<[string, string, string]> = [['x', 'c', 'x'], ['y', 'k', 'x'], ['c', 'k', 'mask']];
+    const c2 = (extra: GraphNode[], more: Array<[string, string, string]>, axis = 0) =>
+      compileWorkflow(validateWorkflow(graph([base[0], ...nodes.map((n): GraphNode => (n[0] === 'k' ? ['k', 'mask_select', { axis }] : n)), ...extra], [...ed, ...more])));
+    // Along the selected axis a selection that turns out empty has no max / any to give (NumPy raises / False).
+    expect(() => c2([['r', 'reduce', { op: 'max', axis: 0 }]], [['k', 'r', 'x']])).toThrow(/inputs\.x \(node 'r'\): has unknown chunk sizes .*\(max along axes \(0\) of a 2-d array: reduce over all axes, or along one axis the mask did not select\)/);
+    expect(() => c2([['r', 'reduce', { op: 'any', axis: -2 }]], [['k', 'r', 'x']])).toThrow(/\(any along axes \(0\) of a 2-d array/);
+    expect(() => c2([['r', 'reduce', { op: 'sum', axis: 1 }]], [['k', 'r', 'x']])).not.toThrow();
+    expect(() => c2([], [], 1)).toThrow(/inputs\.mask \(node 'k'\): boolean index of length 10 does not match axis 1 of the array's shape \(10, 4\)/);
+    expect(() => c2([], [], -3)).toThrow(/params\.axis \(node 'k'\): axis -3 is out of bounds for the 2-d array x/);
+    // x[:, m] of a 1-d x: NumPy's IndexError.
+    expect(() => compile([['k1', 'mask_select', { axis: 1 }]], [['x', 'k1', 'x'], ['c', 'k1', 'mask']])).toThrow(/params\.axis \(node 'k1'\): axis 1 is out of bounds for the 1-d array x/);
+    expect(() => c2([['s', 'slice', { slices: ':2' }]], [['k', 's', 'x']])).toThrow(/inputs\.x \(node 's'\): has unknown chunk sizes/);
+    expect(JSON.stringify(explain(c2([['r', 'reduce', { op: 'sum' }]], [['k', 'r', 'x']])))).toMatch(/array float64 \(nan, 4\)/);
+  });
+
   it('explain shows the unknown length as nan, as Dask does', () => {
     const ex = explain(compile([['r', 'reduce', { op: 'sum' }]], [['m', 'r', 'x']]));
     expect(JSON.stringify(ex)).toMatch(/array float64 \(nan,\)/);
+  });
+});
+
+/**
+ * Adapted from dask/array/tests/test_slicing.py test_index_with_bool_dask_array_2: x of shape
+ * (10, 10, 10) in (3, 4, 5) blocks, a bool index of its own chunking (4), sliced [1:9] on another
+ * axis and masked on axis i for each i, against NumPy's x[..., 1:9, ..., ind, ...].
+ */
+describe.each(backendSets())('dask\'s bool index with its own chunks on each axis of a 3-D x, against NumPy (%s)', (_, backends) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpuflow-mask-ind-'));
+  const want = JSON.parse(
+    execFileSync('/usr/bin/python3', ['-c', `
+import json, sys, numpy as np
+rng = np.random.default_rng(3)
+x = rng.random((10, 10, 10)); ind = rng.random(10) > 0.5
+np.save(sys.argv[1] + '/x.npy', x); np.save(sys.argv[1] + '/ind.npy', ind)
+out = []
+for i in range(3):
+    idx = [slice(None)] * 3; idx[(i + 1) % 3] = slice(1, 9); s = x[tuple(idx)]
+    idx2 = [slice(None)] * 3; idx2[i] = ind; r = s[tuple(idx2)]
+    out.append({"shape": list(r.shape), "data": r.ravel().tolist()})
+print(json.dumps(out))
+`, dir], { encoding: 'utf8' }),
+  ) as Array<{ shape: number[]; data: number[] }>;
+
+  it.each([0, 1, 2])('mask on axis %i', async (i) => {
+    const slices = [0, 1, 2].map((d) => (d === (i + 1) % 3 ? '1:9' : ':')).join(', ');
+    const d = graph(
+      [['x', 'load_npy', { path: join(dir, 'x.npy'), chunks: [3, 4, 5] }], ['ind', 'load_npy', { path: join(dir, 'ind.npy'), chunks: [4] }], ['s', 'slice', { slices }], ['r', 'mask_select', { axis: i }]],
+      [['x', 's', 'x'], ['s', 'r', 'x'], ['ind', 'r', 'mask']],
+    );
+    const out = (await (await localTasks(d, {}, {}, backends())).results()).r;
+    expect(out).toMatchObject({ kind: 'array', dtype: 'float64', shape: want[i].shape, data: want[i].data });
   });
 });
