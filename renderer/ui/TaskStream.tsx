@@ -20,7 +20,7 @@ import { useData, useEditor, useRun, useRunCounts, useSession } from './hooks';
 import { useThemeContext } from './theme-hook';
 
 /** The shortest time between two redraws caused by new events (20 a second: smooth to the eye). */
-const LIVE_REDRAW_MS = 50;
+export const LIVE_REDRAW_MS = 50;
 
 function themeColors(): StreamColors {
   const t = (name: string, fb: string) => cssToken(name, fb);

@@ -6,7 +6,7 @@
  * digest), delete a node after a run (its result is marked stale), compare a run with its replay
  * (decoded values side by side, no base64, the two task streams one above the other), benchmark
  * the workflow (configuration, progress and its current run's task stream while it runs, then
- * Cancel). Each step checks what a person sees: text, states, and colours read from the DOM.
+ * Cancel). Each step checks what a person sees: text, states, and colours read from the canvas's pixels.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,17 +20,36 @@ const status = (page: Page) => page.getByTestId('run-status').getAttribute('data
 const items = async (page: Page) => Number(await page.getByTestId('task-stream').getAttribute('data-items'));
 const pill = (page: Page, id: string) => page.getByTestId(`node-state-${id}`).textContent();
 
-/** The progress bars' counts, summed over nodes. */
+/** The progress bars' counts, summed over nodes: what the canvas says it drew (data-bars). */
 async function bars(page: Page): Promise<{ erred: number; cancelled: number; done: number; total: number }> {
-  return page.locator('.gf-pbar').evaluateAll((els) =>
-    els.reduce(
-      (a, el) => {
-        const d = (el as HTMLElement).dataset;
-        return { erred: a.erred + Number(d.erred), cancelled: a.cancelled + Number(d.cancelled), done: a.done + Number(d.done), total: a.total + Number(d.total) };
-      },
-      { erred: 0, cancelled: 0, done: 0, total: 0 },
-    ),
-  );
+  const drawn = JSON.parse((await page.getByTestId('progress-bars').getAttribute('data-bars')) ?? '[]') as Array<{ seg: Record<'erred' | 'cancelled' | 'done' | 'total', number> }>;
+  return drawn.reduce((a, { seg }) => ({ erred: a.erred + seg.erred, cancelled: a.cancelled + seg.cancelled, done: a.done + seg.done, total: a.total + seg.total }), { erred: 0, cancelled: 0, done: 0, total: 0 });
+}
+
+/**
+ * The colours on the progress canvas's pixels: the middle pixel of each bar's cancelled segment,
+ * how many track pixels of any bar are in the erred colour, and the two CSS tokens as the canvas
+ * paints them (a 1×1 canvas filled with each: the oracle, independent of the panel's code).
+ */
+function barPixels(page: Page) {
+  return page.evaluate(() => {
+    const canvas = document.querySelector<HTMLCanvasElement>('[data-testid="progress-bars"]')!;
+    const scale = canvas.width / canvas.getBoundingClientRect().width;
+    const ctx = canvas.getContext('2d')!;
+    const at = (x: number, y: number) => [...ctx.getImageData(Math.floor(x * scale), Math.floor(y * scale), 1, 1).data].join(',');
+    const token = (name: string) => {
+      const probe = document.createElement('canvas').getContext('2d')!;
+      probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+      probe.fillRect(0, 0, 1, 1);
+      return [...probe.getImageData(0, 0, 1, 1).data].join(',');
+    };
+    const erred = token('--seg-erred');
+    const drawn = JSON.parse(canvas.dataset.bars ?? '[]') as Array<{ y: number; w: number; at: { cancelled?: [number, number] } }>;
+    const cancelledMid = drawn.filter((b) => b.at.cancelled).map((b) => at(b.at.cancelled![0] + b.at.cancelled![1] / 2, b.y + 5));
+    let erredPixels = 0;
+    for (const b of drawn) for (let x = 0.5; x < b.w; x += 1) if (at(x, b.y + 5) === erred) erredPixels++;
+    return { cancelledMid, erredPixels, cancelled: token('--seg-cancelled'), erred };
+  });
 }
 
 async function setSize(page: Page, shape: string, chunks: string) {
@@ -137,18 +156,12 @@ describe.skipIf(skip)('the first five minutes', () => {
     await expect.poll(() => status(page), { timeout: 75_000 }).toBe('cancelled');
     await expect.poll(async () => (await bars(page)).cancelled).toBeGreaterThan(0);
     expect((await bars(page)).erred).toBe(0);
-    // The stopped segment's colour is the cancelled colour, not the erred one.
-    const colours = await page.evaluate(() => {
-      const seg = [...document.querySelectorAll<HTMLElement>('.gf-pbar-track .seg-cancelled')].find((el) => el.getBoundingClientRect().width > 0);
-      const probe = document.createElement('i');
-      probe.className = 'seg-erred';
-      document.body.append(probe);
-      const erred = getComputedStyle(probe).backgroundColor;
-      probe.remove();
-      return { cancelled: seg ? getComputedStyle(seg).backgroundColor : null, erred };
-    });
-    expect(colours.cancelled).not.toBeNull();
-    expect(colours.cancelled).not.toBe(colours.erred);
+    // On the canvas: the stopped segments are in the cancelled colour, and no pixel of any bar in the erred one.
+    const px = await barPixels(page);
+    expect(px.cancelled).not.toBe(px.erred);
+    expect(px.cancelledMid.length).toBeGreaterThan(0);
+    for (const c of px.cancelledMid) expect(c).toBe(px.cancelled);
+    expect(px.erredPixels).toBe(0);
     expect(await page.getByTestId('results').getAttribute('data-digest')).toBe('');
   }, 180_000);
 
