@@ -27,6 +27,7 @@ export function BenchLivePanel() {
         const now = await session.api.benchProgress();
         if (stop) return;
         setList(now);
+        if (now.length) session.followBench(now[now.length - 1]);
         // Poll on while one runs (or ours is starting); otherwise look again now and then.
         timer = setTimeout(() => void poll(), now.length || mine ? POLL_MS : 4 * POLL_MS);
       } catch (e) {

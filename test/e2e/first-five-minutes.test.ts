@@ -5,8 +5,8 @@
  * workflow is back, the run re-attaches and finishes in view), cancel a run (no erred colour, no
  * digest), delete a node after a run (its result is marked stale), compare a run with its replay
  * (decoded values side by side, no base64, the two task streams one above the other), benchmark
- * the workflow (configuration, progress and its current run's task stream while it runs, then
- * Cancel). Each step checks what a person sees: text, states, and colours read from the canvas's pixels.
+ * the workflow (configuration, progress and its current run's task stream while it runs, also in
+ * a page opened mid-benchmark, then Cancel). Each step checks what a person sees: text, states, and colours read from the canvas's pixels.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -228,6 +228,21 @@ describe.skipIf(skip)('the first five minutes', () => {
     // Its current run's tasks are on the benchmark's own stream, in the op's colour.
     await expect.poll(async () => Number(await page.getByTestId('bench-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(0);
     expect(Object.keys(JSON.parse((await page.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}'))).toContain('normal+add+slice+sum');
+    // A page opened now (another window, or this one reloaded) shows the benchmark with its current run drawn, not "starting workers".
+    const late = await app.browser.newPage({ viewport: { width: 1280, height: 720 } });
+    try {
+      await late.goto(app.server.url);
+      await late.getByTestId('view-benchmarks').click();
+      const drawnNow = () => late.evaluate(() => ({
+        items: Number(document.querySelector('[data-testid="bench-stream"]')?.getAttribute('data-items') ?? 0),
+        step: document.querySelector('[data-testid="bench-live-step"]')?.textContent ?? '',
+      }));
+      await expect.poll(async () => (await drawnNow()).items, { timeout: 60_000 }).toBeGreaterThan(0);
+      await expect.poll(async () => (await drawnNow()).step, { timeout: 30_000 }).toMatch(/configuration \d of \d · (warm-up|repetition)/);
+      expect(Object.keys(JSON.parse((await late.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}'))).toContain('normal+add+slice+sum');
+    } finally {
+      await late.close();
+    }
     await page.getByTestId('cancel-bench').click();
     await expect.poll(() => page.getByTestId('bench-live').count(), { timeout: 60_000 }).toBe(0);
     expect(await page.getByTestId('bench-error').textContent()).toContain('benchmark stopped');
