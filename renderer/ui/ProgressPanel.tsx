@@ -4,17 +4,18 @@
  * stopped in a colour of their own (they did not fail), named in the legend only then so it stays
  * short. The bars are drawn on a canvas from the session's batched events, as the task stream is:
  * progress events do not re-render React (the component renders when the run starts or is
- * cancelled, the theme changes or the legend must change), and the canvas redraws at most every
- * LIVE_REDRAW_MS. The canvas carries what it drew (data-bars: counts and segment positions) for
+ * cancelled, the theme changes or the legend must change), and the canvas redraws at the counts'
+ * tick (COUNTS_MS, as the node cards' counts) and only when what it shows changed: each canvas
+ * update is a raster and a commit to the compositor, the largest part of the long tasks left in
+ * the 11 000-task replay (docs/performance.md). The canvas carries what it drew (data-bars: counts and segment positions) for
  * tests, its hover text names a bar's counts, and its aria-label sums them up.
  */
 import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { describeBar, drawProgress, LIGHT_PROGRESS, progressHeight, progressRows, rowAt, type BarGeometry, type ProgressColors } from '../logic/progress-draw';
 import { cssToken } from '../logic/theme';
 import { throttle } from '../state/throttle';
-import { useRun, useSession } from './hooks';
+import { COUNTS_MS, useRun, useSession } from './hooks';
 import { useThemeContext } from './theme-hook';
-import { LIVE_REDRAW_MS } from './TaskStream';
 
 function themeColors(): ProgressColors {
   const t = (name: string, fb: string) => cssToken(name, fb);
@@ -42,6 +43,8 @@ export function ProgressPanel() {
   const bars = useRef<BarGeometry[]>([]);
   const colors = useRef<ProgressColors>(LIGHT_PROGRESS);
   const redraw = useRef<() => void>(() => undefined);
+  /** What the canvas shows now (size and rows): a redraw that would draw the same is skipped. */
+  const shownKey = useRef('');
 
   useEffect(() => {
     let frame = 0;
@@ -55,6 +58,9 @@ export function ProgressPanel() {
       const width = Math.max(60, wrap.clientWidth);
       const height = rows.length ? progressHeight(rows.length) : 0;
       const dpr = globalThis.devicePixelRatio || 1;
+      const key = `${width}x${height}@${dpr} ${JSON.stringify(rows)}`;
+      if (key === shownKey.current) return;
+      shownKey.current = key;
       if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
         canvas.width = Math.round(width * dpr);
         canvas.height = Math.round(height * dpr);
@@ -76,7 +82,7 @@ export function ProgressPanel() {
     const request = () => {
       if (!frame) frame = requestAnimationFrame(draw);
     };
-    const live = throttle(request, LIVE_REDRAW_MS);
+    const live = throttle(request, COUNTS_MS);
     const requestLive = () => live.call();
     redraw.current = request;
     const unsubs = [session.run.subscribe(requestLive), session.nodeTasks.subscribe(requestLive), session.editor.subscribe((s, p) => s.graph !== p.graph && request())];
@@ -93,6 +99,7 @@ export function ProgressPanel() {
 
   useEffect(() => {
     colors.current = themeColors();
+    shownKey.current = '';
     redraw.current();
   }, [theme]);
   // The canvas is shown again when a run has progress: draw it at once.
