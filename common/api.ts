@@ -119,7 +119,10 @@ export interface BenchProgress {
   etaMs: number | null;
   /** The last run's time, ms. */
   lastMs: number | null;
-  /** The run going on now (its events: benchRunEvents), null while the configuration's workers start. */
+  /**
+   * The benchmark's latest run (null before its first): the one going on now (its events:
+   * benchRunEvents) unless `phase` is 'starting', when it is the run before, over.
+   */
   runId: string | null;
 }
 

@@ -25,7 +25,7 @@ export class BenchProgressTracker {
   private runsDone = 0;
   private lastMs: number | null = null;
   private up = false;
-  /** The run going on now (null while a configuration's workers start), and its events so far. */
+  /** The benchmark's latest run (going on now unless its configuration's workers are starting), and its events so far. */
   private runId: string | null = null;
   private events: EngineEvent[] = [];
   /** Run times, per configuration index. */
@@ -49,7 +49,7 @@ export class BenchProgressTracker {
     this.configIndex = configIndex;
     this.runsDone = 0;
     this.up = false;
-    this.runId = null;
+    // The run before stays named (a page shows its stream as over); its events are not kept.
     this.events = [];
   }
 
@@ -64,7 +64,7 @@ export class BenchProgressTracker {
     if (this.runId !== null && 'runId' in e && e.runId === this.runId && this.events.length < MAX_RUN_EVENTS) this.events.push(e);
   }
 
-  /** The current run's events so far (none while workers start). */
+  /** The current run's events so far (none while a configuration's workers start). */
   runEvents(): EngineEvent[] {
     return this.events.slice();
   }
@@ -104,7 +104,7 @@ export class BenchProgressTracker {
       elapsedMs: Math.max(0, now - this.startedAt),
       etaMs,
       lastMs: this.lastMs,
-      runId: this.up ? this.runId : null,
+      runId: this.runId,
     };
   }
 }

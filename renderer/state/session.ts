@@ -336,9 +336,9 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
    * "starting workers".
    */
   function followBench(p: BenchProgress) {
-    if (p.runId === null) {
-      // Only a run the server named before is over; one the socket started since is newer than this answer.
-      if (benchRun !== null && polledBenchRuns.has(benchRun)) {
+    if (p.phase === 'starting' || p.runId === null) {
+      // The run the server names, and any it named before, is over; one the socket started since is newer than this answer.
+      if (benchRun !== null && (benchRun === p.runId || polledBenchRuns.has(benchRun))) {
         benchRun = null;
         benchHeld = null;
         benchLog.clear(false);
@@ -479,6 +479,12 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     },
     loadDoc,
     followBench,
+    /**
+     * Whether the bench stream shows a run newer than progress `p` knows of (the socket's 'run'
+     * event came after the server's answer): that run is the first of `p`'s configuration, whose
+     * workers `p` still calls starting.
+     */
+    benchAhead: (p: BenchProgress) => benchRun !== null && benchRun !== p.runId && !polledBenchRuns.has(benchRun),
     dispose() {
       unsubscribe?.();
       if (validateTimer) clearTimeout(validateTimer);

@@ -4,8 +4,9 @@
  * stopped in a colour of their own (they did not fail), named in the legend only then so it stays
  * short. The bars are drawn on a canvas from the session's batched events, as the task stream is:
  * progress events do not re-render React (the component renders when the run starts or is
- * cancelled, the theme changes or the legend must change), and the canvas redraws at the counts'
- * tick (COUNTS_MS, as the node cards' counts) and only when what it shows changed: each canvas
+ * cancelled, the theme changes or the legend must change), and the canvas redraws on the counts'
+ * clock (countsSubscribe: in the same task as the node cards' counts and the run status, so the
+ * bars never lag the status) and only when what it shows changed: each canvas
  * update is a raster and a commit to the compositor, the largest part of the long tasks left in
  * the 11 000-task replay (docs/performance.md). The canvas carries what it drew (data-bars: counts and segment positions) for
  * tests, its hover text names a bar's counts, and its aria-label sums them up.
@@ -13,8 +14,7 @@
 import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { describeBar, drawProgress, LIGHT_PROGRESS, progressHeight, progressRows, rowAt, type BarGeometry, type ProgressColors } from '../logic/progress-draw';
 import { cssToken } from '../logic/theme';
-import { throttle } from '../state/throttle';
-import { COUNTS_MS, useRun, useSession } from './hooks';
+import { countsSubscribe, useRun, useSession } from './hooks';
 import { useThemeContext } from './theme-hook';
 
 function themeColors(): ProgressColors {
@@ -49,6 +49,7 @@ export function ProgressPanel() {
   useEffect(() => {
     let frame = 0;
     const draw = () => {
+      if (frame) cancelAnimationFrame(frame);
       frame = 0;
       const canvas = canvasRef.current;
       const wrap = wrapRef.current;
@@ -82,10 +83,8 @@ export function ProgressPanel() {
     const request = () => {
       if (!frame) frame = requestAnimationFrame(draw);
     };
-    const live = throttle(request, COUNTS_MS);
-    const requestLive = () => live.call();
     redraw.current = request;
-    const unsubs = [session.run.subscribe(requestLive), session.nodeTasks.subscribe(requestLive), session.editor.subscribe((s, p) => s.graph !== p.graph && request())];
+    const unsubs = [countsSubscribe((fn) => session.run.subscribe(fn))(draw), countsSubscribe((fn) => session.nodeTasks.subscribe(fn))(draw), session.editor.subscribe((s, p) => s.graph !== p.graph && request())];
     const ro = new ResizeObserver(request);
     if (wrapRef.current) ro.observe(wrapRef.current);
     request();
@@ -93,7 +92,6 @@ export function ProgressPanel() {
       for (const u of unsubs) u();
       ro.disconnect();
       if (frame) cancelAnimationFrame(frame);
-      live.cancel();
     };
   }, [session]);
 

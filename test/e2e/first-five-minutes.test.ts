@@ -6,7 +6,8 @@
  * digest), delete a node after a run (its result is marked stale), compare a run with its replay
  * (decoded values side by side, no base64, the two task streams one above the other), benchmark
  * the workflow (configuration, progress and its current run's task stream while it runs, also in
- * a page opened mid-benchmark, then Cancel). Each step checks what a person sees: text, states, and colours read from the canvas's pixels.
+ * a page opened mid-benchmark, then Cancel), run the tuning example (its trials drawn running,
+ * each labelled with its epoch, before the search ends). Each step checks what a person sees: text, states, and colours read from the canvas's pixels.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,9 +142,11 @@ describe.skipIf(skip)('the first five minutes', () => {
     expect(await page.getByTestId('cancel').isDisabled()).toBe(false);
     await expect.poll(() => status(page), { timeout: 400_000, interval: 1000 }).toBe('finished');
     for (const id of SEED) await expect.poll(() => pill(page, id)).toContain('done');
-    const b = await bars(page);
-    expect(b.total).toBeGreaterThan(0);
-    expect(b.done).toBe(b.total);
+    // The bars follow the counts' clock (a quarter second at most behind the status): every task done.
+    await expect.poll(async () => {
+      const b = await bars(page);
+      return b.total > 0 && b.done === b.total;
+    }).toBe(true);
     expect(await page.getByTestId('results').getAttribute('data-digest')).toMatch(/^[0-9a-f]{16,}$/);
   }, 500_000);
 
@@ -233,13 +236,22 @@ describe.skipIf(skip)('the first five minutes', () => {
     try {
       await late.goto(app.server.url);
       await late.getByTestId('view-benchmarks').click();
-      const drawnNow = () => late.evaluate(() => ({
-        items: Number(document.querySelector('[data-testid="bench-stream"]')?.getAttribute('data-items') ?? 0),
-        step: document.querySelector('[data-testid="bench-live-step"]')?.textContent ?? '',
-      }));
-      await expect.poll(async () => (await drawnNow()).items, { timeout: 60_000 }).toBeGreaterThan(0);
-      await expect.poll(async () => (await drawnNow()).step, { timeout: 30_000 }).toMatch(/configuration \d of \d · (warm-up|repetition)/);
-      expect(Object.keys(JSON.parse((await late.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}'))).toContain('normal+add+slice+sum');
+      // Read together: between two configurations the stream is cleared while "starting workers" shows.
+      const drawnNow = () =>
+        late.evaluate(() => {
+          const canvas = document.querySelector('[data-testid="bench-stream"]');
+          return {
+            items: Number(canvas?.getAttribute('data-items') ?? 0),
+            ops: Object.keys(JSON.parse(canvas?.getAttribute('data-ops') ?? '{}') as Record<string, number>),
+            step: document.querySelector('[data-testid="bench-live-step"]')?.textContent ?? '',
+          };
+        });
+      await expect
+        .poll(async () => {
+          const d = await drawnNow();
+          return d.items > 0 && d.ops.includes('normal+add+slice+sum') && /configuration \d of \d · (warm-up|repetition)/.test(d.step);
+        }, { timeout: 60_000, interval: 100 })
+        .toBe(true);
     } finally {
       await late.close();
     }
@@ -247,4 +259,22 @@ describe.skipIf(skip)('the first five minutes', () => {
     await expect.poll(() => page.getByTestId('bench-live').count(), { timeout: 60_000 }).toBe(0);
     expect(await page.getByTestId('bench-error').textContent()).toContain('benchmark stopped');
   }, 180_000);
+
+  it('runs the tuning example: its trials are drawn running, labelled with their epoch, before the search ends', async () => {
+    await page.getByTestId('view-editor').click();
+    await page.getByTestId('examples').selectOption('tuning: random search');
+    await page.locator('.react-flow__node[data-id="search"]').waitFor();
+    await page.getByTestId('run').click();
+    const stream = page.getByTestId('task-stream');
+    const running = async () => Object.values(JSON.parse((await stream.getAttribute('data-running')) ?? '{}') as Record<string, number>).reduce((a, b) => a + b, 0);
+    // Drawn as they start, not when they end: running trials on the stream while the search is still running.
+    await expect.poll(running, { timeout: 60_000, interval: 100 }).toBeGreaterThan(0);
+    expect(await status(page)).toBe('running');
+    // The search node reads running while its trials train (not waiting, as before).
+    await expect.poll(() => pill(page, 'search'), { timeout: 60_000, interval: 100 }).toContain('running');
+    // Each trial's progress line is written on its running task ("trial t3 · epoch 2 of 4").
+    await expect.poll(async () => JSON.parse((await stream.getAttribute('data-progress')) ?? '[]') as string[], { timeout: 60_000, interval: 100 }).toContainEqual(expect.stringMatching(/^trial \S+ · epoch \d+ of 4$/));
+    await expect.poll(() => status(page), { timeout: 240_000, interval: 1000 }).toBe('finished');
+    await page.getByTestId('search-result').waitFor();
+  }, 300_000);
 });

@@ -34,7 +34,7 @@ describe('BenchProgressTracker: the current run and its events so far', () => {
     const ev = (seq: number, runId: string): EngineEvent => ({ type: 'task-state', seq, t: seq, runId, key: `k${seq}`, node: 'x', from: 'ready', to: 'running', worker: 'cpu0', cause: 0 });
     p.starting(0);
     p.record(ev(1, 'r1'));
-    // Workers starting: no run to name, nothing kept.
+    // Workers starting, no run yet: none to name, nothing kept.
     expect([p.snapshot(10).runId, p.runEvents()]).toEqual([null, []]);
     p.workersUp();
     p.runStarting('r1');
@@ -49,7 +49,8 @@ describe('BenchProgressTracker: the current run and its events so far', () => {
     p.record(ev(6, 'r2'));
     expect([p.snapshot(30).runId, p.runEvents().map((e) => e.seq)]).toEqual(['r2', [6]]);
     p.starting(1);
-    expect([p.snapshot(40).runId, p.runEvents()]).toEqual([null, []]);
+    // The next configuration's workers starting: the run before is named (over), its events dropped.
+    expect([p.snapshot(40).phase, p.snapshot(40).runId, p.runEvents()]).toEqual(['starting', 'r2', []]);
   });
 });
 
