@@ -2,7 +2,7 @@
 /// <reference lib="dom.iterable" />
 /**
  * What a person sees, in Debian's Chromium against `gpuflow serve --virtual-gpus 3`: every view
- * (the empty editor, editor after a run, a running task stream, history with two runs, a comparison, benchmarks with
+ * (the empty editor, editor after a run, a running task stream, history with two runs, a comparison, a running benchmark, benchmarks with
  * a result) at 1280×720, 1600×1000 and 1920×1080, in the light and the dark theme. In each: no
  * visible panel overflows sideways (scrollWidth > clientWidth), every table header and chart label
  * lies inside its panel, the toolbar is one row, the benchmark view is at least half the window
@@ -262,8 +262,6 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     // The benchmark's current run draws its own task stream (coloured tasks on the canvas) as it goes.
     await expect.poll(async () => Number(await page.getByTestId('bench-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(0);
     expect(Object.keys(JSON.parse((await page.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}')).length).toBeGreaterThan(0);
-    await page.setViewportSize({ width: 1600, height: 1000 });
-    await page.screenshot({ path: path.join(SHOTS, `benchmark-running-${await page.evaluate(() => document.documentElement.dataset.theme)}.png`) });
     const rec = page.getByTestId('bench-record');
     await rec.waitFor({ timeout: 120_000 });
     expect(await rec.getAttribute('data-digests-agree')).toBe('true');
@@ -273,6 +271,17 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
       expect(box!.width).toBeGreaterThanOrEqual(w / 2);
     });
   }, 240_000);
+
+  it('a running benchmark at every size: its step, time and stream read whole', async () => {
+    await page.getByLabel('repeat').fill('30');
+    await page.getByTestId('start-bench').click();
+    await page.getByTestId('bench-live-step').waitFor({ timeout: 60_000 });
+    await everySize('running benchmark', 'benchmark-running', async () => {
+      expect(await page.getByTestId('bench-live').count()).toBe(1);
+    });
+    await page.getByTestId('cancel-bench').click();
+    await expect.poll(() => page.getByTestId('bench-live').count(), { timeout: 60_000 }).toBe(0);
+  }, 180_000);
 
   it('a running task stream', async () => {
     await page.getByTestId('view-editor').click();
