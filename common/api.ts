@@ -25,6 +25,7 @@
  *   POST /api/bench     {doc,params,repeat,warmup}   startBench(...)
  *   GET  /api/benchmarks?workflow=    benchmarks(workflowHash)
  *   GET  /api/bench/progress          benchProgress()   benchmarks under way (a page that loads re-attaches)
+ *   GET  /api/bench/events?bench=<id> benchRunEvents(id) the events so far of the run that benchmark has going on now
  *   POST /api/bench/cancel {benchId}  cancelBench(benchId)
  *   WS   /api/events?since=<seq>|live the ring's events after seq (live: no backlog), then live events,
  *                                     as JSON arrays of messages in order (one array per ~32 ms tick);
@@ -118,6 +119,11 @@ export interface BenchProgress {
   etaMs: number | null;
   /** The last run's time, ms. */
   lastMs: number | null;
+  /**
+   * The benchmark's latest run (null before its first): the one going on now (its events:
+   * benchRunEvents) unless `phase` is 'starting', when it is the run before, over.
+   */
+  runId: string | null;
 }
 
 export interface BenchResultMessage {
@@ -173,6 +179,8 @@ export interface GpuflowApi {
   benchmarks(workflowHash?: string): Promise<BenchmarkRecord[]>;
   /** The benchmarks running now, with their progress. */
   benchProgress(): Promise<BenchProgress[]>;
+  /** The events so far of the run a benchmark has going on now (its progress's runId); [] between runs or for an unknown benchmark. */
+  benchRunEvents(benchId: string): Promise<EngineEvent[]>;
   /** Stops a running benchmark (its current run is cancelled, nothing is recorded); false if it is not running. */
   cancelBench(benchId: string): Promise<boolean>;
   /** The cluster selector (serve only for now; absent where the front end has no Dask support). */

@@ -79,6 +79,7 @@ export function registerIpc(ipcMain: IpcMain, svc: GpuflowService, isTrusted: (s
     },
     benchmarks: (h) => svc.benchmarks(check(z.string().max(128).optional(), h, 'benchmarks(workflowHash)')),
     benchProgress: () => svc.benchProgress(),
+    benchRunEvents: (b) => svc.benchRunEvents(check(str, b, 'benchRunEvents(benchId)')),
     cancelBench: (b) => svc.cancelBench(check(str, b, 'cancelBench(benchId)')),
   };
   for (const [name, fn] of Object.entries(handlers)) {

@@ -43,6 +43,7 @@ const api = {
   startBench: call('startBench') as GpuflowApi['startBench'],
   benchmarks: call('benchmarks') as GpuflowApi['benchmarks'],
   benchProgress: call('benchProgress') as GpuflowApi['benchProgress'],
+  benchRunEvents: call('benchRunEvents') as GpuflowApi['benchRunEvents'],
   cancelBench: call('cancelBench') as GpuflowApi['cancelBench'],
   subscribe(onMessage: (m: StreamMessage) => void, since?: number): () => void {
     listeners.add(onMessage);

@@ -19,6 +19,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { EngineEvent, QueueEntry } from '../../common/events';
 import { TICK_MS } from '../../main/api/event-stream';
 import { listExamples } from '../../main/api/examples';
+import { attributeLongTasks, type TraceEvent } from './trace-attribution';
 import { catalog } from '../../main/engine/ops/registry';
 
 const speed = Number(process.argv[2] ?? 1);
@@ -165,6 +166,11 @@ if (cdp) {
 const metricsCdp = await page.context().newCDPSession(page);
 await metricsCdp.send('Performance.enable');
 const metrics = async () => Object.fromEntries(((await metricsCdp.send('Performance.getMetrics')).metrics as Array<{ name: string; value: number }>).map((m) => [m.name, m.value]));
+// GPUFLOW_TRACE=1: a Chromium trace from Run to finished, each long task split into script, GC,
+// style, layout and paint (trace-attribution.ts). Tracing costs time itself: its runs are for the
+// attribution, not the figures.
+const tracing = process.env.GPUFLOW_TRACE === '1';
+if (tracing) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'toplevel', 'blink'] });
 const metricsAtStart = await metrics();
 const loadAtStart = os.loadavg()[0];
 if (countRenders) await page.evaluate('window.__renders.on = true');
@@ -173,6 +179,7 @@ await page.locator('[data-testid="run-status"][data-status="finished"]').waitFor
 const perf = (await page.evaluate(`({ ...window.__perf, elapsed: performance.now() - window.__perf.t0, items: Number(document.querySelector('[data-testid="task-stream"]')?.getAttribute('data-items') ?? 0) })`)) as { frames: number; long: Array<{ start: number; ms: number }>; elapsed: number; items: number; t0: number };
 if (cdp && profileTo) writeFileSync(profileTo, JSON.stringify(selfTimes((await cdp.send('Profiler.stop')).profile as Profile), null, 1));
 const metricsAtEnd = await metrics();
+const attributed = tracing ? attributeLongTasks((JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] }).traceEvents) : undefined;
 const METRICS = ['TaskDuration', 'ScriptDuration', 'RecalcStyleDuration', 'LayoutDuration', 'ThreadTime', 'ProcessTime'];
 const mainThread = Object.fromEntries(METRICS.filter((m) => m in metricsAtEnd).map((m) => [m, +(metricsAtEnd[m] - metricsAtStart[m]).toFixed(2)]));
 const renders = countRenders ? ((await page.evaluate('({ commits: window.__renders.commits(), byComponent: window.__renders.renders })')) as { commits: number; byComponent: Record<string, number> }) : undefined;
@@ -196,6 +203,7 @@ const out = {
   longTasksAt: perf.long.map((l) => [+((l.start - perf.t0) / 1000).toFixed(2), Math.round(l.ms)]),
   /** Seconds from Run to finished, Chromium's Performance.getMetrics (ThreadTime: the main thread's CPU time). */
   mainThread,
+  ...(attributed ? { traced: { longTasks: attributed, total: attributed.reduce<Record<string, number>>((a, t) => { for (const [k, v] of Object.entries(t.by)) a[k] = (a[k] ?? 0) + v; return a; }, {}) } } : {}),
   ...(renders ? { renders: { commits: renders.commits, byComponent: Object.fromEntries(Object.entries(renders.byComponent).sort((x, y) => y[1] - x[1])) } } : {}),
   loadAverage: { atStart: +loadAtStart.toFixed(1), atEnd: +os.loadavg()[0].toFixed(1) },
   date: new Date().toISOString(),

@@ -8,14 +8,26 @@
  *   p = new BenchProgressTracker('b1', 'seed', ['1 CPU core', 'all CPU cores'], [true, true], 1, 3, 0)
  *   p.starting(0); p.workersUp(); p.ran(100); p.ran(200)   // warm-up 100 ms, repetition 1 200 ms
  *   p.snapshot(300).etaMs  // 2 runs left here at 150 ms + 4 runs of the next at 150 ms = 900
+ *
+ * It also keeps the current run's id and every event of it so far (`record` hears the bus): a page
+ * that loads mid-run, or learns of a run whose start it never saw (a Dask run's 'run' event carries
+ * no benchmark id; the bus's ring may have dropped the start), draws the run's stream from its
+ * first task (runEvents), then follows the live events.
  */
 import type { BenchProgress } from '../../common/api';
+import type { EngineEvent } from '../../common/events';
+
+/** The most events kept of one run (the bus's own ring size): past it the page's stream misses the rest. */
+const MAX_RUN_EVENTS = 200_000;
 
 export class BenchProgressTracker {
   private configIndex = 0;
   private runsDone = 0;
   private lastMs: number | null = null;
   private up = false;
+  /** The benchmark's latest run (going on now unless its configuration's workers are starting), and its events so far. */
+  private runId: string | null = null;
+  private events: EngineEvent[] = [];
   /** Run times, per configuration index. */
   private times: number[][];
 
@@ -37,6 +49,24 @@ export class BenchProgressTracker {
     this.configIndex = configIndex;
     this.runsDone = 0;
     this.up = false;
+    // The run before stays named (a page shows its stream as over); its events are not kept.
+    this.events = [];
+  }
+
+  /** A run of the current configuration is about to start, as `runId`: its events are kept from now. */
+  runStarting(runId: string): void {
+    this.runId = runId;
+    this.events = [];
+  }
+
+  /** An event on the bus: kept when it is the current run's. */
+  record(e: EngineEvent): void {
+    if (this.runId !== null && 'runId' in e && e.runId === this.runId && this.events.length < MAX_RUN_EVENTS) this.events.push(e);
+  }
+
+  /** The current run's events so far (none while a configuration's workers start). */
+  runEvents(): EngineEvent[] {
+    return this.events.slice();
   }
 
   /** The current configuration's workers are up: its warm-up runs begin. */
@@ -74,6 +104,7 @@ export class BenchProgressTracker {
       elapsedMs: Math.max(0, now - this.startedAt),
       etaMs,
       lastMs: this.lastMs,
+      runId: this.runId,
     };
   }
 }

@@ -65,7 +65,7 @@ export interface BenchOptions {
   backends?: PoolOptions['backends'];
   onProgress?: (msg: string) => void;
   /** The same steps, for the progress tracker: a configuration's workers starting and up (by its index in benchConfigs), and each run's time. */
-  onStep?: (step: { type: 'starting' | 'up'; configIndex: number } | { type: 'ran'; ms: number }) => void;
+  onStep?: (step: { type: 'starting' | 'up'; configIndex: number } | { type: 'run'; runId: string } | { type: 'ran'; ms: number }) => void;
   /** Every event of the benchmark's runs on its own pools (the page draws the current run's task stream from them). */
   onEvent?: (e: EngineEvent) => void;
   /** Stops the benchmark: the current run is cancelled, its pool shut down, and `runBenchmark` rejects. */
@@ -77,14 +77,17 @@ export interface BenchOptions {
 const stopped = () => new Error('benchmark stopped');
 
 /** Warm-up and timed runs of one configuration; every repetition must give the same digest. */
-async function timedRuns(name: string, warmup: number, repeat: number, start: () => { result: Promise<RunResult>; cancel(why?: string): void }, opts: Pick<BenchOptions, 'signal' | 'onProgress' | 'onStep'>) {
+async function timedRuns(name: string, warmup: number, repeat: number, start: (runId: string) => { result: Promise<RunResult>; cancel(why?: string): void }, opts: Pick<BenchOptions, 'signal' | 'onProgress' | 'onStep'>) {
   const times: number[] = [];
   let digest: string | null = null;
   const backends: Record<string, JsonValue> = {};
   for (let i = 0; i < warmup + repeat; i++) {
     if (opts.signal?.aborted) throw stopped();
+    // Named before it starts, so the tracker keeps its events from the first (its 'run' event included).
+    const runId = randomUUID();
+    opts.onStep?.({ type: 'run', runId });
     const t0 = performance.now();
-    const handle = start();
+    const handle = start(runId);
     const cancel = () => handle.cancel('benchmark stopped');
     opts.signal?.addEventListener('abort', cancel);
     const r = await handle.result.finally(() => opts.signal?.removeEventListener('abort', cancel));
@@ -124,7 +127,7 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
     try {
       await engine.start();
       opts.onStep?.({ type: 'up', configIndex: index });
-      const { times, digest, backends } = await timedRuns(c.name, warmup, repeat, () => engine.run(wf), opts);
+      const { times, digest, backends } = await timedRuns(c.name, warmup, repeat, (runId) => engine.run(wf, runId), opts);
       configs.push({ name: c.name, available: true, virtual: c.virtual, workers: engine.pool.ready.length, times, digest, backends });
     } finally {
       unsubscribe();
@@ -137,7 +140,7 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
     const graph = compileWorkflow(wf, dask.compileOptions);
     opts.onStep?.({ type: 'starting', configIndex: planned.length });
     opts.onStep?.({ type: 'up', configIndex: planned.length });
-    const { times, digest, backends } = await timedRuns('Dask cluster', warmup, repeat, () => dask.run(graph, randomUUID()), opts);
+    const { times, digest, backends } = await timedRuns('Dask cluster', warmup, repeat, (runId) => dask.run(graph, runId), opts);
     configs.push({ name: 'Dask cluster', available: true, virtual: false, workers: dask.currentWorkers.length, times, digest, backends });
   }
   const version = opts.store.saveWorkflowVersion(wf.doc as WorkflowDoc);

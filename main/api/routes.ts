@@ -105,6 +105,7 @@ const ROUTES: Record<string, Route> = {
     return daskCall(() => svc.testCluster(b.address));
   },
   'GET /bench/progress': ({ svc }) => svc.benchProgress(),
+  'GET /bench/events': ({ svc, url }) => svc.benchRunEvents(url.searchParams.get('bench') ?? ''),
   'POST /bench/cancel': async ({ svc, req }) => {
     const b = parseRequest(benchCancelRequest, await readBody(req));
     return { cancelled: svc.cancelBench(b.benchId) };

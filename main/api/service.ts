@@ -578,6 +578,7 @@ export class GpuflowService {
       onEvent: (e) => this.engine.bus.emit(e.type === 'run' ? { ...e, benchId } : { ...e }),
       onStep: (s) => {
         if (s.type === 'ran') progress.ran(s.ms);
+        else if (s.type === 'run') progress.runStarting(s.runId);
         else if (s.type === 'starting') progress.starting(s.configIndex);
         else progress.workersUp();
       },
@@ -593,7 +594,12 @@ export class GpuflowService {
     );
     const entry = { stop, done: done.catch(() => undefined), progress };
     this.benches.add(entry);
-    void entry.done.then(() => this.benches.delete(entry));
+    // Every run's events, local (forwarded by onEvent above) or on the Dask cluster (its bridge emits here).
+    const unrecord = this.engine.bus.subscribe((e) => progress.record(e));
+    void entry.done.then(() => {
+      unrecord();
+      this.benches.delete(entry);
+    });
     return { benchId, done, stop: () => stop.abort() };
   }
 
@@ -601,6 +607,12 @@ export class GpuflowService {
   benchProgress(): BenchProgress[] {
     const now = Date.now();
     return [...this.benches].map((b) => b.progress.snapshot(now));
+  }
+
+  /** The events so far of the run benchmark `benchId` has going on now ([] between runs, or when it is not running). */
+  benchRunEvents(benchId: string): EngineEvent[] {
+    for (const b of this.benches) if (b.progress.benchId === benchId) return b.progress.runEvents();
+    return [];
   }
 
   /** Stops a running benchmark: its current run is cancelled, its pools shut down, nothing recorded. */

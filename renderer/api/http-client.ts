@@ -88,6 +88,7 @@ export function createHttpClient(opts: HttpClientOptions = {}): GpuflowApi {
     startBench: (doc, o) => call('POST', '/api/bench', { doc, params: o?.params ?? {}, repeat: o?.repeat, warmup: o?.warmup }),
     benchmarks: (h) => call('GET', `/api/benchmarks${q({ workflow: h })}`),
     benchProgress: () => call('GET', '/api/bench/progress'),
+    benchRunEvents: (benchId) => call('GET', `/api/bench/events${q({ bench: benchId })}`),
     cancelBench: async (benchId) => (await call<{ cancelled: boolean }>('POST', '/api/bench/cancel', { benchId })).cancelled,
     cluster: () => call('GET', '/api/cluster'),
     selectCluster: (address) => call('PUT', '/api/cluster', { address }),

@@ -59,6 +59,7 @@ export function createIpcClient(p: PreloadApi = window.gpuflow!): PreloadApi {
     startBench: wrap(p.startBench),
     benchmarks: wrap(p.benchmarks),
     benchProgress: wrap(p.benchProgress),
+    benchRunEvents: wrap(p.benchRunEvents),
     cancelBench: wrap(p.cancelBench),
     subscribe: (fn, since) => p.subscribe(fn, since),
     openWorkflow: wrap(p.openWorkflow),

@@ -68,6 +68,8 @@ export interface DrawStats {
   rects: number;
   /** Running tasks drawn (growing rectangles), per lane id. */
   runningByLane: Record<string, number>;
+  /** The progress reports written on running tasks ("trial 3 · epoch 2 of 4"), whole, in drawing order. */
+  progressLabels: string[];
   aggregated: boolean;
   laneH: number;
 }
@@ -98,7 +100,7 @@ export function drawStream(
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   const plotW = Math.max(1, Math.floor(width - LABEL_W));
-  const stats: DrawStats = { tasksByLane: {}, byOp: {}, rects: 0, runningByLane: {}, aggregated: false, laneH };
+  const stats: DrawStats = { tasksByLane: {}, byOp: {}, rects: 0, runningByLane: {}, progressLabels: [], aggregated: false, laneH };
   ctx.font = '11px system-ui, sans-serif';
   // Time axis and grid.
   const spanMs = plotW * view.msPerPx;
@@ -210,6 +212,7 @@ function drawRunning(ctx: Ctx2D, log: TaskLog, view: StreamView, plotW: number, 
     if (r.progress && w > 40 && h >= 11) {
       ctx.fillStyle = colors.text;
       ctx.fillText(fitLabel(r.progress, w - 6), x0 + 3, y + Math.min(h - 2, h / 2 + 4));
+      stats.progressLabels.push(r.progress);
     }
     stats.rects++;
     const id = log.lanes[r.lane].id;

@@ -5,7 +5,7 @@
  * window shows is the state machine of run-view.ts: every change of it goes through `view()`,
  * which also clears the view, in one place. Framework-free.
  */
-import type { GpuflowApi, QueueEntry, RunResultMessage, StreamMessage } from '../../common/api';
+import type { BenchProgress, GpuflowApi, QueueEntry, RunResultMessage, StreamMessage } from '../../common/api';
 import type { EngineEvent } from '../../common/events';
 import { errorMessages } from '../api/api-error';
 import { fromDoc, toDoc, type Graph } from '../logic/graph-model';
@@ -35,6 +35,12 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
   const benchLog = new TaskLog();
   let benchRun: string | null = null;
   let benchBatch: EngineEvent[] = [];
+  /** Bench runs the server's progress has named as current: one named again later is not new. */
+  const polledBenchRuns = new Set<string>();
+  /** While a bench run's events so far are being fetched: its live events, held to go after them. */
+  let benchHeld: EngineEvent[] | null = null;
+  /** The last sequence number of a bench run's fetched events: the socket's copies of them are skipped. */
+  let benchFetchedTo = 0;
   let pending: EngineEvent[] = [];
   let batch: EngineEvent[] = [];
   let flushQueued = false;
@@ -118,10 +124,16 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     if (e.type === 'run' && e.benchId !== undefined && e.state === 'started') {
       benchRun = e.runId;
       benchBatch = [];
+      // Its start is here: the socket has the whole run, anything fetched for it is not needed.
+      benchHeld = null;
+      benchFetchedTo = 0;
       benchLog.clear(false);
     }
     if (e.runId === benchRun) {
-      if (drawn(e)) toLog(e, benchBatch);
+      if (drawn(e) && e.seq > benchFetchedTo) {
+        if (benchHeld) benchHeld.push(e);
+        else toLog(e, benchBatch);
+      }
       return;
     }
     const current = run.getState().runId;
@@ -299,6 +311,7 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       const benches = await api.benchProgress();
       const b = benches[benches.length - 1];
       if (b && !data.getState().bench.running) data.getState().set({ bench: { id: b.benchId, running: true, error: null, last: null } });
+      if (b) followBench(b);
     } catch {
       /* an older server without the listing: nothing to re-attach */
     }
@@ -312,6 +325,46 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
     } finally {
       view({ type: 'attached' });
     }
+  }
+
+  /**
+   * The benchmark's progress as the server last said it (on attach, then each poll of the
+   * Benchmarks view): a run it names that this page did not see start (the page loaded mid-run,
+   * the event ring no longer holds the start, or a Dask run, whose 'run' event carries no
+   * benchmark id) is drawn from its events so far, fetched, then from the live ones; between runs
+   * (workers starting) the stream of the run before is cleared, so nothing drawn contradicts
+   * "starting workers".
+   */
+  function followBench(p: BenchProgress) {
+    if (p.phase === 'starting' || p.runId === null) {
+      // The run the server names, and any it named before, is over; one the socket started since is newer than this answer.
+      if (benchRun !== null && (benchRun === p.runId || polledBenchRuns.has(benchRun))) {
+        benchRun = null;
+        benchHeld = null;
+        benchLog.clear(false);
+      }
+      return;
+    }
+    const seen = polledBenchRuns.has(p.runId) || p.runId === benchRun;
+    polledBenchRuns.add(p.runId);
+    if (seen) return;
+    const runId = p.runId;
+    benchRun = runId;
+    benchBatch = [];
+    benchFetchedTo = 0;
+    benchLog.clear(false);
+    const held: EngineEvent[] = [];
+    benchHeld = held;
+    const release = (sofar: EngineEvent[]) => {
+      if (benchRun !== runId || benchHeld !== held) return;
+      benchHeld = null;
+      benchFetchedTo = sofar.reduce((m, e) => Math.max(m, e.seq), 0);
+      benchLog.addEvents([...sofar, ...held.filter((e) => e.seq > benchFetchedTo)]);
+    };
+    api.benchRunEvents(p.benchId).then(
+      (sofar) => release(sofar.filter(drawn)),
+      () => release([]),
+    );
   }
 
   async function init() {
@@ -425,6 +478,13 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
       }
     },
     loadDoc,
+    followBench,
+    /**
+     * Whether the bench stream shows a run newer than progress `p` knows of (the socket's 'run'
+     * event came after the server's answer): that run is the first of `p`'s configuration, whose
+     * workers `p` still calls starting.
+     */
+    benchAhead: (p: BenchProgress) => benchRun !== null && benchRun !== p.runId && !polledBenchRuns.has(benchRun),
     dispose() {
       unsubscribe?.();
       if (validateTimer) clearTimeout(validateTimer);

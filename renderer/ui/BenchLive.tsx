@@ -2,9 +2,11 @@
  * The benchmark running now, polled from the server twice a second (so a page opened mid-run sees
  * it too): configuration and repetition, each configuration's state, a bar of all runs, time so
  * far and left, and Cancel (the current run is cancelled, nothing is recorded); below, the task
- * stream of the benchmark's current run, live (session.benchLog, from the forwarded events).
+ * stream of the benchmark's current run, live (session.benchLog, from the forwarded events). The
+ * step never says "starting workers" beside a drawn run: the socket can show a configuration's
+ * first run before the next poll says its workers are up.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { BenchProgress } from '../../common/api';
 import { errorMessages } from '../api/api-error';
 import { benchLive } from '../logic/bench-live';
@@ -19,6 +21,9 @@ export function BenchLivePanel() {
   const [list, setList] = useState<BenchProgress[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [stopping, setStopping] = useState<string | null>(null);
+  // Re-rendered when the benchmark's stream gets its first task or is cleared, not per event.
+  const sub = useMemo(() => (fn: () => void) => session.benchLog.subscribe(fn), [session]);
+  const drawn = useSyncExternalStore(sub, () => session.benchLog.n > 0 || session.benchLog.running.size > 0);
   useEffect(() => {
     let stop = false;
     let timer: ReturnType<typeof setTimeout> | null = null;
@@ -27,6 +32,7 @@ export function BenchLivePanel() {
         const now = await session.api.benchProgress();
         if (stop) return;
         setList(now);
+        if (now.length) session.followBench(now[now.length - 1]);
         // Poll on while one runs (or ours is starting); otherwise look again now and then.
         timer = setTimeout(() => void poll(), now.length || mine ? POLL_MS : 4 * POLL_MS);
       } catch (e) {
@@ -44,7 +50,8 @@ export function BenchLivePanel() {
   return (
     <>
       {list.map((p) => {
-        const v = benchLive(p);
+        // A run drawn that this answer does not know of has started: the step is its first run, not "starting workers".
+        const v = benchLive(drawn && p.phase === 'starting' && session.benchAhead(p) ? { ...p, phase: p.warmup > 0 ? 'warm-up' : 'timed' } : p);
         return (
           <div key={p.benchId} className="gf-card gf-bench-live" data-testid="bench-live" data-config={v.config} data-phase={p.phase}>
             <div className="gf-card-title">

@@ -1,33 +1,122 @@
 /**
- * The run's progress, one bar per graph node as on Dask's progress page: done, running, erred and
- * waiting tasks in four colours, with counts; after a cancel, the tasks it stopped in a colour of
- * their own (they did not fail), named in the legend only then so it stays short. A node fused into another's tasks shows the bar of
- * the node that carries its work ("fused into …").
+ * The run's progress, one bar per graph node as on Dask's progress page (logic/progress-draw.ts):
+ * done, running, erred and waiting tasks in four colours, with counts; after a cancel, the tasks it
+ * stopped in a colour of their own (they did not fail), named in the legend only then so it stays
+ * short. The bars are drawn on a canvas from the session's batched events, as the task stream is:
+ * progress events do not re-render React (the component renders when the run starts or is
+ * cancelled, the theme changes or the legend must change), and the canvas redraws on the counts'
+ * clock (countsSubscribe: in the same task as the node cards' counts and the run status, so the
+ * bars never lag the status) and only when what it shows changed: each canvas
+ * update is a raster and a commit to the compositor, the largest part of the long tasks left in
+ * the 11 000-task replay (docs/performance.md). The canvas carries what it drew (data-bars: counts and segment positions) for
+ * tests, its hover text names a bar's counts, and its aria-label sums them up.
  */
-import { useMemo, useSyncExternalStore } from 'react';
-import { absorbers, fusedOrigins } from '../logic/fusion';
-import { progressSegments } from '../state/node-tasks';
-import { countsSubscribe, useEditor, useRun, useRunCounts, useSession } from './hooks';
+import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { describeBar, drawProgress, LIGHT_PROGRESS, progressHeight, progressRows, rowAt, type BarGeometry, type ProgressColors } from '../logic/progress-draw';
+import { cssToken } from '../logic/theme';
+import { countsSubscribe, useRun, useSession } from './hooks';
+import { useThemeContext } from './theme-hook';
+
+function themeColors(): ProgressColors {
+  const t = (name: string, fb: string) => cssToken(name, fb);
+  return {
+    text: t('--text', LIGHT_PROGRESS.text),
+    muted: t('--text-muted', LIGHT_PROGRESS.muted),
+    done: t('--seg-done', LIGHT_PROGRESS.done),
+    running: t('--seg-running', LIGHT_PROGRESS.running),
+    erred: t('--seg-erred', LIGHT_PROGRESS.erred),
+    cancelled: t('--seg-cancelled', LIGHT_PROGRESS.cancelled),
+    waiting: t('--seg-waiting', LIGHT_PROGRESS.waiting),
+  };
+}
 
 export function ProgressPanel() {
   const session = useSession();
-  const nodes = useEditor((s) => s.graph.nodes);
-  const edges = useEditor((s) => s.graph.edges);
-  // Counts: re-rendered a few times a second while a run streams, not per event (hooks.ts).
-  const progress = useRunCounts((s) => s.progress);
   const status = useRun((s) => s.status);
-  const sub = useMemo(() => countsSubscribe((fn) => session.nodeTasks.subscribe(fn)), [session]);
-  // The running / erred counts (NodeTasks): at the counts' tick, in the same commit as the progress.
-  useSyncExternalStore(sub, () => session.nodeTasks.version);
-  const absorbed = useMemo(() => absorbers(fusedOrigins(nodes, edges, (id) => (progress[id]?.[1] ?? 0) > 0)), [nodes, edges, progress]);
-  const hasRun = Object.keys(progress).length > 0;
+  // Booleans only: React hears when they flip, not every progress event.
+  const hasRun = useRun((s) => Object.keys(s.progress).length > 0);
+  const cancelledSub = useMemo(() => (fn: () => void) => session.nodeTasks.subscribe(fn), [session]);
+  const cancelled = useSyncExternalStore(cancelledSub, () => session.nodeTasks.cancelled);
+  const { theme } = useThemeContext();
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const bars = useRef<BarGeometry[]>([]);
+  const colors = useRef<ProgressColors>(LIGHT_PROGRESS);
+  const redraw = useRef<() => void>(() => undefined);
+  /** What the canvas shows now (size and rows): a redraw that would draw the same is skipped. */
+  const shownKey = useRef('');
+
+  useEffect(() => {
+    let frame = 0;
+    const draw = () => {
+      if (frame) cancelAnimationFrame(frame);
+      frame = 0;
+      const canvas = canvasRef.current;
+      const wrap = wrapRef.current;
+      if (!canvas || !wrap) return;
+      const { graph } = session.editor.getState();
+      const rows = Object.keys(session.run.getState().progress).length ? progressRows(graph.nodes, graph.edges, session.run.getState().progress, session.nodeTasks) : [];
+      const width = Math.max(60, wrap.clientWidth);
+      const height = rows.length ? progressHeight(rows.length) : 0;
+      const dpr = globalThis.devicePixelRatio || 1;
+      const key = `${width}x${height}@${dpr} ${JSON.stringify(rows)}`;
+      if (key === shownKey.current) return;
+      shownKey.current = key;
+      if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+        canvas.width = Math.round(width * dpr);
+        canvas.height = Math.round(height * dpr);
+        canvas.style.width = `${width}px`;
+        canvas.style.height = `${height}px`;
+      }
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return;
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      bars.current = drawProgress(ctx, rows, width, colors.current);
+      // Written only when they change: each attribute write invalidates the canvas's style.
+      const text = JSON.stringify(bars.current);
+      if (canvas.dataset.bars !== text) canvas.dataset.bars = text;
+      const done = rows.reduce((a, r) => a + r.seg.done, 0);
+      const total = rows.reduce((a, r) => a + r.seg.total, 0);
+      const label = `progress: ${done} of ${total} tasks done`;
+      if (canvas.getAttribute('aria-label') !== label) canvas.setAttribute('aria-label', label);
+    };
+    const request = () => {
+      if (!frame) frame = requestAnimationFrame(draw);
+    };
+    redraw.current = request;
+    const unsubs = [countsSubscribe((fn) => session.run.subscribe(fn))(draw), countsSubscribe((fn) => session.nodeTasks.subscribe(fn))(draw), session.editor.subscribe((s, p) => s.graph !== p.graph && request())];
+    const ro = new ResizeObserver(request);
+    if (wrapRef.current) ro.observe(wrapRef.current);
+    request();
+    return () => {
+      for (const u of unsubs) u();
+      ro.disconnect();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [session]);
+
+  useEffect(() => {
+    colors.current = themeColors();
+    shownKey.current = '';
+    redraw.current();
+  }, [theme]);
+  // The canvas is shown again when a run has progress: draw it at once.
+  useEffect(() => redraw.current(), [hasRun]);
+
+  const onMouseMove = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    const rect = e.currentTarget.getBoundingClientRect();
+    const b = bars.current[rowAt(e.clientY - rect.top, bars.current.length)];
+    const title = b ? describeBar(b) : '';
+    if (e.currentTarget.title !== title) e.currentTarget.title = title;
+  };
+
   return (
     <section className="gf-progress-panel gf-panel" data-testid="progress-panel">
       <header className="gf-panel-head">
         <strong>Progress</strong>
         <span className="gf-legend-inline">
           <i className="seg-done" /> done <i className="seg-running" /> running <i className="seg-erred" /> erred{' '}
-          {session.nodeTasks.cancelled && (
+          {cancelled && (
             <>
               <i className="seg-cancelled" /> cancelled{' '}
             </>
@@ -37,35 +126,9 @@ export function ProgressPanel() {
       </header>
       <div className="gf-panel-body">
         {!hasRun && <p className="gf-muted">{status === 'starting' ? 'Starting…' : 'Run the workflow to see one bar per node.'}</p>}
-        {hasRun &&
-          nodes.map((n) => {
-            const carriers = absorbed.get(n.id);
-            const src = progress[n.id] && progress[n.id][1] > 0 ? [n.id] : (carriers ?? []);
-            const [done, total] = src.reduce<[number, number]>((a, id) => [a[0] + (progress[id]?.[0] ?? 0), a[1] + (progress[id]?.[1] ?? 0)], [0, 0]);
-            const running = src.reduce((a, id) => a + session.nodeTasks.runningOf(id), 0);
-            const erred = src.reduce((a, id) => a + session.nodeTasks.erredOf(id), 0);
-            const seg = progressSegments(done, total, running, erred, session.nodeTasks.cancelled);
-            const pct = (x: number) => `${total ? (100 * x) / total : 0}%`;
-            return (
-              <div key={n.id} className="gf-pbar" data-node={n.id} data-done={seg.done} data-total={seg.total} data-running={seg.running} data-erred={seg.erred} data-cancelled={seg.cancelled}>
-                <div className="gf-pbar-label">
-                  <span className="gf-ellipsis" title={n.id}>
-                    {n.id}
-                    {carriers && src === carriers ? <span className="gf-muted"> · fused into {carriers.join(', ')}</span> : null}
-                  </span>
-                  <span className="gf-num">
-                    {seg.done}/{seg.total}
-                  </span>
-                </div>
-                <div className="gf-pbar-track" title={`done ${seg.done} · running ${seg.running} · erred ${seg.erred} · cancelled ${seg.cancelled} · waiting ${seg.waiting}`}>
-                  <div className="seg-done" style={{ width: pct(seg.done) }} />
-                  <div className="seg-running" style={{ width: pct(seg.running) }} />
-                  <div className="seg-erred" style={{ width: pct(seg.erred) }} />
-                  <div className="seg-cancelled" style={{ width: pct(seg.cancelled) }} />
-                </div>
-              </div>
-            );
-          })}
+        <div ref={wrapRef} className="gf-pbars" hidden={!hasRun}>
+          <canvas ref={canvasRef} role="img" data-testid="progress-bars" onMouseMove={onMouseMove} />
+        </div>
       </div>
     </section>
   );

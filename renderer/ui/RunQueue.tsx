@@ -10,7 +10,7 @@ export function RunQueue() {
     <span className="gf-queue" data-testid="queue" data-waiting={waiting.length}>
       <span className="gf-queue-title">queue</span>
       {queue.map((q) => (
-        <span key={q.id} className={`gf-queue-entry ${q.state}`} data-testid="queue-entry" data-state={q.state} title={q.state === 'running' ? 'running: Cancel stops it and starts the next' : 'waiting for the run before it'}>
+        <span key={q.id} className={`gf-queue-entry ${q.state}`} data-testid="queue-entry" data-state={q.state} title={`${q.label}: ${q.state === 'running' ? 'running; Cancel stops it and starts the next' : 'waiting for the run before it'}`}>
           {q.label}
           {q.state === 'queued' && (
             <button className="gf-queue-remove" aria-label={`remove ${q.label} from the queue`} data-testid="queue-remove" onClick={() => void session.removeQueued(q.id)}>

@@ -5,7 +5,7 @@
  * count. Hover shows op, node, worker, start, duration and bytes; clicking a task selects every
  * node it came from (a fused task carries several), and selecting a node highlights its tasks,
  * fused ones included. While a run is going, its running tasks grow from their start to now (a
- * timer redraws four times a second while any is running). The canvas carries what was really drawn (data-lane-counts, data-ops) for tests.
+ * timer redraws four times a second while any is running). The canvas carries what was really drawn (data-lane-counts, data-ops, data-running, data-progress: the progress labels written) for tests.
  *
  * Without props it draws the window's run (session.log); given a `log` it draws that one instead
  * (a benchmark's current run, a compared stored run), `live` saying whether its running tasks grow.
@@ -126,6 +126,7 @@ export function TaskStream(props: TaskStreamProps = {}) {
       mark('aggregated', String(stats.aggregated));
       mark('items', String(log.n));
       mark('running', JSON.stringify(stats.runningByLane));
+      mark('progress', JSON.stringify(stats.progressLabels));
       const runningNow = Object.values(stats.runningByLane).reduce((a, b) => a + b, 0);
       const key = JSON.stringify([Object.keys(stats.byOp).sort(), runningNow > 0]);
       // The legend re-renders when its ops change, and its counts at most twice a second.

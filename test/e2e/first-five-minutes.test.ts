@@ -5,8 +5,9 @@
  * workflow is back, the run re-attaches and finishes in view), cancel a run (no erred colour, no
  * digest), delete a node after a run (its result is marked stale), compare a run with its replay
  * (decoded values side by side, no base64, the two task streams one above the other), benchmark
- * the workflow (configuration, progress and its current run's task stream while it runs, then
- * Cancel). Each step checks what a person sees: text, states, and colours read from the DOM.
+ * the workflow (configuration, progress and its current run's task stream while it runs, also in
+ * a page opened mid-benchmark, then Cancel), run the tuning example (its trials drawn running,
+ * each labelled with its epoch, before the search ends). Each step checks what a person sees: text, states, and colours read from the canvas's pixels.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,17 +21,36 @@ const status = (page: Page) => page.getByTestId('run-status').getAttribute('data
 const items = async (page: Page) => Number(await page.getByTestId('task-stream').getAttribute('data-items'));
 const pill = (page: Page, id: string) => page.getByTestId(`node-state-${id}`).textContent();
 
-/** The progress bars' counts, summed over nodes. */
+/** The progress bars' counts, summed over nodes: what the canvas says it drew (data-bars). */
 async function bars(page: Page): Promise<{ erred: number; cancelled: number; done: number; total: number }> {
-  return page.locator('.gf-pbar').evaluateAll((els) =>
-    els.reduce(
-      (a, el) => {
-        const d = (el as HTMLElement).dataset;
-        return { erred: a.erred + Number(d.erred), cancelled: a.cancelled + Number(d.cancelled), done: a.done + Number(d.done), total: a.total + Number(d.total) };
-      },
-      { erred: 0, cancelled: 0, done: 0, total: 0 },
-    ),
-  );
+  const drawn = JSON.parse((await page.getByTestId('progress-bars').getAttribute('data-bars')) ?? '[]') as Array<{ seg: Record<'erred' | 'cancelled' | 'done' | 'total', number> }>;
+  return drawn.reduce((a, { seg }) => ({ erred: a.erred + seg.erred, cancelled: a.cancelled + seg.cancelled, done: a.done + seg.done, total: a.total + seg.total }), { erred: 0, cancelled: 0, done: 0, total: 0 });
+}
+
+/**
+ * The colours on the progress canvas's pixels: the middle pixel of each bar's cancelled segment,
+ * how many track pixels of any bar are in the erred colour, and the two CSS tokens as the canvas
+ * paints them (a 1×1 canvas filled with each: the oracle, independent of the panel's code).
+ */
+function barPixels(page: Page) {
+  return page.evaluate(() => {
+    const canvas = document.querySelector<HTMLCanvasElement>('[data-testid="progress-bars"]')!;
+    const scale = canvas.width / canvas.getBoundingClientRect().width;
+    const ctx = canvas.getContext('2d')!;
+    const at = (x: number, y: number) => [...ctx.getImageData(Math.floor(x * scale), Math.floor(y * scale), 1, 1).data].join(',');
+    const token = (name: string) => {
+      const probe = document.createElement('canvas').getContext('2d')!;
+      probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+      probe.fillRect(0, 0, 1, 1);
+      return [...probe.getImageData(0, 0, 1, 1).data].join(',');
+    };
+    const erred = token('--seg-erred');
+    const drawn = JSON.parse(canvas.dataset.bars ?? '[]') as Array<{ y: number; w: number; at: { cancelled?: [number, number] } }>;
+    const cancelledMid = drawn.filter((b) => b.at.cancelled).map((b) => at(b.at.cancelled![0] + b.at.cancelled![1] / 2, b.y + 5));
+    let erredPixels = 0;
+    for (const b of drawn) for (let x = 0.5; x < b.w; x += 1) if (at(x, b.y + 5) === erred) erredPixels++;
+    return { cancelledMid, erredPixels, cancelled: token('--seg-cancelled'), erred };
+  });
 }
 
 async function setSize(page: Page, shape: string, chunks: string) {
@@ -122,9 +142,11 @@ describe.skipIf(skip)('the first five minutes', () => {
     expect(await page.getByTestId('cancel').isDisabled()).toBe(false);
     await expect.poll(() => status(page), { timeout: 400_000, interval: 1000 }).toBe('finished');
     for (const id of SEED) await expect.poll(() => pill(page, id)).toContain('done');
-    const b = await bars(page);
-    expect(b.total).toBeGreaterThan(0);
-    expect(b.done).toBe(b.total);
+    // The bars follow the counts' clock (a quarter second at most behind the status): every task done.
+    await expect.poll(async () => {
+      const b = await bars(page);
+      return b.total > 0 && b.done === b.total;
+    }).toBe(true);
     expect(await page.getByTestId('results').getAttribute('data-digest')).toMatch(/^[0-9a-f]{16,}$/);
   }, 500_000);
 
@@ -137,18 +159,12 @@ describe.skipIf(skip)('the first five minutes', () => {
     await expect.poll(() => status(page), { timeout: 75_000 }).toBe('cancelled');
     await expect.poll(async () => (await bars(page)).cancelled).toBeGreaterThan(0);
     expect((await bars(page)).erred).toBe(0);
-    // The stopped segment's colour is the cancelled colour, not the erred one.
-    const colours = await page.evaluate(() => {
-      const seg = [...document.querySelectorAll<HTMLElement>('.gf-pbar-track .seg-cancelled')].find((el) => el.getBoundingClientRect().width > 0);
-      const probe = document.createElement('i');
-      probe.className = 'seg-erred';
-      document.body.append(probe);
-      const erred = getComputedStyle(probe).backgroundColor;
-      probe.remove();
-      return { cancelled: seg ? getComputedStyle(seg).backgroundColor : null, erred };
-    });
-    expect(colours.cancelled).not.toBeNull();
-    expect(colours.cancelled).not.toBe(colours.erred);
+    // On the canvas: the stopped segments are in the cancelled colour, and no pixel of any bar in the erred one.
+    const px = await barPixels(page);
+    expect(px.cancelled).not.toBe(px.erred);
+    expect(px.cancelledMid.length).toBeGreaterThan(0);
+    for (const c of px.cancelledMid) expect(c).toBe(px.cancelled);
+    expect(px.erredPixels).toBe(0);
     expect(await page.getByTestId('results').getAttribute('data-digest')).toBe('');
   }, 180_000);
 
@@ -215,8 +231,50 @@ describe.skipIf(skip)('the first five minutes', () => {
     // Its current run's tasks are on the benchmark's own stream, in the op's colour.
     await expect.poll(async () => Number(await page.getByTestId('bench-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(0);
     expect(Object.keys(JSON.parse((await page.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}'))).toContain('normal+add+slice+sum');
+    // A page opened now (another window, or this one reloaded) shows the benchmark with its current run drawn, not "starting workers".
+    const late = await app.browser.newPage({ viewport: { width: 1280, height: 720 } });
+    try {
+      await late.goto(app.server.url);
+      await late.getByTestId('view-benchmarks').click();
+      // Read together: between two configurations the stream is cleared while "starting workers" shows.
+      const drawnNow = () =>
+        late.evaluate(() => {
+          const canvas = document.querySelector('[data-testid="bench-stream"]');
+          return {
+            items: Number(canvas?.getAttribute('data-items') ?? 0),
+            ops: Object.keys(JSON.parse(canvas?.getAttribute('data-ops') ?? '{}') as Record<string, number>),
+            step: document.querySelector('[data-testid="bench-live-step"]')?.textContent ?? '',
+          };
+        });
+      await expect
+        .poll(async () => {
+          const d = await drawnNow();
+          return d.items > 0 && d.ops.includes('normal+add+slice+sum') && /configuration \d of \d · (warm-up|repetition)/.test(d.step);
+        }, { timeout: 60_000, interval: 100 })
+        .toBe(true);
+    } finally {
+      await late.close();
+    }
     await page.getByTestId('cancel-bench').click();
     await expect.poll(() => page.getByTestId('bench-live').count(), { timeout: 60_000 }).toBe(0);
     expect(await page.getByTestId('bench-error').textContent()).toContain('benchmark stopped');
   }, 180_000);
+
+  it('runs the tuning example: its trials are drawn running, labelled with their epoch, before the search ends', async () => {
+    await page.getByTestId('view-editor').click();
+    await page.getByTestId('examples').selectOption('tuning: random search');
+    await page.locator('.react-flow__node[data-id="search"]').waitFor();
+    await page.getByTestId('run').click();
+    const stream = page.getByTestId('task-stream');
+    const running = async () => Object.values(JSON.parse((await stream.getAttribute('data-running')) ?? '{}') as Record<string, number>).reduce((a, b) => a + b, 0);
+    // Drawn as they start, not when they end: running trials on the stream while the search is still running.
+    await expect.poll(running, { timeout: 60_000, interval: 100 }).toBeGreaterThan(0);
+    expect(await status(page)).toBe('running');
+    // The search node reads running while its trials train (not waiting, as before).
+    await expect.poll(() => pill(page, 'search'), { timeout: 60_000, interval: 100 }).toContain('running');
+    // Each trial's progress line is written on its running task ("trial t3 · epoch 2 of 4").
+    await expect.poll(async () => JSON.parse((await stream.getAttribute('data-progress')) ?? '[]') as string[], { timeout: 60_000, interval: 100 }).toContainEqual(expect.stringMatching(/^trial \S+ · epoch \d+ of 4$/));
+    await expect.poll(() => status(page), { timeout: 240_000, interval: 1000 }).toBe('finished');
+    await page.getByTestId('search-result').waitFor();
+  }, 300_000);
 });

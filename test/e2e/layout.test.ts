@@ -2,11 +2,12 @@
 /// <reference lib="dom.iterable" />
 /**
  * What a person sees, in Debian's Chromium against `gpuflow serve --virtual-gpus 3`: every view
- * (editor after a run, a running task stream, history with two runs, a comparison, benchmarks with
+ * (the empty editor, editor after a run, a running task stream, history with two runs, a comparison, a running benchmark, benchmarks with
  * a result) at 1280×720, 1600×1000 and 1920×1080, in the light and the dark theme. In each: no
  * visible panel overflows sideways (scrollWidth > clientWidth), every table header and chart label
  * lies inside its panel, the toolbar is one row, the benchmark view is at least half the window
- * wide, the run status is never clipped or cut off and the theme toggle is on screen, tuning
+ * wide, the run status is never clipped or cut off and the theme toggle is on screen, nor the
+ * queue, cluster and running benchmark's step and time where shown, tuning
  * leaderboard headers sit on one line, and the page logs no console error. A run draws task
  * rectangles in at least two colours with a legend naming them, and running tasks while it runs;
  * History and Benchmarks show no task-stream dock (it belongs to the editor's run). One server and one browser for the file; screenshots of every view,
@@ -70,6 +71,11 @@ function audit(page: Page): Promise<string[]> {
       const tops = new Set([...range.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
       if (tops.size > 1) problems.push(`leaderboard header "${(th.textContent ?? '').trim()}" wraps onto ${tops.size} lines`);
     }
+    // Other status text, where the view shows it: the queue, the cluster, a running benchmark's step and time.
+    for (const sel of ['[data-testid="queue"]', '[data-testid="cluster-summary"]', '[data-testid="bench-live-step"]', '[data-testid="bench-live-time"]']) {
+      const el = document.querySelector(sel);
+      if (el && visible(el) && el.scrollWidth > el.clientWidth + 1) problems.push(`${sel} text is clipped: "${(el.textContent ?? '').trim()}" needs ${el.scrollWidth} px, has ${el.clientWidth}`);
+    }
     for (const el of document.querySelector('.gf-toolbar')!.children)
       if (visible(el) && el.getBoundingClientRect().right > bar.right + 1) problems.push(`toolbar item ${name(el)} is cut off at the right`);
     return problems;
@@ -130,6 +136,12 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
   afterAll(async () => {
     await app?.close();
   });
+
+  it('the empty editor a new user first sees: a hint on the canvas, nothing clipped', async () => {
+    expect(await page.locator('.react-flow__node').count()).toBe(0);
+    expect(await page.getByTestId('empty-canvas-hint').textContent()).toContain('Drag a node from the palette');
+    await everySize('empty editor', 'editor-empty');
+  }, 120_000);
 
   it('editor after a run: stream in two or more colours with a legend naming them', async () => {
     await page.getByTestId('examples').selectOption('seed benchmark');
@@ -250,8 +262,6 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     // The benchmark's current run draws its own task stream (coloured tasks on the canvas) as it goes.
     await expect.poll(async () => Number(await page.getByTestId('bench-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(0);
     expect(Object.keys(JSON.parse((await page.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}')).length).toBeGreaterThan(0);
-    await page.setViewportSize({ width: 1600, height: 1000 });
-    await page.screenshot({ path: path.join(SHOTS, `benchmark-running-${await page.evaluate(() => document.documentElement.dataset.theme)}.png`) });
     const rec = page.getByTestId('bench-record');
     await rec.waitFor({ timeout: 120_000 });
     expect(await rec.getAttribute('data-digests-agree')).toBe('true');
@@ -261,6 +271,17 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
       expect(box!.width).toBeGreaterThanOrEqual(w / 2);
     });
   }, 240_000);
+
+  it('a running benchmark at every size: its step, time and stream read whole', async () => {
+    await page.getByLabel('repeat').fill('30');
+    await page.getByTestId('start-bench').click();
+    await page.getByTestId('bench-live-step').waitFor({ timeout: 60_000 });
+    await everySize('running benchmark', 'benchmark-running', async () => {
+      expect(await page.getByTestId('bench-live').count()).toBe(1);
+    });
+    await page.getByTestId('cancel-bench').click();
+    await expect.poll(() => page.getByTestId('bench-live').count(), { timeout: 60_000 }).toBe(0);
+  }, 180_000);
 
   it('a running task stream', async () => {
     await page.getByTestId('view-editor').click();

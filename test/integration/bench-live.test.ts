@@ -3,7 +3,8 @@
  * the configuration and repetition on now with the time so far, and cancelBench() stops it (the
  * result is "benchmark stopped", nothing is recorded, the progress list is empty again). Its runs'
  * events are on the service's stream, each run's 'run' event marked with the benchmark's id, so
- * the page can draw the current run's task stream.
+ * the page can draw the current run's task stream; benchRunEvents() gives the current run's events
+ * from its start (a page that loads mid-run draws them).
  */
 import path from 'node:path';
 import { rmSync } from 'node:fs';
@@ -57,6 +58,14 @@ describe('a running benchmark', () => {
       const counts = finished.map((r) => tasksOf.get(r) ?? 0);
       expect(counts[0]).toBeGreaterThan(0);
       expect(new Set(counts).size).toBe(1);
+      // The run on now is named, and its events so far come from its start (a page that loads now draws them).
+      const now = svc.benchProgress()[0].runId;
+      expect(now).not.toBeNull();
+      const sofar = svc.benchRunEvents(started.benchId);
+      expect(sofar.length).toBeGreaterThan(0);
+      expect(sofar.every((e) => 'runId' in e && e.runId === now)).toBe(true);
+      expect(sofar[0]).toMatchObject({ type: 'run', state: 'started', benchId: started.benchId });
+      expect(svc.benchRunEvents('not-a-bench')).toEqual([]);
       expect(svc.cancelBench('not-a-bench')).toBe(false);
       expect(svc.cancelBench(started.benchId)).toBe(true);
       expect(await outcome).toBe('benchmark stopped');

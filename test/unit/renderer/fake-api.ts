@@ -3,12 +3,15 @@
  * queue. Like serve's socket (since=0), a new subscriber first gets every message pushed so far.
  */
 import type { BenchProgress, GpuflowApi, QueueEntry, StreamMessage } from '../../../common/api';
+import type { EngineEvent } from '../../../common/events';
 import { catalog } from '../../../main/engine/ops/registry';
 
 export interface FakeApi extends GpuflowApi {
   push(m: StreamMessage): void;
   queueEntries: QueueEntry[];
   benches: BenchProgress[];
+  /** What benchRunEvents answers, per benchmark id. */
+  benchEvents: Record<string, EngineEvent[]>;
   cancelled: string[];
 }
 
@@ -19,6 +22,7 @@ export function fakeApi(): FakeApi {
   const api: FakeApi = {
     queueEntries: [],
     benches: [],
+    benchEvents: {},
     cancelled: [],
     push(m) {
       backlog.push(m);
@@ -46,6 +50,7 @@ export function fakeApi(): FakeApi {
     startBench: none,
     benchmarks: () => Promise.resolve([]),
     benchProgress: () => Promise.resolve(api.benches),
+    benchRunEvents: (id) => Promise.resolve(api.benchEvents[id] ?? []),
     cancelBench: none,
     subscribe(on) {
       for (const m of backlog) on(m);

@@ -40,12 +40,50 @@ describe('a page that loads mid-run re-attaches to it', () => {
 
   it('shows a benchmark under way as running, and completes it with its result', async () => {
     const api = fakeApi();
-    api.benches = [{ benchId: 'b1', workflowName: 'seed benchmark', configs: ['1 CPU core'], configIndex: 0, phase: 'timed', runsDone: 1, warmup: 1, repeat: 3, elapsedMs: 1000, etaMs: 2000, lastMs: 500 }];
+    api.benches = [{ benchId: 'b1', workflowName: 'seed benchmark', configs: ['1 CPU core'], configIndex: 0, phase: 'timed', runsDone: 1, warmup: 1, repeat: 3, elapsedMs: 1000, etaMs: 2000, lastMs: 500, runId: null }];
     const s = createSession(api, (fn) => fn());
     await s.init();
     expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: true });
     api.push({ type: 'bench-result', benchId: 'b1', result: { error: 'stopped' } });
     expect(s.data.getState().bench).toMatchObject({ id: 'b1', running: false, error: 'stopped' });
+  });
+
+  it('draws a benchmark run whose start the event ring no longer holds: its events so far, then the live ones, once each', async () => {
+    const api = fakeApi();
+    const bench = { benchId: 'b1', workflowName: 'seed benchmark', configs: ['1 CPU core', 'all CPU cores'], configIndex: 0, phase: 'timed' as const, runsDone: 1, warmup: 0, repeat: 3, elapsedMs: 1000, etaMs: 2000, lastMs: 500 };
+    api.benches = [{ ...bench, runId: 'br2' }];
+    const task = (seq: number, key: string, worker: string, runId = 'br2'): EngineEvent => ({ type: 'task', seq, t: seq, runId, key, node: 'x', op: 'normal', worker, start: seq, end: seq + 1, bytes: 8, backend: 'js', cause: 0 });
+    // The server kept the run's events from its start (seq 100); the ring only has seq 103 on.
+    api.benchEvents = { b1: [{ type: 'run', seq: 100, t: 100, runId: 'br2', state: 'started', tasks: 5, benchId: 'b1' }, task(101, 'x-0', 'cpu0'), task(102, 'x-1', 'cpu1'), task(103, 'x-2', 'cpu0')] };
+    api.push(task(103, 'x-2', 'cpu0'));
+    api.push(task(104, 'x-3', 'cpu1'));
+    const s = createSession(api, (fn) => fn());
+    await s.init();
+    await Promise.resolve();
+    api.push(task(105, 'x-4', 'cpu0'));
+    expect(s.benchLog.keys.slice(0, s.benchLog.n)).toEqual(['x-0', 'x-1', 'x-2', 'x-3', 'x-4']);
+    expect(s.benchLog.countsByLane()).toEqual({ cpu0: 3, cpu1: 2 });
+    // The window's own stream is not the benchmark's.
+    expect(s.log.n).toBe(0);
+    // The next configuration's workers starting: the finished run's stream is cleared, not shown under "starting workers".
+    s.followBench({ ...bench, configIndex: 1, phase: 'starting', runsDone: 0, runId: 'br2' });
+    expect(s.benchLog.n).toBe(0);
+    // A run the socket showed from its start, which no poll named while it ran (a 100 ms run), is cleared the same way.
+    api.push({ type: 'run', seq: 200, t: 200, runId: 'br3', state: 'started', tasks: 1, benchId: 'b1' });
+    api.push(task(201, 'y-0', 'cpu0', 'br3'));
+    expect(s.benchLog.n).toBe(1);
+    s.followBench({ ...bench, configIndex: 2, phase: 'starting', runsDone: 0, runId: 'br3' });
+    expect(s.benchLog.n).toBe(0);
+    // But a run newer than the poll's answer stays drawn.
+    api.push({ type: 'run', seq: 300, t: 300, runId: 'br4', state: 'started', tasks: 1, benchId: 'b1' });
+    api.push(task(301, 'z-0', 'cpu0', 'br4'));
+    s.followBench({ ...bench, configIndex: 2, phase: 'starting', runsDone: 0, runId: 'br3' });
+    expect(s.benchLog.n).toBe(1);
+    // The view reads that run as the configuration's first, not "starting workers", until the server names it.
+    expect(s.benchAhead({ ...bench, configIndex: 2, phase: 'starting', runsDone: 0, runId: 'br3' })).toBe(true);
+    s.followBench({ ...bench, configIndex: 2, phase: 'timed', runsDone: 0, runId: 'br4' });
+    expect(s.benchAhead({ ...bench, configIndex: 2, phase: 'timed', runsDone: 0, runId: 'br4' })).toBe(false);
+    expect(s.benchLog.n).toBe(1);
   });
 
   it("shows another window's run in an open window, marking done only the nodes its own workflow shares", async () => {

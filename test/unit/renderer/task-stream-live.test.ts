@@ -95,8 +95,9 @@ describe('running tasks in the stream', () => {
     log.addEvents([{ type: 'task-progress', seq: 2, t: 10, runId: 'r', key: 's-3', node: 's', worker: 'cpu0', payload: { trial: 't3', epoch: 4, epochs: 10, loss: 0.5 } }]);
     expect(log.running.get('s-3')?.progress).toBe('trial t3 · epoch 4 of 10');
     const r = recorder();
-    drawStream(r.ctx, log, { startMs: 0, msPerPx: 0.1 }, LABEL_W + 1000, AXIS_H + 60, null, undefined, 50);
+    const stats = drawStream(r.ctx, log, { startMs: 0, msPerPx: 0.1 }, LABEL_W + 1000, AXIS_H + 60, null, undefined, 50);
     expect(r.texts.map((t) => t.text)).toContain('trial t3 · epoch 4 of 10');
+    expect(stats.progressLabels).toEqual(['trial t3 · epoch 4 of 10']);
     expect(progressLabel({ epoch: 2 })).toBe('epoch 2');
     expect(progressLabel({ loss: 1 })).toBe('');
   });

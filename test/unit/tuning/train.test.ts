@@ -35,6 +35,18 @@ describe('training real models on small data', () => {
     expect(r.backend).toBe('cpu');
   });
 
+  it('gives the event loop a turn after each epoch: a progress report (an IPC send) leaves before the next epoch ends', async () => {
+    // onEpoch schedules a macrotask, as the worker's IPC send does; it must run before the next epoch reports.
+    const order: string[] = [];
+    await trainTrial(spec('turns', 'logistic', { learningRate: 0.1 }, 3, 'accuracy'), separable, {
+      onEpoch: (e) => {
+        order.push(`epoch ${e.epoch}`);
+        setTimeout(() => order.push(`sent ${e.epoch}`), 0);
+      },
+    });
+    expect(order).toEqual(['epoch 1', 'sent 1', 'epoch 2', 'sent 2', 'epoch 3', 'sent 3']);
+  });
+
   it('linear regression fits a noisy linear target (R^2 > 0.9)', async () => {
     const r = await trainTrial(spec('lin', 'linear', { learningRate: 0.1, batchSize: 32 }, 15, 'r2'), regression);
     expect(r.metrics.r2).toBeGreaterThan(0.9);

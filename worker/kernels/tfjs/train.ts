@@ -158,6 +158,9 @@ export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOp
       const record: EpochRecord = { trialId: spec.trialId, epoch, loss, metrics, score: scoreOf(spec.metric, metrics[spec.metric] ?? NaN) };
       history.push(record);
       opts.onEpoch?.(record);
+      // A turn of the event loop: trainOnBatch resolves in microtasks, so without it the epoch's
+      // progress report (an IPC send) and any message from main (a cancel) wait for the whole trial.
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
     }
   } catch (e) {
     if (opts.store?.get(spec.trialId) !== m) disposeModel(m.model);
