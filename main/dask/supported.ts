@@ -4,7 +4,7 @@
  * executes, from python/gpuflow_dask/supported.json (python/tests/test_supported.py checks that
  * list against the Python handler registries), and the programs its executor takes
  * (native/program-code.ts's unsupportedReason with negative strides, as
- * python/gpuflow_dask/encode.py ports it).
+ * python/gpuflow_dask/encode.py ports it; integer programs as their float64 form).
  */
 import * as z from 'zod';
 import type { Node } from '../../common/expr/ast';
@@ -124,8 +124,11 @@ export function daskRefusal(t: TaskDef): string | null {
   const s = t.spec;
   if (!SUPPORTED.kinds.includes(s.kind)) return s.kind === 'trial' ? `the tuning trial '${s.op}'` : `a '${s.kind}' task`;
   if (s.kind === 'program') {
-    const why = unsupportedReason(s.program, { negativeStrides: true });
-    return why === null ? null : `a chunk program of ${why}`;
+    // An integer program runs its expression in float64, as the local engine does, then converts
+    // (python/gpuflow_dask/int_program.py): it needs what a float64 program needs.
+    const int = s.program.dtype === 'int32' || s.program.dtype === 'int64';
+    const why = unsupportedReason(int ? { ...s.program, dtype: 'float64' } : s.program, { negativeStrides: true });
+    return why === null ? null : `a${int ? `n ${s.program.dtype}` : ''} chunk program of ${why}`;
   }
   if (s.kind === 'array-op' && !SUPPORTED['array-op'].includes(s.op)) return `the array op '${s.op}'`;
   if (s.kind === 'df') {

@@ -7,6 +7,7 @@
  * (duplicates.py), sort, one partition or sampled over several (sorting.py), describe / quantile /
  * nunique (summaries.py), from_array (from_array.py) and assign's arithmetic (assign_expr.py).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -302,6 +303,56 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       expect(firstRefusal(rounded)?.message).toBe(
         "node 'rd' (assign): the assign expression 'round(x * 100, 1)' (only a column, a number, or + - * / % of numeric columns and numbers) is not supported on Dask yet; run it on this workstation",
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+  it('runs integer chunk programs (int32 and int64: elementwise arrays, exact int64 sums and products that wrap, arg*, var, slices of int64 beyond 2**53) with the local digest; a comparison is refused at compile time naming node and op', async () => {
+    type N = [string, string, Record<string, unknown>];
+    /** A workflow of `nodes` with edges `[from, to, port?]`. */
+    const graph = (name: string, nodes: N[], edges: [string, string, string?][]) => ({
+      format: 'gpuflow.workflow/1',
+      name,
+      nodes: nodes.map(([id, op, params]) => ({ id, op, params })),
+      edges: edges.map(([source, target, port]) => ({ source, sourcePort: 'out', target, targetPort: port ?? 'x' })),
+    });
+    const reductions = (from: string, specs: [string, Record<string, unknown>][]): { nodes: N[]; edges: [string, string][] } => ({
+      nodes: specs.map(([id, params]) => [id, 'reduce', params]),
+      edges: specs.map(([id]) => [from, id]),
+    });
+    // float64 normals as int64 (truncated, as locally) times 3: sums, products that wrap, arg*, var, a reversed slice.
+    const r64 = reductions('y', [['s', { op: 'sum' }], ['am', { op: 'argmin', axis: 0 }], ['mx', { op: 'max', axis: 1 }], ['v', { op: 'var' }], ['mn', { op: 'mean', axis: 0 }]]);
+    const int64 = graph(
+      'int64 normals',
+      [['r', 'random_normal', { shape: [60, 50], chunks: [16, 20], mean: 0, std: 1e6, seed: 3 }], ['x', 'astype', { dtype: 'int64' }], ['y', 'scalar_op', { op: 'mul', value: 3 }], ['pr', 'reduce', { op: 'prod', axis: 1 }], ['sl', 'slice', { slices: '::-3, 1::4' }], ...r64.nodes],
+      [['r', 'x'], ['x', 'y'], ['x', 'pr'], ['y', 'sl'], ...r64.edges],
+    );
+    // int32 arange plus 7: sum (int64 result), mean, min (int32 result), argmax, std, a reversed slice.
+    const r32 = reductions('b', [['s', { op: 'sum' }], ['m', { op: 'mean' }], ['mn', { op: 'min' }], ['ax', { op: 'argmax' }], ['sd', { op: 'std' }]]);
+    const int32 = graph(
+      'int32 arange',
+      [['a', 'arange', { start: -500, stop: 500, step: 1, chunks: 64, dtype: 'int32' }], ['b', 'scalar_op', { op: 'add', value: 7 }], ['sl', 'slice', { slices: '::-7' }], ...r32.nodes],
+      [['a', 'b'], ['b', 'sl'], ...r32.edges],
+    );
+    // int64 values beyond 2**53 from a .npy file: exact slices, and a sum that wraps past 2**63.
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-int-'));
+    const npy = path.join(dir, 'big.npy');
+    const made = spawnSync(DASK_PYTHON, ['-c', 'import numpy as np, sys; np.save(sys.argv[1], (2**61 + np.arange(100, dtype=np.int64) * 3 + 1).reshape(100))', npy], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const big = graph(
+      'int64 beyond 2**53',
+      [['x', 'load_npy', { path: npy, chunks: [16] }], ['sl', 'slice', { slices: '5::3' }], ['s', 'reduce', { op: 'sum' }], ['mx', 'reduce', { op: 'max' }]],
+      [['x', 'sl'], ['x', 's'], ['x', 'mx']],
+    );
+    try {
+      await expectLocalDigests([int64, int32, big], 'int');
+      // The exact int64 sum (wrapped past 2**63), not the float64 one: the oracle is Python's integers.
+      const r = await target.run(compileWorkflow(validateWorkflow(big, {})), 'int-exact').result;
+      expect(r.status, r.error).toBe('finished');
+      const want = BigInt.asIntN(64, Array.from({ length: 100 }, (_, i) => 2n ** 61n + BigInt(i) * 3n + 1n).reduce((a, b) => a + b));
+      expect(r.results.s).toMatchObject({ kind: 'scalar', dtype: 'int64', exact: want.toString() });
+      const cmp = graph('compare', [['a', 'arange', { stop: 100, chunks: 10, dtype: 'int32' }], ['b', 'arange', { stop: 100, chunks: 10, dtype: 'int32' }], ['lt', 'binary', { op: 'lt' }]], [['a', 'lt', 'a'], ['b', 'lt', 'b']]);
+      expect(firstRefusal(compileWorkflow(validateWorkflow(cmp, {})))?.message).toBe("node 'lt' (arange+lt): an int32 chunk program of binary op lt is not supported on Dask yet; run it on this workstation");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
