@@ -9,7 +9,7 @@
  * digests compared). One scheduler port per file.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../common/results';
@@ -43,6 +43,43 @@ function firstTask(svc: GpuflowService, runId: string): Promise<void> {
   return new Promise<void>((resolve) => {
     const off = svc.subscribe((e) => e.type === 'task' && e.runId === runId && (off(), resolve()));
   });
+}
+
+/** pid -> parent pid of every process (from /proc). */
+function parents(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      out.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The Dask bridges this process runs (its children running gpuflow_dask.bridge), live ones only. */
+function bridges(): number[] {
+  return [...parents()].filter(([pid, ppid]) => ppid === process.pid && alive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('gpuflow_dask.bridge')).map(([pid]) => pid);
+}
+
+/** `root` and every process below it. */
+function tree(root: number): number[] {
+  const ps = [...parents()];
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of ps) if (ppid === out[i]) out.push(pid);
+  return out;
+}
+
+/** Exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    return existsSync(`/proc/${pid}`) && !/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', () => {
@@ -221,4 +258,18 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     expect(digestOf(next)).toBe(await localDigest(params));
     expect(svc.cluster().info?.connected).toBe(true);
   }, 240_000);
+  it('serve runs one bridge and one local cluster at a time: switching to another local cluster ends the first one\'s processes', async () => {
+    await svc.setDaskTarget('local:1');
+    await until('one bridge', () => bridges().length === 1);
+    const [first] = bridges();
+    const firstTree = tree(first!);
+    // The bridge, its LocalCluster's worker process (and its helpers).
+    expect(firstTree.length).toBeGreaterThan(1);
+    await svc.setDaskTarget('local:1');
+    expect(bridges()).toHaveLength(1);
+    expect(bridges()[0]).not.toBe(first);
+    expect(firstTree.filter(alive)).toEqual([]);
+    await svc.setDaskTarget(null);
+    await until('no bridge left', () => bridges().length === 0);
+  }, 180_000);
 });
