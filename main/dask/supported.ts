@@ -2,15 +2,14 @@
  * Which compiled graphs the Dask target can run, decided before any connection (and before
  * `export-dask` writes a script): the task kinds, ops and groupby aggregates gpuflow_dask
  * executes, from python/gpuflow_dask/supported.json (python/tests/test_supported.py checks that
- * list against the Python handler registries), and the programs its executor takes
- * (native/program-code.ts's unsupportedReason with negative strides, as
- * python/gpuflow_dask/encode.py ports it; integer programs as their float64 form).
+ * list against the Python handler registries); every chunk program but a reduction over more
+ * axes than the native interpreter's limit.
  */
 import * as z from 'zod';
 import type { Node } from '../../common/expr/ast';
 import { parseExpr } from '../../common/expr/parse';
 import type { TaskDef, TaskGraph } from '../../common/tasks';
-import { unsupportedReason } from '../../native/program-code';
+import { LIMITS } from '../../native/program-code';
 import list from '../../python/gpuflow_dask/supported.json';
 
 const Supported = z.object({
@@ -124,11 +123,12 @@ export function daskRefusal(t: TaskDef): string | null {
   const s = t.spec;
   if (!SUPPORTED.kinds.includes(s.kind)) return s.kind === 'trial' ? `the tuning trial '${s.op}'` : `a '${s.kind}' task`;
   if (s.kind === 'program') {
-    // An integer program runs its expression in float64, as the local engine does, then converts
-    // (python/gpuflow_dask/int_program.py): it needs what a float64 program needs.
-    const int = s.program.dtype === 'int32' || s.program.dtype === 'int64';
-    const why = unsupportedReason(int ? { ...s.program, dtype: 'float64' } : s.program, { negativeStrides: true });
-    return why === null ? null : `a${int ? `n ${s.program.dtype}` : ''} chunk program of ${why}`;
+    // Every chunk program runs: through the flat code where it suits the native interpreter, else
+    // from its tree (python/gpuflow_dask/expr_program.py, a port of the js interpreter the local
+    // engine runs comparisons and where on); integer ones converted as the local engine does
+    // (int_program.py). A reduction's chunk step runs as a flat program of at most LIMITS.dims axes.
+    const p = s.program;
+    return p.reduce && p.shape.length > LIMITS.dims ? `a chunk program reducing ${p.shape.length} dimensions (at most ${LIMITS.dims})` : null;
   }
   if (s.kind === 'array-op' && !SUPPORTED['array-op'].includes(s.op)) return `the array op '${s.op}'`;
   if (s.kind === 'df') {

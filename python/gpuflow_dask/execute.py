@@ -12,8 +12,7 @@ from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from . import int_program, program, reduce
-from .encode import unsupported_reason
+from . import expr_program, int_program, program, reduce
 from .errors import TaskFailure, unsupported
 from .execute_threads import threads
 
@@ -36,10 +35,9 @@ class TaskPayload:
 def _program(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> Any:
     if int_program.is_int_program(spec.get("program") or {}):
         return int_program.run(spec, inputs, threads())[0]
-    if not isinstance(spec.get("code"), str):
-        why = unsupported_reason(spec.get("program") or {})
-        if why:
-            raise unsupported(f"program of {why}", t.key, t.node)
+    if not isinstance(spec.get("code"), str) and expr_program.needs_tree(spec.get("program") or {}):
+        # Comparisons, where: the js interpreter's port, as the local engine runs these on js.
+        return expr_program.run(spec, inputs, threads())[0]
     value, _backend = program.run(spec, inputs, threads())
     return value
 

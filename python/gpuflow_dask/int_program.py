@@ -12,7 +12,8 @@ fields as a float64 block of those values), and for sum, prod and nanprod the ex
 int64 finalize returns.
 
 So the expression itself runs through the float64 path every float program takes (program.run:
-the C library, or NumPy), without its reduction; the conversion and the reduction are here.
+the C library, or NumPy; expr_program.py where the flat code has no instruction for it, e.g. a
+comparison), without its reduction; the conversion and the exact sums are here.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import program
+from . import expr_program, program
 
 INT_DTYPES = ("int32", "int64")
 TWO32 = 2.0**32
@@ -103,15 +104,15 @@ def run(spec: Dict[str, Any], inputs: Sequence[Any], threads: int = 1) -> Tuple[
     else:
         elementwise = {k: v for k, v in prog.items() if k != "reduce"}
         elementwise["dtype"] = "float64"
-        value, backend = program.run({"kind": "program", "program": elementwise}, inputs, threads)
+        if expr_program.needs_tree(elementwise):
+            value: Any = expr_program.evaluate(elementwise, inputs)
+        else:
+            value, backend = program.run({"kind": "program", "program": elementwise}, inputs, threads)
         iv = to_int(_host(value).reshape(shape), dtype, "integer chunk program")
     if red is None:
         return iv.reshape(shape), backend
-    # The float64 fields from the integer values: a float64 program reading them as its input,
-    # with the original reduction (its arg* offsets included).
-    whole = {"start": [0] * len(shape), "step": [1] * len(shape), "count": shape}
-    reduced = {"dtype": "float64", "shape": shape, "expr": {"kind": "leaf", "leaf": {"kind": "input", "dep": 0, "region": whole}}, "reduce": red}
-    out, _ = program.run({"kind": "program", "program": reduced}, [iv.astype(np.float64)], threads)
+    # The float64 fields from the integer values, with the original reduction (arg* offsets included).
+    out = expr_program.fold(iv.astype(np.float64), red, threads)
     if red["op"] in ("sum", "prod", "nanprod"):
         out.isum = _exact_reduce("sum" if red["op"] == "sum" else "prod", iv, red.get("axis")).reshape(out.shape)
     return out, backend
