@@ -105,6 +105,19 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     await Promise.all([...workers, scheduler].filter(Boolean).map(killed));
   }, 60_000);
 
+  /** After the scheduler's death: the target reads disconnected with the reason; with the scheduler restarted, the next run reconnects and gives the local digest. */
+  async function disconnectedThenReconnects(): Promise<void> {
+    await until('the target reads disconnected', () => svc.cluster().info?.connected === false);
+    expect(svc.cluster().info?.lost).toContain(`lost the scheduler at ${address}`);
+    scheduler = await startScheduler(port);
+    workers.push(startWorker(address));
+    const params = { N: 400, chunks: 100 };
+    const r = await (await svc.runAsync(seed, { params })).done;
+    expect(r.status, r.error).toBe('finished');
+    expect(digestOf(r)).toBe(await localDigest(params));
+    expect(svc.cluster().info?.connected).toBe(true);
+  }
+
   it('a scheduler without workers: "waiting for workers" at once, then exit 1 at the --dask-wait deadline; no digest; a failed replay says why', async () => {
     const db = tempDb();
     const e = { GPUFLOW_PYTHON: DASK_PYTHON };
@@ -201,16 +214,9 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     await until('a worker is listed', () => (svc.daskTarget()?.currentWorkers.length ?? 0) > 0);
     expect(svc.cluster().info?.connected).toBe(true);
     await killed(scheduler);
-    await until('the target reads disconnected', () => svc.cluster().info?.connected === false);
-    expect(svc.cluster().info?.lost).toContain(`lost the scheduler at ${address}`);
-    scheduler = await startScheduler(port);
-    workers.push(startWorker(address));
-    const params = { N: 400, chunks: 100 };
-    const r = await (await svc.runAsync(seed, { params })).done;
-    expect(r.status, r.error).toBe('finished');
-    expect(digestOf(r)).toBe(await localDigest(params));
-    expect(svc.cluster().info?.connected).toBe(true);
+    await disconnectedThenReconnects();
   }, 180_000);
+
   it("a user's cancel of a Dask run is recorded as cancelled by the user", async () => {
     const started = await svc.runAsync(seed, { params: { N: 4000, chunks: 100 } });
     await firstTask(svc, started.runId);
@@ -248,16 +254,9 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     const stored = svc.store!.getRun(r.storeId!)!;
     expect(stored.status).toBe('failed');
     expect(stored.error!.length).toBeLessThanOrEqual(1000);
-    await until('the target reads disconnected', () => svc.cluster().info?.connected === false);
-    expect(svc.cluster().info?.lost).toContain(`lost the scheduler at ${address}`);
-    scheduler = await startScheduler(port);
-    workers.push(startWorker(address));
-    const params = { N: 400, chunks: 100 };
-    const next = await (await svc.runAsync(seed, { params })).done;
-    expect(next.status, next.error).toBe('finished');
-    expect(digestOf(next)).toBe(await localDigest(params));
-    expect(svc.cluster().info?.connected).toBe(true);
+    await disconnectedThenReconnects();
   }, 240_000);
+
   it('serve runs one bridge and one local cluster at a time: switching to another local cluster ends the first one\'s processes', async () => {
     await svc.setDaskTarget('local:1');
     await until('one bridge', () => bridges().length === 1);
