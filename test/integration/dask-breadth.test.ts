@@ -392,4 +392,22 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     );
     await expectLocalDigests([f64, f32, i32], 'tree');
   }, 600_000);
+  it('runs histogram, percentile / quantile (whole and along an axis, float and int) and top-k along an axis with the local digest', async () => {
+    const doc = graph(
+      'numpy ops',
+      [
+        ['r', 'random_normal', { shape: [30, 20], chunks: [8, 20], mean: 0, std: 3, seed: 11 }],
+        ['h', 'histogram', { bins: 7, range: [-5, 4], split_every: 2 }],
+        ['p', 'percentile', { q: [0, 12.5, 50, 99, 100] }],
+        ['qa', 'quantile', { q: [0.25, 0.5], axis: 1 }],
+        ['top', 'topk', { k: 3, axis: 1 }],
+        ['bottom', 'topk', { k: -2, axis: 1 }],
+        ['i', 'astype', { dtype: 'int64' }],
+        ['pi', 'percentile', { q: [10, 50, 90], axis: 1 }],
+        ['ti', 'topk', { k: 4, axis: 1 }],
+      ],
+      [['r', 'h'], ['r', 'p'], ['r', 'qa'], ['r', 'top'], ['r', 'bottom'], ['r', 'i'], ['i', 'pi'], ['i', 'ti']],
+    );
+    await expectLocalDigests([doc], 'numpy-ops');
+  }, 600_000);
 });
