@@ -2,7 +2,9 @@
 a Dask run gives the local digest: histogram's uniform-bin counts (index from the scaled value,
 corrected against the edges, as numpy.histogram), its edges and the tree that sums the counts,
 percentile / quantile over a whole array or along an axis (NumPy's 'linear' method and its
-_lerp, NaN anywhere giving NaN), and top-k along an axis (a sort in the block's dtype, NaN last).
+_lerp, NaN anywhere giving NaN), top-k along an axis (a sort in the block's dtype, NaN last),
+cumsum / cumprod blocks (one float64 accumulator per lane, carried from the previous block) and
+reshape's blocks.
 """
 from __future__ import annotations
 
@@ -125,7 +127,63 @@ def _topk_axis(p: Dict[str, Any], inputs: Tuple[Any, ...], _t: Any) -> np.ndarra
     return np.moveaxis(picked.reshape(moved), -1, axis).astype(a.dtype, copy=False).copy()
 
 
+def _cumulate(p: Dict[str, Any], inputs: Tuple[Any, ...], _t: Any) -> np.ndarray:
+    """cumsum / cumprod of a block along `axis`, from the last slice of the previous block's result
+    (input 1) where there is one: one float64 accumulator per lane, as the js loop (rounded to
+    float32 after each step for a float32 result), stored in the result dtype."""
+    arrays = _arrays(inputs, "cumulate")
+    x = arrays[0]
+    axis, op, dtype = int(p["axis"]), p["op"], p["dtype"]
+    xv = np.moveaxis(x, axis, 0).astype(np.float64)
+    acc = np.moveaxis(arrays[1], axis, 0)[-1].astype(np.float64) if len(arrays) > 1 else None
+    out = np.empty(xv.shape)
+    with np.errstate(all="ignore"):
+        for k in range(xv.shape[0]):
+            acc = xv[k].copy() if acc is None else (acc + xv[k] if op == "sum" else acc * xv[k])
+            if dtype == "float32":
+                acc = acc.astype(np.float32).astype(np.float64)
+            out[k] = acc
+    return _as(np.moveaxis(out, 0, axis), dtype)
+
+
+def _reshape(p: Dict[str, Any], inputs: Tuple[Any, ...], _t: Any) -> np.ndarray:
+    """One output block of a C-order reshape, read from the input blocks `depBlocks` (the inputs,
+    in that order); values pass through float64, as the js block copy's Number() does."""
+    arrays = _arrays(inputs, "reshape")
+    shape = [int(s) for s in p["shape"]]
+    in_shape = [int(s) for s in p["inShape"]]
+    grid = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), np.int64)
+    flat = np.zeros(grid.shape[1], np.int64)
+    for d, (st, s0) in enumerate(zip(_strides(p["outShape"]), p["start"])):
+        flat += (int(s0) + grid[d]) * st
+    coords = np.unravel_index(flat, in_shape) if in_shape else ()
+    bounds = [np.cumsum([0] + [int(c) for c in cs]) for cs in p["inChunks"]]
+    block = [np.searchsorted(b, c, side="right") - 1 for b, c in zip(bounds, coords)]
+    local = [c - b[i] for b, c, i in zip(bounds, coords, block)]
+    dep = {tuple(int(v) for v in bi): j for j, bi in enumerate(p["depBlocks"])}
+    out = np.empty(flat.size)
+    keys = np.stack(block, axis=1) if block else np.zeros((flat.size, 0), np.int64)
+    for bi in {tuple(int(v) for v in row) for row in keys}:
+        j = dep.get(bi)
+        if j is None:
+            raise ValueError(f"reshape: input block {bi} was not given")
+        sel = np.all(keys == np.array(bi, dtype=np.int64), axis=1) if bi else np.ones(flat.size, bool)
+        src = arrays[j].astype(np.float64)
+        out[sel] = src[tuple(l[sel] for l in local)] if local else src.reshape(-1)[0]
+    return _as(out.reshape(shape), p["dtype"])
+
+
+def _strides(shape: Sequence[int]) -> List[int]:
+    out, acc = [0] * len(shape), 1
+    for d in range(len(shape) - 1, -1, -1):
+        out[d] = acc
+        acc *= int(shape[d])
+    return out
+
+
 HANDLERS: Dict[str, Handler] = {
+    "cumulate": _cumulate,
+    "reshape": _reshape,
     "histogram": _histogram,
     "histogram-edges": _histogram_edges,
     "sum-arrays": _sum_arrays,

@@ -410,4 +410,26 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     );
     await expectLocalDigests([doc], 'numpy-ops');
   }, 600_000);
+  it('runs cumsum / cumprod / nancumsum along an axis and flattened (float64, float32, int32) and reshape with the local digest', async () => {
+    const doc = graph(
+      'scans and reshape',
+      [
+        ['r', 'random_normal', { shape: [30, 20], chunks: [8, 6], mean: 1, std: 0.2, seed: 13 }],
+        ['cs0', 'cumsum', { axis: 0 }],
+        ['cp1', 'cumprod', { axis: 1 }],
+        ['lg', 'unary', { op: 'log' }],
+        ['ncs', 'nancumsum', { axis: 1 }],
+        ['flat', 'cumsum', {}],
+        ['f32', 'astype', { dtype: 'float32' }],
+        ['cs32', 'cumsum', { axis: 0 }],
+        ['i', 'scalar_op', { op: 'mul', value: 100 }],
+        ['i32', 'astype', { dtype: 'int32' }],
+        ['csi', 'cumsum', { axis: 1 }],
+        ['rs', 'reshape', { shape: [20, 30], chunks: [7, 30] }],
+        ['rs1', 'reshape', { shape: [-1] }],
+      ],
+      [['r', 'cs0'], ['r', 'cp1'], ['r', 'lg'], ['lg', 'ncs'], ['r', 'flat'], ['r', 'f32'], ['f32', 'cs32'], ['r', 'i'], ['i', 'i32'], ['i32', 'csi'], ['r', 'rs'], ['i32', 'rs1']],
+    );
+    await expectLocalDigests([doc], 'scans');
+  }, 600_000);
 });
