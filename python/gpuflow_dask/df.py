@@ -85,6 +85,7 @@ HANDLERS: Dict[str, Handler] = {
     "drop": lambda p, i, t: columns.drop(_tables(i, "drop")[0], p["columns"]),
     "rename": lambda p, i, t: columns.rename(_tables(i, "rename")[0], p["mapping"]),
     "head": lambda p, i, t: columns.head(_tables(i, "head"), int(p["n"])),
+    "slice-part": lambda p, i, t: columns.slice_part(_tables(i, "slice-part")[0], int(p["part"]), int(p["parts"])),
     "tail": lambda p, i, t: columns.tail(_tables(i, "tail"), int(p["n"])),
     "concat": lambda p, i, t: groupby.concat(_tables(i, "concat")),
     "isna": lambda p, i, t: missing.isna(_tables(i, "isna")[0], p.get("columns")),

@@ -432,4 +432,17 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     );
     await expectLocalDigests([doc], 'scans');
   }, 600_000);
+  it('repartitions a frame with nulls into more partitions (even row slices) and fewer (concatenated neighbours) with the local digest', async () => {
+    const lines = ['k,x,s'];
+    for (let i = 0; i < 53; i++) lines.push([i % 5 === 2 ? '' : String(i * 7 - 90), i % 7 === 3 ? 'nan' : String(i / 4), i % 6 === 1 ? '' : `s${i % 3}`].join(','));
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-repart-'));
+    const csv = path.join(dir, 'rows.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 300 }, 'df'];
+    try {
+      await expectLocalDigests([chain(read, ['more', 'repartition', { npartitions: 11 }, 'df']), chain(read, ['fewer', 'repartition', { npartitions: 2 }, 'df']), chain(read, ['more', 'repartition', { npartitions: 9 }, 'df'], ['hd', 'head', { n: 30 }, 'df'])], 'repartition');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });
