@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
-from . import columns, counts, groupby, missing, sorting, summaries, timeseries
+from . import columns, counts, groupby, missing, shift, sorting, summaries, timeseries
 from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
@@ -85,6 +85,7 @@ HANDLERS: Dict[str, Handler] = {
     "drop": lambda p, i, t: columns.drop(_tables(i, "drop")[0], p["columns"]),
     "rename": lambda p, i, t: columns.rename(_tables(i, "rename")[0], p["mapping"]),
     "head": lambda p, i, t: columns.head(_tables(i, "head"), int(p["n"])),
+    "shift": lambda p, i, t: shift.shift(_tables(i, "shift"), p),
     "slice-part": lambda p, i, t: columns.slice_part(_tables(i, "slice-part")[0], int(p["part"]), int(p["parts"])),
     "tail": lambda p, i, t: columns.tail(_tables(i, "tail"), int(p["n"])),
     "concat": lambda p, i, t: groupby.concat(_tables(i, "concat")),

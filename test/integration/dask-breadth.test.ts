@@ -445,4 +445,25 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
+  it('shift and diff (periods up and down, across partitions, int / float / string columns with nulls and NaN, replaced or suffixed) give the local digest', async () => {
+    const lines = ['k,x,s'];
+    for (let i = 0; i < 47; i++) lines.push([i % 5 === 2 ? '' : String(i * 7 - 90), i % 7 === 3 ? 'nan' : i % 9 === 4 ? '' : String(i / 4), i % 6 === 1 ? '' : `s${i % 3}`].join(','));
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-shift-'));
+    const csv = path.join(dir, 'rows.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 120 }, 'df'];
+    try {
+      await expectLocalDigests(
+        [
+          chain(read, ['sh', 'shift', { periods: 3 }, 'df']),
+          chain(read, ['sh', 'shift', { periods: -4, columns: ['s', 'x'], suffix: '_next' }, 'df']),
+          chain(read, ['d', 'df_diff', { periods: 2 }, 'df']),
+          chain(read, ['d', 'df_diff', { periods: -1, columns: ['k'], suffix: '_d' }, 'df']),
+        ],
+        'shift',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });
