@@ -15,6 +15,7 @@ from .csv_read import read_csv
 from .iso_time import IsoUnsupported
 from .filter_expr import FilterUnsupported, filter_table
 from .join import broadcast_join, join
+from .map_values import map_values
 from .shuffle import gather_part, hash_split
 from . import window
 from .assign_expr import assign
@@ -86,6 +87,7 @@ HANDLERS: Dict[str, Handler] = {
     "rename": lambda p, i, t: columns.rename(_tables(i, "rename")[0], p["mapping"]),
     "head": lambda p, i, t: columns.head(_tables(i, "head"), int(p["n"])),
     "shift": lambda p, i, t: shift.shift(_tables(i, "shift"), p),
+    "map-values": lambda p, i, t: map_values(_tables(i, "map-values")[0], p),
     "slice-part": lambda p, i, t: columns.slice_part(_tables(i, "slice-part")[0], int(p["part"]), int(p["parts"])),
     "tail": lambda p, i, t: columns.tail(_tables(i, "tail"), int(p["n"])),
     "concat": lambda p, i, t: groupby.concat(_tables(i, "concat")),

@@ -466,4 +466,24 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
+  it('map of string and number columns (ints, floats such as 0.00001 and 2.5 by their JavaScript text, nulls and NaN, missing keys) to int, float, string and bool columns gives the local digest', async () => {
+    const lines = ['k,x,s'];
+    const xs = ['2.5', '0.00001', '1e-7', 'nan', '', '3', '-0.5'];
+    for (let i = 0; i < 29; i++) lines.push([i % 5 === 2 ? '' : String((i % 4) - 1), xs[i % xs.length], i % 6 === 1 ? '' : `s${i % 3}`].join(','));
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-map-'));
+    const csv = path.join(dir, 'rows.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 100 }, 'df'];
+    try {
+      await expectLocalDigests(
+        [
+          chain(read, ['m', 'map', { column: 's', mapping: { s0: 10, s1: 2.5 }, as: 'v' }, 'df'], ['m2', 'map', { column: 'k', mapping: { '-1': 'minus one', '0': 'zero', '2': 'two' } }, 'df']),
+          chain(read, ['m', 'map', { column: 'x', mapping: { '2.5': true, '0.00001': false, '1e-7': true, '3': false } }, 'df'], ['m2', 'map', { column: 'k', mapping: { '1': 7, '2': 9 }, as: 'k2' }, 'df']),
+        ],
+        'map',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });
