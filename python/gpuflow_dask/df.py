@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
-from . import columns, counts, groupby, missing, shift, sorting, summaries, timeseries
+from . import columns, counts, groupby, missing, scan, shift, sorting, summaries, timeseries
 from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
@@ -88,6 +88,8 @@ HANDLERS: Dict[str, Handler] = {
     "head": lambda p, i, t: columns.head(_tables(i, "head"), int(p["n"])),
     "shift": lambda p, i, t: shift.shift(_tables(i, "shift"), p),
     "map-values": lambda p, i, t: map_values(_tables(i, "map-values")[0], p),
+    "scan-carry": lambda p, i, t: scan.scan_carry(_tables(i, "scan-carry")[0], p),
+    "scan": lambda p, i, t: scan.scan(_tables(i, "scan"), p),
     "slice-part": lambda p, i, t: columns.slice_part(_tables(i, "slice-part")[0], int(p["part"]), int(p["parts"])),
     "tail": lambda p, i, t: columns.tail(_tables(i, "tail"), int(p["n"])),
     "concat": lambda p, i, t: groupby.concat(_tables(i, "concat")),

@@ -486,4 +486,26 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
+  it('cumsum / cumprod / cummax / cummin and ffill / bfill across partitions (int / float / string columns with nulls, NaN and inf, partitions with no present value) give the local digest', async () => {
+    const lines = ['k,x,s'];
+    const xs = ['1.5', '', 'nan', '-2', 'inf', '0.25', '', '', '', '', '', '3', '-inf', '4'];
+    for (let i = 0; i < 41; i++) lines.push([i % 5 === 2 || (i > 14 && i < 22) ? '' : String((i % 7) - 3), xs[i % xs.length], i % 4 === 1 || (i > 20 && i < 30) ? '' : `s${i % 3}`].join(','));
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-scan-'));
+    const csv = path.join(dir, 'rows.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 60 }, 'df'];
+    try {
+      await expectLocalDigests(
+        [
+          chain(read, ['c', 'df_cumsum', {}, 'df'], ['p', 'df_cumprod', { columns: ['k'], suffix: '_p' }, 'df']),
+          chain(read, ['mx', 'df_cummax', { suffix: '_max' }, 'df'], ['mn', 'df_cummin', { columns: ['x'] }, 'df']),
+          chain(read, ['f', 'ffill', {}, 'df']),
+          chain(read, ['b', 'bfill', { columns: ['s', 'x'], suffix: '_b' }, 'df']),
+        ],
+        'scan',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });
