@@ -102,7 +102,6 @@ function dfParamsRefusal(op: string, params: Record<string, unknown>): string | 
 
 /** Params the local kernels took after the bridge's port of the op: refused here, not ignored there (a silent wrong answer). */
 function laterParamRefusal(op: string, params: Record<string, unknown>): string | null {
-  if (op === 'dropna' && params.thresh !== undefined) return 'dropna with thresh';
   const spec = params.spec;
   const how = typeof spec === 'object' && spec !== null && 'how' in spec ? spec.how : undefined;
   if ((op === 'join' || op === 'broadcast-join') && (how === 'leftsemi' || how === 'leftanti')) return `merge how='${how}'`;

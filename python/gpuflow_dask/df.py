@@ -95,7 +95,7 @@ HANDLERS: Dict[str, Handler] = {
     "concat": lambda p, i, t: groupby.concat(_tables(i, "concat")),
     "isna": lambda p, i, t: missing.isna(_tables(i, "isna")[0], p.get("columns")),
     "fillna": lambda p, i, t: missing.fillna(_tables(i, "fillna")[0], p["value"], p.get("columns")),
-    "dropna": lambda p, i, t: missing.dropna(_tables(i, "dropna")[0], p.get("subset"), p.get("how") or "any"),
+    "dropna": lambda p, i, t: missing.dropna(_tables(i, "dropna")[0], p.get("subset"), p.get("how") or "any", None if p.get("thresh") is None else int(p["thresh"])),
     "from-array": lambda p, i, t: from_array(i[0], p.get("columns")),
     "drop-duplicates": lambda p, i, t: drop_duplicates(_tables(i, "drop-duplicates"), p.get("subset"), p.get("keep") or "first"),
     "sort": lambda p, i, t: sorting.sort_table(_tables(i, "sort"), p["by"], p.get("ascending")),

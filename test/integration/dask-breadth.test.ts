@@ -105,7 +105,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     expect(refused).toEqual(['tuning-mnist-mlp.json', 'tuning-random-search.json']);
   }, 600_000);
 
-  it('select, drop, rename, fillna, isna, dropna, head, tail, value_counts, drop_duplicates, sort, describe, quantile, nunique and from_array over partitions with nulls and NaN give the local digest', async () => {
+  it('select, drop, rename, fillna, isna, dropna (thresh too), head, tail, value_counts, drop_duplicates, sort, describe, quantile, nunique and from_array over partitions with nulls and NaN give the local digest', async () => {
     // 60 rows: k int with gaps, x float with NaN / inf / gaps, s string with gaps, b bool with
     // gaps; 256-byte blocks make several partitions.
     const lines = ['k,x,s,b'];
@@ -123,6 +123,8 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       chain(read, ['na', 'isna', {}, 'df']),
       chain(read, ['dn', 'dropna', { subset: ['x', 's'], how: 'any' }, 'df']),
       chain(read, ['dn', 'dropna', { subset: ['k', 'x'], how: 'all' }, 'df']),
+      chain(read, ['dn', 'dropna', { thresh: 4 }, 'df']),
+      chain(read, ['dn', 'dropna', { subset: ['k', 'x', 's'], thresh: 2 }, 'df']),
       chain(read, ['fb', 'fillna', { value: true }, 'df'], ['fi', 'fillna', { value: 2.5 }, 'df']),
       chain(read, ['vc', 'value_counts', { column: 's' }, 'df']),
       chain(read, ['vc', 'value_counts', { column: 'x', split_every: 2 }, 'df']),

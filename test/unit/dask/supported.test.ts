@@ -69,9 +69,10 @@ describe('Dask support of the column and missing-value dataframe ops, and stated
     expect(firstRefusal(g)).toBeNull();
   });
 
-  it('refuses dropna with thresh (a param the bridge does not read) rather than ignore it', () => {
-    const g = dfChain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv' }], ['dn', 'dropna', { thresh: 2 }]);
-    expect(firstRefusal(g)?.message).toBe("node 'dn' (dropna): dropna with thresh is not supported on Dask yet; run it on this workstation");
+  it('takes dropna with thresh (gpuflow_dask reads it), and refuses a time-based rolling window rather than ignore its params', () => {
+    expect(firstRefusal(dfChain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv' }], ['dn', 'dropna', { thresh: 2 }]))).toBeNull();
+    const g = dfChain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv', types: { start: 'timestamp' } }], ['rl', 'rolling', { window: '2D', on: 'start', aggs: [{ column: 'age', agg: 'sum', as: 'a' }] }]);
+    expect(firstRefusal(g)?.message).toBe("node 'rl' (rolling): a time-based rolling window is not supported on Dask yet; run it on this workstation");
   });
 
   it('refuses read_parquet at compile time with the reason (no pyarrow on the workers)', () => {
