@@ -102,9 +102,6 @@ function dfParamsRefusal(op: string, params: Record<string, unknown>): string | 
 
 /** Params the local kernels took after the bridge's port of the op: refused here, not ignored there (a silent wrong answer). */
 function laterParamRefusal(op: string, params: Record<string, unknown>): string | null {
-  const spec = params.spec;
-  const how = typeof spec === 'object' && spec !== null && 'how' in spec ? spec.how : undefined;
-  if ((op === 'join' || op === 'broadcast-join') && (how === 'leftsemi' || how === 'leftanti')) return `merge how='${how}'`;
   if (op === 'rolling' && params.windowMs !== undefined) return 'a time-based rolling window';
   if ((op === 'resample-bin' || op === 'resample-fill') && params.calendar !== undefined) return `resample by the calendar period '${String(params.calendar)}'`;
   return null;

@@ -215,7 +215,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }, 600_000);
 
-  it('merges a partitioned left with a one-partition right (broadcast: inner, left, null keys never, string and two-column keys, int against float) two one-partition sides (outer, right, shared keys from the right) and the hash-partitioned plan with the local digest', async () => {
+  it('merges a partitioned left with a one-partition right (broadcast: inner, left, leftsemi, leftanti, null keys never, string and two-column keys, int against float) two one-partition sides (outer, right, shared keys from the right) and the hash-partitioned plan with the local digest', async () => {
     // left: 40 rows over several partitions; right: 12 rows, one partition. Keys with gaps, NaN and -0.
     const left = ['k,s,v'];
     for (let i = 0; i < 40; i++) left.push([i % 9 === 4 ? '' : String(i % 7), i % 6 === 1 ? '' : `s${i % 3}`, String(i * 1.5)].join(','));
@@ -252,6 +252,11 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       merge(120, { on: ['s', 'k'], how: 'right' }, 90),
       merge(100, { left_on: ['v'], right_on: ['f'], strategy: 'hash' }, 90),
       merge(120, { on: ['s'], how: 'left', null_keys: 'never', strategy: 'hash' }),
+      // leftsemi / leftanti: broadcast, one-partition sides and hash-partitioned, null keys both ways
+      merge(120, { on: ['k'], how: 'leftsemi' }),
+      merge(120, { on: ['s'], how: 'leftanti', null_keys: 'never' }),
+      merge(null, { on: ['k', 's'], how: 'leftanti' }),
+      merge(120, { on: ['s'], how: 'leftsemi', null_keys: 'never', strategy: 'hash' }, 90),
     ];
     try {
       await expectLocalDigests(docs, 'merge');
