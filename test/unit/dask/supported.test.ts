@@ -82,6 +82,13 @@ describe('Dask support of the column and missing-value dataframe ops, and stated
     );
   });
 
+  it('refuses save_npy at compile time with the reason (the file would be written on a worker)', () => {
+    const doc = { format: 'gpuflow.workflow/1', nodes: [{ id: 'x', op: 'arange', params: { stop: 10, chunks: 5 } }, { id: 'sv', op: 'save_npy', params: { path: '/tmp/gpuflow-never-written.npy' } }], edges: [{ source: 'x', sourcePort: 'out', target: 'sv', targetPort: 'x' }] };
+    expect(firstRefusal(compileWorkflow(validateWorkflow(doc, {})))?.message).toBe(
+      "node 'sv' (save_npy): the array op 'npy-save' is not supported on Dask (save_npy writes its file where its task runs, which on a Dask cluster is some worker's file system, not this workstation's); run it on this workstation",
+    );
+  });
+
   it('refuses a tuning trial with the reason the search stays local', () => {
     const doc = JSON.parse(readFileSync('examples/tuning-random-search.json', 'utf8')) as unknown;
     expect(firstRefusal(compileWorkflow(validateWorkflow(doc, {})))?.message).toMatch(
