@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import program
-from .encode import unsupported_reason
+from .encode import strides, unsupported_reason
 from .philox import random32, random64, seed_key
 
 UNARY: Dict[str, Callable[[np.ndarray], np.ndarray]] = {
@@ -53,21 +53,13 @@ BINARY: Dict[str, Callable[[np.ndarray, Any], np.ndarray]] = {
 }
 
 
-def _strides(shape: Sequence[int]) -> List[int]:
-    out, acc = [0] * len(shape), 1
-    for d in range(len(shape) - 1, -1, -1):
-        out[d] = acc
-        acc *= int(shape[d])
-    return out
-
-
 def region_index(array_shape: Sequence[int], region: Dict[str, Any], shape: Sequence[int], what: str) -> np.ndarray:
     """The flat indices into an array of `array_shape` that `region` reads, as an array of `shape`."""
     count = [int(c) for c in region["count"]]
     if count != [int(s) for s in shape]:
         raise ValueError(f"{what}: region count {count} does not match block {list(shape)}")
     idx = np.zeros(tuple(count), dtype=np.int64)
-    for d, (st, n, start, step) in enumerate(zip(_strides(array_shape), count, region["start"], region["step"])):
+    for d, (st, n, start, step) in enumerate(zip(strides(array_shape), count, region["start"], region["step"])):
         view = [1] * len(count)
         view[d] = n
         idx = idx + ((int(start) + np.arange(n, dtype=np.int64) * int(step)) * st).reshape(view)

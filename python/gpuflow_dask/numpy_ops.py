@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from .encode import strides
 from .int_program import to_int
 
 Handler = Callable[[Dict[str, Any], Tuple[Any, ...], Any], Any]
@@ -154,7 +155,7 @@ def _reshape(p: Dict[str, Any], inputs: Tuple[Any, ...], _t: Any) -> np.ndarray:
     in_shape = [int(s) for s in p["inShape"]]
     grid = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), np.int64)
     flat = np.zeros(grid.shape[1], np.int64)
-    for d, (st, s0) in enumerate(zip(_strides(p["outShape"]), p["start"])):
+    for d, (st, s0) in enumerate(zip(strides(p["outShape"]), p["start"])):
         flat += (int(s0) + grid[d]) * st
     coords = np.unravel_index(flat, in_shape) if in_shape else ()
     bounds = [np.cumsum([0] + [int(c) for c in cs]) for cs in p["inChunks"]]
@@ -171,14 +172,6 @@ def _reshape(p: Dict[str, Any], inputs: Tuple[Any, ...], _t: Any) -> np.ndarray:
         src = arrays[j].astype(np.float64)
         out[sel] = src[tuple(l[sel] for l in local)] if local else src.reshape(-1)[0]
     return _as(out.reshape(shape), p["dtype"])
-
-
-def _strides(shape: Sequence[int]) -> List[int]:
-    out, acc = [0] * len(shape), 1
-    for d in range(len(shape) - 1, -1, -1):
-        out[d] = acc
-        acc *= int(shape[d])
-    return out
 
 
 HANDLERS: Dict[str, Handler] = {

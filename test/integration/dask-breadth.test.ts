@@ -80,6 +80,18 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }
 
+  /** `lines` written as a CSV in a temporary folder, read in `blocksize` partitions; each of `docs(read)` gives the local digest on the cluster. */
+  async function expectCsvDigests(label: string, lines: string[], types: Record<string, string>, blocksize: number, docs: (read: Step) => unknown[]): Promise<void> {
+    const dir = mkdtempSync(path.join(tmpdir(), `gpuflow-${label}-`));
+    const csv = path.join(dir, 'rows.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    try {
+      await expectLocalDigests(docs(['read', 'read_csv', { path: csv, types, blocksize }, 'df']), label);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
   it('runs every example with the local digest, or refuses it at compile time naming node and op', async () => {
     const files = readdirSync('examples').filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThanOrEqual(5);
@@ -323,6 +335,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
+
   it('runs integer chunk programs (int32 and int64: elementwise arrays, exact int64 sums and products that wrap, arg*, var, slices of int64 beyond 2**53) with the local digest', async () => {
     const reductions = (from: string, specs: [string, Record<string, unknown>][]): { nodes: N[]; edges: [string, string][] } => ({
       nodes: specs.map(([id, params]) => [id, 'reduce', params]),
@@ -363,6 +376,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
+
   it('runs chunk programs the native code has no instruction for (comparisons, where, nansum, broadcast comparisons; float64, float32 and int32) with the local digest', async () => {
     const f64 = graph(
       'comparisons and where',
@@ -399,6 +413,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     );
     await expectLocalDigests([f64, f32, i32], 'tree');
   }, 600_000);
+
   it('runs histogram, percentile / quantile (whole and along an axis, float and int) and top-k along an axis with the local digest', async () => {
     const doc = graph(
       'numpy ops',
@@ -417,6 +432,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     );
     await expectLocalDigests([doc], 'numpy-ops');
   }, 600_000);
+
   it('runs cumsum / cumprod / nancumsum along an axis and flattened (float64, float32, int32) and reshape with the local digest', async () => {
     const doc = graph(
       'scans and reshape',
@@ -439,80 +455,43 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     );
     await expectLocalDigests([doc], 'scans');
   }, 600_000);
+
   it('repartitions a frame with nulls into more partitions (even row slices) and fewer (concatenated neighbours) with the local digest', async () => {
     const lines = ['k,x,s'];
     for (let i = 0; i < 53; i++) lines.push([i % 5 === 2 ? '' : String(i * 7 - 90), i % 7 === 3 ? 'nan' : String(i / 4), i % 6 === 1 ? '' : `s${i % 3}`].join(','));
-    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-repart-'));
-    const csv = path.join(dir, 'rows.csv');
-    writeFileSync(csv, `${lines.join('\n')}\n`);
-    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 300 }, 'df'];
-    try {
-      await expectLocalDigests([chain(read, ['more', 'repartition', { npartitions: 11 }, 'df']), chain(read, ['fewer', 'repartition', { npartitions: 2 }, 'df']), chain(read, ['more', 'repartition', { npartitions: 9 }, 'df'], ['hd', 'head', { n: 30 }, 'df'])], 'repartition');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await expectCsvDigests('repartition', lines, { k: 'int', x: 'float', s: 'string' }, 300, (read) => [chain(read, ['more', 'repartition', { npartitions: 11 }, 'df']), chain(read, ['fewer', 'repartition', { npartitions: 2 }, 'df']), chain(read, ['more', 'repartition', { npartitions: 9 }, 'df'], ['hd', 'head', { n: 30 }, 'df'])]);
   }, 600_000);
+
   it('shift and diff (periods up and down, across partitions, int / float / string columns with nulls and NaN, replaced or suffixed) give the local digest', async () => {
     const lines = ['k,x,s'];
     for (let i = 0; i < 47; i++) lines.push([i % 5 === 2 ? '' : String(i * 7 - 90), i % 7 === 3 ? 'nan' : i % 9 === 4 ? '' : String(i / 4), i % 6 === 1 ? '' : `s${i % 3}`].join(','));
-    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-shift-'));
-    const csv = path.join(dir, 'rows.csv');
-    writeFileSync(csv, `${lines.join('\n')}\n`);
-    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 120 }, 'df'];
-    try {
-      await expectLocalDigests(
-        [
-          chain(read, ['sh', 'shift', { periods: 3 }, 'df']),
-          chain(read, ['sh', 'shift', { periods: -4, columns: ['s', 'x'], suffix: '_next' }, 'df']),
-          chain(read, ['d', 'df_diff', { periods: 2 }, 'df']),
-          chain(read, ['d', 'df_diff', { periods: -1, columns: ['k'], suffix: '_d' }, 'df']),
-        ],
-        'shift',
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await expectCsvDigests('shift', lines, { k: 'int', x: 'float', s: 'string' }, 120, (read) => [
+      chain(read, ['sh', 'shift', { periods: 3 }, 'df']),
+      chain(read, ['sh', 'shift', { periods: -4, columns: ['s', 'x'], suffix: '_next' }, 'df']),
+      chain(read, ['d', 'df_diff', { periods: 2 }, 'df']),
+      chain(read, ['d', 'df_diff', { periods: -1, columns: ['k'], suffix: '_d' }, 'df']),
+    ]);
   }, 600_000);
+
   it('map of string and number columns (ints, floats such as 0.00001 and 2.5 by their JavaScript text, nulls and NaN, missing keys) to int, float, string and bool columns gives the local digest', async () => {
     const lines = ['k,x,s'];
     const xs = ['2.5', '0.00001', '1e-7', 'nan', '', '3', '-0.5'];
     for (let i = 0; i < 29; i++) lines.push([i % 5 === 2 ? '' : String((i % 4) - 1), xs[i % xs.length], i % 6 === 1 ? '' : `s${i % 3}`].join(','));
-    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-map-'));
-    const csv = path.join(dir, 'rows.csv');
-    writeFileSync(csv, `${lines.join('\n')}\n`);
-    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 100 }, 'df'];
-    try {
-      await expectLocalDigests(
-        [
-          chain(read, ['m', 'map', { column: 's', mapping: { s0: 10, s1: 2.5 }, as: 'v' }, 'df'], ['m2', 'map', { column: 'k', mapping: { '-1': 'minus one', '0': 'zero', '2': 'two' } }, 'df']),
-          chain(read, ['m', 'map', { column: 'x', mapping: { '2.5': true, '0.00001': false, '1e-7': true, '3': false } }, 'df'], ['m2', 'map', { column: 'k', mapping: { '1': 7, '2': 9 }, as: 'k2' }, 'df']),
-        ],
-        'map',
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await expectCsvDigests('map', lines, { k: 'int', x: 'float', s: 'string' }, 100, (read) => [
+      chain(read, ['m', 'map', { column: 's', mapping: { s0: 10, s1: 2.5 }, as: 'v' }, 'df'], ['m2', 'map', { column: 'k', mapping: { '-1': 'minus one', '0': 'zero', '2': 'two' } }, 'df']),
+      chain(read, ['m', 'map', { column: 'x', mapping: { '2.5': true, '0.00001': false, '1e-7': true, '3': false } }, 'df'], ['m2', 'map', { column: 'k', mapping: { '1': 7, '2': 9 }, as: 'k2' }, 'df']),
+    ]);
   }, 600_000);
+
   it('cumsum / cumprod / cummax / cummin and ffill / bfill across partitions (int / float / string columns with nulls, NaN and inf, partitions with no present value) give the local digest', async () => {
     const lines = ['k,x,s'];
     const xs = ['1.5', '', 'nan', '-2', 'inf', '0.25', '', '', '', '', '', '3', '-inf', '4'];
     for (let i = 0; i < 41; i++) lines.push([i % 5 === 2 || (i > 14 && i < 22) ? '' : String((i % 7) - 3), xs[i % xs.length], i % 4 === 1 || (i > 20 && i < 30) ? '' : `s${i % 3}`].join(','));
-    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-scan-'));
-    const csv = path.join(dir, 'rows.csv');
-    writeFileSync(csv, `${lines.join('\n')}\n`);
-    const read: Step = ['read', 'read_csv', { path: csv, types: { k: 'int', x: 'float', s: 'string' }, blocksize: 60 }, 'df'];
-    try {
-      await expectLocalDigests(
-        [
-          chain(read, ['c', 'df_cumsum', {}, 'df'], ['p', 'df_cumprod', { columns: ['k'], suffix: '_p' }, 'df']),
-          chain(read, ['mx', 'df_cummax', { suffix: '_max' }, 'df'], ['mn', 'df_cummin', { columns: ['x'] }, 'df']),
-          chain(read, ['f', 'ffill', {}, 'df']),
-          chain(read, ['b', 'bfill', { columns: ['s', 'x'], suffix: '_b' }, 'df']),
-        ],
-        'scan',
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await expectCsvDigests('scan', lines, { k: 'int', x: 'float', s: 'string' }, 60, (read) => [
+      chain(read, ['c', 'df_cumsum', {}, 'df'], ['p', 'df_cumprod', { columns: ['k'], suffix: '_p' }, 'df']),
+      chain(read, ['mx', 'df_cummax', { suffix: '_max' }, 'df'], ['mn', 'df_cummin', { columns: ['x'] }, 'df']),
+      chain(read, ['f', 'ffill', {}, 'df']),
+      chain(read, ['b', 'bfill', { columns: ['s', 'x'], suffix: '_b' }, 'df']),
+    ]);
   }, 600_000);
 });
