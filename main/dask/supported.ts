@@ -2,17 +2,15 @@
  * Which compiled graphs the Dask target can run, decided before any connection (and before
  * `export-dask` writes a script): the task kinds, ops and groupby aggregates gpuflow_dask
  * executes, from python/gpuflow_dask/supported.json (python/tests/test_supported.py checks that
- * list against the Python handler registries), and the programs its executor takes
- * (native/program-code.ts's unsupportedReason with negative strides, as
- * python/gpuflow_dask/encode.py ports it).
+ * list against the Python handler registries); every chunk program but a reduction over more
+ * axes than the native interpreter's limit.
  */
 import * as z from 'zod';
 import type { Node } from '../../common/expr/ast';
 import { parseExpr } from '../../common/expr/parse';
 import type { TaskDef, TaskGraph } from '../../common/tasks';
-import type { ChunkProgram, Expr } from '../../common/arrays';
-import { isCompareOp } from '../../common/dtype-rules';
-import { unsupportedReason } from '../../native/program-code';
+import type { ChunkProgram } from '../../common/arrays';
+import { LIMITS } from '../../native/program-code';
 import list from '../../python/gpuflow_dask/supported.json';
 
 const Supported = z.object({
@@ -105,13 +103,10 @@ function dfParamsRefusal(op: string, params: Record<string, unknown>): string | 
 
 /** Params the local kernels took after the bridge's port of the op: refused here, not ignored there (a silent wrong answer). */
 function laterParamRefusal(op: string, params: Record<string, unknown>): string | null {
-  if (op === 'dropna' && params.thresh !== undefined) return 'dropna with thresh';
   if (op === 'drop-duplicates' && params.keep === 'none') return "drop_duplicates with keep='none' (pandas' keep=False)";
   if (op.startsWith('value-counts') && (params.dropna === false || params.normalize === true)) return 'value_counts with normalize or dropna=False';
   const spec = params.spec;
   if (op.startsWith('groupby') && typeof spec === 'object' && spec !== null && 'dropna' in spec && spec.dropna === false) return 'groupby with dropna=False';
-  const how = typeof spec === 'object' && spec !== null && 'how' in spec ? spec.how : undefined;
-  if ((op === 'join' || op === 'broadcast-join') && (how === 'leftsemi' || how === 'leftanti')) return `merge how='${how}'`;
   if (op === 'rolling' && params.windowMs !== undefined) return 'a time-based rolling window';
   if ((op === 'resample-bin' || op === 'resample-fill') && params.calendar !== undefined) return `resample by the calendar period '${String(params.calendar)}'`;
   return null;
@@ -122,17 +117,11 @@ function laterParamRefusal(op: string, params: Record<string, unknown>): string 
  * programs, the comparisons and programs sized at run time, which came later (issue 24); refused here.
  */
 function bridgeProgramGap(p: ChunkProgram): string | null {
-  if (p.dtype !== 'float64' && p.dtype !== 'float32') return `dtype ${p.dtype}`;
+  // A bool result (comparisons, logical ops, any / all): the bridge's programs give numbers, not
+  // NumPy bools, so the dtype would differ from the local run's.
+  if (p.dtype === 'bool') return 'dtype bool';
   if (p.sizedBy !== undefined) return 'a data-dependent length (a boolean-mask selection)';
-  const compares = (e: Expr): boolean => {
-    switch (e.kind) {
-      case 'leaf': return false;
-      case 'binary': return isCompareOp(e.op) || compares(e.a) || compares(e.b);
-      case 'where': return compares(e.cond) || compares(e.a) || compares(e.b);
-      default: return compares(e.arg);
-    }
-  };
-  return compares(p.expr) ? 'a comparison' : null;
+  return null;
 }
 
 /** The stated reason task `t` cannot run on Dask (supported.json reasons), where there is one. */
@@ -147,8 +136,14 @@ export function daskRefusal(t: TaskDef): string | null {
   const s = t.spec;
   if (!SUPPORTED.kinds.includes(s.kind)) return s.kind === 'trial' ? `the tuning trial '${s.op}'` : `a '${s.kind}' task`;
   if (s.kind === 'program') {
-    const why = bridgeProgramGap(s.program) ?? unsupportedReason(s.program, { negativeStrides: true });
-    return why === null ? null : `a chunk program of ${why}`;
+    // Every chunk program runs: through the flat code where it suits the native interpreter, else
+    // from its tree (python/gpuflow_dask/expr_program.py, a port of the js interpreter the local
+    // engine runs comparisons and where on); integer ones converted as the local engine does
+    // (int_program.py). A reduction's chunk step runs as a flat program of at most LIMITS.dims axes.
+    const p = s.program;
+    const gap = bridgeProgramGap(p);
+    if (gap !== null) return `a chunk program of ${gap}`;
+    return p.reduce && p.shape.length > LIMITS.dims ? `a chunk program reducing ${p.shape.length} dimensions (at most ${LIMITS.dims})` : null;
   }
   if (s.kind === 'array-op' && !SUPPORTED['array-op'].includes(s.op)) return `the array op '${s.op}'`;
   if (s.kind === 'df') {

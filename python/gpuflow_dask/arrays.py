@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
-from . import capi, npy_read
+from . import capi, npy_read, numpy_ops
 from .execute_threads import threads
 from .values import Arrays
 
@@ -214,4 +214,6 @@ HANDLERS: Dict[str, Handler] = {
     "summary-stats": _stats, "summary-stats-combine": _stats_combine, "summary-hist": _hist,
     "summary-hist-combine": _hist_combine, "summary-bundle": _bundle_of,
     "matmul": _matmul, "qr-block": _qr_block, "qr-top": _qr_top, "qr-combine": _qr_combine, "pick": _pick,
-    "npy-read": npy_read.handler}
+    "npy-read": npy_read.handler,
+    # histogram, percentile / quantile and top-k (numpy_ops.py, the numpy-handlers.ts port)
+    **numpy_ops.HANDLERS}

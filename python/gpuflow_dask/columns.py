@@ -49,6 +49,13 @@ def rows(t: Table, start: int, stop: int) -> Table:
     return Table(len(idx), [take(c, idx) for c in t.columns])
 
 
+def slice_part(t: Table, part: int, parts: int) -> Table:
+    """Part `part` of `parts` even row slices of `t` (repartition to more partitions, as rows.ts)."""
+    if part >= parts:
+        raise ValueError(f"df slice-part: part {part} of {parts} does not exist")
+    return rows(t, (part * t.rows) // parts, ((part + 1) * t.rows) // parts)
+
+
 def head(tables: Sequence[Table], n: int) -> Table:
     t = concat(tables)
     return rows(t, 0, min(t.rows, max(0, n)))

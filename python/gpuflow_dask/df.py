@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
 
-from . import columns, counts, groupby, missing, sorting, summaries, timeseries
+from . import columns, counts, groupby, missing, scan, shift, sorting, summaries, timeseries
 from .duplicates import drop_duplicates
 from .from_array import from_array
 from .csv_read import read_csv
 from .iso_time import IsoUnsupported
 from .filter_expr import FilterUnsupported, filter_table
 from .join import broadcast_join, join
+from .map_values import map_values
 from .shuffle import gather_part, hash_split
 from . import window
 from .assign_expr import assign
@@ -85,11 +86,16 @@ HANDLERS: Dict[str, Handler] = {
     "drop": lambda p, i, t: columns.drop(_tables(i, "drop")[0], p["columns"]),
     "rename": lambda p, i, t: columns.rename(_tables(i, "rename")[0], p["mapping"]),
     "head": lambda p, i, t: columns.head(_tables(i, "head"), int(p["n"])),
+    "shift": lambda p, i, t: shift.shift(_tables(i, "shift"), p),
+    "map-values": lambda p, i, t: map_values(_tables(i, "map-values")[0], p),
+    "scan-carry": lambda p, i, t: scan.scan_carry(_tables(i, "scan-carry")[0], p),
+    "scan": lambda p, i, t: scan.scan(_tables(i, "scan"), p),
+    "slice-part": lambda p, i, t: columns.slice_part(_tables(i, "slice-part")[0], int(p["part"]), int(p["parts"])),
     "tail": lambda p, i, t: columns.tail(_tables(i, "tail"), int(p["n"])),
     "concat": lambda p, i, t: groupby.concat(_tables(i, "concat")),
     "isna": lambda p, i, t: missing.isna(_tables(i, "isna")[0], p.get("columns")),
     "fillna": lambda p, i, t: missing.fillna(_tables(i, "fillna")[0], p["value"], p.get("columns")),
-    "dropna": lambda p, i, t: missing.dropna(_tables(i, "dropna")[0], p.get("subset"), p.get("how") or "any"),
+    "dropna": lambda p, i, t: missing.dropna(_tables(i, "dropna")[0], p.get("subset"), p.get("how") or "any", None if p.get("thresh") is None else int(p["thresh"])),
     "from-array": lambda p, i, t: from_array(i[0], p.get("columns")),
     "drop-duplicates": lambda p, i, t: drop_duplicates(_tables(i, "drop-duplicates"), p.get("subset"), p.get("keep") or "first"),
     "sort": lambda p, i, t: sorting.sort_table(_tables(i, "sort"), p["by"], p.get("ascending")),

@@ -12,8 +12,7 @@ from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from . import device, program, reduce
-from .encode import unsupported_reason
+from . import device, expr_program, int_program, program, reduce
 from .errors import TaskFailure, unsupported
 from .execute_threads import threads
 
@@ -34,10 +33,12 @@ class TaskPayload:
 
 
 def _program(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> Any:
-    if not isinstance(spec.get("code"), str):
-        why = unsupported_reason(spec.get("program") or {})
-        if why:
-            raise unsupported(f"program of {why}", t.key, t.node)
+    if int_program.is_int_program(spec.get("program") or {}):
+        # Only the flat float path reads device chunks in place; these take host values.
+        return int_program.run(spec, tuple(device.to_host(v) for v in inputs), threads())[0]
+    if not isinstance(spec.get("code"), str) and expr_program.needs_tree(spec.get("program") or {}):
+        # Comparisons, where: the js interpreter's port, as the local engine runs these on js.
+        return expr_program.run(spec, tuple(device.to_host(v) for v in inputs), threads())[0]
     value, _backend = program.run(spec, inputs, threads())
     return value
 
@@ -48,10 +49,17 @@ def _combine(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> A
         return combined
     out = reduce.finalize_partial(combined, spec.get("ddof") or 0)
     # The result's NumPy dtype where it is not float64 (int64 sums, float32, int32 min), as the
-    # js finalize casts; floats to integers truncate as astype does. Integer sums here are
-    # float64 partials, so exact only below 2**53 (the local engine keeps them in int64).
+    # js finalize casts: an int64 sum or product of integer blocks is their exact int64 result
+    # (the partials' isum), other floats convert as js castTo does (truncated; a non-finite
+    # value is 0 for int64).
     dtype = spec.get("dtype")
-    return out.astype(dtype) if dtype and out.dtype != np.dtype(dtype) else out
+    if not dtype or out.dtype == np.dtype(dtype):
+        return out
+    if dtype == "int64" and combined.isum is not None:
+        return combined.isum.reshape(out.shape).copy()
+    if dtype in int_program.INT_DTYPES and out.dtype.kind == "f":
+        return int_program.to_int(np.where(np.isfinite(out), out, 0.0), dtype, "finalize")
+    return out.astype(dtype)
 
 
 def _ops(kind: str) -> Dict[str, Handler]:

@@ -122,8 +122,8 @@ def join(left: Table, right: Table, spec: Dict[str, Any]) -> Table:
     how = spec["how"]
     if not lk or not rk or len(lk) != len(rk):
         raise ValueError("join: give 'on' (names on both sides) or 'leftOn' and 'rightOn' of one length")
-    if how not in ("inner", "left", "right", "outer"):
-        raise ValueError(f"join: how is '{how}'; expected inner, left, right or outer")
+    if how not in ("inner", "left", "right", "outer", "leftsemi", "leftanti"):
+        raise ValueError(f"join: how is '{how}'; expected inner, left, right, outer, leftsemi or leftanti")
     require(left, lk, "join (left)")
     require(right, rk, "join (right)")
     for a, b in zip(lk, rk):
@@ -132,11 +132,22 @@ def join(left: Table, right: Table, spec: Dict[str, Any]) -> Table:
             raise ValueError(f"join: key '{a}' is {ta} on the left but '{b}' is {tb} on the right")
     nulls_match = spec.get("nulls", "match") != "never"
     suffixes = spec.get("suffixes") or ["_x", "_y"]
+    if how in ("leftsemi", "leftanti"):
+        return _semi(left, right, lk, rk, how == "leftanti", nulls_match)
     if how == "right":
         r, l = _match(right, left, rk, lk, "left", nulls_match)
         return _joined(left, right, lk, rk, suffixes, l, r)
     li, ri = _match(left, right, lk, rk, how, nulls_match)
     return _joined(left, right, lk, rk, suffixes, li, ri)
+
+
+def _semi(left: Table, right: Table, lk: Sequence[str], rk: Sequence[str], anti: bool, nulls_match: bool) -> Table:
+    """The left rows with a match on the right (anti: without one), each once, in left order, with
+    the left columns only (join.ts semiRows); a missing key matches nothing under nulls 'never'."""
+    usable = (lambda k: True) if nulls_match else (lambda k: MISSING not in k)
+    on_right = {k for k in _keys(right, rk) if usable(k)}
+    rows = np.array([i for i, k in enumerate(_keys(left, lk)) if (usable(k) and k in on_right) != anti], dtype=np.int64)
+    return Table(len(rows), [_take(c, rows, c.name) for c in left.columns])
 
 
 def broadcast_join(part: Table, small: Table, spec: Dict[str, Any]) -> Table:

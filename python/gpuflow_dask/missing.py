@@ -77,8 +77,10 @@ def fillna(t: Table, value: Any, subset: Optional[Sequence[str]] = None) -> Tabl
     return Table(t.rows, cols)
 
 
-def dropna(t: Table, subset: Optional[Sequence[str]] = None, how: str = "any") -> Table:
+def dropna(t: Table, subset: Optional[Sequence[str]] = None, how: str = "any", thresh: Optional[int] = None) -> Table:
     masks = [missing_mask(t.column(n)) for n in _subset(t, subset, "dropna")]
     count = np.sum(masks, axis=0) if masks else np.zeros(t.rows, dtype=np.int64)
-    keep = np.nonzero(count == 0 if how == "any" else count < len(masks))[0]
+    # pandas: thresh (rows need at least that many present values) takes the place of how.
+    need = thresh if thresh is not None else (len(masks) if how == "any" else 1)
+    keep = np.nonzero(len(masks) - count >= need)[0]
     return Table(len(keep), [take(c, keep) for c in t.columns])

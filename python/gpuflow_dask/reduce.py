@@ -105,6 +105,14 @@ def combine_partials(parts: Sequence[Partial]) -> Partial:
             at = np.where(sel, i, at)
         f["value"], f["index"] = v, at
     out.fields = {k: a.reshape(shape) for k, a in f.items()}
+    if op in ("sum", "prod", "nanprod") and all(p.isum is not None for p in parts):
+        # The exact int64 result of integer blocks, wrapping as NumPy's int64 (js: BigInt.asIntN(64)).
+        acc = np.zeros(n, np.int64) if op == "sum" else np.ones(n, np.int64)
+        with np.errstate(over="ignore"):
+            for p in parts:
+                x = np.asarray(p.isum, np.int64).reshape(n)
+                acc = acc + x if op == "sum" else acc * x
+        out.isum = acc.reshape(shape)
     return out
 
 

@@ -41,6 +41,9 @@ class Partial:
     op: str
     shape: List[int]
     fields: Dict[str, np.ndarray]
+    # The exact int64 sum or product (int64, the reduced shape) where every block held integers
+    # (int_program.py): the float64 field rounds above 2**53. Workers only: not on the wire.
+    isum: Optional[np.ndarray] = None
 
 
 @dataclass

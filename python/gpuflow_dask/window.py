@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
+from .jsnum import js_string
 from .groupby import concat
 from .missing import missing_mask
 from .values import Column, Table
@@ -143,12 +144,7 @@ def _js_name(c: Any) -> str:
         return c
     if isinstance(c, bool):
         return "true" if c else "false"
-    x = float(c)
-    if x.is_integer() and abs(x) < 1e21:
-        return str(int(x))
-    if 1e-6 <= abs(x) < 1e21:
-        return repr(x)
-    raise ValueError(f"pivot: category {c!r} (its column name in JavaScript's number format is not ported)")
+    return js_string(c)
 
 
 def pivot(g: Table, spec: Dict[str, Any]) -> Table:

@@ -9,7 +9,7 @@ import type { ResultValue } from '../../common/results';
 import { compileWorkflow, type CompileOptions, type Compiled } from '../../main/engine/compile/compile';
 import { summaryFromBundle } from '../../main/engine/compile/summary-lower';
 import { scalarResult } from '../../main/engine/outputs';
-import { assembleArray } from '../../main/engine/results';
+import { assembleArray, digitsOf } from '../../main/engine/results';
 import { tableResult } from '../../main/engine/table-result';
 import { validateWorkflow } from '../../main/engine/validate';
 import { executeSpec } from '../../worker/execute';
@@ -51,8 +51,9 @@ export async function localTasks(doc: unknown, params: Record<string, number | s
       else if (o.kind === 'values') out[name] = { kind: 'json', value: (await Promise.all(o.keys.map(value))).map((v) => (v.kind === 'json' ? v.value : v.kind)) };
       else {
         const v = await value(o.key);
-        if (o.kind === 'array-summary' && v.kind === 'arrays') out[name] = { kind: 'array', dtype: o.dtype, shape: o.shape, summary: summaryFromBundle(v.arrays) };
-        else if (o.kind === 'scalar' && v.kind === 'array') out[name] = scalarResult(o.dtype, v.array.data);
+        // With their float32 digits, as the engine's outputValue gives them (a float32 scalar's digest).
+        if (o.kind === 'array-summary' && v.kind === 'arrays') out[name] = { kind: 'array', dtype: o.dtype, shape: o.shape, summary: summaryFromBundle(v.arrays), ...digitsOf(o) };
+        else if (o.kind === 'scalar' && v.kind === 'array') out[name] = { ...scalarResult(o.dtype, v.array.data), ...digitsOf(o) };
         else out[name] = { kind: 'json', value: v.kind === 'json' ? v.value : v.kind };
       }
     }

@@ -7,6 +7,7 @@
  * (duplicates.py), sort, one partition or sampled over several (sorting.py), describe / quantile /
  * nunique (summaries.py), from_array (from_array.py) and assign's arithmetic (assign_expr.py).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,6 +34,15 @@ const SMALL: Record<string, Record<string, number>> = {
 type Step = [string, string, Record<string, unknown>, string];
 
 const localDigest = async (doc: unknown, params: Record<string, number>) => runDigest({ results: await runLocal(doc, params) } as RunResult);
+
+type N = [string, string, Record<string, unknown>];
+/** A workflow of `nodes` with edges `[from, to, port?]`. */
+const graph = (name: string, nodes: N[], edges: [string, string, string?][]) => ({
+  format: 'gpuflow.workflow/1',
+  name,
+  nodes: nodes.map(([id, op, params]) => ({ id, op, params })),
+  edges: edges.map(([source, target, port]) => ({ source, sourcePort: 'out', target, targetPort: port ?? 'x' })),
+});
 
 /** A loopback port nothing listens on. */
 function closedPort(): Promise<number> {
@@ -70,6 +80,18 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }
 
+  /** `lines` written as a CSV in a temporary folder, read in `blocksize` partitions; each of `docs(read)` gives the local digest on the cluster. */
+  async function expectCsvDigests(label: string, lines: string[], types: Record<string, string>, blocksize: number, docs: (read: Step) => unknown[]): Promise<void> {
+    const dir = mkdtempSync(path.join(tmpdir(), `gpuflow-${label}-`));
+    const csv = path.join(dir, 'rows.csv');
+    writeFileSync(csv, `${lines.join('\n')}\n`);
+    try {
+      await expectLocalDigests(docs(['read', 'read_csv', { path: csv, types, blocksize }, 'df']), label);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
   it('runs every example with the local digest, or refuses it at compile time naming node and op', async () => {
     const files = readdirSync('examples').filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThanOrEqual(5);
@@ -95,7 +117,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     expect(refused).toEqual(['tuning-mnist-mlp.json', 'tuning-random-search.json']);
   }, 600_000);
 
-  it('select, drop, rename, fillna, isna, dropna, head, tail, value_counts, drop_duplicates, sort, describe, quantile, nunique and from_array over partitions with nulls and NaN give the local digest', async () => {
+  it('select, drop, rename, fillna, isna, dropna (thresh too), head, tail, value_counts, drop_duplicates, sort, describe, quantile, nunique and from_array over partitions with nulls and NaN give the local digest', async () => {
     // 60 rows: k int with gaps, x float with NaN / inf / gaps, s string with gaps, b bool with
     // gaps; 256-byte blocks make several partitions.
     const lines = ['k,x,s,b'];
@@ -113,6 +135,8 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       chain(read, ['na', 'isna', {}, 'df']),
       chain(read, ['dn', 'dropna', { subset: ['x', 's'], how: 'any' }, 'df']),
       chain(read, ['dn', 'dropna', { subset: ['k', 'x'], how: 'all' }, 'df']),
+      chain(read, ['dn', 'dropna', { thresh: 4 }, 'df']),
+      chain(read, ['dn', 'dropna', { subset: ['k', 'x', 's'], thresh: 2 }, 'df']),
       chain(read, ['fb', 'fillna', { value: true }, 'df'], ['fi', 'fillna', { value: 2.5 }, 'df']),
       chain(read, ['vc', 'value_counts', { column: 's' }, 'df']),
       chain(read, ['vc', 'value_counts', { column: 'x', split_every: 2 }, 'df']),
@@ -203,7 +227,7 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     }
   }, 600_000);
 
-  it('merges a partitioned left with a one-partition right (broadcast: inner, left, null keys never, string and two-column keys, int against float) two one-partition sides (outer, right, shared keys from the right) and the hash-partitioned plan with the local digest', async () => {
+  it('merges a partitioned left with a one-partition right (broadcast: inner, left, leftsemi, leftanti, null keys never, string and two-column keys, int against float) two one-partition sides (outer, right, shared keys from the right) and the hash-partitioned plan with the local digest', async () => {
     // left: 40 rows over several partitions; right: 12 rows, one partition. Keys with gaps, NaN and -0.
     const left = ['k,s,v'];
     for (let i = 0; i < 40; i++) left.push([i % 9 === 4 ? '' : String(i % 7), i % 6 === 1 ? '' : `s${i % 3}`, String(i * 1.5)].join(','));
@@ -240,6 +264,11 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
       merge(120, { on: ['s', 'k'], how: 'right' }, 90),
       merge(100, { left_on: ['v'], right_on: ['f'], strategy: 'hash' }, 90),
       merge(120, { on: ['s'], how: 'left', null_keys: 'never', strategy: 'hash' }),
+      // leftsemi / leftanti: broadcast, one-partition sides and hash-partitioned, null keys both ways
+      merge(120, { on: ['k'], how: 'leftsemi' }),
+      merge(120, { on: ['s'], how: 'leftanti', null_keys: 'never' }),
+      merge(null, { on: ['k', 's'], how: 'leftanti' }),
+      merge(120, { on: ['s'], how: 'leftsemi', null_keys: 'never', strategy: 'hash' }, 90),
     ];
     try {
       await expectLocalDigests(docs, 'merge');
@@ -305,5 +334,164 @@ describe.skipIf(skipDask)('Dask breadth: the examples and the dataframe ops', ()
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 600_000);
+
+  it('runs integer chunk programs (int32 and int64: elementwise arrays, exact int64 sums and products that wrap, arg*, var, slices of int64 beyond 2**53) with the local digest', async () => {
+    const reductions = (from: string, specs: [string, Record<string, unknown>][]): { nodes: N[]; edges: [string, string][] } => ({
+      nodes: specs.map(([id, params]) => [id, 'reduce', params]),
+      edges: specs.map(([id]) => [from, id]),
+    });
+    // float64 normals as int64 (truncated, as locally) times 3: sums, products that wrap, arg*, var, a reversed slice.
+    const r64 = reductions('y', [['s', { op: 'sum' }], ['am', { op: 'argmin', axis: 0 }], ['mx', { op: 'max', axis: 1 }], ['v', { op: 'var' }], ['mn', { op: 'mean', axis: 0 }]]);
+    const int64 = graph(
+      'int64 normals',
+      [['r', 'random_normal', { shape: [60, 50], chunks: [16, 20], mean: 0, std: 1e6, seed: 3 }], ['x', 'astype', { dtype: 'int64' }], ['y', 'scalar_op', { op: 'mul', value: 3 }], ['pr', 'reduce', { op: 'prod', axis: 1 }], ['sl', 'slice', { slices: '::-3, 1::4' }], ...r64.nodes],
+      [['r', 'x'], ['x', 'y'], ['x', 'pr'], ['y', 'sl'], ...r64.edges],
+    );
+    // int32 arange plus 7: sum (int64 result), mean, min (int32 result), argmax, std, a reversed slice.
+    const r32 = reductions('b', [['s', { op: 'sum' }], ['m', { op: 'mean' }], ['mn', { op: 'min' }], ['ax', { op: 'argmax' }], ['sd', { op: 'std' }]]);
+    const int32 = graph(
+      'int32 arange',
+      [['a', 'arange', { start: -500, stop: 500, step: 1, chunks: 64, dtype: 'int32' }], ['b', 'scalar_op', { op: 'add', value: 7 }], ['sl', 'slice', { slices: '::-7' }], ...r32.nodes],
+      [['a', 'b'], ['b', 'sl'], ...r32.edges],
+    );
+    // int64 values beyond 2**53 from a .npy file: exact slices, and a sum that wraps past 2**63.
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-int-'));
+    const npy = path.join(dir, 'big.npy');
+    const made = spawnSync(DASK_PYTHON, ['-c', 'import numpy as np, sys; np.save(sys.argv[1], (2**61 + np.arange(100, dtype=np.int64) * 3 + 1).reshape(100))', npy], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const big = graph(
+      'int64 beyond 2**53',
+      [['x', 'load_npy', { path: npy, chunks: [16] }], ['sl', 'slice', { slices: '5::3' }], ['s', 'reduce', { op: 'sum' }], ['mx', 'reduce', { op: 'max' }]],
+      [['x', 'sl'], ['x', 's'], ['x', 'mx']],
+    );
+    try {
+      await expectLocalDigests([int64, int32, big], 'int');
+      // The exact int64 sum (wrapped past 2**63), not the float64 one: the oracle is Python's integers.
+      const r = await target.run(compileWorkflow(validateWorkflow(big, {})), 'int-exact').result;
+      expect(r.status, r.error).toBe('finished');
+      const want = BigInt.asIntN(64, Array.from({ length: 100 }, (_, i) => 2n ** 61n + BigInt(i) * 3n + 1n).reduce((a, b) => a + b));
+      expect(r.results.s).toMatchObject({ kind: 'scalar', dtype: 'int64', exact: want.toString() });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
+  it('runs chunk programs the native code has no instruction for (comparisons, where, nansum, broadcast comparisons; float64, float32 and int32) with the local digest', async () => {
+    const f64 = graph(
+      'comparisons and where',
+      [
+        ['r', 'random_normal', { shape: [40, 30], chunks: [16, 12], mean: 0, std: 2, seed: 5 }],
+        ['pos', 'scalar_op', { op: 'gt', value: 0 }],
+        ['w', 'where', { b_value: -1 }],
+        ['s', 'reduce', { op: 'sum' }],
+        ['am', 'reduce', { op: 'argmax', axis: 1 }],
+        ['count', 'reduce', { op: 'sum' }],
+        ['lg', 'unary', { op: 'log' }],
+        ['ns', 'reduce', { op: 'nansum', axis: 0 }],
+        ['row', 'arange', { stop: 3, step: 0.1, chunks: 12 }],
+        ['lt', 'binary', { op: 'lt' }],
+        ['below', 'reduce', { op: 'sum', axis: 0 }],
+      ],
+      [['r', 'pos'], ['pos', 'w', 'cond'], ['r', 'w', 'a'], ['w', 's'], ['w', 'am'], ['pos', 'count'], ['r', 'lg'], ['lg', 'ns'], ['r', 'lt', 'a'], ['row', 'lt', 'b'], ['lt', 'below']],
+    );
+    const f32 = graph(
+      'float32 where',
+      [
+        ['x', 'random_normal', { shape: [50], chunks: [16], mean: 0, std: 1, seed: 9, dtype: 'float32' }],
+        ['ge', 'scalar_op', { op: 'ge', value: 0.5 }],
+        ['w', 'where', { b_value: 2.5 }],
+        ['m', 'reduce', { op: 'mean' }],
+        ['sl', 'slice', { slices: '::-5' }],
+      ],
+      [['x', 'ge'], ['ge', 'w', 'cond'], ['x', 'w', 'a'], ['w', 'm'], ['w', 'sl']],
+    );
+    const i32 = graph(
+      'int32 comparison',
+      [['a', 'arange', { stop: 100, chunks: 10, dtype: 'int32' }], ['b', 'arange', { start: 100, stop: 0, step: -1, chunks: 10, dtype: 'int32' }], ['lt', 'binary', { op: 'lt' }], ['n', 'reduce', { op: 'sum' }], ['sl', 'slice', { slices: '3::9' }]],
+      [['a', 'lt', 'a'], ['b', 'lt', 'b'], ['lt', 'n'], ['lt', 'sl']],
+    );
+    await expectLocalDigests([f64, f32, i32], 'tree');
+  }, 600_000);
+
+  it('runs histogram, percentile / quantile (whole and along an axis, float and int) and top-k along an axis with the local digest', async () => {
+    const doc = graph(
+      'numpy ops',
+      [
+        ['r', 'random_normal', { shape: [30, 20], chunks: [8, 20], mean: 0, std: 3, seed: 11 }],
+        ['h', 'histogram', { bins: 7, range: [-5, 4], split_every: 2 }],
+        ['p', 'percentile', { q: [0, 12.5, 50, 99, 100] }],
+        ['qa', 'quantile', { q: [0.25, 0.5], axis: 1 }],
+        ['top', 'topk', { k: 3, axis: 1 }],
+        ['bottom', 'topk', { k: -2, axis: 1 }],
+        ['i', 'astype', { dtype: 'int64' }],
+        ['pi', 'percentile', { q: [10, 50, 90], axis: 1 }],
+        ['ti', 'topk', { k: 4, axis: 1 }],
+      ],
+      [['r', 'h'], ['r', 'p'], ['r', 'qa'], ['r', 'top'], ['r', 'bottom'], ['r', 'i'], ['i', 'pi'], ['i', 'ti']],
+    );
+    await expectLocalDigests([doc], 'numpy-ops');
+  }, 600_000);
+
+  it('runs cumsum / cumprod / nancumsum along an axis and flattened (float64, float32, int32) and reshape with the local digest', async () => {
+    const doc = graph(
+      'scans and reshape',
+      [
+        ['r', 'random_normal', { shape: [30, 20], chunks: [8, 6], mean: 1, std: 0.2, seed: 13 }],
+        ['cs0', 'cumsum', { axis: 0 }],
+        ['cp1', 'cumprod', { axis: 1 }],
+        ['lg', 'unary', { op: 'log' }],
+        ['ncs', 'nancumsum', { axis: 1 }],
+        ['flat', 'cumsum', {}],
+        ['f32', 'astype', { dtype: 'float32' }],
+        ['cs32', 'cumsum', { axis: 0 }],
+        ['i', 'scalar_op', { op: 'mul', value: 100 }],
+        ['i32', 'astype', { dtype: 'int32' }],
+        ['csi', 'cumsum', { axis: 1 }],
+        ['rs', 'reshape', { shape: [20, 30], chunks: [7, 30] }],
+        ['rs1', 'reshape', { shape: [-1] }],
+      ],
+      [['r', 'cs0'], ['r', 'cp1'], ['r', 'lg'], ['lg', 'ncs'], ['r', 'flat'], ['r', 'f32'], ['f32', 'cs32'], ['r', 'i'], ['i', 'i32'], ['i32', 'csi'], ['r', 'rs'], ['i32', 'rs1']],
+    );
+    await expectLocalDigests([doc], 'scans');
+  }, 600_000);
+
+  it('repartitions a frame with nulls into more partitions (even row slices) and fewer (concatenated neighbours) with the local digest', async () => {
+    const lines = ['k,x,s'];
+    for (let i = 0; i < 53; i++) lines.push([i % 5 === 2 ? '' : String(i * 7 - 90), i % 7 === 3 ? 'nan' : String(i / 4), i % 6 === 1 ? '' : `s${i % 3}`].join(','));
+    await expectCsvDigests('repartition', lines, { k: 'int', x: 'float', s: 'string' }, 300, (read) => [chain(read, ['more', 'repartition', { npartitions: 11 }, 'df']), chain(read, ['fewer', 'repartition', { npartitions: 2 }, 'df']), chain(read, ['more', 'repartition', { npartitions: 9 }, 'df'], ['hd', 'head', { n: 30 }, 'df'])]);
+  }, 600_000);
+
+  it('shift and diff (periods up and down, across partitions, int / float / string columns with nulls and NaN, replaced or suffixed) give the local digest', async () => {
+    const lines = ['k,x,s'];
+    for (let i = 0; i < 47; i++) lines.push([i % 5 === 2 ? '' : String(i * 7 - 90), i % 7 === 3 ? 'nan' : i % 9 === 4 ? '' : String(i / 4), i % 6 === 1 ? '' : `s${i % 3}`].join(','));
+    await expectCsvDigests('shift', lines, { k: 'int', x: 'float', s: 'string' }, 120, (read) => [
+      chain(read, ['sh', 'shift', { periods: 3 }, 'df']),
+      chain(read, ['sh', 'shift', { periods: -4, columns: ['s', 'x'], suffix: '_next' }, 'df']),
+      chain(read, ['d', 'df_diff', { periods: 2 }, 'df']),
+      chain(read, ['d', 'df_diff', { periods: -1, columns: ['k'], suffix: '_d' }, 'df']),
+    ]);
+  }, 600_000);
+
+  it('map of string and number columns (ints, floats such as 0.00001 and 2.5 by their JavaScript text, nulls and NaN, missing keys) to int, float, string and bool columns gives the local digest', async () => {
+    const lines = ['k,x,s'];
+    const xs = ['2.5', '0.00001', '1e-7', 'nan', '', '3', '-0.5'];
+    for (let i = 0; i < 29; i++) lines.push([i % 5 === 2 ? '' : String((i % 4) - 1), xs[i % xs.length], i % 6 === 1 ? '' : `s${i % 3}`].join(','));
+    await expectCsvDigests('map', lines, { k: 'int', x: 'float', s: 'string' }, 100, (read) => [
+      chain(read, ['m', 'map', { column: 's', mapping: { s0: 10, s1: 2.5 }, as: 'v' }, 'df'], ['m2', 'map', { column: 'k', mapping: { '-1': 'minus one', '0': 'zero', '2': 'two' } }, 'df']),
+      chain(read, ['m', 'map', { column: 'x', mapping: { '2.5': true, '0.00001': false, '1e-7': true, '3': false } }, 'df'], ['m2', 'map', { column: 'k', mapping: { '1': 7, '2': 9 }, as: 'k2' }, 'df']),
+    ]);
+  }, 600_000);
+
+  it('cumsum / cumprod / cummax / cummin and ffill / bfill across partitions (int / float / string columns with nulls, NaN and inf, partitions with no present value) give the local digest', async () => {
+    const lines = ['k,x,s'];
+    const xs = ['1.5', '', 'nan', '-2', 'inf', '0.25', '', '', '', '', '', '3', '-inf', '4'];
+    for (let i = 0; i < 41; i++) lines.push([i % 5 === 2 || (i > 14 && i < 22) ? '' : String((i % 7) - 3), xs[i % xs.length], i % 4 === 1 || (i > 20 && i < 30) ? '' : `s${i % 3}`].join(','));
+    await expectCsvDigests('scan', lines, { k: 'int', x: 'float', s: 'string' }, 60, (read) => [
+      chain(read, ['c', 'df_cumsum', {}, 'df'], ['p', 'df_cumprod', { columns: ['k'], suffix: '_p' }, 'df']),
+      chain(read, ['mx', 'df_cummax', { suffix: '_max' }, 'df'], ['mn', 'df_cummin', { columns: ['x'] }, 'df']),
+      chain(read, ['f', 'ffill', {}, 'df']),
+      chain(read, ['b', 'bfill', { columns: ['s', 'x'], suffix: '_b' }, 'df']),
+    ]);
   }, 600_000);
 });

@@ -3,19 +3,24 @@
  * distributed): a scheduler without workers (a message at once, a deadline, exit 1), the
  * scheduler killed under serve's service (the target reads disconnected with the reason, and the
  * next run reconnects to the restarted scheduler), and a cluster switch while a run is in flight
- * (the run finishes; it is not recorded as cancelled by the user). One scheduler port per file.
+ * (the run finishes; it is not recorded as cancelled by the user), a user's cancel (recorded as
+ * such), the scheduler killed mid-run (named, the stored error bounded, the next run reconnects)
+ * and serve's benchmark with the Dask target (a Dask row beside the four local configurations,
+ * digests compared). One scheduler port per file.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../common/results';
+import { benchRows } from '../../renderer/logic/bench-chart';
 import { digestOf, runDigest } from '../../main/api/run-record';
 import { ApiError, GpuflowService } from '../../main/api/service';
 import { discover } from '../../main/cluster/discovery';
 import { forkLauncher } from '../../main/cluster/fork-launcher';
 import { DaskSetupError } from '../../main/dask/interpreter';
 import { Engine } from '../../main/engine/engine';
+import { openStore } from '../../main/store';
 import { DASK_PYTHON, skipDask } from '../helpers/dask-cluster';
 import { freePort, killed, startScheduler, startWorker } from '../helpers/dask-processes';
 import { runLocal } from '../helpers/local-run';
@@ -30,6 +35,50 @@ async function until(what: string, ok: () => boolean, timeoutMs = 30_000): Promi
   while (!ok()) {
     if (Date.now() > end) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Resolves at the first task event of `runId` (the run is under way on the cluster). */
+function firstTask(svc: GpuflowService, runId: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const off = svc.subscribe((e) => e.type === 'task' && e.runId === runId && (off(), resolve()));
+  });
+}
+
+/** pid -> parent pid of every process (from /proc). */
+function parents(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      out.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The Dask bridges this process runs (its children running gpuflow_dask.bridge), live ones only. */
+function bridges(): number[] {
+  return [...parents()].filter(([pid, ppid]) => ppid === process.pid && alive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('gpuflow_dask.bridge')).map(([pid]) => pid);
+}
+
+/** `root` and every process below it. */
+function tree(root: number): number[] {
+  const ps = [...parents()];
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of ps) if (ppid === out[i]) out.push(pid);
+  return out;
+}
+
+/** Exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    return existsSync(`/proc/${pid}`) && !/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
   }
 }
 
@@ -48,13 +97,26 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     // serve's service with no local workers: every run goes to the Dask target.
     const engine = new Engine(d, { launcher: forkLauncher(), cpuWorkers: 0, useGpus: false, backends: ['js'] });
     await engine.start();
-    svc = new GpuflowService(engine, null, { launcher: forkLauncher(), virtualGpus: 0, backends: ['js'] });
+    svc = new GpuflowService(engine, openStore(tempDb()), { launcher: forkLauncher(), virtualGpus: 0, backends: ['js'] });
   }, 120_000);
 
   afterAll(async () => {
     await svc?.close();
     await Promise.all([...workers, scheduler].filter(Boolean).map(killed));
   }, 60_000);
+
+  /** After the scheduler's death: the target reads disconnected with the reason; with the scheduler restarted, the next run reconnects and gives the local digest. */
+  async function disconnectedThenReconnects(): Promise<void> {
+    await until('the target reads disconnected', () => svc.cluster().info?.connected === false);
+    expect(svc.cluster().info?.lost).toContain(`lost the scheduler at ${address}`);
+    scheduler = await startScheduler(port);
+    workers.push(startWorker(address));
+    const params = { N: 400, chunks: 100 };
+    const r = await (await svc.runAsync(seed, { params })).done;
+    expect(r.status, r.error).toBe('finished');
+    expect(digestOf(r)).toBe(await localDigest(params));
+    expect(svc.cluster().info?.connected).toBe(true);
+  }
 
   it('a scheduler without workers: "waiting for workers" at once, then exit 1 at the --dask-wait deadline; no digest; a failed replay says why', async () => {
     const db = tempDb();
@@ -152,14 +214,61 @@ describe.skipIf(skipDask)('Dask faults on real scheduler and worker processes', 
     await until('a worker is listed', () => (svc.daskTarget()?.currentWorkers.length ?? 0) > 0);
     expect(svc.cluster().info?.connected).toBe(true);
     await killed(scheduler);
-    await until('the target reads disconnected', () => svc.cluster().info?.connected === false);
-    expect(svc.cluster().info?.lost).toContain(`lost the scheduler at ${address}`);
-    scheduler = await startScheduler(port);
-    workers.push(startWorker(address));
+    await disconnectedThenReconnects();
+  }, 180_000);
+
+  it("a user's cancel of a Dask run is recorded as cancelled by the user", async () => {
+    const started = await svc.runAsync(seed, { params: { N: 4000, chunks: 100 } });
+    await firstTask(svc, started.runId);
+    expect(svc.cancel(started.runId)).toBe(true);
+    const r = await started.done;
+    expect(r.status).toBe('cancelled');
+    expect(r.error).toBe('cancelled by the user');
+    expect(r.digest).toBeNull();
+    expect(svc.store!.getRun(r.storeId!)!).toMatchObject({ status: 'cancelled', error: 'cancelled by the user' });
+  }, 180_000);
+
+  it("serve's benchmark with the Dask target adds a Dask row beside the four local configurations, digests compared", async () => {
     const params = { N: 400, chunks: 100 };
-    const r = await (await svc.runAsync(seed, { params })).done;
-    expect(r.status, r.error).toBe('finished');
-    expect(digestOf(r)).toBe(await localDigest(params));
-    expect(svc.cluster().info?.connected).toBe(true);
+    const record = await svc.startBench(seed, { params, repeat: 1, warmup: 0 }).done;
+    const rows = benchRows(record);
+    expect(rows.map((r) => r.name)).toEqual([...record.configs.slice(0, 4).map((c) => c.name), 'Dask cluster']);
+    expect(rows[4]).toMatchObject({ name: 'Dask cluster', available: true });
+    expect(rows[4]!.workers).toBeGreaterThan(0);
+    const local = await localDigest(params);
+    expect(record.configs[4]!.digest).toBe(local);
+    expect(record.configs.find((c) => c.name === '1 CPU core')!.digest).toBe(local);
+    expect(record.digestsAgree).toBe(true);
+  }, 240_000);
+
+  it('the scheduler killed mid-run: the run fails naming the lost scheduler (a bounded stored error), the target reads disconnected, the next run reconnects', async () => {
+    await until('a worker is listed', () => (svc.daskTarget()?.currentWorkers.length ?? 0) > 0);
+    const started = await svc.runAsync(seed, { params: { N: 8000, chunks: 100 } });
+    await firstTask(svc, started.runId);
+    await killed(scheduler);
+    const r = await started.done;
+    expect(r.status).toBe('failed');
+    expect(r.error).toContain(`lost the scheduler at ${address} mid-run`);
+    expect(r.error).not.toMatch(/CancelledError/);
+    expect(r.digest).toBeNull();
+    const stored = svc.store!.getRun(r.storeId!)!;
+    expect(stored.status).toBe('failed');
+    expect(stored.error!.length).toBeLessThanOrEqual(1000);
+    await disconnectedThenReconnects();
+  }, 240_000);
+
+  it('serve runs one bridge and one local cluster at a time: switching to another local cluster ends the first one\'s processes', async () => {
+    await svc.setDaskTarget('local:1');
+    await until('one bridge', () => bridges().length === 1);
+    const [first] = bridges();
+    const firstTree = tree(first!);
+    // The bridge, its LocalCluster's worker process (and its helpers).
+    expect(firstTree.length).toBeGreaterThan(1);
+    await svc.setDaskTarget('local:1');
+    expect(bridges()).toHaveLength(1);
+    expect(bridges()[0]).not.toBe(first);
+    expect(firstTree.filter(alive)).toEqual([]);
+    await svc.setDaskTarget(null);
+    await until('no bridge left', () => bridges().length === 0);
   }, 180_000);
 });

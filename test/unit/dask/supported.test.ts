@@ -69,9 +69,10 @@ describe('Dask support of the column and missing-value dataframe ops, and stated
     expect(firstRefusal(g)).toBeNull();
   });
 
-  it('refuses dropna with thresh (a param the bridge does not read) rather than ignore it', () => {
-    const g = dfChain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv' }], ['dn', 'dropna', { thresh: 2 }]);
-    expect(firstRefusal(g)?.message).toBe("node 'dn' (dropna): dropna with thresh is not supported on Dask yet; run it on this workstation");
+  it('takes dropna with thresh (gpuflow_dask reads it), and refuses a time-based rolling window rather than ignore its params', () => {
+    expect(firstRefusal(dfChain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv' }], ['dn', 'dropna', { thresh: 2 }]))).toBeNull();
+    const g = dfChain(['read', 'read_csv', { path: 'test/fixtures/df/people.csv', types: { start: 'timestamp' } }], ['rl', 'rolling', { window: '2D', on: 'start', aggs: [{ column: 'age', agg: 'sum', as: 'a' }] }]);
+    expect(firstRefusal(g)?.message).toBe("node 'rl' (rolling): a time-based rolling window is not supported on Dask yet; run it on this workstation");
   });
 
   it("refuses the pandas options the bridge does not read (groupby dropna, value_counts normalize / dropna, keep='none', idxmax)", () => {
@@ -88,6 +89,13 @@ describe('Dask support of the column and missing-value dataframe ops, and stated
     const g = dfChain(['pq', 'read_parquet', { path: 'test/fixtures/df/people.parquet' }]);
     expect(firstRefusal(g)?.message).toBe(
       "node 'pq' (read_parquet): the dataframe op 'read-parquet' is not supported on Dask (Parquet is read with pyarrow on a worker, and Debian 12's python3 has no pyarrow (no python3-pyarrow package)); run it on this workstation",
+    );
+  });
+
+  it('refuses save_npy at compile time with the reason (the file would be written on a worker)', () => {
+    const doc = { format: 'gpuflow.workflow/1', nodes: [{ id: 'x', op: 'arange', params: { stop: 10, chunks: 5 } }, { id: 'sv', op: 'save_npy', params: { path: '/tmp/gpuflow-never-written.npy' } }], edges: [{ source: 'x', sourcePort: 'out', target: 'sv', targetPort: 'x' }] };
+    expect(firstRefusal(compileWorkflow(validateWorkflow(doc, {})))?.message).toBe(
+      "node 'sv' (save_npy): the array op 'npy-save' is not supported on Dask (save_npy writes its file where its task runs, which on a Dask cluster is some worker's file system, not this workstation's); run it on this workstation",
     );
   });
 
