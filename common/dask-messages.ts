@@ -10,7 +10,7 @@ import { jsonValueSchema } from './schemas';
 export const DASK_PROTOCOL = 1;
 
 const b64 = z.string();
-export const daskDtypeSchema = z.enum(['float64', 'float32', 'int32', 'int64']);
+export const daskDtypeSchema = z.enum(['float64', 'float32', 'int32', 'int64', 'bool']);
 
 export const daskWorkerSchema = z.object({
   name: z.string(),

@@ -117,9 +117,6 @@ function laterParamRefusal(op: string, params: Record<string, unknown>): string 
  * programs, the comparisons and programs sized at run time, which came later (issue 24); refused here.
  */
 function bridgeProgramGap(p: ChunkProgram): string | null {
-  // A bool result (comparisons, logical ops, any / all): the bridge's programs give numbers, not
-  // NumPy bools, so the dtype would differ from the local run's.
-  if (p.dtype === 'bool') return 'dtype bool';
   if (p.sizedBy !== undefined) return 'a data-dependent length (a boolean-mask selection)';
   return null;
 }

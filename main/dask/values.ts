@@ -22,7 +22,7 @@ function bytesOf(b64: string): Uint8Array {
 }
 
 function typed(dtype: WireArray['dtype'], bytes: Uint8Array, where: string): NumericArray {
-  const size = dtype === 'float32' || dtype === 'int32' ? 4 : 8;
+  const size = dtype === 'bool' ? 1 : dtype === 'float32' || dtype === 'int32' ? 4 : 8;
   if (bytes.byteLength % size !== 0) throw new Error(`${where}: ${bytes.byteLength} bytes is not a whole number of ${dtype} elements`);
   const n = bytes.byteLength / size;
   switch (dtype) {
@@ -30,6 +30,7 @@ function typed(dtype: WireArray['dtype'], bytes: Uint8Array, where: string): Num
     case 'float32': return new Float32Array(bytes.buffer, 0, n);
     case 'int32': return new Int32Array(bytes.buffer, 0, n);
     case 'int64': return new BigInt64Array(bytes.buffer, 0, n);
+    case 'bool': return new Uint8Array(bytes.buffer, 0, n);
   }
 }
 

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite", "floor", "ceil"]
-BINARY = ["add", "sub", "mul", "div", "pow", "min", "max"]
+BINARY = ["add", "sub", "mul", "div", "pow", "min", "max", "eq", "ne", "lt", "le", "gt", "ge"]
 REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax", "prod", "nanprod", "nanmin", "nanmax", "nanmean"]
 LIMITS = {"dims": 8, "instructions": 48, "leaves": 16, "stack": 16}
 

@@ -40,6 +40,11 @@ def _program(spec: Dict[str, Any], inputs: Tuple[Any, ...], t: TaskPayload) -> A
         # Comparisons, where: the js interpreter's port, as the local engine runs these on js.
         return expr_program.run(spec, tuple(device.to_host(v) for v in inputs), threads())[0]
     value, _backend = program.run(spec, inputs, threads())
+    prog = spec.get("program") or {}
+    if prog.get("dtype") == "bool" and not prog.get("reduce"):
+        # A bool block (comparisons, logical ops, astype(bool)): the code computes 1 / 0 in float64,
+        # as the local engine's addon does before its host cast (non-zero and NaN are True).
+        return device.to_host(value) != 0
     return value
 
 

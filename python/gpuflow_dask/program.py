@@ -22,7 +22,7 @@ from .values import PARTIAL_FIELDS, Partial
 
 REDUCE = ["none", "sum", "mean", "var", "std", "min", "max", "argmin", "argmax", "prod", "nanprod", "nanmin", "nanmax", "nanmean"]
 UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "square", "round", "isnan", "isfinite", "floor", "ceil"]
-BINARY = ["add", "sub", "mul", "div", "pow", "min", "max"]
+BINARY = ["add", "sub", "mul", "div", "pow", "min", "max", "eq", "ne", "lt", "le", "gt", "ge"]
 MAX_SAFE = 2.0**53
 
 
@@ -165,6 +165,9 @@ def _unary(op: str, x: np.ndarray) -> np.ndarray:
         return getattr(np, op)(x)
 
 
+_COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
+
+
 def _binary(op: str, a: Any, b: Any) -> np.ndarray:
     with np.errstate(all="ignore"):
         if op == "add":
@@ -177,6 +180,9 @@ def _binary(op: str, a: Any, b: Any) -> np.ndarray:
             return a / b
         if op == "pow":
             return np.power(a, b)
+        if op in _COMPARE:
+            # 1 / 0 in the operands' float type, as native/src/ops.h's binaryOp gives (NaN != x).
+            return _COMPARE[op](a, b).astype(np.result_type(a, b))
         return np.minimum(a, b) if op == "min" else np.maximum(a, b)
 
 

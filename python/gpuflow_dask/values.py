@@ -31,7 +31,8 @@ PARTIAL_FIELDS: Dict[str, List[str]] = {
     "nanmean": ["sum", "count"],
 }
 
-DTYPES = {"float64": np.float64, "float32": np.float32, "int32": np.int32, "int64": np.int64}
+# bool: one byte a value (0 / 1), as common/arrays.ts keeps it (a Uint8Array).
+DTYPES = {"float64": np.float64, "float32": np.float32, "int32": np.int32, "int64": np.int64, "bool": np.bool_}
 
 
 @dataclass
@@ -140,7 +141,7 @@ def dtype_name(a: np.ndarray) -> str:
     for name, dt in DTYPES.items():
         if a.dtype == dt:
             return name
-    raise TypeError(f"array dtype {a.dtype} has no wire form (float64, float32, int32, int64)")
+    raise TypeError(f"array dtype {a.dtype} has no wire form (float64, float32, int32, int64, bool)")
 
 
 def _array_wire(a: np.ndarray) -> Dict[str, Any]:

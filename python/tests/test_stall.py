@@ -38,9 +38,10 @@ class StalledWorker(unittest.TestCase):
             b.send({"type": "connect", "id": "c", "target": self.address, "timeout_s": 10, "wait_s": 3})
             self.assertEqual(b.reply("c", 60)["type"], "connected")
             t0 = time.time()
-            # 40 tasks of 4e6 normals each, one at a time: tasks finish far more often than every
-            # 3 s, while the whole run takes longer than that.
-            b.send({"type": "submit", "id": "ok", "graph": {"tasks": slow_graph(40, 2000, 2000), "outputs": ["s/total"]}})
+            # 160 tasks of 1e6 normals each: tasks finish far more often than every 3 s, while the
+            # whole run takes longer than that. (Small tasks: at 4e6 normals a task took over 3 s on
+            # a 2-core machine at load 10, a false stall.)
+            b.send({"type": "submit", "id": "ok", "graph": {"tasks": slow_graph(160, 1000, 1000), "outputs": ["s/total"]}})
             end = b.reply("ok", 120)
             self.assertEqual(end["type"], "done", end)
             self.assertGreater(time.time() - t0, 3)

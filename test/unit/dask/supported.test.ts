@@ -9,7 +9,7 @@ import { compileWorkflow } from '../../../main/engine/compile/compile';
 import { validateWorkflow } from '../../../main/engine/validate';
 import { wireGraph } from '../../../main/dask/graph';
 import { firstRefusal } from '../../../main/dask/supported';
-import { chain } from '../../helpers/local-run';
+import { chain, graph } from '../../helpers/local-run';
 
 interface Doc {
   nodes: { id: string; params: Record<string, unknown> }[];
@@ -106,11 +106,15 @@ describe('Dask support of the column and missing-value dataframe ops, and stated
     );
   });
 
-  it('refuses a bool program and a comparison inside a float program (the bridge has neither), naming the node', () => {
+  it('passes bool programs and comparisons inside a float program (the bridge runs both), and refuses a boolean-mask selection naming the node', () => {
     const compile = (d: unknown) => compileWorkflow(validateWorkflow(d, {}));
     const a = ['a', 'arange', { start: 0, stop: 6, chunks: 4 }] as [string, string, Record<string, unknown>];
-    expect(firstRefusal(compile(chain(a, ['c', 'scalar_op', { op: 'gt', value: 2 }])))?.message).toMatch(/^node 'c' \(arange\+gt\): a chunk program of dtype bool is not supported on Dask yet/);
-    expect(firstRefusal(compile(chain(a, ['c', 'scalar_op', { op: 'gt', value: 2 }], ['m', 'scalar_op', { op: 'mul', value: 1.5 }])))?.message).toMatch(/a chunk program of a comparison is not supported on Dask yet/);
-    expect(firstRefusal(compile(chain(a, ['m', 'scalar_op', { op: 'mul', value: 1.5 }])))).toBeNull();
+    expect(firstRefusal(compile(chain(a, ['c', 'scalar_op', { op: 'gt', value: 2 }])))).toBeNull();
+    expect(firstRefusal(compile(chain(a, ['c', 'scalar_op', { op: 'gt', value: 2 }], ['m', 'scalar_op', { op: 'mul', value: 1.5 }])))).toBeNull();
+    const masked = graph(
+      [['a', 'arange', { start: 0, stop: 6, chunks: 4 }], ['c', 'scalar_op', { op: 'gt', value: 2 }], ['m', 'mask_select', {}], ['s', 'reduce', { op: 'sum' }]],
+      [['a', 'c', 'x'], ['a', 'm', 'x'], ['c', 'm', 'mask'], ['m', 's', 'x']],
+    );
+    expect(firstRefusal(compile(masked))?.message).toMatch(/^node '[ms]' .*(data-dependent length|mask)/);
   });
 });
