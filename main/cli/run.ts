@@ -1,7 +1,7 @@
 /** `gpuflow run <workflow.json>`: runs a workflow and prints its results. */
 import { readFile } from 'node:fs/promises';
 import type { ResultValue, RunStats } from '../../common/results';
-import type { ServeFile } from '../api/serve-file';
+import type { WarmPool } from './warm-pool';
 import type { AttachedResult } from './attach-messages';
 import type { Prelaunch } from '../cluster/prelaunch';
 import type { EarlyCompile } from '../engine/engine';
@@ -59,19 +59,21 @@ export function reportRun(r: PrintedResult, json: boolean): number {
  * `pool`: a warm serve found before any fork (main/cli/warm-pool.ts): the run goes there when it
  * can (main/cli/attach.ts), else it runs here.
  */
-export async function runCommand(positionals: string[], opts: Parsed['values'], early?: Prelaunch, pool?: ServeFile | null): Promise<number> {
+export async function runCommand(positionals: string[], opts: Parsed['values'], early?: Prelaunch, pool?: WarmPool | null): Promise<number> {
   const doc = await readWorkflowFile(positionals[0]);
+  traceStart('workflow-read');
   const params = paramOverrides(opts.param);
   // A bad document is refused before the engine starts (workers forked early are killed).
   const wf = validateWorkflow(doc, params);
+  traceStart('workflow-valid');
   if (pool) {
     const { attachRun, PoolUnavailable, samePaths } = await import('./attach');
-    if (samePaths(pool, namesFiles(wf))) {
+    if (samePaths(pool.file, namesFiles(wf))) {
       let current: string | null = null;
       const progress = progressPrinter(() => current);
       try {
         traceStart('attach');
-        const r = await attachRun(pool, doc, params, progress, (id) => (current = id));
+        const r = await attachRun(pool.file, doc, params, progress, (id) => (current = id), pool.pre);
         traceStart('attach-result');
         progress.done();
         return reportRun(r, opts.json);
@@ -81,6 +83,8 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
         process.stderr.write(`gpuflow: running here: ${e.message}\n`);
       }
     }
+    // Not attached: the connection begun for it is not kept open through the local run.
+    pool.pre.close();
   }
   // An op the Dask workers cannot run is refused before any connection (exit 2, node and op named).
   if (opts.dask !== undefined) {
@@ -92,9 +96,16 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // engine's modules load here, not at import: an attached run never needs them.
   const { startService } = await import('./cluster');
   let compiled: EarlyCompile | undefined;
-  const svc = await startService(opts, true, early, (engine) => {
-    if (opts.dask === undefined) compiled = engine.precompile(wf);
-  });
+  const svc = await startService(
+    opts,
+    true,
+    early,
+    (engine) => {
+      if (opts.dask === undefined) compiled = engine.precompile(wf);
+    },
+    // The run starts on the first ready GPU worker; the others join it as they become ready.
+    opts.dask === undefined && process.env.GPUFLOW_START_ON_FIRST !== '0',
+  );
   try {
     let current: string | null = null;
     const progress = progressPrinter(() => current);
