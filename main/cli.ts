@@ -73,10 +73,9 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'run' && !pool) early = await prelaunchFor(parsed.values);
     return await (await lazy(cmd))(rest, parsed.values, early, pool);
   } catch (e) {
-    if (e instanceof WorkflowErrors || e instanceof WorkflowError) {
-      process.stderr.write(`invalid workflow:\n${e.message.split('\n').map((l) => `  ${l}`).join('\n')}\n`);
-      return 2;
-    }
+    if (e instanceof WorkflowErrors || e instanceof WorkflowError) return invalidWorkflow(e.message.split('\n'));
+    // serve's refusal of an attached run's document (main/api/http.ts): printed as a local one.
+    if (e instanceof Error && 'status' in e && e.status === 400 && e.message === 'invalid workflow' && 'errors' in e && Array.isArray(e.errors)) return invalidWorkflow(e.errors.map(String));
     if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))) {
       process.stderr.write(`${e.message}\n`);
       return 2;
@@ -93,4 +92,10 @@ export async function main(argv: string[]): Promise<number> {
     pool?.pre.close();
     traceStart('cli-done');
   }
+}
+
+/** Prints a refused document's problems, one a line (a local validation's or serve's); exit code 2. */
+function invalidWorkflow(lines: string[]): number {
+  process.stderr.write(`invalid workflow:\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
+  return 2;
 }
