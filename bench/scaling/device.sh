@@ -63,24 +63,37 @@ ab() {
 }
 # The warm pool: a `gpuflow serve` on all GPUs (its store needs the real better-sqlite3 in
 # node_modules), then `gpuflow run`s with the same options and database, which hand their runs to
-# it (main/cli/attach.ts): process wall with no worker started.
+# it (main/cli/attach.ts): process wall with no worker started. Then a serve on GPU 0 alone, the
+# warm one-GPU baseline of the same matmul, groupby and sliced seed.
 warm() {
 if node -e "require('better-sqlite3')" 2>/dev/null; then
   W=/tmp/warm-$$; mkdir -p $W
-  GPUFLOW_DEVICES=${SETS##* } GPUFLOW_DB=$W/g.db GPUFLOW_TRACE_START=0 node $CLI serve --port 0 $GPU > $W/serve.out 2> $W/serve.err &
-  SERVE=$!
-  for i in $(seq 1 150); do grep -q "gpuflow serve: http" $W/serve.out && break; sleep 0.2; done
-  echo "serve: $(cat $W/serve.out) $(ls $W)" | tee -a $OUT/machine.txt
+  wserve() { # devices: a serve on them, its database $W/g-<devices>.db
+    WDEV=$1; WDB=$W/g-$(echo $1 | tr ',' '_').db
+    GPUFLOW_DEVICES=$WDEV GPUFLOW_DB=$WDB GPUFLOW_TRACE_START=0 node $CLI serve --port 0 $GPU > $W/serve.out 2> $W/serve.err &
+    SERVE=$!
+    for i in $(seq 1 150); do grep -q "gpuflow serve: http" $W/serve.out && break; sleep 0.2; done
+    echo "serve on $WDEV: $(cat $W/serve.out)" | tee -a $OUT/machine.txt
+  }
   wrun() { # label workflow [cli args]: `run` without --no-store, on serve's database
     local label=$1 wf=$2; shift 2
-    GPUFLOW_DB=$W/g.db GPUFLOW_DEVICES=${SETS##* } node bench/engine-gpu/timed-run.mjs "{\"label\":\"$label\",\"devices\":\"${SETS##* }\",\"gpus\":$NG,\"attached\":true}" --timeout 60 -- \
+    GPUFLOW_DB=$WDB GPUFLOW_DEVICES=$WDEV node bench/engine-gpu/timed-run.mjs "{\"label\":\"$label\",\"devices\":\"$WDEV\",\"gpus\":$(echo $WDEV | tr ',' '\n' | wc -l),\"attached\":true}" --timeout 60 -- \
       $CLI run $wf --json "$@" | tee -a $J | cut -c1-260
   }
+  wstop() { kill -TERM $SERVE; wait $SERVE; tail -3 $W/serve.err | tee -a $OUT/machine.txt; rm -f $W/serve.out; }
+  wserve ${SETS##* }
   for rep in 1 2 3; do for dt in float32 float64; do wrun warm-seed-sliced-$dt examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done; done
   # The same run started here beside the warm serve (--no-attach): the cold process it replaces.
   for rep in 1 2; do wrun cold-seed-sliced-float32 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU --no-attach; done
-  for rep in 1 2; do wrun warm-matmul-16384 bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU; wrun warm-groupby-78M examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
-  kill -TERM $SERVE; wait $SERVE; tail -3 $W/serve.err | tee -a $OUT/machine.txt
+  for rep in 1 2 3; do wrun warm-matmul-16384 bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU; wrun warm-groupby-78M examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
+  wstop
+  wserve 0
+  for rep in 1 2 3; do
+    wrun warm-matmul-16384 bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
+    wrun warm-groupby-78M examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
+    wrun warm-seed-sliced-float32 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
+  done
+  wstop
 else
   echo "warm pool: better-sqlite3 does not load here: not measured" | tee -a $OUT/machine.txt
 fi
