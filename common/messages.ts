@@ -47,6 +47,13 @@ export const toWorkerSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('release'), keys: z.array(z.string()) }),
   z.object({ type: z.literal('fetch'), requestId: z.number().int(), key: z.string() }),
+  /**
+   * The graph main is compiling calls cuBLAS / cuSOLVER (matmul, qr, svd): a GPU worker makes
+   * their handles now (and first gemms with GPUFLOW_WARM_GEMM=1), in any phase, beside the compile
+   * and its own start (worker/cuda-warmup.ts). Sent at most once per worker; a graph without linear
+   * algebra never pays for them.
+   */
+  z.object({ type: z.literal('warm-libraries') }),
   z.object({ type: z.literal('shutdown') }),
 ]);
 export type ToWorker = z.infer<typeof toWorkerSchema>;

@@ -13,12 +13,11 @@ import { WorkflowError, WorkflowErrors } from './engine/errors';
 import { parseCli, UsageError } from './cli/args';
 import type { Prelaunch } from './cluster/prelaunch';
 import { prelaunchFor } from './cli/workers';
-import type { ServeFile } from './api/serve-file';
-import { findWarmPool } from './cli/warm-pool';
+import { findWarmPool, type WarmPool } from './cli/warm-pool';
 import { traceStart } from '../common/start-trace';
 import { commandUsage, USAGE } from './cli/usage';
 
-type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values'], early?: Prelaunch, pool?: ServeFile | null) => Promise<number>;
+type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values'], early?: Prelaunch, pool?: WarmPool | null) => Promise<number>;
 
 async function lazy(name: string): Promise<Command> {
   switch (name) {
@@ -58,6 +57,7 @@ export async function main(argv: string[]): Promise<number> {
   // When main's event loop has drained (what still ran after the command's end shows up here).
   process.once('exit', () => traceStart('exit'));
   let early: Prelaunch | undefined;
+  let pool: WarmPool | null = null;
   try {
     const parsed = parseCli(argv);
     const [cmd, ...rest] = parsed.positionals;
@@ -66,14 +66,16 @@ export async function main(argv: string[]): Promise<number> {
       return cmd ? 0 : 2;
     }
     // A warm serve takes the run (main/cli/attach.ts): then no worker is forked here.
-    const pool = cmd === 'run' ? await findWarmPool(parsed.values) : null;
+    const file = cmd === 'run' ? await findWarmPool(parsed.values) : null;
+    // Connecting to it starts now, while the run's module loads and reads its workflow.
+    if (file) traceStart('warm-pool-found');
+    pool = file ? { file, pre: (await import('./cli/attach')).preconnect(file) } : null;
     if (cmd === 'run' && !pool) early = await prelaunchFor(parsed.values);
     return await (await lazy(cmd))(rest, parsed.values, early, pool);
   } catch (e) {
-    if (e instanceof WorkflowErrors || e instanceof WorkflowError) {
-      process.stderr.write(`invalid workflow:\n${e.message.split('\n').map((l) => `  ${l}`).join('\n')}\n`);
-      return 2;
-    }
+    if (e instanceof WorkflowErrors || e instanceof WorkflowError) return invalidWorkflow(e.message.split('\n'));
+    // serve's refusal of an attached run's document (main/api/http.ts): printed as a local one.
+    if (e instanceof Error && 'status' in e && e.status === 400 && e.message === 'invalid workflow' && 'errors' in e && Array.isArray(e.errors)) return invalidWorkflow(e.errors.map(String));
     if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))) {
       process.stderr.write(`${e.message}\n`);
       return 2;
@@ -84,8 +86,16 @@ export async function main(argv: string[]): Promise<number> {
     // A refused document (ApiError 400) is a usage error like an invalid workflow file.
     return e instanceof Error && 'status' in e && e.status === 400 ? 2 : 1;
   } finally {
-    // Workers forked for a run that never started them (a refused workflow, an error).
+    // Workers forked for a run that never started them (a refused workflow, an error); a warm
+    // pool's connection the run did not use.
     early?.dispose();
+    pool?.pre.close();
     traceStart('cli-done');
   }
+}
+
+/** Prints a refused document's problems, one a line (a local validation's or serve's); exit code 2. */
+function invalidWorkflow(lines: string[]): number {
+  process.stderr.write(`invalid workflow:\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
+  return 2;
 }

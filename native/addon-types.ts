@@ -28,9 +28,10 @@ export interface NativeAddon {
   /**
    * The warm-up's second phase: one cuBLAS and one cuSOLVER handle, made off the JS thread; from
    * the call on, a linear algebra call needing a handle waits for these, and info() leaves the
-   * libraries alone until they are made.
+   * libraries alone until they are made. `gemmDtypes` (bit 0 float64, bit 1 float32): a first
+   * 2048² gemm of each once the handles are made (cuBLAS's kernels loaded before the first matmul).
    */
-  cudaWarmLibraries(): Promise<void>;
+  cudaWarmLibraries(gemmDtypes?: number): Promise<void>;
   /** info()'s CUDA availability alone, without info()'s CPU BLAS / LAPACK lookup (the cuda backend's start asks it). */
   cudaStatus(): { cuda: boolean; cudaReason?: string };
   /** Device-resident buffers (native/src/resident_napi.cc; worker/resident/ uses them): ids the addon's pool owns. */

@@ -118,7 +118,19 @@ export function fakeCudaAddon(real: NativeAddon): NativeAddon {
       await run(code, args, o);
       return put(o);
     },
-    cudaResidentMatmul: () => Promise.reject(new Error('fake cuda: no matmul (bench of fused programs only)')),
+    // Matmul through the CPU kernel (one thread), so multi-GPU matmul graphs run on fake GPUs too.
+    cudaMatmul: (a, b, c0, m, k, n, out) => real.matmul(a, b, c0, m, k, n, out, 1),
+    async cudaResidentMatmul(a, b, c0, m, k, n) {
+      const float = (id: number): FloatArray => {
+        const x = get(id);
+        if (x instanceof Int32Array) throw new TypeError(`fake cuda: matmul of int32 buffer ${id}`);
+        return x;
+      };
+      const A = float(a);
+      const out = A instanceof Float32Array ? new Float32Array(m * n) : new Float64Array(m * n);
+      await real.matmul(A, float(b), c0 === null ? null : float(c0), m, k, n, out, 1);
+      return put(out);
+    },
     // The tfjs backend's kernels (gpuflow-cuda), in JavaScript over the same buffers.
     ...fakeTfCalls(get, put),
     cudaResidentStats: () => ({ blocks: buffers.size, bytes: [...buffers.values()].reduce((s, b) => s + b.byteLength, 0), pinnedBytes: 0 }),

@@ -9,6 +9,8 @@
  *     Error, as the addon gives for cudaErrorInvalidValue): the task's own failure.
  *   GPUFLOW_FAULT_START_EXIT=<workerId>:<n>  that worker exits while starting (before `ready`) on
  *     its first n tries (the pool numbers them in GPUFLOW_START_ATTEMPT): the pool's retries.
+ *   GPUFLOW_FAULT_START_DELAY=<workerId>:<ms>  that worker waits ms before its backends load, as
+ *     a GPU worker whose CUDA context the driver makes last (the run starts without it).
  *
  * A kernel call is one backend call (runProgram, matmul, qr, svd): one per program task. The fault
  * sits between the task and its backend, so the error takes the same path as a real one.
@@ -18,6 +20,15 @@ import { deviceLostError } from './device-lost';
 
 type Fault = 'device-lost' | 'kernel-error';
 
+/** `name`'s <workerId>:<n> (null when unset), or an error naming the variable and what n counts. */
+function workerCount(name: string, counts: string, env: NodeJS.ProcessEnv): { id: string; n: number } | null {
+  const v = env[name];
+  if (v === undefined || v === '') return null;
+  const m = /^([\w.-]+):(\d+)$/.exec(v.trim());
+  if (!m) throw new Error(`${name} must be <workerId>:<${counts}>, got '${v}'`);
+  return { id: m[1], n: Number(m[2]) };
+}
+
 /** The faults set for this worker, or an error naming the variable when one is malformed. */
 export function faultsFor(workerId: string, env: NodeJS.ProcessEnv = process.env): { fault: Fault; after: number } | null {
   const vars: Array<[string, Fault]> = [
@@ -25,22 +36,22 @@ export function faultsFor(workerId: string, env: NodeJS.ProcessEnv = process.env
     ['GPUFLOW_FAULT_KERNEL_ERROR_AFTER', 'kernel-error'],
   ];
   for (const [name, fault] of vars) {
-    const v = env[name];
-    if (v === undefined || v === '') continue;
-    const m = /^([\w.-]+):(\d+)$/.exec(v.trim());
-    if (!m) throw new Error(`${name} must be <workerId>:<n kernel calls>, got '${v}'`);
-    if (m[1] === workerId) return { fault, after: Number(m[2]) };
+    const w = workerCount(name, 'n kernel calls', env);
+    if (w?.id === workerId) return { fault, after: w.n };
   }
   return null;
 }
 
 /** True when this start of the worker must fail (GPUFLOW_FAULT_START_EXIT; throws on a malformed value). */
 export function failsToStart(workerId: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = env.GPUFLOW_FAULT_START_EXIT;
-  if (v === undefined || v === '') return false;
-  const m = /^([\w.-]+):(\d+)$/.exec(v.trim());
-  if (!m) throw new Error(`GPUFLOW_FAULT_START_EXIT must be <workerId>:<n tries>, got '${v}'`);
-  return m[1] === workerId && Number(env.GPUFLOW_START_ATTEMPT ?? '1') <= Number(m[2]);
+  const w = workerCount('GPUFLOW_FAULT_START_EXIT', 'n tries', env);
+  return w?.id === workerId && Number(env.GPUFLOW_START_ATTEMPT ?? '1') <= w.n;
+}
+
+/** Milliseconds this worker's start waits (GPUFLOW_FAULT_START_DELAY; 0 when unset or another's; throws on a malformed value). */
+export function startDelayMs(workerId: string, env: NodeJS.ProcessEnv = process.env): number {
+  const w = workerCount('GPUFLOW_FAULT_START_DELAY', 'ms', env);
+  return w?.id === workerId ? w.n : 0;
 }
 
 function failure(fault: Fault): Error {

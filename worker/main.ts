@@ -15,10 +15,11 @@ import { formatIssues, toWorkerSchema, type ToWorker, type Transfer, type Worker
 import type { ArrayBackend } from './kernels/backend';
 import { createBackends } from './backends';
 import { parentChannel } from './channel';
+import { warmLibraries } from './cuda-warmup';
 import { isDeviceLost } from './device-lost';
 import { lifecycleStep, type LifecycleEvent, type WorkerPhase } from './lifecycle';
 import { executeSpec } from './execute';
-import { failsToStart, faultsFor, injectFaults } from './faults';
+import { failsToStart, faultsFor, injectFaults, startDelayMs } from './faults';
 import { fetchChunks, startPeerServer, type PeerImporter } from './peer';
 import type { DeviceApi } from './resident/device-api';
 import { ResidentImporter, residentExporter } from './resident/ipc';
@@ -221,6 +222,8 @@ async function init(cfg: WorkerConfig): Promise<void> {
   config = cfg;
   traceStart('worker-init');
   if (failsToStart(cfg.id)) throw new Error('test fault injection: this start fails (GPUFLOW_FAULT_START_EXIT)');
+  const delay = startDelayMs(cfg.id); // test-only, as above
+  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
   const made = await createBackends(cfg);
   traceStart('worker-backends');
   const fault = faultsFor(cfg.id); // test-only (worker/faults.ts); null unless a test sets it
@@ -281,6 +284,10 @@ channel.onMessage((raw) => {
       );
       return;
     }
+    case 'warm-libraries':
+      // In any phase: it only queues work behind the CUDA context (a no-op without the warm-up).
+      warmLibraries();
+      return;
     case 'shutdown':
       step('shutdown');
   }

@@ -19,7 +19,13 @@ J=$OUT/scaling.jsonl
 { nvidia-smi --query-gpu=index,name,driver_version,memory.total,persistence_mode --format=csv,noheader; nvidia-smi topo -m; nproc; } 2>&1 | tee $OUT/machine.txt
 # The addon, built here (node-addon-api's headers from .devbuild/node-addon-api); nothing runs without it.
 export GPUFLOW_NATIVE_DIR=$PWD/native/build
-t0=$(date +%s); node native/build.mjs --force 2>&1 | tail -2; echo "addon build: $(( $(date +%s) - t0 )) s" | tee -a $OUT/machine.txt
+# A carried build (native/build from the same nvcc 13.0, sm_90) is used when it loads with CUDA;
+# else it is built here.
+if [ -f native/build/gpuflow.node ] && node -e "process.exit(require('$PWD/native/build/gpuflow.node').cudaStatus().cuda?0:1)" 2>/dev/null; then
+  echo "addon: the carried build" | tee -a $OUT/machine.txt
+else
+  t0=$(date +%s); node native/build.mjs --force 2>&1 | tail -2; echo "addon build: $(( $(date +%s) - t0 )) s" | tee -a $OUT/machine.txt
+fi
 node -e "const a=require('$PWD/native/build/gpuflow.node');const s=a.cudaStatus();console.log(JSON.stringify(s));process.exit(s.cuda?0:1)" || { echo "the addon did not build with CUDA: stopping" | tee -a $OUT/machine.txt; exit 1; }
 [ -d node_modules ] || cp -r .devbuild/node_modules node_modules
 ALL=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
@@ -57,24 +63,37 @@ ab() {
 }
 # The warm pool: a `gpuflow serve` on all GPUs (its store needs the real better-sqlite3 in
 # node_modules), then `gpuflow run`s with the same options and database, which hand their runs to
-# it (main/cli/attach.ts): process wall with no worker started.
+# it (main/cli/attach.ts): process wall with no worker started. Then a serve on GPU 0 alone, the
+# warm one-GPU baseline of the same matmul, groupby and sliced seed.
 warm() {
 if node -e "require('better-sqlite3')" 2>/dev/null; then
   W=/tmp/warm-$$; mkdir -p $W
-  GPUFLOW_DEVICES=${SETS##* } GPUFLOW_DB=$W/g.db GPUFLOW_TRACE_START=0 node $CLI serve --port 0 $GPU > $W/serve.out 2> $W/serve.err &
-  SERVE=$!
-  for i in $(seq 1 150); do grep -q "gpuflow serve: http" $W/serve.out && break; sleep 0.2; done
-  echo "serve: $(cat $W/serve.out) $(ls $W)" | tee -a $OUT/machine.txt
+  wserve() { # devices: a serve on them, its database $W/g-<devices>.db
+    WDEV=$1; WDB=$W/g-$(echo $1 | tr ',' '_').db
+    GPUFLOW_DEVICES=$WDEV GPUFLOW_DB=$WDB GPUFLOW_TRACE_START=0 node $CLI serve --port 0 $GPU > $W/serve.out 2> $W/serve.err &
+    SERVE=$!
+    for i in $(seq 1 150); do grep -q "gpuflow serve: http" $W/serve.out && break; sleep 0.2; done
+    echo "serve on $WDEV: $(cat $W/serve.out)" | tee -a $OUT/machine.txt
+  }
   wrun() { # label workflow [cli args]: `run` without --no-store, on serve's database
     local label=$1 wf=$2; shift 2
-    GPUFLOW_DB=$W/g.db GPUFLOW_DEVICES=${SETS##* } node bench/engine-gpu/timed-run.mjs "{\"label\":\"$label\",\"devices\":\"${SETS##* }\",\"gpus\":$NG,\"attached\":true}" --timeout 60 -- \
+    GPUFLOW_DB=$WDB GPUFLOW_DEVICES=$WDEV node bench/engine-gpu/timed-run.mjs "{\"label\":\"$label\",\"devices\":\"$WDEV\",\"gpus\":$(echo $WDEV | tr ',' '\n' | wc -l),\"attached\":true}" --timeout 60 -- \
       $CLI run $wf --json "$@" | tee -a $J | cut -c1-260
   }
+  wstop() { kill -TERM $SERVE; wait $SERVE; tail -3 $W/serve.err | tee -a $OUT/machine.txt; rm -f $W/serve.out; }
+  wserve ${SETS##* }
   for rep in 1 2 3; do for dt in float32 float64; do wrun warm-seed-sliced-$dt examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done; done
   # The same run started here beside the warm serve (--no-attach): the cold process it replaces.
   for rep in 1 2; do wrun cold-seed-sliced-float32 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU --no-attach; done
-  for rep in 1 2; do wrun warm-matmul-16384 bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU; wrun warm-groupby-78M examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
-  kill -TERM $SERVE; wait $SERVE; tail -3 $W/serve.err | tee -a $OUT/machine.txt
+  for rep in 1 2 3; do wrun warm-matmul-16384 bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU; wrun warm-groupby-78M examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
+  wstop
+  wserve 0
+  for rep in 1 2 3; do
+    wrun warm-matmul-16384 bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
+    wrun warm-groupby-78M examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
+    wrun warm-seed-sliced-float32 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
+  done
+  wstop
 else
   echo "warm pool: better-sqlite3 does not load here: not measured" | tee -a $OUT/machine.txt
 fi
@@ -89,8 +108,8 @@ for devs in $SETS; do
   for rep in $(seq 1 $r); do T=60 run groupby-78M $devs examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
   [ $r -gt 1 ] && T=90 run matmul-32768 $devs bench/scaling/matmul.json --param N=32768 --param chunks=8192 $GPU
 done
-# A/B: the chunks as asked (no coarsening for the GPUs), on one GPU and on all.
-for devs in 0 ${SETS##* }; do GPUFLOW_COARSEN=0 seeds $devs 1 $GPU; done
+# A/B: the chunks as asked (no coarsening for the GPUs), on one GPU and on all (SKIP_BEFORE=1: not).
+[ -z "$SKIP_BEFORE" ] && for devs in 0 ${SETS##* }; do GPUFLOW_COARSEN=0 seeds $devs 1 $GPU; done
 # The default worker set (GPU workers plus CPU workers) against the GPUs alone, all GPUs.
 for rep in 1 2; do for dt in float64 float32; do
   run default-set-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt
@@ -98,9 +117,19 @@ done; done
 # A/B of the multi-GPU lowerings on all GPUs: GPUFLOW_COARSEN=0 also turns off the row-panel
 # matmul and the per-GPU groupby tree (gpuShare 0: the SUMMA blocks and the split_every tree as
 # before); and the groupby without the cuBLAS / cuSOLVER warm-up beside its first kernels.
+if [ -z "$SKIP_BEFORE" ]; then
 GPUFLOW_COARSEN=0 T=60 run ab-before-matmul-16384 ${SETS##* } bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
 GPUFLOW_COARSEN=0 T=60 run ab-before-groupby-78M ${SETS##* } examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
-for devs in 0 ${SETS##* }; do GPUFLOW_WARM_LIBRARIES=0 T=60 run ab-warm0-groupby-78M $devs examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU; done
+fi
+# A/B of issue 30's start-up items on all GPUs: the library warm-up after every context whatever
+# the graph (GPUFLOW_WARM_LIBRARIES=eager, the old behaviour) on the groupby; the run waiting for
+# every worker (GPUFLOW_START_ON_FIRST=0) on the sliced seeds; first gemms in the library phase
+# (GPUFLOW_WARM_GEMM=1) on matmul 16384².
+for rep in 1 2; do
+  GPUFLOW_WARM_LIBRARIES=eager T=60 run ab-eager-groupby-78M ${SETS##* } examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
+  for dt in float32 float64; do GPUFLOW_START_ON_FIRST=0 run ab-waitall-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+  GPUFLOW_WARM_GEMM=1 T=60 run ab-warmgemm-matmul-16384 ${SETS##* } bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
+done
 warm
 # Dask + CuPy, same machine and call (one GPU, threaded scheduler).
 if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi

@@ -23,7 +23,14 @@ import { probeScheduler } from '../dask/reachable';
  * `whileStarting` is called with the engine as soon as its workers are starting (`gpuflow run`
  * compiles its graph then: Engine.precompile).
  */
-export async function startService(opts: Parsed['values'], withStore = true, early?: Prelaunch, whileStarting?: (engine: Engine) => void): Promise<GpuflowService> {
+export async function startService(
+  opts: Parsed['values'],
+  withStore = true,
+  early?: Prelaunch,
+  whileStarting?: (engine: Engine) => void,
+  /** Return once the first GPU worker is ready (WorkerPool.whenFirstReady), the rest still starting: `gpuflow run`. */
+  onFirstReady = false,
+): Promise<GpuflowService> {
   // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
   const dask = daskOption(opts.dask);
   const connectOptions = dask === undefined ? undefined : daskConnectOptions(opts, dask);
@@ -45,7 +52,9 @@ export async function startService(opts: Parsed['values'], withStore = true, ear
       store = openStore(opts.db ?? process.env.GPUFLOW_DB ?? defaultDbPath());
       store.markInterrupted();
     }
-    await starting;
+    await (onFirstReady ? engine.pool.whenFirstReady(starting) : starting);
+    // Rejects only when no worker started, which cannot follow a ready one; never unhandled.
+    starting.catch(() => undefined);
   } catch (e) {
     await starting.catch(() => undefined);
     await engine.shutdown().catch(() => undefined);

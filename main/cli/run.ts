@@ -1,11 +1,11 @@
 /** `gpuflow run <workflow.json>`: runs a workflow and prints its results. */
 import { readFile } from 'node:fs/promises';
 import type { ResultValue, RunStats } from '../../common/results';
-import type { ServeFile } from '../api/serve-file';
+import type { WarmPool } from './warm-pool';
 import type { AttachedResult } from './attach-messages';
 import type { Prelaunch } from '../cluster/prelaunch';
 import type { EarlyCompile } from '../engine/engine';
-import { namesFiles, parseJsonText, validateWorkflow } from '../engine/validate';
+import { parseJsonText } from '../engine/json-text';
 import { paramOverrides, UsageError, type Parsed } from './args';
 import { progressPrinter } from './progress';
 import { traceStart } from '../../common/start-trace';
@@ -59,29 +59,29 @@ export function reportRun(r: PrintedResult, json: boolean): number {
  * `pool`: a warm serve found before any fork (main/cli/warm-pool.ts): the run goes there when it
  * can (main/cli/attach.ts), else it runs here.
  */
-export async function runCommand(positionals: string[], opts: Parsed['values'], early?: Prelaunch, pool?: ServeFile | null): Promise<number> {
+export async function runCommand(positionals: string[], opts: Parsed['values'], early?: Prelaunch, pool?: WarmPool | null): Promise<number> {
   const doc = await readWorkflowFile(positionals[0]);
+  traceStart('workflow-read');
   const params = paramOverrides(opts.param);
+  // Where serve reads paths as this process does (same working directory and allowed folders),
+  // the document goes to it unvalidated: serve validates it (a refusal is exit 2 with the errors a
+  // local run prints, main/cli.ts), and this process loads no op registry (issue 30 item 3).
+  const attachAsIs = pool ? (await import('./attach')).samePaths(pool.file, true) : false;
+  if (pool && attachAsIs) {
+    const code = await attached(pool, doc, params, opts.json);
+    if (code !== null) return code;
+  }
+  const { namesFiles, validateWorkflow } = await import('../engine/validate');
   // A bad document is refused before the engine starts (workers forked early are killed).
   const wf = validateWorkflow(doc, params);
-  if (pool) {
-    const { attachRun, PoolUnavailable, samePaths } = await import('./attach');
-    if (samePaths(pool, namesFiles(wf))) {
-      let current: string | null = null;
-      const progress = progressPrinter(() => current);
-      try {
-        traceStart('attach');
-        const r = await attachRun(pool, doc, params, progress, (id) => (current = id));
-        traceStart('attach-result');
-        progress.done();
-        return reportRun(r, opts.json);
-      } catch (e) {
-        progress.done();
-        if (!(e instanceof PoolUnavailable)) throw e;
-        process.stderr.write(`gpuflow: running here: ${e.message}\n`);
-      }
-    }
+  traceStart('workflow-valid');
+  // Elsewhere, only a workflow that names no file may go.
+  if (pool && !attachAsIs && !namesFiles(wf)) {
+    const code = await attached(pool, doc, params, opts.json);
+    if (code !== null) return code;
   }
+  // Not attached: the connection begun for it is not kept open through the local run.
+  pool?.pre.close();
   // An op the Dask workers cannot run is refused before any connection (exit 2, node and op named).
   if (opts.dask !== undefined) {
     const [{ compileWorkflow }, { firstRefusal }] = await Promise.all([import('../engine/compile/compile'), import('../dask/supported')]);
@@ -92,9 +92,16 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // engine's modules load here, not at import: an attached run never needs them.
   const { startService } = await import('./cluster');
   let compiled: EarlyCompile | undefined;
-  const svc = await startService(opts, true, early, (engine) => {
-    if (opts.dask === undefined) compiled = engine.precompile(wf);
-  });
+  const svc = await startService(
+    opts,
+    true,
+    early,
+    (engine) => {
+      if (opts.dask === undefined) compiled = engine.precompile(wf);
+    },
+    // The run starts on the first ready GPU worker; the others join it as they become ready.
+    opts.dask === undefined && process.env.GPUFLOW_START_ON_FIRST !== '0',
+  );
   try {
     let current: string | null = null;
     const progress = progressPrinter(() => current, { lines: opts.dask !== undefined });
@@ -116,5 +123,24 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     // The result is printed and the run stored: the workers' own exit (a GPU worker tears its
     // CUDA context down) is not worth waiting for; they are killed if still there when we exit.
     await svc.close({ detachWorkers: true });
+  }
+}
+
+/** Runs `doc` on the warm pool and prints its result; null when serve could not take it (run here). */
+async function attached(pool: WarmPool, doc: unknown, params: Record<string, number | string | boolean>, json: boolean | undefined): Promise<number | null> {
+  const { attachRun, PoolUnavailable } = await import('./attach');
+  let current: string | null = null;
+  const progress = progressPrinter(() => current);
+  try {
+    traceStart('attach');
+    const r = await attachRun(pool.file, doc, params, progress, (id) => (current = id), pool.pre);
+    traceStart('attach-result');
+    progress.done();
+    return reportRun(r, json ?? false);
+  } catch (e) {
+    progress.done();
+    if (!(e instanceof PoolUnavailable)) throw e;
+    process.stderr.write(`gpuflow: running here: ${e.message}\n`);
+    return null;
   }
 }

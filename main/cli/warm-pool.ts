@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { ServeFile } from '../api/serve-file';
+import type { Preconnection } from './attach';
 import { defaultDbPath, serveFilePath } from '../store/default-path';
 import { UsageError, type Parsed } from './args';
 import { workerPoolKey } from './workers';
@@ -24,4 +25,10 @@ export async function findWarmPool(opts: Parsed['values'], env: NodeJS.ProcessEn
   const { file, skip } = readServeFile(path);
   if (skip) process.stderr.write(`gpuflow: not attaching to serve: ${skip}\n`);
   return file && file.pool === pool ? file : null;
+}
+
+/** A warm pool found, and the connection to it begun at once (main/cli/attach.ts preconnect). */
+export interface WarmPool {
+  file: ServeFile;
+  pre: Preconnection;
 }

@@ -17,6 +17,8 @@ import type { ValidWorkflow } from './validate';
 import type { DeviceTarget } from './ops/types';
 import { traceStart } from '../../common/start-trace';
 import type { WorkerConfig } from '../../common/messages';
+import type { WorkerHandle } from '../cluster/worker-handle';
+import { needsDeviceLibraries } from './compile/libraries';
 
 /**
  * A graph compiled while the workers start (Engine.precompile). `take()`, once they are ready,
@@ -125,6 +127,23 @@ export class Engine {
     return [...this.pool.workers.values()].filter((w) => w.config.kind === 'gpu' && w.backends.some((b) => b.name === 'cuda' && b.available)).map((w) => w.config);
   }
 
+  /**
+   * The GPU workers a run started now will have with cuda: the ready ones whose cuda backend
+   * loaded and those still starting whose plan includes cuda (a run may begin before every GPU
+   * worker is ready: WorkerPool.whenFirstReady), none that are gone.
+   */
+  private get expectedCudaGpus(): WorkerConfig[] {
+    return [...this.pool.workers.values()]
+      .filter((w) => w.config.kind === 'gpu' && !this.pool.gone.has(w.id))
+      .filter((w) => (w.address === null ? w.alive && w.config.backends.includes('cuda') : w.backends.some((b) => b.name === 'cuda' && b.available)))
+      .map((w) => w.config);
+  }
+
+  /** Every worker's config but the gone ones'. */
+  private get liveConfigs(): WorkerConfig[] {
+    return [...this.pool.workers.values()].filter((w) => !this.pool.gone.has(w.id)).map((w) => w.config);
+  }
+
   /** The planned GPU workers whose backends include cuda. */
   private get plannedCudaGpus(): WorkerConfig[] {
     return this.pool.plannedConfigs.filter((c) => c.kind === 'gpu' && c.backends.includes('cuda'));
@@ -146,6 +165,7 @@ export class Engine {
    * did not start), `take()` compiles again for it.
    */
   precompile(wf: ValidWorkflow): EarlyCompile {
+    this.warmLibrariesFor(wf);
     const planned = this.plannedDeviceTarget;
     const maxTaskBytes = largest(this.pool.plannedConfigs.map((c) => c.memoryLimit));
     const workers = workerOptions(this.pool.plannedConfigs, this.plannedCudaGpus.length);
@@ -153,7 +173,11 @@ export class Engine {
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);
     return {
-      take: () => (sameTarget(planned, this.deviceTarget) && sameWorkers(workers, this.workerOptions) && maxTaskBytes === this.maxTaskBytes ? early : this.compileAsync(wf)),
+      take: () => {
+        const cuda = this.expectedCudaGpus;
+        const now = workerOptions(this.liveConfigs, cuda.length);
+        return sameTarget(planned, targetOf(cuda)) && sameWorkers(workers, now) && maxTaskBytes === this.maxTaskBytes ? early : this.compileAsync(wf);
+      },
     };
   }
 
@@ -162,7 +186,25 @@ export class Engine {
     return workerOptions([...this.pool.workers.values()].map((w) => w.config), this.cudaGpus.length);
   }
 
+  /** GPU workers already asked to warm their libraries (a restarted worker is a new handle). */
+  private readonly librariesAsked = new WeakSet<WorkerHandle>();
+
+  /**
+   * When `wf` has linear algebra, asks every GPU worker, started or starting, to make its cuBLAS /
+   * cuSOLVER handles now (compile/libraries.ts), once per worker: the compile and
+   * the workers' start overlap it, not the first matmul task. Without linear algebra nothing is sent.
+   */
+  warmLibrariesFor(wf: ValidWorkflow): void {
+    if (!needsDeviceLibraries(wf)) return;
+    for (const w of this.pool.workers.values()) {
+      if (w.config.kind !== 'gpu' || !w.alive || this.librariesAsked.has(w)) continue;
+      this.librariesAsked.add(w);
+      w.send({ type: 'warm-libraries' });
+    }
+  }
+
   compile(wf: ValidWorkflow): Compiled {
+    this.warmLibrariesFor(wf);
     return compileWorkflow(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, ...this.workerOptions });
   }
 
@@ -174,6 +216,7 @@ export class Engine {
    * Through the compile gate; `signal` (a client gone) stops it waiting or compiling.
    */
   compileAsync(wf: ValidWorkflow, signal?: AbortSignal): Promise<Compiled> {
+    this.warmLibrariesFor(wf);
     return this.compileGate.run(
       () => compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, signal, ...this.workerOptions }),
       signal,

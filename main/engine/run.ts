@@ -175,9 +175,15 @@ export class RunController {
     // started when no worker was ready waited forever; now it waits only for restarting ones,
     // and fails at once, naming why, when every worker is gone (issue 29 item 7).
     // Restarting ones first: the scheduler gives up as soon as it knows only gone workers.
+    // A worker whose process is alive but not ready yet (a GPU worker still making its CUDA
+    // context: `gpuflow run` starts once the first GPU worker is ready) keeps its grid place.
     const ready = new Set(this.pool.ready.map((w) => w.id));
     const others = [...this.pool.workers.keys()].filter((id) => !ready.has(id));
-    for (const id of others.filter((x) => !this.pool.gone.has(x))) this.apply(this.scheduler.handle({ type: 'worker-removed', id, reason: 'restarting' }, started.seq));
+    for (const id of others.filter((x) => !this.pool.gone.has(x))) {
+      const w = this.pool.workers.get(id)!;
+      const s: Stimulus = w.alive ? { type: 'worker-starting', id, kind: w.config.kind } : { type: 'worker-removed', id, reason: 'restarting' };
+      this.apply(this.scheduler.handle(s, started.seq));
+    }
     const gone = others.filter((x) => this.pool.gone.has(x)).map((id) => ({ id, reason: this.pool.gone.get(id)! }));
     if (gone.length) this.apply(this.scheduler.handle({ type: 'workers-gone', workers: gone }, started.seq));
     yield* this.scheduler.startSteps(started.seq, (batch) => this.apply(batch));

@@ -6,12 +6,12 @@
  * renderer; this file adds the document shape and the file-path policy. Compile-time checks that
  * need shapes (main/engine/compile) come after and use the same form.
  */
-import { parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import * as z from 'zod';
 import { WORKFLOW_FORMAT, type ParamValue, type WorkflowDoc } from '../../common/workflow';
 import { checkGraph } from '../../common/graph-rules';
 import { parseGroups } from '../../common/workflow-groups';
 import { WorkflowError, WorkflowErrors } from './errors';
+import { parseJsonText } from './json-text';
 import { OPS } from './ops/registry';
 import { checkPath } from './paths';
 
@@ -42,21 +42,8 @@ function zodPath(path: PropertyKey[]): string {
   return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
 }
 
-/** Parses JSON text, naming the line and column of a syntax error (jsonc-parser reports offsets). */
-export function parseJsonText(text: string, what = 'workflow'): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    const errors: ParseError[] = [];
-    parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
-    const first = errors[0];
-    if (!first) throw new WorkflowErrors([new WorkflowError(what, 'not valid JSON')]);
-    const upto = text.slice(0, first.offset);
-    const line = upto.split('\n').length;
-    const col = first.offset - upto.lastIndexOf('\n');
-    throw new WorkflowErrors([new WorkflowError(what, `not valid JSON (line ${line}, column ${col}): ${printParseErrorCode(first.error)}`)]);
-  }
-}
+// In its own module (json-text.ts) so that reading a workflow loads no op registry; re-exported.
+export { parseJsonText };
 
 export interface ValidWorkflow {
   doc: WorkflowDoc;

@@ -276,9 +276,11 @@ Napi::Value CudaStatus(const Napi::CallbackInfo& info) { return cudaStatusOf(inf
 // cuSOLVER handles follow in the background; a lease that needs one meanwhile waits for the
 // warm-up's (beginWarmLibraries, here before queueing).
 Napi::Value CudaWarmContext(const Napi::CallbackInfo& info) { return queue(info.Env(), [] { gf::cuda::warmContext(); }, {}); }
+// cudaWarmLibraries(gemmDtypes?): bit 0 float64, bit 1 float32, a first gemm of each (none by default).
 Napi::Value CudaWarmLibraries(const Napi::CallbackInfo& info) {
+  const int gemms = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() & 3 : 0;
   gf::cuda::beginWarmLibraries();
-  return queue(info.Env(), [] { gf::cuda::warmLibraries(); }, {});
+  return queue(info.Env(), [gemms] { gf::cuda::warmLibraries(gemms); }, {});
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {

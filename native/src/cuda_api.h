@@ -41,10 +41,11 @@ std::string solverReason();
 // the handle warmLibraries() (off the JS thread) is making instead of making a second one at the
 // same time, and info() leave the libraries alone until that phase is over. Never throw: what
 // fails here fails again, with its message, where it is used (unavailableReason, the first
-// matmul / qr / svd).
+// matmul / qr / svd). `gemmDtypes` (bit 0 float64, bit 1 float32): a first gemm of each after
+// the handles, so the first matmul task does not load cuBLAS's kernels.
 void warmContext();
 void beginWarmLibraries();
-void warmLibraries();
+void warmLibraries(int gemmDtypes);
 
 void runProgram(const Program& p, const std::vector<InputView>& inputs, void* out);
 // Diagnostics for bench/: milliseconds per launch of the fused kernel of a program with no input

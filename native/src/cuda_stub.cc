@@ -20,7 +20,7 @@ std::string blasReason() { return GF_NO_CUDA_REASON; }
 std::string solverReason() { return GF_NO_CUDA_REASON; }
 void warmContext() {}
 void beginWarmLibraries() {}
-void warmLibraries() {}
+void warmLibraries(int) {}
 [[noreturn]] static void absent() { throw std::runtime_error(GF_NO_CUDA_REASON); }
 void runProgram(const Program&, const std::vector<InputView>&, void*) { absent(); }
 double benchProgram(const Program&, int) { absent(); }

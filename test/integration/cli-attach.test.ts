@@ -110,6 +110,21 @@ describe('gpuflow run attaches to a running serve', () => {
     expect(again.code).toBe(0);
   }, 180_000);
 
+  it('an invalid workflow: serve refuses it (this process does not validate it first), printed as a local refusal, exit 2', async () => {
+    const watch = await watchRuns(s);
+    try {
+      const bad = ['run', 'examples/seed-benchmark.json', '--param', 'N=-3', ...POOL];
+      const attached = await runCli([...bad, '--json'], env);
+      const local = await runCli([...bad, '--json', '--no-attach'], env);
+      expect(local.code).toBe(2);
+      expect(local.stderr).toMatch(/^invalid workflow:\n {2}nodes\[0\]\.params\.shape \(node 'x'\): /);
+      expect([attached.code, attached.stderr]).toEqual([2, local.stderr]);
+      expect(watch.runs.size).toBe(0);
+    } finally {
+      watch.close();
+    }
+  }, 180_000);
+
   it('another worker set, or another database, runs here', async () => {
     const watch = await watchRuns(s);
     try {

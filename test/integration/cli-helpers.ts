@@ -14,7 +14,11 @@ export function tempDb(): string {
   return path.join(mkdtempSync(path.join(tmpdir(), 'gpuflow-test-')), 'gpuflow.db');
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CliResult> {
+/**
+ * `until`: 'exit' resolves when the process exits; 'close' when its pipes close too, with what its
+ * workers wrote to the shared stderr after that (their start-up trace lines).
+ */
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000, until: 'exit' | 'close' = 'exit'): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/gpuflow.mjs', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -25,7 +29,7 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
       child.kill('SIGKILL');
       reject(new Error(`gpuflow ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    child.on(until, (code: number | null) => {
       clearTimeout(t);
       resolve({ code, stdout, stderr });
     });

@@ -8,13 +8,11 @@
  *   fake nvidia-smi listing two GPUs): the programs and combines are the GPUs' alone (placement
  *   by device kind), in contiguous shares, so the CPU worker takes none and no partial goes to it.
  */
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../common/results';
 import { nativeInfo } from '../../native/index';
 import { runCli } from './cli-helpers';
+import { fakeNvidiaSmi } from './fake-gpus';
 
 const NO_GPU = { GPUFLOW_NVIDIA_SMI: '/nonexistent/nvidia-smi' };
 const PARAMS = ['--param', 'N=2000', '--param', 'chunks=100'];
@@ -30,16 +28,6 @@ async function run(file: string, extra: string[], env: Record<string, string> = 
 
 const tasksBy = (r: RunResult) => new Map(r.stats.workers.map((w) => [w.id, w.tasks]));
 
-/** A fake nvidia-smi listing two GPUs. */
-function twoGpuSmi(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-smi-'));
-  const smi = path.join(dir, 'nvidia-smi');
-  const line = (i: number) => `${i}, GPU-1111111${i}-2222-3333-4444-555555555555, Test GPU, 81559, 0, 0, 00000000:1${i}:00.0, 580.1`;
-  writeFileSync(smi, `#!/bin/sh\necho "${line(0)}"\necho "${line(1)}"\n`);
-  chmodSync(smi, 0o755);
-  return smi;
-}
-
 describe('dispatch on several GPU workers', () => {
   for (const file of FILES) {
     it(`${file}: one digest on virtual GPUs, coarser tasks, every GPU worker busy`, async () => {
@@ -53,7 +41,9 @@ describe('dispatch on several GPU workers', () => {
   }
 
   it.skipIf(!nativeInfo().available)('keeps the CPU worker out of the GPU programs beside cuda GPU workers, one digest', async () => {
-    const env = { GPUFLOW_NVIDIA_SMI: twoGpuSmi(), GPUFLOW_BENCH_FAKE_CUDA: '1' };
+    // Every worker in the run from its start (GPUFLOW_START_ON_FIRST=0; else it starts on the first
+    // ready GPU and the CPU worker may join after its end): the CPU worker is there and takes none.
+    const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_START_ON_FIRST: '0' };
     for (const file of FILES) {
       const one = await run(file, ['--cpu-workers', '1', '--threads', '1']);
       const mixed = await run(file, ['--cpu-workers', '1'], env);

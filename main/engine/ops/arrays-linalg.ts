@@ -43,6 +43,7 @@ function need2d(ctx: BuildContext, a: LazyArray, port: string): void {
 }
 
 const matmul: OpDef = {
+  deviceLibraries: true,
   spec: {
     op: 'matmul',
     label: 'Matmul',
@@ -265,6 +266,7 @@ function pickWhole(ctx: BuildContext, from: string, name: string, shape: number[
 }
 
 const qr: OpDef = {
+  deviceLibraries: true,
   spec: {
     op: 'qr',
     label: 'QR (tall-skinny)',
@@ -289,6 +291,7 @@ const qr: OpDef = {
 };
 
 const svd: OpDef = {
+  deviceLibraries: true,
   spec: {
     op: 'svd',
     label: 'SVD (tall-skinny)',

@@ -71,6 +71,7 @@ function sumTree(ctx: BuildContext, keys: string[], name: string, bytes: number,
 }
 
 const svdRandomized: OpDef = {
+  deviceLibraries: true,
   spec: {
     op: 'svd_randomized',
     label: 'SVD (randomized, truncated)',

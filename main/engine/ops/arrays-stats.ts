@@ -195,6 +195,7 @@ const median: OpDef = {
 };
 
 const tensordot: OpDef = {
+  deviceLibraries: true,
   spec: {
     op: 'tensordot',
     label: 'Tensordot',

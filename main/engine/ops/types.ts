@@ -87,6 +87,11 @@ export interface OpDef {
    * (issue 29 item 5: 1400² one-element chunks + reduce was refused after 98 s and +950 MB).
    */
   minTasks?(ctx: BuildContext): number;
+  /**
+   * Its tasks call cuBLAS / cuSOLVER on GPU workers (matmul, qr, svd): the engine asks the GPU
+   * workers to make those handles while it compiles (compile/libraries.ts), and not otherwise.
+   */
+  deviceLibraries?: true;
 }
 
 /** How a run's GPU workers take coarsened tasks (compile/coarsen.ts): how many, and the most elements a task may hold. */

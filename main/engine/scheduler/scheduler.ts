@@ -38,6 +38,13 @@ export interface WorkerSlot {
 export type Stimulus =
   | { type: 'worker-added'; id: string; kind: WorkerKind; slots: number }
   /**
+   * A planned worker whose process is still starting when the run begins (a GPU worker whose CUDA
+   * context is not made yet): the run goes on with the ready ones, and this one keeps its place in
+   * the placement grid, so its share waits for it (parked) while the ready workers take it only
+   * when idle. It joins with `worker-added`; `worker-removed` with `gone` drops it.
+   */
+  | { type: 'worker-starting'; id: string; kind: WorkerKind }
+  /**
    * `gone`: the worker will not come back (its device is gone); otherwise it may be restarted.
    * `fault`: its process ended by its own fault (an uncaught error, a fatal signal), which counts
    * against the tasks it ran (MAX_CRASHES); a kill from outside does not.
@@ -99,6 +106,8 @@ export class Scheduler {
   /** Workers removed that may come back (restarting), and those that will not, with why. */
   private readonly absent = new Set<string>();
   private readonly gone = new Map<string, string>();
+  /** Workers still starting (`worker-starting`; also in `absent`), by kind: grid places held for them. */
+  private readonly starting = new Map<string, WorkerKind>();
   private readonly outputKeys: Set<string>;
   /** Ready tasks by resource, lowest static priority first; stale entries are skipped on pop. */
   private readonly ready: Record<Resource, KeyHeap>;
@@ -230,7 +239,13 @@ export class Scheduler {
         if (this.workers.has(s.id)) this.workerRemoved(s.id);
         this.absent.delete(s.id);
         this.gone.delete(s.id);
+        this.starting.delete(s.id);
         this.workers.set(s.id, { id: s.id, kind: s.kind, slots: s.slots, running: new Set(), heldBytes: 0 });
+        break;
+      case 'worker-starting':
+        if (this.workers.has(s.id) || this.gone.has(s.id)) break;
+        this.absent.add(s.id);
+        this.starting.set(s.id, s.kind);
         break;
       case 'worker-removed':
         // A process that ended by its own fault did so under what it ran: each task is a suspect.
@@ -370,6 +385,7 @@ export class Scheduler {
     const w = this.workers.get(id);
     if (goneReason !== undefined) {
       this.absent.delete(id);
+      this.starting.delete(id);
       if (!this.gone.has(id)) this.gone.set(id, goneReason);
     } else this.absent.add(id);
     if (!w) return;
@@ -492,15 +508,20 @@ export class Scheduler {
     const workers = [...this.workers.values()];
     const resources: Resource[] = ['any', 'gpu', 'cpu'];
     const gpuWorkers = workers.filter((w) => accepts(w.kind, 'gpu'));
+    // Workers still starting hold their grid places with no slot: work they own is parked for them.
+    const starting = [...this.starting].map(([id, kind]) => ({ id, kind, slots: 0, running: new Set<string>(), heldBytes: 0 }));
+    const gpuStarting = starting.some((w) => accepts(w.kind, 'gpu'));
     const candidates = {
       any: workers,
       // GPU work (the fused programs of a run that had GPU workers) goes to the CPU workers once
-      // no GPU worker is left (device lost), rather than waiting for none.
-      gpu: gpuWorkers.length ? gpuWorkers : workers,
+      // no GPU worker is left (device lost), rather than waiting for none; while one is still
+      // starting it waits for it instead.
+      gpu: gpuWorkers.length || gpuStarting ? gpuWorkers : workers,
       cpu: workers.filter((w) => accepts(w.kind, 'cpu')),
     } satisfies Record<Resource, typeof workers>;
     const free = (r: Resource) => candidates[r].some((w) => w.running.size < w.slots);
-    const grids = { any: gridWorkers(candidates.any), gpu: gridWorkers(candidates.gpu), cpu: gridWorkers(candidates.cpu) } satisfies Record<Resource, typeof workers>;
+    const gridOf = (r: Resource) => gridWorkers([...candidates[r], ...starting.filter((w) => accepts(w.kind, r))]);
+    const grids = { any: gridOf('any'), gpu: gridOf('gpu'), cpu: gridOf('cpu') } satisfies Record<Resource, typeof workers>;
     // A grid worker with nothing to do, not even work parked for it: it may take another's.
     const idle = (r: Resource) => grids[r].find((w) => w.running.size === 0 && w.slots > 0 && !(this.parked.get(w.id) && this.topReady(this.parked.get(w.id)!) !== undefined));
     for (;;) {
@@ -510,6 +531,8 @@ export class Scheduler {
         const k = this.topReady(this.ready[r]);
         if (k === undefined) continue;
         if (candidates[r].length === 0) {
+          // Its workers are still starting: it waits for them.
+          if (starting.some((w) => accepts(w.kind, r))) continue;
           const t = this.tasks.get(k)!;
           this.move(k, 'erred');
           this.fail(`node '${t.def.node}': task ${k} needs a ${r} worker and there is none${this.gone.size ? ` (${this.goneNote()})` : ''}`, k, t.def.node);

@@ -528,10 +528,32 @@ void beginWarmLibraries() {
   if (cusolverPool.idle.empty()) cusolverPool.warming = true;
 }
 
-void warmLibraries() {
+// One gemm of each dtype asked (bit 0 float64, bit 1 float32) on zeroed 2048² operands once the
+// handles are made: a fresh process's first gemm also pays loading cuBLAS's kernels (lazy module
+// loading, which the driver serialises between the GPU workers' processes), and this puts that
+// beside the graph's compile instead of on its first matmul task. Failures are left for the first
+// real call to report.
+static void warmGemms(int dtypes) {
+  constexpr int64_t n = 2048;
+  for (int dtype = 0; dtype < 2; dtype++) {
+    if (!(dtypes & (1 << dtype))) continue;
+    try {
+      const size_t bytes = size_t(n * n) * (dtype == 0 ? 8 : 4);
+      DeviceBuffer a(bytes), b(bytes), c(bytes);
+      check(cudaMemsetAsync(a.as<void>(), 0, bytes, stream()), "warm gemm memset");
+      check(cudaMemsetAsync(b.as<void>(), 0, bytes, stream()), "warm gemm memset");
+      gemmDevice(dtype, a.as<void>(), b.as<void>(), c.as<void>(), false, n, n, n);
+      sync();
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+void warmLibraries(int gemmDtypes) {
   if (unavailableReason().empty()) {
     warmHandle(cublasLib, cublasPool);
     warmHandle(cusolverLib, cusolverPool);
+    warmGemms(gemmDtypes);
   } else {
     // No device, nothing to make: the leases waiting go on to fail with their own message.
     {

@@ -6,7 +6,8 @@
  * an svd that fits one cuda GPU is one factor-whole task, else the TSQR tree.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToWorker } from '../../../common/messages';
+import { unbatch } from '../../../common/batch';
+import { toWorkerSchema, type ToWorker } from '../../../common/messages';
 import type { Discovery } from '../../../main/cluster/discovery';
 import type { ExitInfo, LaunchedProcess, Launcher } from '../../../main/cluster/launcher';
 import { compileWorkflow } from '../../../main/engine/compile/compile';
@@ -14,25 +15,37 @@ import { Engine } from '../../../main/engine/engine';
 import { validateWorkflow } from '../../../main/engine/validate';
 
 /** Processes that answer init with ready, the GPU worker's cuda backend loaded or not. */
-function fakeLauncher(cudaLoads: boolean): Launcher {
+function fakeLauncher(cudaLoads: boolean, warmAsked: string[] = []): Launcher {
   return {
     kind: 'fork',
-    launch(): LaunchedProcess {
+    launch(opts): LaunchedProcess {
       let onMsg: (raw: unknown) => void = () => undefined;
       let onExit: (e: ExitInfo) => void = () => undefined;
       return {
         pid: 3000,
-        send(msg: ToWorker) {
-          if (msg.type === 'init') {
-            const cuda = msg.config.kind === 'gpu' ? [{ name: 'cuda', available: cudaLoads, ...(cudaLoads ? {} : { reason: 'no device' }) }] : [];
-            setTimeout(() => onMsg({ type: 'ready', pid: 1, address: { workerId: msg.config.id, host: '127.0.0.1', port: 1 }, backends: [...cuda, { name: 'js', available: true }] }), 5);
-          }
-          if (msg.type === 'shutdown') setTimeout(() => onExit({ code: 0, signal: null }), 1);
-        },
+        // What a turn sends comes as one batch (common/batch.ts): init and warm-libraries here.
+        send: (raw: unknown) => unbatch(raw, (m) => answer(toWorkerSchema.parse(m))),
         onMessage: (fn) => (onMsg = fn),
         onExit: (fn) => (onExit = fn),
         kill: (signal) => setTimeout(() => onExit({ code: null, signal }), 1),
       };
+      function answer(msg: ToWorker) {
+        if (msg.type === 'warm-libraries') warmAsked.push(opts.name);
+        if (msg.type === 'init') {
+          const cuda = msg.config.kind === 'gpu' ? [{ name: 'cuda', available: cudaLoads, ...(cudaLoads ? {} : { reason: 'no device' }) }] : [];
+          setTimeout(
+            () =>
+              onMsg({
+                type: 'ready',
+                pid: 1,
+                address: { workerId: msg.config.id, host: '127.0.0.1', port: 1 },
+                backends: [...cuda, { name: 'js', available: true }],
+              }),
+            5,
+          );
+        }
+        if (msg.type === 'shutdown') setTimeout(() => onExit({ code: 0, signal: null }), 1);
+      }
     },
   };
 }
@@ -60,10 +73,15 @@ afterEach(async () => {
 
 describe('Engine.precompile', () => {
   it('compiles for the planned GPU worker while the workers start, and that graph is the run’s', async () => {
-    engine = new Engine(discovery, { launcher: fakeLauncher(true), cpuWorkers: 1 });
+    const warmAsked: string[] = [];
+    engine = new Engine(discovery, { launcher: fakeLauncher(true, warmAsked), cpuWorkers: 1 });
     const starting = engine.start();
     const early = engine.precompile(wf);
     await starting;
+    // An svd: the GPU worker (alone) was asked to make its cuBLAS / cuSOLVER handles, once.
+    engine.compile(wf);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(warmAsked).toEqual(['gpuflow-gpu0']);
     expect(engine.deviceTarget).toEqual(engine.plannedDeviceTarget);
     const g = await early.take();
     expect(await early.take()).toBe(g); // the early graph itself, not compiled again

@@ -139,3 +139,55 @@ describe('fetched copies', () => {
     expect(releases.sort()).toEqual(['A:u', 'A:x', 'A:y', 'B:y']);
   });
 });
+
+describe('a run that starts before every GPU worker is ready', () => {
+  // The seed workload's reduction coarsened for four GPU workers: contiguous shares of partials.
+  const seed = JSON.parse(readFileSync(new URL('../../../examples/seed-benchmark.json', import.meta.url), 'utf8'));
+  const c = compileWorkflow(validateWorkflow(seed, { N: 2000, chunks: 100 }), { arrayResource: 'gpu', gpuShare: { gpus: 4, taskElements: 2 ** 20 } });
+  const ownerIn4 = (key: string) => {
+    const p = c.tasks.get(key)!.place;
+    return p && 'share' in p ? `gpu${Math.floor((p.share[0] * 4) / p.share[1])}` : null;
+  };
+
+  it('gives the ready GPU its share first, parks the starting ones’ shares for them, and lets a late one take what is left', () => {
+    const shared = [...c.tasks.values()].filter((t) => t.place && 'share' in t.place);
+    expect(shared.length).toBeGreaterThanOrEqual(32); // at least 8 partials a GPU
+    const s = new Scheduler(c.tasks, c.outputs, () => 0);
+    let cause = 1;
+    s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, cause++);
+    for (const id of ['gpu1', 'gpu2', 'gpu3']) s.handle({ type: 'worker-starting', id, kind: 'gpu' }, cause++);
+    const queue = executes(s.start(cause++));
+    // gpu0 starts on its own quarter, not on everyone's.
+    expect(queue.map((e) => [e.worker, ownerIn4(e.key)])).toEqual(queue.map(() => ['gpu0', 'gpu0']));
+    const ranOn = new Map<string, string>();
+    let finishedOn0 = 0;
+    let late = false;
+    while (queue.length) {
+      const e = queue.shift()!;
+      ranOn.set(e.key, e.worker);
+      queue.push(...executes(s.handle({ type: 'task-finished', key: e.key, worker: e.worker, bytes: c.tasks.get(e.key)!.outBytes }, cause++)));
+      // gpu1 becomes ready once gpu0 has done a few tasks; gpu2 and gpu3 never do.
+      if (e.worker === 'gpu0' && ++finishedOn0 === 4 && !late) {
+        late = true;
+        queue.push(...executes(s.handle({ type: 'worker-added', id: 'gpu1', kind: 'gpu', slots: 2 }, cause++)));
+      }
+    }
+    expect(ranOn.size).toBe(c.tasks.size); // every task ran: the shares of the workers that never came were taken
+    const on = (w: string) => [...ranOn].filter(([, x]) => x === w).map(([k]) => k);
+    expect(on('gpu0').length).toBeGreaterThan(0);
+    // The late worker took work, its own share among it (parked for it until it came).
+    expect(on('gpu1').length).toBeGreaterThan(0);
+    expect(on('gpu1').filter((k) => ownerIn4(k) === 'gpu1').length).toBeGreaterThan(0);
+    expect([...ranOn.values()].every((w) => w === 'gpu0' || w === 'gpu1')).toBe(true);
+  });
+
+  it('waits for a starting GPU worker rather than give GPU work to a CPU worker', () => {
+    const s = new Scheduler(c.tasks, c.outputs, () => 0);
+    s.handle({ type: 'worker-added', id: 'cpu0', kind: 'cpu', slots: 2 }, 1);
+    s.handle({ type: 'worker-starting', id: 'gpu0', kind: 'gpu' }, 2);
+    expect(executes(s.start(3))).toEqual([]);
+    const first = executes(s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, 4));
+    expect(first.length).toBe(2);
+    expect(first.every((e) => e.worker === 'gpu0')).toBe(true);
+  });
+});

@@ -3,8 +3,9 @@
  * context (the addon's cudaWarmContext, on a libuv thread) once, at start; the backend asks
  * cudaStatus() only after that, so it never makes the context on the JS thread, and never asks
  * info() (whose CPU BLAS lookup a GPU worker's start waited for); the cuBLAS / cuSOLVER phase
- * (cudaWarmLibraries) is queued as soon as the context is made, before cudaStatus(), and the
- * backend (the worker's `ready`) does not wait for it, but matmul / qr / svd do. With a fake addon (the order of calls),
+ * (cudaWarmLibraries) is queued only when main asks (`warmLibraries`: its graph has linear
+ * algebra), once, after the context; the backend (the worker's `ready`) does not wait for it, but
+ * matmul / qr / svd do. With a fake addon (the order of calls),
  * and with the real one (this machine has no GPU: the warm-up resolves and the backend reports
  * the addon's own reason).
  */
@@ -72,21 +73,27 @@ describe('cuda warm-up', () => {
     expect(calls).toEqual(['cudaWarmContext']);
   });
 
-  it('the backend is made once the context is, with the library phase queued first and never awaited', async () => {
+  it('the backend is made once the context is; the library phase only when asked, once, and never awaited', async () => {
     const { calls, settle, warmup, cuda } = await withFake('settle');
     warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
     const made = cuda.createWarmCudaBackend();
     await tick();
     expect(calls).toEqual(['cudaWarmContext']); // cudaStatus() waits for the context
     settle('cudaWarmContext');
-    const backend = await made; // the library phase never settles in this test
+    const backend = await made;
     expect('name' in backend && backend.name).toBe('cuda');
-    expect(calls).toEqual(['cudaWarmContext', 'cudaWarmContext:over', 'cudaWarmLibraries', 'cudaStatus']);
+    await tick();
+    expect(calls).toEqual(['cudaWarmContext', 'cudaWarmContext:over', 'cudaStatus']); // not asked: no library phase
+    warmup.warmLibraries();
+    warmup.warmLibraries();
+    await tick();
+    expect(calls).toEqual(['cudaWarmContext', 'cudaWarmContext:over', 'cudaStatus', 'cudaWarmLibraries']); // it never settles in this test
   });
 
   it('matmul waits for the library phase, then runs', async () => {
     const { calls, settle, warmup, cuda } = await withFake('settle');
     warmup.warmupFromEnv({ GPUFLOW_CUDA_WARMUP: '1' });
+    warmup.warmLibraries(); // main's warm-libraries, before the context is made
     settle('cudaWarmContext');
     const backend = await cuda.createWarmCudaBackend();
     if (!('matmul' in backend) || !backend.matmul) throw new Error('no matmul');
@@ -111,10 +118,12 @@ describe('cuda warm-up', () => {
 
   it('never rejects: a failed warm-up leaves the answer to cudaStatus()', async () => {
     const { calls, cuda, warmup } = await withFake('reject');
-    const backend = await cuda.createWarmCudaBackend();
+    const made = cuda.createWarmCudaBackend();
+    warmup.warmLibraries();
+    const backend = await made;
     expect('name' in backend && backend.name).toBe('cuda');
     await expect(warmup.librariesReady()).resolves.toBeUndefined();
-    expect(calls).toEqual(['cudaWarmContext', 'cudaWarmLibraries', 'cudaStatus']);
+    expect(calls).toEqual(['cudaWarmContext', 'cudaStatus', 'cudaWarmLibraries']);
   });
 
   it('with the real addon on a machine without a GPU: both phases resolve, and the backend gives the addon’s reason', async () => {
@@ -124,8 +133,9 @@ describe('cuda warm-up', () => {
     if ('unavailable' in n) return expect(n.unavailable).toMatch(/addon|GPUFLOW_NO_NATIVE/);
     expect(typeof n.addon.cudaWarmContext).toBe('function');
     expect(typeof n.addon.cudaWarmLibraries).toBe('function');
-    const { cudaWarmup, librariesReady } = await import('../../../worker/cuda-warmup');
+    const { cudaWarmup, librariesReady, warmLibraries } = await import('../../../worker/cuda-warmup');
     await expect(cudaWarmup()).resolves.toBeUndefined();
+    warmLibraries(); // the handles and first gemms: nothing to make here, and it says so by resolving
     await expect(librariesReady()).resolves.toBeUndefined();
     const info = n.addon.info();
     const { createWarmCudaBackend } = await import('../../../worker/kernels/cuda');
