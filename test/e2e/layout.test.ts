@@ -3,7 +3,7 @@
 /**
  * What a person sees, in Debian's Chromium against `gpuflow serve --virtual-gpus 3`: every view
  * (the empty editor, editor after a run, a running task stream, history with two runs, a comparison, a running benchmark, benchmarks with
- * a result) at 1280×720, 1600×1000 and 1920×1080, in the light and the dark theme. In each: no
+ * a result, the tuning leaderboard and a table result opened at full width) at 1280×720, 1600×1000 and 1920×1080, in the light and the dark theme. In each: no
  * visible panel overflows sideways (scrollWidth > clientWidth), every table header and chart label
  * lies inside its panel, the toolbar is one row, the benchmark view is at least half the window
  * wide, the run status is never clipped or cut off and the theme toggle is on screen, nor the
@@ -347,4 +347,33 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     await expect.poll(() => wide.count()).toBe(0);
     await page.locator('.react-flow__node[data-id="search"]').waitFor();
   }, 300_000);
+
+  it('a table result opened at full width: its columns across the window, sortable, closed again', async () => {
+    await page.getByTestId('view-editor').click();
+    await page.getByTestId('examples').selectOption('dataframe groupby');
+    await page.locator('.react-flow__node[data-id="mean_x"]').waitFor();
+    await setWorkflowParam(page, 'partitions', '4');
+    await page.getByTestId('run').click();
+    await expect.poll(() => status(page), { timeout: 120_000 }).toBe('finished');
+    await page.getByTestId('expand-result-mean_x').first().click();
+    const wide = page.getByTestId('wide-result');
+    const table = wide.getByTestId('table-view');
+    await table.waitFor();
+    await everySize('a table at full width', 'table-wide', async (w) => {
+      expect((await table.locator('.gf-table-head').boundingBox())!.width, `table header at ${w} px`).toBeGreaterThan(w * 0.9);
+    });
+    // The group names (text) sorted descending by two header clicks on their header: the rows on
+    // show read in descending order, starting at or above every name shown before.
+    const names = async () => table.locator('.gf-table-row > span:nth-child(2)').allTextContents();
+    const before = await names();
+    await table.getByTestId('sort-name').click();
+    await table.getByTestId('sort-name').click();
+    expect(await table.getByTestId('sort-name').textContent()).toContain('▼');
+    const desc = await names();
+    expect(desc).toEqual([...desc].sort().reverse());
+    expect(before.every((n) => n <= desc[0]), `${desc[0]} first after sorting descending`).toBe(true);
+    await page.getByTestId('close-wide').click();
+    await expect.poll(() => wide.count()).toBe(0);
+    await page.locator('.react-flow__node[data-id="mean_x"]').waitFor();
+  }, 180_000);
 });
