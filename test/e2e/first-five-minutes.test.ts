@@ -123,9 +123,8 @@ describe.skipIf(skip)('the first five minutes', () => {
   }, 120_000);
 
   it('a Run the server refuses (a file outside the allowed folders: the browser cannot know them) names the node and field', async () => {
-    await page.locator('[data-op="load_npy"]').dragTo(page.getByTestId('graph-canvas'), { targetPosition: { x: 700, y: 160 } });
+    await dropFromPalette(page, 'load_npy', 700, 160);
     const npy = page.locator('.react-flow__node[data-id="load_npy"]');
-    await npy.waitFor();
     await setParam(page, 'load_npy', 'path', '/etc/hostname');
     await setParam(page, 'load_npy', 'chunks', '10');
     await deselect(page);

@@ -115,6 +115,13 @@ async function setWorkflowParam(page: Page, name: string, value: string) {
   await field.blur();
 }
 
+/** Opens an example in the editor and waits for its node `node` on the canvas. */
+async function openExample(page: Page, name: string, node: string) {
+  await page.getByTestId('view-editor').click();
+  await page.getByTestId('examples').selectOption(name);
+  await page.locator(`.react-flow__node[data-id="${node}"]`).waitFor();
+}
+
 const status = (page: Page) => page.getByTestId('run-status').getAttribute('data-status');
 
 describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and dark', () => {
@@ -316,9 +323,7 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
   }, 180_000);
 
   it('tuning: trials drawn while they run, then the leaderboard with its headers on one line', async () => {
-    await page.getByTestId('view-editor').click();
-    await page.getByTestId('examples').selectOption('tuning: random search');
-    await page.locator('.react-flow__node[data-id="search"]').waitFor();
+    await openExample(page, 'tuning: random search', 'search');
     await setWorkflowParam(page, 'trials', '6');
     await page.getByTestId('run').click();
     // A trial's task is on the stream while it trains, labelled with its epoch once it reports.
@@ -349,9 +354,7 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
   }, 300_000);
 
   it('a table result opened at full width: its columns across the window, sortable, closed again', async () => {
-    await page.getByTestId('view-editor').click();
-    await page.getByTestId('examples').selectOption('dataframe groupby');
-    await page.locator('.react-flow__node[data-id="mean_x"]').waitFor();
+    await openExample(page, 'dataframe groupby', 'mean_x');
     await setWorkflowParam(page, 'partitions', '4');
     await page.getByTestId('run').click();
     await expect.poll(() => status(page), { timeout: 120_000 }).toBe('finished');
