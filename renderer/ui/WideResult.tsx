@@ -4,7 +4,7 @@
  * The inspector and the results panel offer it with an "expand" button (ui/ExpandResult.tsx); Close or Escape returns to
  * the canvas (the canvas stays mounted underneath, so its view is as it was).
  */
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useData, useRun, useSession } from './hooks';
 import { Value } from './ResultsPanel';
 
@@ -13,8 +13,11 @@ export function WideResult() {
   const id = useData((s) => s.wideResult);
   const v = useRun((s) => (id ? s.result?.results[id] : undefined));
   const runNo = useRun((s) => s.result?.storeId ?? null);
+  const closeRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (!id) return;
+    // The expand button that opened it is now covered: the keyboard goes on from Close.
+    closeRef.current?.focus();
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && session.data.getState().set({ wideResult: null });
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -27,7 +30,7 @@ export function WideResult() {
           Result of {id}
           {runNo !== null && <span className="gf-muted"> · run #{runNo}</span>}
         </h3>
-        <button type="button" data-testid="close-wide" onClick={() => session.data.getState().set({ wideResult: null })}>
+        <button type="button" ref={closeRef} data-testid="close-wide" onClick={() => session.data.getState().set({ wideResult: null })}>
           Close (Esc)
         </button>
       </div>

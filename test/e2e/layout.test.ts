@@ -335,6 +335,8 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     await page.getByTestId('expand-result-search').first().click();
     const wide = page.getByTestId('wide-result');
     await wide.waitFor();
+    // The keyboard goes on from the wide view's Close, not from the covered expand button.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('close-wide');
     await everySize('tuning leaderboard at full width', 'tuning-wide', async (w) => {
       const box = (await wide.boundingBox())!;
       expect(box.width, `wide result at ${w} px`).toBeGreaterThan(w * 0.95);
