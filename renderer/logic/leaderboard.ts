@@ -63,3 +63,29 @@ export function formatParams(p: Record<string, unknown>): string {
 export function paramTexts(p: Record<string, unknown>): string[] {
   return Object.entries(p).map(([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(4)) : String(v)}`);
 }
+
+/** The leaderboard's columns, in the order shown; a header click sorts by one (logic/table-sort). */
+export const LEADERBOARD_COLUMNS = ['#', 'trial', 'params', 'epochs', 'score', 'status'] as const;
+
+// Digit runs zero-padded, so trial ids compare as a person reads them (t2 before t10).
+const naturalKey = (s: string) => s.replace(/\d+/g, (d) => d.padStart(12, '0'));
+
+/** The value a row sorts by in column `col` (LEADERBOARD_COLUMNS): null where it has none (unranked, unscored), which sorts last. */
+export function leaderboardCell(r: LeaderRow, col: number): string | number | null {
+  switch (LEADERBOARD_COLUMNS[col]) {
+    case '#':
+      return r.rank;
+    case 'trial':
+      return naturalKey(r.trialId);
+    case 'params':
+      return formatParams(r.params);
+    case 'epochs':
+      return r.epochs;
+    case 'score':
+      return r.score;
+    case 'status':
+      return r.status;
+    default:
+      return null;
+  }
+}

@@ -23,6 +23,8 @@ export interface DataState {
   loadError: string | null;
   /** The service's run queue (the running entry first), from 'queue' events. */
   queue: QueueEntry[];
+  /** The node whose result (a leaderboard, a table) is open at full width over the editor, if any. */
+  wideResult: string | null;
   set(partial: Partial<Omit<DataState, 'set'>>): void;
 }
 
@@ -40,6 +42,7 @@ export const createDataStore = () =>
     connection: 'connecting',
     loadError: null,
     queue: [],
+    wideResult: null,
     set: (partial) => set(partial),
   }));
 

@@ -1,6 +1,6 @@
 /**
  * The window: toolbar; the main area (editor: palette | canvas | inspector + results; or the
- * history / benchmarks view at full width); in the editor, above the task stream | progress |
+ * history / benchmarks view at full width; a wide result, ui/WideResult.tsx, over the editor); in the editor, above the task stream | progress |
  * workers strip (the dock belongs to the run on the canvas: History and Benchmarks have their
  * own, so it is not shown there).
  * Panels are resizable and collapsible with remembered sizes (ui/layout.tsx).
@@ -18,6 +18,7 @@ import { ResultsPanel } from './ResultsPanel';
 import { TaskStream } from './TaskStream';
 import { ThemeContext, useTheme } from './theme-hook';
 import { Toolbar } from './Toolbar';
+import { WideResult } from './WideResult';
 import { WorkersPanel } from './WorkersPanel';
 
 // History (with Compare) and Benchmarks load when first opened: the editor paints first.
@@ -57,7 +58,12 @@ export function App() {
             <GeneralErrors />
             <PanelGroup direction="vertical" autoSaveId="gpuflow.layout.window" className="gf-body">
               <Panel id="main" order={1} minSize={30}>
-                {view === 'editor' && <Editor />}
+                {view === 'editor' && (
+                  <div className="gf-main">
+                    <Editor />
+                    <WideResult />
+                  </div>
+                )}
                 <Suspense fallback={<p className="gf-muted gf-view">Loading…</p>}>
                   {view === 'history' && <HistoryView />}
                   {view === 'benchmarks' && <BenchView />}

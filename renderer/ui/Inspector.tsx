@@ -12,6 +12,7 @@ import { fieldKey } from '../state/editor-store';
 import { useEditor, useRun, useSession } from './hooks';
 import { AggsEditor } from './AggsEditor';
 import { Value } from './ResultsPanel';
+import { ExpandResult } from './ExpandResult';
 
 function ParamField({ nodeId, spec, value, table }: { nodeId: string; spec: ParamSpec; value: ParamValue | undefined; table: ParamTable }) {
   const session = useSession();
@@ -141,7 +142,7 @@ function NodeResult({ id }: { id: string }) {
   return (
     <section className="gf-inspector-result" data-testid={`inspector-result-${id}`}>
       <h4>
-        Result{runNo !== null && <span className="gf-muted"> · run #{runNo}</span>}
+        Result{runNo !== null && <span className="gf-muted"> · run #{runNo}</span>} <ExpandResult id={id} v={v} />
       </h4>
       <Value node={id} v={v} />
     </section>

@@ -4,6 +4,7 @@ import { readSearchResult } from '../logic/leaderboard';
 import { lazy, Suspense, useMemo, type ReactNode } from 'react';
 import { useEditor, useRun, useSession, useVersion } from './hooks';
 import { LeftOutWorkers } from './LeftOutWorkers';
+import { ExpandResult } from './ExpandResult';
 
 // Tables (Arrow) and search charts load when a result needs them, so the editor paints first.
 const TableView = lazy(() => import('./TableView').then((m) => ({ default: m.TableView })));
@@ -121,7 +122,9 @@ export function ResultsPanel() {
       <LeftOutWorkers stats={result.stats} />
       {shown.map(([k, v]) => (
         <div key={k} className="gf-result" data-testid={`result-${k}`}>
-          <h4>{k}</h4>
+          <h4>
+            {k} <ExpandResult id={k} v={v} />
+          </h4>
           <Value node={k} v={v} />
         </div>
       ))}

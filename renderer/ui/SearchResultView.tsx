@@ -1,5 +1,10 @@
-/** A search node's result: best params and score, the leaderboard (best first, stopped trials marked) and live curves. */
-import { formatParams, isStopped, paramTexts, type SearchResultView as Search } from '../logic/leaderboard';
+/**
+ * A search node's result: best params and score, the leaderboard (best first, stopped trials
+ * marked; a click on a header sorts by that column as the table view does) and live curves.
+ */
+import { useMemo, useState } from 'react';
+import { formatParams, isStopped, LEADERBOARD_COLUMNS, leaderboardCell, paramTexts, type SearchResultView as Search } from '../logic/leaderboard';
+import { nextSort, sortRows, type SortDir } from '../logic/table-sort';
 import { TrialCurvesChart } from './TrialCurvesChart';
 import { seriesColor } from '../logic/curve-scale';
 
@@ -8,6 +13,9 @@ const fmtScore = (x: number | null) => (x === null ? '—' : Number(x.toPrecisio
 export function SearchResultView({ node, s }: { node: string; s: Search }) {
   const order = s.rows.map((r) => r.trialId);
   const best = s.rows[0]?.rank === 1 ? s.rows[0].trialId : null;
+  const [sort, setSort] = useState<{ col: number; dir: SortDir } | null>(null);
+  // Indices into s.rows (best first): a trial keeps its curve's colour whatever the sort.
+  const shown = useMemo(() => (sort ? sortRows(s.rows.length, (r, c) => leaderboardCell(s.rows[r], c), sort.col, sort.dir) : s.rows.map((_, i) => i)), [s.rows, sort]);
   return (
     <div className="gf-search" data-testid="search-result">
       <div>
@@ -17,20 +25,22 @@ export function SearchResultView({ node, s }: { node: string; s: Search }) {
       <table className="gf-leaderboard">
         <thead>
           <tr>
-            <th>#</th>
-            <th>trial</th>
-            <th>params</th>
-            <th>epochs</th>
-            <th>score</th>
-            <th>status</th>
+            {LEADERBOARD_COLUMNS.map((name, ci) => (
+              <th key={name} aria-sort={sort?.col === ci ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                <button type="button" className="gf-table-sort" data-testid={`lb-sort-${name}`} onClick={() => setSort((cur) => nextSort(cur, ci))}>
+                  {name}
+                  {sort?.col === ci ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+                </button>
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
-          {s.rows.map((r, i) => (
+          {shown.map((i) => s.rows[i]).map((r, k) => (
             <tr key={r.trialId} className={isStopped(r) ? 'gf-stopped' : r.status === 'failed' ? 'gf-bad' : r.status === 'best' ? 'gf-ok' : ''} data-status={r.status}>
               <td>{r.rank ?? '—'}</td>
               <td>
-                <span className="gf-swatch" style={{ background: seriesColor(i) }} /> {r.trialId}
+                <span className="gf-swatch" style={{ background: seriesColor(shown[k]) }} /> {r.trialId}
               </td>
               <td className="gf-lb-params">
                 {paramTexts(r.params).map((t) => {

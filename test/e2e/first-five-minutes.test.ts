@@ -1,8 +1,9 @@
 /**
  * A new user's first five minutes (issue 27), in Debian's Chromium against `gpuflow serve
  * --virtual-gpus 3`: build the seed workflow from an empty canvas, leave a stray node (the
- * problems list names it, Run is disabled and says why), fix it, run, reload mid-run (the
- * workflow is back, the run re-attaches and finishes in view), cancel a run (no erred colour, no
+ * problems list names it, Run is disabled and says why), fix it, a Run the server refuses (a
+ * path outside the allowed folders: named with its node and field), run, reload mid-run (the
+ * workflow and its undo history are back, the run re-attaches and finishes in view), cancel a run (no erred colour, no
  * digest), delete a node after a run (its result is marked stale), compare a run with its replay
  * (decoded values side by side, no base64, the two task streams one above the other), benchmark
  * the workflow (configuration, progress and its current run's task stream while it runs, also in
@@ -121,6 +122,31 @@ describe.skipIf(skip)('the first five minutes', () => {
     await page.locator('.react-flow__controls-fitview').click();
   }, 120_000);
 
+  it('a Run the server refuses (a file outside the allowed folders: the browser cannot know them) names the node and field', async () => {
+    await dropFromPalette(page, 'load_npy', 700, 160);
+    const npy = page.locator('.react-flow__node[data-id="load_npy"]');
+    await setParam(page, 'load_npy', 'path', '/etc/hostname');
+    await setParam(page, 'load_npy', 'chunks', '10');
+    await deselect(page);
+    // The renderer's own rules accept it (types and graph are fine), so Run is enabled.
+    await expect.poll(() => page.getByTestId('run').isDisabled()).toBe(false);
+    await page.getByTestId('run').click();
+    await expect.poll(() => status(page), { timeout: 30_000 }).toBe('refused');
+    // Not a bare "failed": the status says why, and the list names the node and its field.
+    expect(await page.getByTestId('run-status').textContent()).toMatch(/not run: 1 problem \(listed below\)/);
+    const refusal = page.locator('[data-testid="problem"][data-node="load_npy"][data-field="path"]');
+    await expect.poll(() => refusal.allTextContents()).toEqual([expect.stringMatching(/^load_npy.*\/etc\/hostname is outside the allowed folders/)]);
+    // A click on it focuses the field, whose own message says the same.
+    await refusal.click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('param-load_npy-path');
+    expect(await page.getByTestId('param-error-path').textContent()).toContain('is outside the allowed folders');
+    await npy.locator('.gf-node-title').click();
+    await page.keyboard.press('Delete');
+    await expect.poll(() => npy.count()).toBe(0);
+    await expect.poll(() => page.getByTestId('problems').count()).toBe(0);
+    await page.locator('.react-flow__controls-fitview').click();
+  }, 120_000);
+
   it('reloaded mid-run, the page has the workflow back and re-attaches to the run until it finishes', async () => {
     // 1600 chunks: long enough that the reload lands while the run is going on.
     await setSize(page, '40000, 40000', '1000, 1000');
@@ -148,6 +174,25 @@ describe.skipIf(skip)('the first five minutes', () => {
       return b.total > 0 && b.done === b.total;
     }).toBe(true);
     expect(await page.getByTestId('results').getAttribute('data-digest')).toMatch(/^[0-9a-f]{16,}$/);
+
+    // The undo history came back with the workflow: undo steps back through the edits made
+    // before the reload (chunks, then shape), redo puts them back.
+    const field = async (name: string) => {
+      await page.locator('.react-flow__node[data-id="random_normal"] .gf-node-title').click();
+      const v = await page.locator(`#param-random_normal-${name}`).inputValue();
+      await deselect(page);
+      return v;
+    };
+    expect(await page.getByRole('button', { name: 'Undo' }).isDisabled(), 'Undo offered after the reload').toBe(false);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => field('chunks')).toBe('500, 500');
+    expect(await field('shape')).toBe('40000, 40000');
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => field('shape')).toBe('2000, 2000');
+    await page.getByRole('button', { name: 'Redo' }).click();
+    await page.getByRole('button', { name: 'Redo' }).click();
+    await expect.poll(() => field('shape')).toBe('40000, 40000');
+    expect(await field('chunks')).toBe('1000, 1000');
   }, 500_000);
 
   it('a cancelled run paints its stopped tasks as cancelled, not erred, and shows no digest', async () => {

@@ -3,12 +3,13 @@
 /**
  * What a person sees, in Debian's Chromium against `gpuflow serve --virtual-gpus 3`: every view
  * (the empty editor, editor after a run, a running task stream, history with two runs, a comparison, a running benchmark, benchmarks with
- * a result) at 1280×720, 1600×1000 and 1920×1080, in the light and the dark theme. In each: no
+ * a result, the tuning leaderboard and a table result opened at full width) at 1280×720, 1600×1000 and 1920×1080, in the light and the dark theme. In each: no
  * visible panel overflows sideways (scrollWidth > clientWidth), every table header and chart label
  * lies inside its panel, the toolbar is one row, the benchmark view is at least half the window
  * wide, the run status is never clipped or cut off and the theme toggle is on screen, nor the
  * queue, cluster and running benchmark's step and time where shown, tuning
- * leaderboard headers sit on one line, and the page logs no console error. A run draws task
+ * leaderboard headers sit on one line (also opened at full width, where each param reads on one
+ * line and a header click sorts), and the page logs no console error. A run draws task
  * rectangles in at least two colours with a legend naming them, and running tasks while it runs;
  * History and Benchmarks show no task-stream dock (it belongs to the editor's run). One server and one browser for the file; screenshots of every view,
  * light and dark at 1600×1000, go to docs/screenshots/.
@@ -64,12 +65,28 @@ function audit(page: Page): Promise<string[]> {
       if (r.right > Math.min(bar.right, window.innerWidth) + 1 || r.left < bar.left - 1) problems.push(`${sel} lies off screen (${Math.round(r.left)}..${Math.round(r.right)} of ${window.innerWidth})`);
     }
     // Table headers of the tuning leaderboard sit on one line (their text's boxes share one top).
+    // Lines an element's text lies on: the tops of its text nodes' boxes (not of elements inside,
+    // such as a header's sort button, whose box sits a pixel off its text).
+    const textLines = (el: Element) => {
+      const tops = new Set<number>();
+      const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        for (const q of range.getClientRects()) if (q.width > 0) tops.add(Math.round(q.top));
+      }
+      return tops;
+    };
     for (const th of document.querySelectorAll('.gf-leaderboard th')) {
       if (!visible(th) || !(th.textContent ?? '').trim()) continue;
-      const range = document.createRange();
-      range.selectNodeContents(th);
-      const tops = new Set([...range.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+      const tops = textLines(th);
       if (tops.size > 1) problems.push(`leaderboard header "${(th.textContent ?? '').trim()}" wraps onto ${tops.size} lines`);
+    }
+    // In the wide result each trial's params read whole: every `name=value` on one line.
+    for (const span of document.querySelectorAll('.gf-wide .gf-lb-params span')) {
+      if (!visible(span)) continue;
+      const tops = textLines(span);
+      if (tops.size > 1) problems.push(`leaderboard param "${(span.textContent ?? '').trim()}" wraps onto ${tops.size} lines in the wide view`);
     }
     // Other status text, where the view shows it: the queue, the cluster, a running benchmark's step and time.
     for (const sel of ['[data-testid="queue"]', '[data-testid="cluster-summary"]', '[data-testid="bench-live-step"]', '[data-testid="bench-live-time"]']) {
@@ -96,6 +113,13 @@ async function setWorkflowParam(page: Page, name: string, value: string) {
   const field = page.locator(`#wfp-${name}`);
   await field.fill(value);
   await field.blur();
+}
+
+/** Opens an example in the editor and waits for its node `node` on the canvas. */
+async function openExample(page: Page, name: string, node: string) {
+  await page.getByTestId('view-editor').click();
+  await page.getByTestId('examples').selectOption(name);
+  await page.locator(`.react-flow__node[data-id="${node}"]`).waitFor();
 }
 
 const status = (page: Page) => page.getByTestId('run-status').getAttribute('data-status');
@@ -299,9 +323,7 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
   }, 180_000);
 
   it('tuning: trials drawn while they run, then the leaderboard with its headers on one line', async () => {
-    await page.getByTestId('view-editor').click();
-    await page.getByTestId('examples').selectOption('tuning: random search');
-    await page.locator('.react-flow__node[data-id="search"]').waitFor();
+    await openExample(page, 'tuning: random search', 'search');
     await setWorkflowParam(page, 'trials', '6');
     await page.getByTestId('run').click();
     // A trial's task is on the stream while it trains, labelled with its epoch once it reports.
@@ -309,5 +331,54 @@ describe.skipIf(skip)('layout at 1280×720, 1600×1000 and 1920×1080, light and
     await expect.poll(() => status(page), { timeout: 120_000 }).toBe('finished');
     await page.getByTestId('search-result').waitFor();
     await everySize('tuning', 'tuning');
-  }, 240_000);
+    // The leaderboard opened at full width over the editor: headers on one line, params whole, sortable.
+    await page.getByTestId('expand-result-search').first().click();
+    const wide = page.getByTestId('wide-result');
+    await wide.waitFor();
+    // The keyboard goes on from the wide view's Close, not from the covered expand button.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('close-wide');
+    await everySize('tuning leaderboard at full width', 'tuning-wide', async (w) => {
+      const box = (await wide.boundingBox())!;
+      expect(box.width, `wide result at ${w} px`).toBeGreaterThan(w * 0.95);
+      expect(await wide.locator('.gf-leaderboard tbody tr').count()).toBe(6);
+    });
+    const scores = async () => (await wide.locator('.gf-leaderboard tbody tr td:nth-child(5)').allTextContents()).map((t) => (t === '—' ? null : Number(t)));
+    const scored = (xs: (number | null)[]) => xs.filter((x): x is number => x !== null);
+    await wide.getByTestId('lb-sort-score').click();
+    const asc = await scores();
+    expect(scored(asc), 'scores after one click on the header').toEqual([...scored(asc)].sort((a, b) => a - b));
+    expect(asc.indexOf(null) === -1 || asc.slice(asc.indexOf(null)).every((x) => x === null), 'unscored trials last').toBe(true);
+    await wide.getByTestId('lb-sort-score').click();
+    expect(scored(await scores()), 'scores after a second click').toEqual([...scored(asc)].sort((a, b) => b - a));
+    await page.keyboard.press('Escape');
+    await expect.poll(() => wide.count()).toBe(0);
+    await page.locator('.react-flow__node[data-id="search"]').waitFor();
+  }, 300_000);
+
+  it('a table result opened at full width: its columns across the window, sortable, closed again', async () => {
+    await openExample(page, 'dataframe groupby', 'mean_x');
+    await setWorkflowParam(page, 'partitions', '4');
+    await page.getByTestId('run').click();
+    await expect.poll(() => status(page), { timeout: 120_000 }).toBe('finished');
+    await page.getByTestId('expand-result-mean_x').first().click();
+    const wide = page.getByTestId('wide-result');
+    const table = wide.getByTestId('table-view');
+    await table.waitFor();
+    await everySize('a table at full width', 'table-wide', async (w) => {
+      expect((await table.locator('.gf-table-head').boundingBox())!.width, `table header at ${w} px`).toBeGreaterThan(w * 0.9);
+    });
+    // The group names (text) sorted descending by two header clicks on their header: the rows on
+    // show read in descending order, starting at or above every name shown before.
+    const names = async () => table.locator('.gf-table-row > span:nth-child(2)').allTextContents();
+    const before = await names();
+    await table.getByTestId('sort-name').click();
+    await table.getByTestId('sort-name').click();
+    expect(await table.getByTestId('sort-name').textContent()).toContain('▼');
+    const desc = await names();
+    expect(desc).toEqual([...desc].sort().reverse());
+    expect(before.every((n) => n <= desc[0]), `${desc[0]} first after sorting descending`).toBe(true);
+    await page.getByTestId('close-wide').click();
+    await expect.poll(() => wide.count()).toBe(0);
+    await page.locator('.react-flow__node[data-id="mean_x"]').waitFor();
+  }, 180_000);
 });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../../common/events';
 import { decodeTable, formatCell } from '../../../renderer/logic/arrow-table';
 import { curveScale, toPixels } from '../../../renderer/logic/curve-scale';
-import { formatParams, isStopped, paramTexts, readSearchResult, sortLeaderboard, type LeaderRow } from '../../../renderer/logic/leaderboard';
+import { formatParams, isStopped, LEADERBOARD_COLUMNS, leaderboardCell, paramTexts, readSearchResult, sortLeaderboard, type LeaderRow } from '../../../renderer/logic/leaderboard';
+import { sortRows } from '../../../renderer/logic/table-sort';
 import { virtualWindow } from '../../../renderer/logic/virtual-window';
 import { TrialCurves } from '../../../renderer/state/trial-curves';
 
@@ -58,6 +59,30 @@ describe('leaderboard', () => {
     const v = readSearchResult({ kind: 'search-result', strategy: 'hyperband', metric: 'accuracy', trials: 2, bestParams: { lr: 0.01 }, bestScore: 0.9, leaderboard: [{ rank: 2, trialId: 'b', params: { lr: 0.1 }, epochs: 3, score: 0.7, status: 'stopped by successive halving' }, { rank: 1, trialId: 'a', params: { lr: 0.01 }, epochs: 9, score: 0.9, status: 'best' }] });
     expect(v?.rows.map((r) => r.trialId)).toEqual(['a', 'b']);
     expect(v?.bestScore).toBe(0.9);
+  });
+});
+
+describe('leaderboard sorted by a header click', () => {
+  const rows: LeaderRow[] = [
+    { trialId: 't1', rank: 1, score: 0.9, status: 'best', bracket: 0, params: { lr: 0.01 }, epochs: 9, worker: null },
+    { trialId: 't10', rank: 2, score: 0.7, status: 'finished', bracket: 0, params: { lr: 0.1 }, epochs: 3, worker: null },
+    { trialId: 't2', rank: null, score: null, status: 'failed', bracket: 0, params: { lr: 1 }, epochs: 12, worker: null },
+  ];
+  const by = (name: (typeof LEADERBOARD_COLUMNS)[number], dir: 'asc' | 'desc') =>
+    sortRows(rows.length, (r, c) => leaderboardCell(rows[r], c), LEADERBOARD_COLUMNS.indexOf(name), dir).map((i) => rows[i].trialId);
+  it('sorts trial ids as a person reads them (t2 before t10)', () => {
+    expect(by('trial', 'asc')).toEqual(['t1', 't2', 't10']);
+    expect(by('trial', 'desc')).toEqual(['t10', 't2', 't1']);
+  });
+  it('sorts epochs and scores by value, an unscored trial last either way', () => {
+    expect(by('epochs', 'asc')).toEqual(['t10', 't1', 't2']);
+    expect(by('score', 'asc')).toEqual(['t10', 't1', 't2']);
+    expect(by('score', 'desc')).toEqual(['t1', 't10', 't2']);
+    expect(by('#', 'desc')).toEqual(['t10', 't1', 't2']);
+  });
+  it('sorts status and params by their text', () => {
+    expect(by('status', 'asc')).toEqual(['t1', 't2', 't10']);
+    expect(by('params', 'desc')).toEqual(['t2', 't10', 't1']);
   });
 });
 
