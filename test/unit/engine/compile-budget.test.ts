@@ -24,6 +24,15 @@ describe('task count estimated before building', () => {
     expect(yields).toBe(0);
   });
 
+  it('a timeseries of 1e9 partitions is refused before a partition is built (one task each)', () => {
+    const steps = compileSteps(validateWorkflow(chain(['ts', 'timeseries', { partitions: 1e9, rows_per_partition: 10 }, 'df'])));
+    let yields = 0;
+    expect(() => {
+      while (!steps.next().done) yields++;
+    }).toThrow(`nodes[0] (node 'ts'): the workflow needs more than ${MAX_TASKS} tasks (this node alone at least 1000000000)`);
+    expect(yields).toBe(0);
+  });
+
   it('the estimate is a lower bound: a reduce just under the limit is not refused by it', () => {
     // 1000 x 1000 blocks: 1 000 000 chunk tasks + 142 858 combines (the figure the issue quotes).
     const steps = compileSteps(bigReduce(1_000_000, 1000));
