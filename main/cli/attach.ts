@@ -16,6 +16,7 @@
  * then POST /api/runs; the run's progress events draw the progress bar and its `run-result`
  * message is the result. Ctrl-C cancels the run on serve (POST /api/runs/:id/cancel).
  */
+import { request } from 'node:http';
 import WebSocket from 'ws';
 import { ApiError } from '../api/api-error';
 import type { ServeFile } from '../api/serve-file';
@@ -47,22 +48,35 @@ function connectStream(pool: ServeFile): Promise<WebSocket> {
   });
 }
 
-async function call(pool: ServeFile, method: string, route: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${pool.origin}${route}`, {
-    method,
-    // No keep-alive: an idle pooled socket held the process open after the result (the exit came
-    // 0.1-0.4 s after the command's end on the 2-core build machine).
-    headers: { authorization: `Bearer ${pool.token}`, connection: 'close', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+/**
+ * One HTTP call to serve through node:http: `fetch` would load undici first (about 30 ms of CPU on
+ * the 2-core build machine, on the attached run's critical path; bench/startup/attach-connect.ts).
+ * No keep-alive (agent: false): an idle pooled socket held the process open after the result (the
+ * exit came 0.1-0.4 s after the command's end on the 2-core build machine).
+ */
+function call(pool: ServeFile, method: string, route: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string | number> = { authorization: `Bearer ${pool.token}` };
+  if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  return new Promise((resolve, reject) => {
+    const req = request(`${pool.origin}${route}`, { method, headers, agent: false }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString('utf8');
+        let json: unknown = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = { error: text.trim() };
+        }
+        resolve({ status: res.statusCode ?? 0, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
   });
-  const text = await res.text();
-  let json: unknown = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = { error: text.trim() };
-  }
-  return { status: res.status, json };
 }
 
 /** A refusal from serve as the error the command reports (400: exit 2, as a local refusal). */
