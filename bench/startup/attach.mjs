@@ -6,7 +6,8 @@
 // the two in every round so drift in the machine's load hits both alike. Each run's start trace
 // (GPUFLOW_TRACE_START=1, common/start-trace.ts) gives: node and the CLI bundle (`cli`), the
 // connection (`warm-pool-found` to `attach-connected`), the run started on serve
-// (`attach-run-started`), and the exit after the command's end (`cli-done` to `exit`); the
+// (`attach-run-started`), the stream's upgrade and the cluster query sent (`attach-requested`,
+// absent in older builds), and the exit after the command's end (`cli-done` to `exit`); the
 // process wall is timed here. Medians over rounds, and after/before ratios of the same rounds.
 //
 //   node bench/startup/attach.mjs [--rounds 9] [--base /path/to/old/checkout [--base-label <commit>]] [--out file.json]
@@ -48,7 +49,7 @@ await new Promise((resolve, reject) => {
 });
 
 const cases = { after: root, ...(base ? { before: base } : {}) };
-const steps = ['cli', 'connection', 'runStarted', 'exitAfterDone', 'wall'];
+const steps = ['cli', 'firstRequest', 'connection', 'runStarted', 'exitAfterDone', 'wall'];
 const data = Object.fromEntries(Object.keys(cases).map((k) => [k, Object.fromEntries(steps.map((s) => [s, []]))]));
 const loads = [];
 
@@ -66,6 +67,8 @@ function once(checkout) {
   if (at['attach-run-started'] === undefined) throw new Error(`${checkout}: the run did not attach\n${p.stderr}`);
   return {
     cli: at.cli,
+    // A build before the trace point has none (null: left out of its median).
+    firstRequest: at['attach-requested'] ?? null,
     connection: at['attach-connected'] - at['warm-pool-found'],
     runStarted: at['attach-run-started'],
     exitAfterDone: at.exit - at['cli-done'],
@@ -89,11 +92,13 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const median = (xs) => {
+const median = (all) => {
+  const xs = all.filter((x) => x !== null);
+  if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const medianMs = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Object.fromEntries(steps.map((s) => [s, Number(median(v[s]).toFixed(1))]))]));
+const medianMs = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Object.fromEntries(steps.map((s) => [s, median(v[s]) === null ? null : Number(median(v[s]).toFixed(1))]))]));
 const result = {
   bench: 'startup-attach',
   commit,
@@ -107,13 +112,14 @@ const result = {
   workload: 'gpuflow run examples/seed-benchmark.json --param N=1000 --param chunks=500 attached to a gpuflow serve (1 virtual GPU, native-cpu)',
   steps: {
     cli: 'ms from the process start to the CLI bundle loaded (trace `cli`)',
+    firstRequest: 'ms from the process start to the stream upgrade and cluster query sent (trace `attach-requested`)',
     connection: 'ms from the serve file found to the event stream open and the cluster answered',
     runStarted: 'ms from the process start to the run started on serve',
     exitAfterDone: 'ms from the command done to the process exit',
     wall: 'process wall, ms, timed by this script',
   },
   medianMs,
-  ...(base ? { medianRatioAfterOverBefore: Object.fromEntries(steps.map((s) => [s, Number((median(data.after[s]) / median(data.before[s])).toFixed(3))])) } : {}),
+  ...(base ? { medianRatioAfterOverBefore: Object.fromEntries(steps.filter((s) => median(data.before[s]) !== null).map((s) => [s, Number((median(data.after[s]) / median(data.before[s])).toFixed(3))])) } : {}),
   ms: data,
 };
 writeFileSync(out, JSON.stringify(result, null, 2) + '\n');

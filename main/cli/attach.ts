@@ -99,12 +99,16 @@ export interface Preconnection {
  */
 export function preconnect(pool: ServeFile): Preconnection {
   let closed = false;
-  const connected = Promise.all([
+  const requested = Promise.all([
     connectStream(pool),
     call(pool, 'GET', '/api/cluster').catch((e: unknown) => {
       throw new PoolUnavailable(`cannot reach serve at ${pool.origin}: ${e instanceof Error ? e.message : String(e)}`);
     }),
-  ])
+  ]);
+  // Both requests are out (the stream's upgrade and the cluster query): what this process did
+  // before is its own start (bench/startup/attach.mjs, `firstRequest`).
+  traceStart('attach-requested');
+  const connected = requested
     .catch((e: unknown) => {
       throw e instanceof PoolUnavailable ? e : new PoolUnavailable(String(e));
     })
