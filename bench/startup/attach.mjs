@@ -11,27 +11,16 @@
 // process wall is timed here. Medians over rounds, and after/before ratios of the same rounds.
 //
 //   node bench/startup/attach.mjs [--rounds 9] [--base /path/to/old/checkout [--base-label <commit>]] [--out file.json]
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { cpus, hostname, loadavg, tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { arg, commit, machine, median, requireBundles, root } from './common.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : dflt;
-};
 const rounds = Number(arg('--rounds', '9'));
 const base = arg('--base', null);
-const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
 const out = arg('--out', path.join(root, 'bench', 'results', `startup-attach-${hostname()}-${commit}.json`));
-for (const dir of [root, base].filter(Boolean)) {
-  if (!existsSync(path.join(dir, 'out', 'cli', 'manifest.json'))) {
-    process.stderr.write(`no bundles in ${dir}/out/cli: run \`node bin/build-bundles.mjs\` there first\n`);
-    process.exit(2);
-  }
-}
+for (const dir of [root, base].filter(Boolean)) requireBundles(dir);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-attach-bench-'));
 const POOL = ['--virtual-gpus', '1', '--cpu-workers', '0', '--backend', 'native-cpu'];
@@ -92,23 +81,12 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const median = (all) => {
-  const xs = all.filter((x) => x !== null);
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const medianMs = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Object.fromEntries(steps.map((s) => [s, median(v[s]) === null ? null : Number(median(v[s]).toFixed(1))]))]));
 const result = {
   bench: 'startup-attach',
   commit,
   base: base ? arg('--base-label', base) : null,
-  host: hostname(),
-  cpus: cpus().length,
-  node: process.version,
-  when: new Date().toISOString(),
-  rounds,
-  loadavg1: { min: Math.min(...loads), max: Math.max(...loads) },
+  ...machine(rounds, loads),
   workload: 'gpuflow run examples/seed-benchmark.json --param N=1000 --param chunks=500 attached to a gpuflow serve (1 virtual GPU, native-cpu)',
   steps: {
     cli: 'ms from the process start to the CLI bundle loaded (trace `cli`)',
