@@ -6,8 +6,9 @@
 // back to the TypeScript sources under tsx when they are missing or older than a source file.
 //
 // esbuild (a dependency of tsx, so always installed) bundles our sources and the pure-JS packages
-// they use; native and heavy packages (better-sqlite3, DuckDB, TensorFlow.js, ws) stay imported
-// from node_modules at run time. `import()` of an area's kernels (TensorFlow.js, the dataframe
+// they use; native and heavy packages (better-sqlite3, DuckDB, TensorFlow.js) stay imported
+// from node_modules at run time. `ws` is bundled: loading it from node_modules (its CommonJS files
+// one by one) took about 40 ms of an attached run's start on the 2-core build machine, bundled 12-15. `import()` of an area's kernels (TensorFlow.js, the dataframe
 // code) becomes a separate chunk loaded on first use, as from the sources. Each source file's `import.meta.url` is rewritten to that file's own URL
 // (relative to the bundle), so paths computed from it (the native addon's build folder, examples/,
 // out/renderer) are what they are from the sources.
@@ -41,7 +42,7 @@ const sourceUrls = {
   },
 };
 
-const EXTERNAL = ['better-sqlite3', '@duckdb/*', '@tensorflow/*', 'ws', 'tsx', 'tsx/*', 'electron'];
+const EXTERNAL = ['better-sqlite3', '@duckdb/*', '@tensorflow/*', 'tsx', 'tsx/*', 'electron'];
 
 async function main() {
   const started = Date.now();

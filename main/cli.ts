@@ -69,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
     const file = cmd === 'run' ? await findWarmPool(parsed.values) : null;
     // Connecting to it starts now, while the run's module loads and reads its workflow.
     if (file) traceStart('warm-pool-found');
-    pool = file ? { file, pre: (await import('./cli/attach')).preconnect(file) } : null;
+    pool = file ? { file, pre: (await import('./cli/attach-connect')).preconnect(file) } : null;
     if (cmd === 'run' && !pool) early = await prelaunchFor(parsed.values);
     return await (await lazy(cmd))(rest, parsed.values, early, pool);
   } catch (e) {

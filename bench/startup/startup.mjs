@@ -6,24 +6,15 @@
 // load hits all of them alike; the medians over rounds are what to quote (issue 20, "Fast start").
 //
 //   node bench/startup/startup.mjs [--rounds 7] [--out bench/results/startup-<host>-<commit>.json]
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { cpus, hostname, loadavg, tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { arg, commit, machine, median, requireBundles, root } from './common.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : dflt;
-};
 const rounds = Number(arg('--rounds', '7'));
-const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
 const out = arg('--out', path.join(root, 'bench', 'results', `startup-${hostname()}-${commit}.json`));
-if (!existsSync(path.join(root, 'out', 'cli', 'manifest.json'))) {
-  process.stderr.write('no bundles in out/cli: run `node bin/build-bundles.mjs` first\n');
-  process.exit(2);
-}
+requireBundles(root);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-startup-'));
 const run = ['bin/gpuflow.mjs', 'run', 'examples/seed-benchmark.json', '--param', 'N=1000'];
@@ -60,22 +51,13 @@ for (let r = -1; r < rounds; r++) {
 }
 rmSync(dir, { recursive: true, force: true });
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 const medCpu = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, median(v)]));
 const node0 = med['node -e 0'];
 const result = {
   bench: 'startup',
   commit,
-  host: hostname(),
-  cpus: cpus().length,
-  node: process.version,
-  when: new Date().toISOString(),
-  rounds,
-  loadavg1: { min: Math.min(...loads), max: Math.max(...loads) },
+  ...machine(rounds, loads),
   workload: 'gpuflow run examples/seed-benchmark.json --param N=1000 (default backend, store in a temp dir)',
   goals: { 'bundle, 1 CPU': 0.6, 'bundle, 1 CPU + 3 virtual GPUs': 1.0 },
   medianSeconds: med,

@@ -12,102 +12,21 @@
  * shortcut); once it has started there, a lost connection fails the command (exit 1) naming the
  * run, which serve keeps recording.
  *
- * How: the event stream is opened first (WS /api/events, the token in the Authorization header),
+ * How (main/cli/attach-connect.ts): the event stream is opened first (WS /api/events, the token in the Authorization header),
  * then POST /api/runs; the run's progress events draw the progress bar and its `run-result`
  * message is the result. Ctrl-C cancels the run on serve (POST /api/runs/:id/cancel).
  */
-import WebSocket from 'ws';
 import { ApiError } from '../api/api-error';
 import type { ServeFile } from '../api/serve-file';
 import { traceStart } from '../../common/start-trace';
+import { call, PoolUnavailable, preconnect, type Preconnection } from './attach-connect';
 import { type AttachedResult, attachMessageSchema, clusterSchema, refusalSchema, startedSchema } from './attach-messages';
 import type { ProgressPrinter } from './progress';
-
-/** How long serve may take to accept the stream before the run goes local. */
-const CONNECT_MS = 3000;
-
-/** serve could not take the run (not reachable, runs elsewhere): run locally. */
-export class PoolUnavailable extends Error {}
-
-function connectStream(pool: ServeFile): Promise<WebSocket> {
-  const ws = new WebSocket(`${pool.origin.replace(/^http/, 'ws')}/api/events?since=live`, { headers: { authorization: `Bearer ${pool.token}` } });
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      ws.terminate();
-      reject(new PoolUnavailable(`serve at ${pool.origin} did not answer in ${CONNECT_MS} ms`));
-    }, CONNECT_MS);
-    ws.once('open', () => {
-      clearTimeout(t);
-      resolve(ws);
-    });
-    ws.once('error', (e) => {
-      clearTimeout(t);
-      reject(new PoolUnavailable(`cannot reach serve at ${pool.origin}: ${e.message}`));
-    });
-  });
-}
-
-async function call(pool: ServeFile, method: string, route: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${pool.origin}${route}`, {
-    method,
-    // No keep-alive: an idle pooled socket held the process open after the result (the exit came
-    // 0.1-0.4 s after the command's end on the 2-core build machine).
-    headers: { authorization: `Bearer ${pool.token}`, connection: 'close', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: unknown = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = { error: text.trim() };
-  }
-  return { status: res.status, json };
-}
 
 /** A refusal from serve as the error the command reports (400: exit 2, as a local refusal). */
 function refusal(status: number, json: unknown, what: string): ApiError {
   const r = refusalSchema.safeParse(json);
   return new ApiError(status, r.success ? r.data.error : `${what}: HTTP ${status}`, r.success ? r.data.errors : undefined);
-}
-
-/** The event stream and serve's cluster answer, asked for as soon as the warm pool is found. */
-export interface Preconnection {
-  connected: Promise<{ ws: WebSocket; cluster: { status: number; json: unknown } }>;
-  /** Closes the stream (idempotent): a run that does not attach must not be held open by it. */
-  close(): void;
-}
-
-/**
- * Opens the event stream and asks serve's cluster at once: main/cli.ts starts this when it finds
- * the warm pool, so the connection is made while the workflow is read and validated (about 0.1 s
- * of an attached run's start, issue 30 item 3) instead of after.
- */
-export function preconnect(pool: ServeFile): Preconnection {
-  let closed = false;
-  const connected = Promise.all([
-    connectStream(pool),
-    call(pool, 'GET', '/api/cluster').catch((e: unknown) => {
-      throw new PoolUnavailable(`cannot reach serve at ${pool.origin}: ${e instanceof Error ? e.message : String(e)}`);
-    }),
-  ])
-    .catch((e: unknown) => {
-      throw e instanceof PoolUnavailable ? e : new PoolUnavailable(String(e));
-    })
-    .then(([ws, cluster]) => {
-      traceStart('attach-connected');
-      if (closed) ws.terminate();
-      return { ws, cluster };
-    });
-  // Its failure is the attach's, reported there (or never, for a run that does not attach).
-  connected.catch(() => undefined);
-  return {
-    connected,
-    close: () => {
-      closed = true;
-      void connected.then(({ ws }) => ws.terminate(), () => undefined);
-    },
-  };
 }
 
 /**
@@ -185,3 +104,5 @@ export async function attachRun(
 export function samePaths(pool: ServeFile, namesFiles: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
   return !namesFiles || (pool.cwd === process.cwd() && pool.allowedDirs === (env.GPUFLOW_ALLOWED_DIRS ?? null));
 }
+
+export { PoolUnavailable };

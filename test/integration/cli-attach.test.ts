@@ -6,8 +6,9 @@
  * exit code, error text).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { NO_GPU_ENV, startServe, tempDir, type Serving } from '../reliability/helpers';
@@ -123,6 +124,38 @@ describe('gpuflow run attaches to a running serve', () => {
     } finally {
       watch.close();
     }
+  }, 180_000);
+
+  it('an attached run loads no engine, worker, store or cluster module, nor fetch\'s undici (the local run loads the engine: the oracle)', async () => {
+    // V8's coverage lists every script the process compiled; the sources run under tsx so each
+    // module is named by its own path.
+    const loaded = async (extra: string[]) => {
+      const cov = tempDir('gpuflow-attach-cov-');
+      const r = await runCli([...WF, ...POOL, ...extra], { ...env, GPUFLOW_NO_BUNDLE: '1', NODE_V8_COVERAGE: cov, GPUFLOW_TRACE_START: '1' });
+      expect(r.code).toBe(0);
+      // The command's own process: the one whose trace says it ran the CLI (a local run's workers write theirs too).
+      const pid = /^gpuflow-trace pid(\d+) cli /m.exec(r.stderr)?.[1];
+      // coverage-<pid>-<time>-<thread id>.json: thread 0 is the main thread (tsx's loader runs on another).
+      const file = readdirSync(cov).find((f) => f.startsWith(`coverage-${pid}-`) && f.endsWith('-0.json'));
+      if (!file) throw new Error(`no coverage file of pid ${pid} in ${cov}: ${readdirSync(cov).join(', ')}`);
+      // This checkout's files by path from its root, packages as node_modules/<name>/... (node_modules
+      // may be a link elsewhere), node's own modules left out.
+      const root = `${pathToFileURL(process.cwd()).href}/`;
+      const named = (u: string) => (u.includes('/node_modules/') ? `node_modules/${u.slice(u.lastIndexOf('/node_modules/') + 14)}` : u.startsWith(root) ? u.slice(root.length) : null);
+      const all = (JSON.parse(readFileSync(path.join(cov, file), 'utf8')) as { result: Array<{ url: string }> }).result.map((x) => x.url);
+      return { attached: /attach-run-started/.test(r.stderr), urls: all.flatMap((u) => named(u) ?? []), all };
+    };
+    const heavy = /^(main\/engine\/(?!errors\.ts|json-text\.ts)|worker\/|main\/store\/(?!default-path\.ts)|main\/cluster\/|node_modules\/(better-sqlite3|@tensorflow|@duckdb|apache-arrow)\/)/;
+    const a = await loaded([]);
+    expect(a.attached).toBe(true);
+    expect(a.urls.filter((u) => heavy.test(u))).toEqual([]);
+    expect(a.urls.some((u) => u === 'main/cli/attach.ts')).toBe(true);
+    // Its HTTP calls go through node:http: fetch would load undici first (about 30 ms of its start).
+    expect(a.all.filter((u) => u.includes('undici'))).toEqual([]);
+    const l = await loaded(['--no-attach']);
+    expect(l.attached).toBe(false);
+    expect(l.urls.some((u) => u === 'main/engine/engine.ts')).toBe(true);
+    expect(l.urls.some((u) => u.startsWith('node_modules/better-sqlite3/'))).toBe(true);
   }, 180_000);
 
   it('another worker set, or another database, runs here', async () => {
