@@ -3,7 +3,21 @@ import type { EngineEvent } from '../../../common/events';
 import { backendCounts, progressPrinter } from '../../../main/cli/progress';
 
 const progress = (done: number, total: number, runId = 'r1'): EngineEvent => ({ type: 'progress', seq: 0, t: 0, runId, done, total, byNode: {} });
-const task = (backend: string, runId = 'r1'): EngineEvent => ({ type: 'task', seq: 0, t: 0, runId, key: 'k', node: 'n', op: 'program', worker: 'dask-0', start: 0, end: 1, bytes: 0, backend, cause: 0 });
+const task = (backend: string, runId = 'r1'): EngineEvent => ({
+  type: 'task',
+  seq: 0,
+  t: 0,
+  runId,
+  key: 'k',
+  node: 'n',
+  op: 'program',
+  worker: 'dask-0',
+  start: 0,
+  end: 1,
+  bytes: 0,
+  backend,
+  cause: 0,
+});
 
 function harness() {
   let clock = 1000;
@@ -52,6 +66,14 @@ describe('progress lines of a Dask run whose stderr is not a terminal', () => {
   });
 
   it('orders backends by count, then name', () => {
-    expect(backendCounts(new Map([['numpy', 2], ['capi-cuda', 5], ['capi-cpu', 2]]))).toBe('capi-cuda 5, capi-cpu 2, numpy 2');
+    expect(
+      backendCounts(
+        new Map([
+          ['numpy', 2],
+          ['capi-cuda', 5],
+          ['capi-cpu', 2],
+        ]),
+      ),
+    ).toBe('capi-cuda 5, capi-cpu 2, numpy 2');
   });
 });
