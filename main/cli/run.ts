@@ -5,6 +5,8 @@ import type { WarmPool } from './warm-pool';
 import type { AttachedResult } from './attach-messages';
 import type { Prelaunch } from '../cluster/prelaunch';
 import type { EarlyCompile } from '../engine/engine';
+import type { ValidWorkflow } from '../engine/validate';
+import type { GpuSharing } from '../cluster/plan';
 import { parseJsonText } from '../engine/json-text';
 import { paramOverrides, UsageError, type Parsed } from './args';
 import { progressPrinter } from './progress';
@@ -88,6 +90,9 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     const refused = firstRefusal(compileWorkflow(wf));
     if (refused) throw new UsageError(`--dask: ${refused.message}`);
   }
+  // A search of small GPU trials gets several GPU workers per GPU: the pool is planned from its
+  // compiled trials, so such a workflow compiles once here as well (main/engine/gpu-sharing.ts).
+  const sharing = opts.dask === undefined ? await searchSharing(wf, opts) : undefined;
   // The graph compiles while the workers start (a Dask target compiles for its own workers). The
   // engine's modules load here, not at import: an attached run never needs them.
   const { startService } = await import('./cluster');
@@ -101,6 +106,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     },
     // The run starts on the first ready GPU worker; the others join it as they become ready.
     opts.dask === undefined && process.env.GPUFLOW_START_ON_FIRST !== '0',
+    sharing,
   );
   try {
     let current: string | null = null;
@@ -143,4 +149,18 @@ async function attached(pool: WarmPool, doc: unknown, params: Record<string, num
     process.stderr.write(`gpuflow: running here: ${e.message}\n`);
     return null;
   }
+}
+
+/** GPU workers per GPU for a workflow with a search node (main/engine/gpu-sharing.ts); undefined for others. */
+async function searchSharing(wf: ValidWorkflow, opts: Parsed['values']): Promise<GpuSharing | undefined> {
+  if (!wf.doc.nodes.some((n) => n.op === 'search')) return undefined;
+  const [{ compileWorkflow }, { planGpuSharing }, { workerOptions }] = await Promise.all([import('../engine/compile/compile'), import('../engine/gpu-sharing'), import('./workers')]);
+  let graph;
+  try {
+    graph = compileWorkflow(wf);
+  } catch {
+    // A workflow that does not compile is reported by the run's own compile, as for any other.
+    return undefined;
+  }
+  return planGpuSharing(graph, workerOptions(opts).backends);
 }
