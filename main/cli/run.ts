@@ -69,7 +69,11 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // the document goes to it unvalidated: serve validates it (a refusal is exit 2 with the errors a
   // local run prints, main/cli.ts), and this process loads no op registry (issue 30 item 3).
   const attachAsIs = pool ? (await import('./attach')).samePaths(pool.file, true) : false;
-  if (pool && attachAsIs) {
+  // A search may plan several GPU workers per GPU (main/engine/gpu-sharing.ts), which serve's pool
+  // lacks unless GPUFLOW_GPU_WORKERS_PER_DEVICE asked for them (then the pool keys differ): such a
+  // document is read here before it may go.
+  const search = hasSearchNode(doc);
+  if (pool && attachAsIs && !search) {
     const code = await attached(pool, doc, params, opts.json);
     if (code !== null) return code;
   }
@@ -77,8 +81,11 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // A bad document is refused before the engine starts (workers forked early are killed).
   const wf = validateWorkflow(doc, params);
   traceStart('workflow-valid');
-  // Elsewhere, only a workflow that names no file may go.
-  if (pool && !attachAsIs && !namesFiles(wf)) {
+  const sharing = opts.dask === undefined && search ? await searchSharing(wf, opts) : undefined;
+  if (pool && sharing && sharing.perDevice !== 1) {
+    process.stderr.write(`gpuflow: running here: the warm pool has one GPU worker per GPU, this search plans ${sharing.perDevice} (${sharing.why})\n`);
+  } else if (pool && (attachAsIs ? search : !namesFiles(wf))) {
+    // A search read here for its GPU workers goes as above; elsewhere, only a workflow that names no file.
     const code = await attached(pool, doc, params, opts.json);
     if (code !== null) return code;
   }
@@ -90,9 +97,6 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     const refused = firstRefusal(compileWorkflow(wf));
     if (refused) throw new UsageError(`--dask: ${refused.message}`);
   }
-  // A search of small GPU trials gets several GPU workers per GPU: the pool is planned from its
-  // compiled trials, so such a workflow compiles once here as well (main/engine/gpu-sharing.ts).
-  const sharing = opts.dask === undefined ? await searchSharing(wf, opts) : undefined;
   // The graph compiles while the workers start (a Dask target compiles for its own workers). The
   // engine's modules load here, not at import: an attached run never needs them.
   const { startService } = await import('./cluster');
@@ -151,9 +155,17 @@ async function attached(pool: WarmPool, doc: unknown, params: Record<string, num
   }
 }
 
-/** GPU workers per GPU for a workflow with a search node (main/engine/gpu-sharing.ts); undefined for others. */
+/** Whether a document not yet validated has a search node. */
+function hasSearchNode(doc: unknown): boolean {
+  if (typeof doc !== 'object' || doc === null || !('nodes' in doc) || !Array.isArray(doc.nodes)) return false;
+  return doc.nodes.some((n: unknown) => typeof n === 'object' && n !== null && 'op' in n && n.op === 'search');
+}
+
+/**
+ * GPU workers per GPU for a workflow with a search node (main/engine/gpu-sharing.ts): the pool is
+ * planned from its compiled trials, so such a workflow compiles here as well as in the engine.
+ */
 async function searchSharing(wf: ValidWorkflow, opts: Parsed['values']): Promise<GpuSharing | undefined> {
-  if (!wf.doc.nodes.some((n) => n.op === 'search')) return undefined;
   const [{ compileWorkflow }, { planGpuSharing }, { workerOptions }] = await Promise.all([import('../engine/compile/compile'), import('../engine/gpu-sharing'), import('./workers')]);
   let graph;
   try {
@@ -162,5 +174,5 @@ async function searchSharing(wf: ValidWorkflow, opts: Parsed['values']): Promise
     // A workflow that does not compile is reported by the run's own compile, as for any other.
     return undefined;
   }
-  return planGpuSharing(graph, workerOptions(opts).backends);
+  return planGpuSharing(graph, workerOptions(opts), process.env);
 }

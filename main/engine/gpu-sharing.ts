@@ -15,9 +15,9 @@ import { ENV_PER_DEVICE, type GpuSharing, type PlanOptions } from '../cluster/pl
  * The rule: GPUFLOW_GPU_WORKERS_PER_DEVICE when set; else, for a search with trials on
  * gpuflow-cuda (the cuda backend allowed, largest trial >= GPU_MIN_MACS_PER_ROW) whose largest
  * trial is at most the largest measured sharing a GPU, SHARED_GPU_WORKERS; else one, with why.
- * Undefined when the variable is set (the pool reads it). `backends`: --backend (undefined: all).
+ * Undefined when the variable is set (the pool reads it). `workers`: --no-gpus and --backend.
  */
-export function planGpuSharing(graph: TaskGraph, backends: PlanOptions['backends'], env: NodeJS.ProcessEnv = process.env): GpuSharing | undefined {
+export function planGpuSharing(graph: TaskGraph, workers: Pick<PlanOptions, 'useGpus' | 'backends'>, env: NodeJS.ProcessEnv = process.env): GpuSharing | undefined {
   const set = env[ENV_PER_DEVICE];
   // The pool reads and checks the variable itself (plan.ts); here it only means the rule stays out.
   if (set !== undefined && set !== '') return undefined;
@@ -36,6 +36,8 @@ export function planGpuSharing(graph: TaskGraph, backends: PlanOptions['backends
     largest = Math.max(largest, macsPerRow([features, ...(m.kind === 'mlp' ? m.hiddenLayers : []), outputs]));
   }
   if (trials === 0) return one('no search in the workflow');
+  if (workers.useGpus === false) return one('no GPU workers (--no-gpus)');
+  const { backends } = workers;
   if (backends !== undefined && !backends.includes('cuda')) return one(`--backend ${backends.join(',')}: no trial trains on gpuflow-cuda`);
   if (largest < GPU_MIN_MACS_PER_ROW) return one(`largest trial ${largest} multiply-adds per row < ${GPU_MIN_MACS_PER_ROW}: trials train on wasm`);
   if (largest > SHARED_GPU_MAX_MACS_PER_ROW) return one(`largest trial ${largest} multiply-adds per row > ${SHARED_GPU_MAX_MACS_PER_ROW}: sharing a GPU not measured for it`);
