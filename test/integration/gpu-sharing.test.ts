@@ -18,7 +18,7 @@ import { fakeNvidiaSmi } from './fake-gpus';
 
 const FILE = 'test/fixtures/workflows/search-wide-small.json';
 
-type Printed = RunResult & { digest: string; tasksPerWorker: Record<string, number> };
+type Printed = RunResult & { digest: string; storeId: number; tasksPerWorker: Record<string, number> };
 
 async function runStderr(env: Record<string, string>, extra: string[] = [], store = ['--no-store']): Promise<{ out: Printed; stderr: string }> {
   const r = await runCli(['run', FILE, '--json', ...store, '--cpu-workers', '0', ...extra], env, 240_000);
@@ -59,6 +59,11 @@ describe.skipIf(!nativeInfo().available)('GPU workers per GPU for a search', () 
       const small = await runStderr(env, [], []);
       expect(small.stderr).toMatch(/^gpuflow: running here: the warm pool has one GPU worker per GPU, this search plans 4 \(largest trial 74496 /);
       expect(Object.keys(small.out.tasksPerWorker).sort()).toEqual(['gpu0', 'gpu0-1', 'gpu0-2', 'gpu0-3']);
+      // The stored record: each GPU worker of the run names the count and why.
+      const shown = await runCli(['show', String(small.out.storeId), '--json'], env);
+      const devices = (JSON.parse(shown.stdout) as { target: { devices: Array<{ id: string; workersPerGpu?: number; workersPerGpuWhy?: string }> } }).target.devices;
+      expect(devices.map((d) => [d.id, d.workersPerGpu]).sort()).toEqual([['gpu0', 4], ['gpu0-1', 4], ['gpu0-2', 4], ['gpu0-3', 4]]);
+      expect(devices[0].workersPerGpuWhy).toBe(small.out.stats.gpuWorkersPerDevice?.why);
       // Attached: the record is serve's, whose pool has its default one worker per GPU.
       const big = await runStderr(env, ['--param', 'units=512', '--param', 'trials=2'], []);
       expect(big.stderr).toBe('');
