@@ -51,6 +51,8 @@ export interface RunStats {
   reused?: { tasks: number; nodes: string[] };
   /** Workers the run went without, and why: left out after failing to start, or their device gone. */
   leftOut?: { worker: string; reason: string }[];
+  /** GPU worker processes on each GPU and why (main/engine/gpu-sharing.ts); absent without GPU workers. */
+  gpuWorkersPerDevice?: { perDevice: number; why: string };
 }
 
 export interface RunResult {

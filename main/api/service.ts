@@ -12,6 +12,7 @@ import type { WorkflowDoc } from '../../common/workflow';
 import type { BenchmarkRecord, JsonValue, RunComparison, RunFilter, RunRecord, RunSummary, StoredEvent } from '../../common/store-types';
 import type { Launcher } from '../cluster/launcher';
 import type { PoolOptions } from '../cluster/pool';
+import type { GpuSharing } from '../cluster/plan';
 import { queryGpus } from '../cluster/discovery';
 import { WorkerSampler } from '../cluster/worker-sampler';
 import { nativeInfo } from '../../native';
@@ -355,7 +356,7 @@ export class GpuflowService {
     const dask = this.dask;
     const workers: Record<string, JsonValue>[] = dask
       ? dask.currentWorkers.map((w) => ({ id: `dask-${w.name}`, kind: w.gpus.length ? 'gpu' : 'cpu', label: `Dask ${w.name}`, host: w.host, threads: w.nthreads, memoryLimit: w.memory_limit, gpus: w.gpus.map((g) => g.name) }))
-      : this.engine.pool.ready.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name) }));
+      : this.engine.pool.ready.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name), ...gpuSharingOf(w.config.kind, this.engine.pool.gpuSharing) }));
     // Workers the run goes without (failed to start, device gone) are part of its record, with why.
     if (!dask)
       for (const [id, reason] of this.engine.pool.gone) {
@@ -670,4 +671,9 @@ export class GpuflowService {
     this.writer = null;
     this.store?.close();
   }
+}
+
+/** A GPU worker's record names how many GPU workers share its GPU and why (main/engine/gpu-sharing.ts). */
+function gpuSharingOf(kind: string, sharing: GpuSharing | undefined): Record<string, JsonValue> {
+  return kind === 'gpu' && sharing ? { workersPerGpu: sharing.perDevice, workersPerGpuWhy: sharing.why } : {};
 }

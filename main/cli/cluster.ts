@@ -6,6 +6,7 @@
 import { discover } from '../cluster/discovery';
 import { forkLauncher } from '../cluster/fork-launcher';
 import type { Prelaunch } from '../cluster/prelaunch';
+import type { GpuSharing } from '../cluster/plan';
 import { GpuflowService } from '../api/service';
 import { Engine } from '../engine/engine';
 import type { Store } from '../store/store';
@@ -30,6 +31,8 @@ export async function startService(
   whileStarting?: (engine: Engine) => void,
   /** Return once the first GPU worker is ready (WorkerPool.whenFirstReady), the rest still starting: `gpuflow run`. */
   onFirstReady = false,
+  /** GPU workers per GPU the run's workflow asks for (main/engine/gpu-sharing.ts): `gpuflow run`. */
+  sharing?: GpuSharing,
 ): Promise<GpuflowService> {
   // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
   const dask = daskOption(opts.dask);
@@ -41,7 +44,7 @@ export async function startService(
   const w = workerOptions(opts);
   const discovery = await (early?.discovery ?? discover());
   const launcher = early?.launcher ?? forkLauncher();
-  const engine = new Engine(discovery, { launcher, ...w });
+  const engine = new Engine(discovery, { launcher, ...w, ...(sharing ? { gpuWorkersPerDevice: sharing.perDevice, gpuWorkersWhy: sharing.why } : {}) });
   // The workers boot (a process each) while this process loads SQLite and opens the store.
   const starting = engine.start();
   whileStarting?.(engine);

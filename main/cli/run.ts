@@ -5,6 +5,8 @@ import type { WarmPool } from './warm-pool';
 import type { AttachedResult } from './attach-messages';
 import type { Prelaunch } from '../cluster/prelaunch';
 import type { EarlyCompile } from '../engine/engine';
+import type { ValidWorkflow } from '../engine/validate';
+import type { GpuSharing } from '../cluster/plan';
 import { parseJsonText } from '../engine/json-text';
 import { paramOverrides, UsageError, type Parsed } from './args';
 import { progressPrinter } from './progress';
@@ -67,7 +69,11 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // the document goes to it unvalidated: serve validates it (a refusal is exit 2 with the errors a
   // local run prints, main/cli.ts), and this process loads no op registry (issue 30 item 3).
   const attachAsIs = pool ? (await import('./attach')).samePaths(pool.file, true) : false;
-  if (pool && attachAsIs) {
+  // A search may plan several GPU workers per GPU (main/engine/gpu-sharing.ts), which serve's pool
+  // lacks unless GPUFLOW_GPU_WORKERS_PER_DEVICE asked for them (then the pool keys differ): such a
+  // document is read here before it may go.
+  const search = hasSearchNode(doc);
+  if (pool && attachAsIs && !search) {
     const code = await attached(pool, doc, params, opts.json);
     if (code !== null) return code;
   }
@@ -75,8 +81,11 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // A bad document is refused before the engine starts (workers forked early are killed).
   const wf = validateWorkflow(doc, params);
   traceStart('workflow-valid');
-  // Elsewhere, only a workflow that names no file may go.
-  if (pool && !attachAsIs && !namesFiles(wf)) {
+  const sharing = opts.dask === undefined && search ? await searchSharing(wf, opts) : undefined;
+  if (pool && sharing && sharing.perDevice !== 1) {
+    process.stderr.write(`gpuflow: running here: the warm pool has one GPU worker per GPU, this search plans ${sharing.perDevice} (${sharing.why})\n`);
+  } else if (pool && (attachAsIs ? search : !namesFiles(wf))) {
+    // A search read here for its GPU workers goes as above; elsewhere, only a workflow that names no file.
     const code = await attached(pool, doc, params, opts.json);
     if (code !== null) return code;
   }
@@ -101,6 +110,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     },
     // The run starts on the first ready GPU worker; the others join it as they become ready.
     opts.dask === undefined && process.env.GPUFLOW_START_ON_FIRST !== '0',
+    sharing,
   );
   try {
     let current: string | null = null;
@@ -143,4 +153,26 @@ async function attached(pool: WarmPool, doc: unknown, params: Record<string, num
     process.stderr.write(`gpuflow: running here: ${e.message}\n`);
     return null;
   }
+}
+
+/** Whether a document not yet validated has a search node. */
+function hasSearchNode(doc: unknown): boolean {
+  if (typeof doc !== 'object' || doc === null || !('nodes' in doc) || !Array.isArray(doc.nodes)) return false;
+  return doc.nodes.some((n: unknown) => typeof n === 'object' && n !== null && 'op' in n && n.op === 'search');
+}
+
+/**
+ * GPU workers per GPU for a workflow with a search node (main/engine/gpu-sharing.ts): the pool is
+ * planned from its compiled trials, so such a workflow compiles here as well as in the engine.
+ */
+async function searchSharing(wf: ValidWorkflow, opts: Parsed['values']): Promise<GpuSharing | undefined> {
+  const [{ compileWorkflow }, { planGpuSharing }, { workerOptions }] = await Promise.all([import('../engine/compile/compile'), import('../engine/gpu-sharing'), import('./workers')]);
+  let graph;
+  try {
+    graph = compileWorkflow(wf);
+  } catch {
+    // A workflow that does not compile is reported by the run's own compile, as for any other.
+    return undefined;
+  }
+  return planGpuSharing(graph, workerOptions(opts), process.env);
 }

@@ -22,6 +22,8 @@ export interface PlanOptions {
    * `gpu0-1`; each gets its share of the GPU's memory.
    */
   gpuWorkersPerDevice?: number;
+  /** Why `gpuWorkersPerDevice` (main/engine/gpu-sharing.ts), for the run record. */
+  gpuWorkersWhy?: string;
   /**
    * Show every GPU in use to each GPU worker, its own first (CUDA_VISIBLE_DEVICES rotated, as
    * dask-cuda does), instead of its own alone (default false, or GPUFLOW_SHOW_ALL_GPUS=1): for
@@ -37,6 +39,22 @@ export interface PlanOptions {
    * split between host workers) for CPU and virtual GPU workers.
    */
   memoryLimit?: number | Readonly<Record<string, number>>;
+}
+
+/** GPU worker processes per GPU and why, as the run record says it (RunStats.gpuWorkersPerDevice). */
+export interface GpuSharing {
+  perDevice: number;
+  why: string;
+}
+
+export const ENV_PER_DEVICE = 'GPUFLOW_GPU_WORKERS_PER_DEVICE';
+
+/** The option, else GPUFLOW_GPU_WORKERS_PER_DEVICE, else one; and why. */
+export function gpuWorkersPerDevice(opts: Pick<PlanOptions, 'gpuWorkersPerDevice' | 'gpuWorkersWhy'>): GpuSharing {
+  if (opts.gpuWorkersPerDevice !== undefined) return { perDevice: opts.gpuWorkersPerDevice, why: opts.gpuWorkersWhy ?? 'set by the caller' };
+  const set = envCount(ENV_PER_DEVICE);
+  if (set !== undefined) return { perDevice: set, why: `${ENV_PER_DEVICE}=${set}` };
+  return { perDevice: 1, why: 'one per GPU (default)' };
 }
 
 export interface PlannedWorker {
@@ -60,7 +78,7 @@ export function planWorkers(opts: PlanOptions, token: string): PlannedWorker[] {
   // gave them (on the H100, with 16: the 2 TB seed workload 1.59 s instead of 1.67 s).
   const gpuConcurrency = 16;
   const backends = opts.backends ?? ['cuda', 'native-cpu', 'js'];
-  const perDevice = opts.gpuWorkersPerDevice ?? envCount('GPUFLOW_GPU_WORKERS_PER_DEVICE') ?? 1;
+  const { perDevice } = gpuWorkersPerDevice(opts);
   const showAll = opts.showAllGpus ?? process.env.GPUFLOW_SHOW_ALL_GPUS === '1';
   for (const [gi, g] of gpus.entries()) for (let w = 0; w < perDevice; w++) {
     const visible = showAll ? [...gpus.slice(gi), ...gpus.slice(0, gi)].map((x) => x.uuid).join(',') : g.uuid;

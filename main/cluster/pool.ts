@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import type { FromWorker, WorkerConfig } from '../../common/messages';
 import { discover, type Discovery } from './discovery';
 import type { Launcher } from './launcher';
-import { launchEnv, planWorkers, type PlanOptions } from './plan';
+import { gpuWorkersPerDevice, launchEnv, planWorkers, type GpuSharing, type PlanOptions } from './plan';
 import { WorkerHandle, type WorkerEnd } from './worker-handle';
 
 export { planWorkers };
@@ -85,6 +85,11 @@ export class WorkerPool {
 
   constructor(private readonly opts: PoolOptions) {
     this.plan = planWorkers(opts, this.token);
+  }
+
+  /** GPU worker processes per GPU and why, when the pool has GPU workers (the run record's). */
+  get gpuSharing(): GpuSharing | undefined {
+    return this.plan.some((p) => p.config.kind === 'gpu') ? gpuWorkersPerDevice(this.opts) : undefined;
   }
 
   /** Every planned worker's config, known before any has started (Engine.precompile). */

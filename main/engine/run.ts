@@ -437,6 +437,7 @@ export class RunController {
         restarts,
         reused: this.reused,
         ...(this.pool.gone.size > 0 ? { leftOut: [...this.pool.gone].map(([worker, reason]) => ({ worker, reason })) } : {}),
+        ...(this.pool.gpuSharing ? { gpuWorkersPerDevice: this.pool.gpuSharing } : {}),
       },
     });
   }

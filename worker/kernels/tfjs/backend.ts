@@ -20,6 +20,7 @@ import * as tf from '@tensorflow/tfjs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { registerOnNativeAddon } from './cuda/native-device';
+import { GPU_MIN_MACS_PER_ROW } from '../../../common/tuning/trial-size';
 
 export type TfjsBackendName = 'gpuflow-cuda' | 'tensorflow' | 'wasm' | 'cpu';
 export type CandidateName = 'gpuflow-cuda' | 'tfjs-node-gpu' | 'tfjs-node' | 'wasm' | 'cpu';
@@ -148,22 +149,8 @@ export async function selectTfjsBackend(opts: { gpu: boolean; env?: TfjsEnvironm
   throw new Error(`no TensorFlow.js backend could start: ${tried.map((t) => `${t.name}: ${t.reason}`).join('; ')}`);
 }
 
-/**
- * Below this many multiply-adds per row (the model's weights: features x units + units x units
- * ... + units x outputs) a trial trains faster on wasm than on gpuflow-cuda, whose cost per op
- * (JS engine + a kernel launch, some 10 us) is then most of the time. Measured on the H100
- * machine in one call (docs/tuning.md): small MLP, at most 1 440 per row: wasm 43 epochs/s,
- * gpuflow-cuda 31; wide MLP, 20 864 to 74 304 per row: gpuflow-cuda 16.3, wasm 6.8. The rule sits
- * between the two; the crossover itself was not measured.
- */
-export const GPU_MIN_MACS_PER_ROW = 16_000;
-
-/** Multiply-adds per row of a dense model: layer widths from features to outputs. */
-export function macsPerRow(widths: number[]): number {
-  let s = 0;
-  for (let i = 1; i < widths.length; i++) s += widths[i - 1] * widths[i];
-  return s;
-}
+// The size rule's constant and measure live in common/ (main reads them to plan GPU workers).
+export { GPU_MIN_MACS_PER_ROW, macsPerRow } from '../../../common/tuning/trial-size';
 
 /** The backend one trial trains on, and the rule's words for the run record. */
 export function trialBackend(sel: BackendSelection, macs: number): { backend: TfjsBackendName; rule?: string } {

@@ -34,6 +34,16 @@ function checkCount(name: string, v: number, min: number): void {
   if (!Number.isInteger(v) || v < min) throw new DatasetError(`${name} must be an integer >= ${min}, got ${v}`);
 }
 
+/** Features and classes of a make_classification dataset, its defaults filled in (main plans with them too). */
+export function classificationShape(o: Pick<ClassificationOptions, 'nFeatures' | 'nInformative' | 'nRedundant' | 'nClasses'>): { features: number; classes: number } {
+  return { features: o.nFeatures ?? Math.max(20, (o.nInformative ?? 2) + (o.nRedundant ?? 0)), classes: o.nClasses ?? 2 };
+}
+
+/** Features of a make_regression dataset, its default filled in. */
+export function regressionFeatures(o: { nFeatures?: number }): number {
+  return o.nFeatures ?? 10;
+}
+
 export interface ClassificationOptions {
   nSamples: number;
   nFeatures?: number;
@@ -60,8 +70,7 @@ export function makeClassification(o: ClassificationOptions): Dataset {
   const n = o.nSamples;
   const nInf = o.nInformative ?? 2;
   const nRed = o.nRedundant ?? 0;
-  const d = o.nFeatures ?? Math.max(20, nInf + nRed);
-  const k = o.nClasses ?? 2;
+  const { features: d, classes: k } = classificationShape(o);
   const sep = o.classSep ?? 1;
   const flip = o.linearlySeparable ? 0 : (o.flipY ?? 0.01);
   checkCount('nSamples', n, 2);
@@ -137,7 +146,7 @@ export interface RegressionOptions {
  */
 export function makeRegression(o: RegressionOptions): Dataset & { coef: Float64Array } {
   const n = o.nSamples;
-  const d = o.nFeatures ?? 10;
+  const d = regressionFeatures(o);
   const nInf = Math.min(o.nInformative ?? 10, d);
   const noise = o.noise ?? 0;
   checkCount('nSamples', n, 2);
