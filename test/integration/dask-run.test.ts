@@ -179,7 +179,7 @@ describe.skipIf(skipDask)('gpuflow run --dask', () => {
     writeFileSync(file, JSON.stringify({ version: 1, name: 'empty', nodes: [], edges: [] }));
     const r = await runCli(['bench', file, '--dask', cluster.address, '--db', tempDb()], env, 120_000);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('gpuflow: invalid workflow\n  format: must be "gpuflow.workflow/1"');
+    expect(r.stderr).toContain('invalid workflow:\n  format: must be "gpuflow.workflow/1"');
   }, 120_000);
 
   it('runs the CSV example (read_csv on the workers, filter, groupby) with the local digest', async () => {

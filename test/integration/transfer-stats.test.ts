@@ -46,6 +46,9 @@ describe('transfer statistics', () => {
       GPUFLOW_NVIDIA_SMI: smi,
       GPUFLOW_DEVICES: '0',
       GPUFLOW_GPU_WORKERS_PER_DEVICE: '2',
+      // The grid split this test counts is the one made with both workers ready; by default a run
+      // starts on the first ready GPU worker and an idle one takes parked work (timing-dependent).
+      GPUFLOW_START_ON_FIRST: '0',
     });
     expect(r.code, r.stderr).toBe(0);
     const res = JSON.parse(r.stdout) as RunResult;
