@@ -97,6 +97,10 @@ export interface RunResultMessage {
   result: RunResult & { digest: string | null; storeId: number | null };
 }
 
+/** The most repetitions and warm-up runs a benchmark takes per configuration (serve refuses more; the view's inputs stop there). */
+export const BENCH_MAX_REPEAT = 50;
+export const BENCH_MAX_WARMUP = 10;
+
 /**
  * A running benchmark as the Benchmarks view shows it (GET /api/bench/progress, polled while one
  * runs, so a page that loads mid-benchmark sees it too): the configuration and repetition on now,

@@ -1,12 +1,13 @@
 /** Request bodies of the HTTP API, validated before use. */
 import * as z from 'zod';
+import { BENCH_MAX_REPEAT, BENCH_MAX_WARMUP } from '../../common/api';
 
 const params = z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional();
 
 export const runRequest = z.object({ doc: z.unknown(), params });
 export const startRunRequest = z.object({ doc: z.unknown(), params, node: z.string().min(1).max(200).optional(), reuse: z.boolean().optional() });
 export const queueRequest = z.object({ doc: z.unknown(), params, node: z.string().min(1).max(200).optional() });
-export const benchRequest = z.object({ doc: z.unknown(), params, repeat: z.number().int().min(1).max(50).optional(), warmup: z.number().int().min(0).max(10).optional() });
+export const benchRequest = z.object({ doc: z.unknown(), params, repeat: z.number().int().min(1).max(BENCH_MAX_REPEAT).optional(), warmup: z.number().int().min(0).max(BENCH_MAX_WARMUP).optional() });
 export const benchCancelRequest = z.object({ benchId: z.string().min(1).max(200) });
 /** `reason`: what the cancelled run's error says (an attached `gpuflow run` says 'interrupted (SIGINT)', as a local one does). */
 export const cancelRunRequest = z.object({ reason: z.string().min(1).max(200).optional() });

@@ -6,6 +6,7 @@
  * it. An empty workflow is refused here with the reason (and by the server).
  */
 import { useEffect, useState } from 'react';
+import { BENCH_MAX_REPEAT, BENCH_MAX_WARMUP } from '../../common/api';
 import type { BenchmarkRecord } from '../../common/store-types';
 import { axisMax, benchRows, sameWorkflow, type BenchRow } from '../logic/bench-chart';
 import { formatDate } from '../logic/format';
@@ -185,10 +186,10 @@ export function BenchView() {
       <div className="gf-view-bar">
         <h3>Benchmarks</h3>
         <label>
-          repeat <input type="number" min={1} value={repeat} aria-label="repeat (timed runs per configuration)" onChange={(e) => setRepeat(Math.max(1, Number(e.target.value)))} />
+          repeat <input type="number" min={1} max={BENCH_MAX_REPEAT} value={repeat} aria-label="repeat (timed runs per configuration)" onChange={(e) => setRepeat(Math.min(BENCH_MAX_REPEAT, Math.max(1, Number(e.target.value))))} />
         </label>
         <label>
-          warm-up <input type="number" min={0} value={warmup} aria-label="warm-up (untimed runs per configuration)" onChange={(e) => setWarmup(Math.max(0, Number(e.target.value)))} />
+          warm-up <input type="number" min={0} max={BENCH_MAX_WARMUP} value={warmup} aria-label="warm-up (untimed runs per configuration)" onChange={(e) => setWarmup(Math.min(BENCH_MAX_WARMUP, Math.max(0, Number(e.target.value))))} />
         </label>
         <button className="gf-primary" disabled={bench.running || refusal !== null} title={refusal ?? ''} onClick={() => void session.startBench({ repeat, warmup })} data-testid="start-bench">
           {bench.running ? 'Benchmarking…' : 'Benchmark current workflow'}
