@@ -62,4 +62,11 @@ describe.skipIf(!nativeInfo().available)('a GPU worker that starts late', () => 
     // The order of two events, not a duration: the run began before gpu2 was ready.
     expect(traceAt(r.stderr, 'run-start')).toBeLessThan(traceAt(r.stderr, 'worker-ready', pid));
   }, 300_000);
+
+  it('a search waits for every GPU worker, so the late one trains trials too (trials have no grid share to park)', async () => {
+    const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(3), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_FAULT_START_DELAY: 'gpu2:1500' };
+    const r = await runCli(['run', 'examples/tuning-random-search.json', '--json', '--no-store', '--cpu-workers', '0'], env, 200_000, 'close');
+    const out = parsed(r);
+    for (const id of ['gpu0', 'gpu1', 'gpu2']) expect(out.tasksPerWorker[id], id).toBeGreaterThan(0);
+  }, 300_000);
 });
