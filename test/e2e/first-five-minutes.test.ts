@@ -279,8 +279,18 @@ describe.skipIf(skip)('the first five minutes', () => {
     expect(await step.textContent()).toMatch(/configuration \d of \d · (starting workers|warm-up|repetition)/);
     expect(await page.getByTestId('bench-live-time').textContent()).toMatch(/so far/);
     // Its current run's tasks are on the benchmark's own stream, in the op's colour.
-    await expect.poll(async () => Number(await page.getByTestId('bench-stream').getAttribute('data-items')), { timeout: 60_000 }).toBeGreaterThan(0);
-    expect(Object.keys(JSON.parse((await page.getByTestId('bench-stream').getAttribute('data-ops')) ?? '{}'))).toContain('normal+add+slice+sum');
+    // Items and ops read in one go: between two configurations the stream is cleared.
+    await expect
+      .poll(
+        () =>
+          page.evaluate(() => {
+            const canvas = document.querySelector('[data-testid="bench-stream"]');
+            const ops = Object.keys(JSON.parse(canvas?.getAttribute('data-ops') ?? '{}') as Record<string, number>);
+            return Number(canvas?.getAttribute('data-items') ?? 0) > 0 && ops.includes('normal+add+slice+sum');
+          }),
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe(true);
     // A page opened now (another window, or this one reloaded) shows the benchmark with its current run drawn, not "starting workers".
     const late = await app.browser.newPage({ viewport: { width: 1280, height: 720 } });
     try {
