@@ -10,9 +10,8 @@
  * task params").
  */
 import * as z from 'zod';
-import { hasOp, parseOpParams, type ParamsOf, type SchemaTable } from './op-schemas';
+import { opTable, type OpOf, type OpParamsOf } from './op-schemas';
 import { dtypeSchema } from './schemas';
-import type { TaskSpec } from './tasks';
 
 const count = z.number().int().nonnegative();
 const dims = z.array(count);
@@ -87,22 +86,8 @@ const SCHEMAS = {
   'topk-axis': z.object({ k: z.number().int().refine((v) => v !== 0, 'k must not be 0'), axis: count }),
 };
 
-export type ArrayOpParamMap = ParamsOf<typeof SCHEMAS>;
-export type TypedArrayOp = keyof ArrayOpParamMap;
-export type ArrayOpParams<Op extends TypedArrayOp> = ArrayOpParamMap[Op];
-export const ARRAY_OP_PARAMS: SchemaTable<ArrayOpParamMap> = SCHEMAS;
-
-/** Whether `op` is an array op typed here (a task of another op name has no handler). */
-export function isTypedArrayOp(op: string): op is TypedArrayOp {
-  return hasOp(ARRAY_OP_PARAMS, op);
-}
-
-/** The task spec of a typed array op, as main's compiler emits it. */
-export function arrayOpSpec<Op extends TypedArrayOp>(op: Op, params: ArrayOpParams<Op>): TaskSpec {
-  return { kind: 'array-op', op, params };
-}
-
-/** The params of a received task, checked against its op's schema; the error names the op and field. */
-export function parseArrayOpParams<Op extends TypedArrayOp>(op: Op, params: unknown): ArrayOpParams<Op> {
-  return parseOpParams(ARRAY_OP_PARAMS, 'array-op', op, params);
-}
+/** The array ops' table (common/op-schemas.ts): the guard, main's spec builder, the worker's parser. */
+export const ARRAY_OP_TABLE = opTable('array-op', SCHEMAS);
+export const { schemas: ARRAY_OP_PARAMS, has: isTypedArrayOp, spec: arrayOpSpec, parse: parseArrayOpParams } = ARRAY_OP_TABLE;
+export type TypedArrayOp = OpOf<typeof ARRAY_OP_TABLE>;
+export type ArrayOpParams<Op extends TypedArrayOp> = OpParamsOf<typeof ARRAY_OP_TABLE, Op>;

@@ -8,8 +8,7 @@
  * it (CONTRIBUTING.md, "Typed task params").
  */
 import * as z from 'zod';
-import { hasOp, type ParamsOf, type SchemaTable } from '../op-schemas';
-import type { TaskSpec } from '../tasks';
+import { opTable, type OpOf, type OpParamsOf } from '../op-schemas';
 import { AGGS } from '../df-aggs';
 import { TIMESERIES_COLUMNS } from './timeseries-columns';
 
@@ -145,22 +144,8 @@ const SCHEMAS = {
   'broadcast-join': z.object({ spec: joinSpec }).strict(),
 };
 
-export type DfOpParamMap = ParamsOf<typeof SCHEMAS>;
-export type DfOp = keyof DfOpParamMap;
-export type DfOpParams<Op extends DfOp> = DfOpParamMap[Op];
-export const DF_OP_PARAMS: SchemaTable<DfOpParamMap> = SCHEMAS;
-
-export function isDfOp(op: string): op is DfOp {
-  return hasOp(DF_OP_PARAMS, op);
-}
-
-/** The task spec of a df op, as main's compiler emits it. */
-export function dfOpSpec<Op extends DfOp>(op: Op, params: DfOpParams<Op>): TaskSpec {
-  return { kind: 'df', op, params };
-}
-
-/** `params` parsed by `op`'s schema, or null when they do not match. */
-export function dfParamsOrNull<Op extends DfOp>(op: Op, params: unknown): DfOpParams<Op> | null {
-  const r = DF_OP_PARAMS[op].safeParse(params);
-  return r.success ? r.data : null;
-}
+/** The df ops' table (common/op-schemas.ts): the guard, main's spec builder, the worker's parsers. */
+export const DF_OP_TABLE = opTable('df', SCHEMAS);
+export const { schemas: DF_OP_PARAMS, has: isDfOp, spec: dfOpSpec, parseOrNull: dfParamsOrNull } = DF_OP_TABLE;
+export type DfOp = OpOf<typeof DF_OP_TABLE>;
+export type DfOpParams<Op extends DfOp> = OpParamsOf<typeof DF_OP_TABLE, Op>;

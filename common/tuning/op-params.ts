@@ -9,8 +9,7 @@
  * with `registerTrialOp` (CONTRIBUTING.md, "Typed task params").
  */
 import * as z from 'zod';
-import { hasOp, parseOpParams, type ParamsOf, type SchemaTable } from '../op-schemas';
-import type { TaskSpec } from '../tasks';
+import { opTable, type OpOf, type OpParamsOf } from '../op-schemas';
 import { dataSpecSchema } from './data-spec';
 import { modelSpecSchema, trialSpecSchema } from './trial';
 
@@ -110,22 +109,8 @@ const SCHEMAS = {
   'predict-table': z.strictObject({ features: z.array(z.string().min(1)).min(1), column: z.string().min(1), type: z.enum(PREDICTION_TYPES) }),
 };
 
-export type TrialOpParamMap = ParamsOf<typeof SCHEMAS>;
-export type TypedTrialOp = keyof TrialOpParamMap;
-export type TrialOpParams<Op extends TypedTrialOp> = TrialOpParamMap[Op];
-export const TRIAL_OP_PARAMS: SchemaTable<TrialOpParamMap> = SCHEMAS;
-
-/** Whether `op` is a tuning op typed here. */
-export function isTypedTrialOp(op: string): op is TypedTrialOp {
-  return hasOp(TRIAL_OP_PARAMS, op);
-}
-
-/** The task spec of a tuning op, as main's compiler emits it. */
-export function trialOpSpec<Op extends TypedTrialOp>(op: Op, params: TrialOpParams<Op>): TaskSpec {
-  return { kind: 'trial', op, params };
-}
-
-/** The params of a received tuning task, checked against its op's schema; the error names the op and field. */
-export function parseTrialOpParams<Op extends TypedTrialOp>(op: Op, params: unknown): TrialOpParams<Op> {
-  return parseOpParams(TRIAL_OP_PARAMS, 'trial', op, params);
-}
+/** The tuning ops' table (common/op-schemas.ts): the guard, main's spec builder, the worker's parser. */
+export const TRIAL_OP_TABLE = opTable('trial', SCHEMAS);
+export const { schemas: TRIAL_OP_PARAMS, has: isTypedTrialOp, spec: trialOpSpec, parse: parseTrialOpParams } = TRIAL_OP_TABLE;
+export type TypedTrialOp = OpOf<typeof TRIAL_OP_TABLE>;
+export type TrialOpParams<Op extends TypedTrialOp> = OpParamsOf<typeof TRIAL_OP_TABLE, Op>;
