@@ -108,11 +108,9 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     (engine) => {
       if (opts.dask === undefined) compiled = engine.precompile(wf);
     },
-    // The run starts on the first ready GPU worker; the others join it as they become ready. Not
-    // for a search: trial tasks carry no grid share to park for a starting worker, so the first
-    // ready one took every trial (on four H100s, 25 of 25 tasks on one worker, no faster than
-    // one GPU: bench/results/tuning-k-rule-nvidia-h100-x4-b3a1dc6.jsonl).
-    opts.dask === undefined && !search && process.env.GPUFLOW_START_ON_FIRST !== '0',
+    // The run starts on the first ready GPU worker; the others join it as they become ready, and
+    // the work dealt to them waits for them (a search's trials too: scheduler/placement.ts heldFor).
+    opts.dask === undefined && process.env.GPUFLOW_START_ON_FIRST !== '0',
     sharing,
   );
   try {

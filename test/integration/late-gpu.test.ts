@@ -6,7 +6,8 @@
  * last about a second whatever this machine's load), gpu2 made late by 600 ms
  * (GPUFLOW_FAULT_START_DELAY). The run starts before gpu2 is ready (before, `gpuflow run` waited
  * for every worker), gpu2 still takes its share when it comes, and the digest is the one CPU
- * worker's.
+ * worker's. A search does the same: its trials (no place) are held round robin for the late
+ * worker, which trains its share when it comes.
  */
 import { describe, expect, it } from 'vitest';
 import { nativeInfo } from '../../native/index';
@@ -63,10 +64,15 @@ describe.skipIf(!nativeInfo().available)('a GPU worker that starts late', () => 
     expect(traceAt(r.stderr, 'run-start')).toBeLessThan(traceAt(r.stderr, 'worker-ready', pid));
   }, 300_000);
 
-  it('a search waits for every GPU worker, so the late one trains trials too (trials have no grid share to park)', async () => {
-    const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(3), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_FAULT_START_DELAY: 'gpu2:1500' };
+  it('a search starts on the first ready GPU workers, and the late one still trains the trials held for it', async () => {
+    // Trials carry no place: the scheduler deals them round robin and holds gpu2's for it
+    // (scheduler/placement.ts heldFor); before, gpuflow run waited for every worker instead.
+    const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(3), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_FAULT_START_DELAY: 'gpu2:1500', GPUFLOW_TRACE_START: '1' };
     const r = await runCli(['run', 'examples/tuning-random-search.json', '--json', '--no-store', '--cpu-workers', '0'], env, 200_000, 'close');
     const out = parsed(r);
     for (const id of ['gpu0', 'gpu1', 'gpu2']) expect(out.tasksPerWorker[id], id).toBeGreaterThan(0);
+    const pid = /\[gpu2 (\d+)\]/.exec(r.stderr)?.[1];
+    expect(pid).toBeDefined();
+    expect(traceAt(r.stderr, 'run-start')).toBeLessThan(traceAt(r.stderr, 'worker-ready', pid));
   }, 300_000);
 });

@@ -40,6 +40,21 @@ export function gridWorkers<W extends GridWorker>(candidates: W[]): W[] {
   return (gpus.length ? gpus : candidates).slice().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
+/**
+ * The worker still starting that a task with no place (a search's trial, a leaderboard) waits
+ * for, or null to place it now as any other. While GPU workers start, such tasks are dealt round
+ * robin over the grid (`seq`: how many unplaced tasks were dealt so far), as 1-D places are, and
+ * the one dealt to a starting worker is held for it: without this the first ready worker took
+ * every trial of a search (25 of 25 on four H100s). Held only when its node has at least one such
+ * task per grid worker (`siblings`, the unplaced tasks of its node): a lone task (a groupby's
+ * final aggregate) has no share to keep and runs at once.
+ */
+export function heldFor<W extends GridWorker>(seq: number, siblings: number, grid: W[], isStarting: (w: W) => boolean): W | null {
+  if (grid.length < 2 || siblings < grid.length) return null;
+  const owner = grid[seq % grid.length];
+  return isStarting(owner) ? owner : null;
+}
+
 /** The owner of a block among `workers` (already ordered by gridWorkers); null for fewer than 2. */
 export function ownerOf<W>(place: TaskPlace, workers: W[]): W | null {
   if (workers.length < 2) return null;

@@ -15,6 +15,12 @@
  * and a grid worker stands idle: that one takes them. So every GPU gets work, and a transient
  * wait for the owner does not turn into moving a block.
  *
+ * Tasks with no place (a search's trials) are dealt round robin over the grid while GPU workers
+ * are still starting (placement.ts heldFor): those dealt to a starting worker are held for it
+ * (not taken by the idle ones), so a run starts on the first ready GPU worker and a late one
+ * still gets its share of the trials. When it comes they become its parked work; when it is gone
+ * they go back to the ready queues.
+ *
  * Example: sum over 4 blocks, split_every 2, two workers A and B. b0..b3 become ready; A takes
  * b0, B takes b1 (two slots each: A also b2, B b3). When b0 and b1 are in memory, combine(0)
  * becomes ready and goes to A or B (equal locality: the less loaded). When combine(0) and
@@ -27,7 +33,7 @@ import { KeyHeap } from './heap';
 import { runToEnd, YIELD_EVERY, type Steps } from '../slices';
 import { staticPrioritiesSteps } from './order';
 import { transition, type HistoryEntry } from './transitions';
-import { gridWorkers, ownerOf } from './placement';
+import { gridWorkers, heldFor, ownerOf } from './placement';
 
 export interface WorkerSlot {
   id: string;
@@ -113,6 +119,12 @@ export class Scheduler {
   private readonly ready: Record<Resource, KeyHeap>;
   /** Ready tasks with grid coordinates waiting for their owner's free slot, by owner. */
   private readonly parked = new Map<string, KeyHeap>();
+  /** Ready tasks with no place held for a worker still starting (placement.ts heldFor), by worker. */
+  private readonly held = new Map<string, KeyHeap>();
+  /** Unplaced tasks dealt round robin while workers were starting (heldFor's `seq`). */
+  private dealt = 0;
+  /** Tasks with no place per node (heldFor's `siblings`), counted when first needed. */
+  private unplacedOf: Map<string, number> | null = null;
   private readonly prioOf: (k: string) => number;
   private out: Instruction[] = [];
   private cause = 0;
@@ -241,6 +253,7 @@ export class Scheduler {
         this.gone.delete(s.id);
         this.starting.delete(s.id);
         this.workers.set(s.id, { id: s.id, kind: s.kind, slots: s.slots, running: new Set(), heldBytes: 0 });
+        this.unhold(s.id, (k) => this.parkOn(s.id, k));
         break;
       case 'worker-starting':
         if (this.workers.has(s.id) || this.gone.has(s.id)) break;
@@ -388,6 +401,8 @@ export class Scheduler {
       this.starting.delete(id);
       if (!this.gone.has(id)) this.gone.set(id, goneReason);
     } else this.absent.add(id);
+    // Work held for it (it may have been still starting) goes back to the ready queues.
+    this.unhold(id, (k) => this.ready[this.tasks.get(k)!.def.resource].push(k));
     if (!w) return;
     this.workers.delete(id);
     if (this.over) return;
@@ -574,11 +589,14 @@ export class Scheduler {
         // Taken by an idle worker only when the owner has more waiting than one round of its slots.
         const thief = (this.parked.get(owner.id)?.size ?? 0) >= owner.slots ? idle(chosen) : undefined;
         if (thief) this.assign(key, thief);
-        else {
-          let h = this.parked.get(owner.id);
-          if (!h) this.parked.set(owner.id, (h = new KeyHeap(this.prioOf)));
-          h.push(key);
-        }
+        else this.parkOn(owner.id, key);
+        continue;
+      }
+      const wait = t.def.place || !starting.length ? null : heldFor(this.dealt++, this.unplaced(t.def.node), grids[chosen], (w) => this.starting.has(w.id));
+      if (wait) {
+        let h = this.held.get(wait.id);
+        if (!h) this.held.set(wait.id, (h = new KeyHeap(this.prioOf)));
+        h.push(key);
         continue;
       }
       let best: (typeof workers)[number] | null = null;
@@ -594,6 +612,29 @@ export class Scheduler {
       }
       this.assign(key, best!);
     }
+  }
+
+  /** Parks a ready task on `owner` until it has a free slot (or an idle worker takes it). */
+  private parkOn(owner: string, key: string): void {
+    let h = this.parked.get(owner);
+    if (!h) this.parked.set(owner, (h = new KeyHeap(this.prioOf)));
+    h.push(key);
+  }
+
+  /** How many tasks of `node` carry no place. */
+  private unplaced(node: string): number {
+    if (!this.unplacedOf) {
+      this.unplacedOf = new Map();
+      for (const t of this.tasks.values()) if (!t.def.place) this.unplacedOf.set(t.def.node, (this.unplacedOf.get(t.def.node) ?? 0) + 1);
+    }
+    return this.unplacedOf.get(node) ?? 0;
+  }
+
+  /** The ready tasks held for worker `id`, each handed to `to`; the hold ends. */
+  private unhold(id: string, to: (key: string) => void): void {
+    const h = this.held.get(id);
+    this.held.delete(id);
+    for (let k = h?.pop(); k !== undefined; k = h?.pop()) if (this.tasks.get(k)!.state === 'ready') to(k);
   }
 
   /** Bytes of a task's inputs a worker holds (made there, or fetched there for an earlier task). */

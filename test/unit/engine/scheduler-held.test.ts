@@ -1,0 +1,81 @@
+// Tasks with no place (a search's trials) while GPU workers are still starting
+// (main/engine/scheduler/placement.ts heldFor): dealt round robin over the grid, the starting
+// workers' deal held for them, a lone task run at once. Completions are simulated in the order
+// tasks were placed, with no processes.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compileWorkflow } from '../../../main/engine/compile/compile';
+import { heldFor } from '../../../main/engine/scheduler/placement';
+import { Scheduler, type Instruction } from '../../../main/engine/scheduler/scheduler';
+import { validateWorkflow } from '../../../main/engine/validate';
+
+type Exec = Extract<Instruction, { type: 'execute' }>;
+const executes = (ins: Instruction[]) => ins.filter((i): i is Exec => i.type === 'execute');
+
+describe('heldFor', () => {
+  const grid = ['gpu0', 'gpu1', 'gpu2'].map((id) => ({ id, kind: 'gpu' as const }));
+  const starting = (w: { id: string }) => w.id === 'gpu2';
+
+  it('deals round robin over the grid and holds only what falls to a starting worker', () => {
+    // Hand-dealt: seq 0 -> gpu0, 1 -> gpu1, 2 -> gpu2 (starting), 5 -> gpu2.
+    expect([0, 1, 2, 3, 4, 5].map((seq) => heldFor(seq, 12, grid, starting)?.id ?? null)).toEqual([null, null, 'gpu2', null, null, 'gpu2']);
+  });
+
+  it('holds nothing for a node with fewer unplaced tasks than the grid has workers, nor on a grid of one', () => {
+    expect(heldFor(2, 1, grid, starting)).toBeNull();
+    expect(heldFor(2, 2, grid, starting)).toBeNull();
+    expect(heldFor(2, 3, grid, starting)?.id).toBe('gpu2');
+    expect(heldFor(0, 12, [grid[2]!], starting)).toBeNull();
+  });
+});
+
+describe('a search started on the first ready GPU worker', () => {
+  const doc = JSON.parse(readFileSync(new URL('../../../examples/tuning-random-search.json', import.meta.url), 'utf8'));
+  const c = compileWorkflow(validateWorkflow(doc, { trials: 12 }));
+  const trials = [...c.tasks.values()].filter((t) => t.spec.kind === 'trial' && t.spec.op === 'search-trial').map((t) => t.key);
+
+  /** Runs what the queue holds to the end, each task finishing on the worker it was sent to. */
+  function drain(s: Scheduler, queue: Exec[], ranOn: Map<string, string>, next: () => number): void {
+    while (queue.length) {
+      const e = queue.shift()!;
+      ranOn.set(e.key, e.worker);
+      queue.push(...executes(s.handle({ type: 'task-finished', key: e.key, worker: e.worker, bytes: c.tasks.get(e.key)!.outBytes }, next())));
+    }
+  }
+
+  it('holds the starting workers’ share of the trials for them; a worker that gives up hands its share back', () => {
+    expect(trials.length).toBe(12);
+    expect(trials.every((k) => c.tasks.get(k)!.place === undefined)).toBe(true);
+    const s = new Scheduler(c.tasks, c.outputs, () => 0);
+    let cause = 1;
+    const next = () => cause++;
+    s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, next());
+    for (const id of ['gpu1', 'gpu2']) s.handle({ type: 'worker-starting', id, kind: 'gpu' }, next());
+    const ranOn = new Map<string, string>();
+    drain(s, executes(s.start(next())), ranOn, next);
+    // gpu0 ran everything it could: one trial in three (4 of 12, round robin over three workers).
+    const trialsOn = (w: string) => trials.filter((k) => ranOn.get(k) === w).length;
+    expect(trialsOn('gpu0')).toBe(4);
+    expect(trials.filter((k) => !ranOn.has(k)).length).toBe(8);
+    // gpu1 comes: its four trials were waiting for it.
+    drain(s, executes(s.handle({ type: 'worker-added', id: 'gpu1', kind: 'gpu', slots: 2 }, next())), ranOn, next);
+    expect(trialsOn('gpu1')).toBe(4);
+    expect(trials.filter((k) => !ranOn.has(k)).length).toBe(4);
+    // gpu2 gives up: what was held for it goes to the ready workers and the run ends.
+    const ins = s.handle({ type: 'worker-removed', id: 'gpu2', reason: 'no CUDA context', gone: true }, next());
+    drain(s, executes(ins), ranOn, next);
+    expect(trials.filter((k) => !ranOn.has(k))).toEqual([]);
+    expect(trialsOn('gpu0') + trialsOn('gpu1')).toBe(12);
+    expect(ranOn.size).toBe(c.tasks.size);
+  });
+
+  it('with every worker ready, holds nothing: one worker takes the trials as before', () => {
+    const s = new Scheduler(c.tasks, c.outputs, () => 0);
+    let cause = 1;
+    const next = () => cause++;
+    s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, next());
+    const ranOn = new Map<string, string>();
+    drain(s, executes(s.start(next())), ranOn, next);
+    expect(ranOn.size).toBe(c.tasks.size);
+  });
+});
