@@ -34,7 +34,7 @@ import { localMachineInfo, machineFingerprint } from '../store/fingerprint';
 import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
-import { compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile';
+import { compiledAs, compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile';
 import { CompileBusy } from '../engine/compile/compile-gate';
 import { WorkAborted } from '../engine/slices';
 import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
@@ -103,6 +103,11 @@ export interface RunOptions {
    * CLI): used instead of compiling again. Not with `node`, nor for a Dask target.
    */
   early?: EarlyCompile;
+  /**
+   * The same document and params compiled with no options (`gpuflow run --dask`'s check before
+   * it connects): a Dask run takes it when its cluster leaves the graph as it is (compiledAs).
+   */
+  compiledBare?: Compiled;
   /** Aborts the compile (serve: the request's client went away). */
   signal?: AbortSignal;
 }
@@ -214,8 +219,9 @@ export class GpuflowService {
     const dask = this.dask;
     let compiled: Compiled;
     try {
+      const bare = dask && opts.compiledBare && opts.node === undefined ? compiledAs(wf, opts.compiledBare, dask.compileOptions) : null;
       compiled = dask
-        ? await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { ...dask.compileOptions, signal: opts.signal }), opts.signal)
+        ? (bare ?? (await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { ...dask.compileOptions, signal: opts.signal }), opts.signal)))
         : opts.early && opts.node === undefined
           ? await opts.early.take()
           : await this.engine.compileAsync(wf, opts.signal);

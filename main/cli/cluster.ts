@@ -31,8 +31,11 @@ export async function startService(
   whileStarting?: (engine: Engine) => void,
   /** Return once the first GPU worker is ready (WorkerPool.whenFirstReady), the rest still starting: `gpuflow run`. */
   onFirstReady = false,
-  /** GPU workers per GPU the run's workflow asks for (main/engine/gpu-sharing.ts): `gpuflow run`. */
-  sharing?: GpuSharing,
+  /**
+   * GPU workers per GPU the run's workflow asks for (main/engine/gpu-sharing.ts), planned before
+   * the pool forks any worker beyond those forked early (`gpuflow run`: a search's, from its graph).
+   */
+  planSharing?: (engine: Engine) => Promise<GpuSharing | undefined>,
 ): Promise<GpuflowService> {
   // A scheduler nobody answers on is reported before anything else starts (exit 1 within 10 s).
   const dask = daskOption(opts.dask);
@@ -44,7 +47,9 @@ export async function startService(
   const w = workerOptions(opts);
   const discovery = await (early?.discovery ?? discover());
   const launcher = early?.launcher ?? forkLauncher();
-  const engine = new Engine(discovery, { launcher, ...w, ...(sharing ? { gpuWorkersPerDevice: sharing.perDevice, gpuWorkersWhy: sharing.why } : {}) });
+  const engine = new Engine(discovery, { launcher, ...w });
+  const sharing = await planSharing?.(engine);
+  if (sharing) engine.pool.shareGpus(sharing);
   // The workers boot (a process each) while this process loads SQLite and opens the store.
   const starting = engine.start();
   whileStarting?.(engine);

@@ -5,7 +5,8 @@ import type { WarmPool } from './warm-pool';
 import type { AttachedResult } from './attach-messages';
 import type { Prelaunch } from '../cluster/prelaunch';
 import type { EarlyCompile } from '../engine/engine';
-import type { ValidWorkflow } from '../engine/validate';
+import type { Compiled } from '../engine/compile/compile';
+import type { TaskGraph } from '../../common/tasks';
 import type { GpuSharing } from '../cluster/plan';
 import { parseJsonText } from '../engine/json-text';
 import { paramOverrides, UsageError, type Parsed } from './args';
@@ -81,7 +82,9 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // A bad document is refused before the engine starts (workers forked early are killed).
   const wf = validateWorkflow(doc, params);
   traceStart('workflow-valid');
-  const sharing = opts.dask === undefined && search ? await searchSharing(wf, opts) : undefined;
+  // With a warm pool the search's GPU workers per GPU decide where it runs: planned here, from a
+  // graph of its own (without one, the engine's early compile plans them below).
+  const sharing = pool && opts.dask === undefined && search ? await searchSharing(import('../engine/compile/compile').then((m) => m.compileWorkflow(wf)), opts) : undefined;
   if (pool && sharing && sharing.perDevice !== 1) {
     process.stderr.write(`gpuflow: running here: the warm pool has one GPU worker per GPU, this search plans ${sharing.perDevice} (${sharing.why})\n`);
   } else if (pool && (attachAsIs ? search : !namesFiles(wf))) {
@@ -92,9 +95,12 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // Not attached: the connection begun for it is not kept open through the local run.
   pool?.pre.close();
   // An op the Dask workers cannot run is refused before any connection (exit 2, node and op named).
+  // The run takes this graph unless the cluster's options change it (compile.ts compiledAs).
+  let compiledBare: Compiled | undefined;
   if (opts.dask !== undefined) {
     const [{ compileWorkflow }, { firstRefusal }] = await Promise.all([import('../engine/compile/compile'), import('../dask/supported')]);
-    const refused = firstRefusal(compileWorkflow(wf));
+    compiledBare = compileWorkflow(wf);
+    const refused = firstRefusal(compiledBare);
     if (refused) throw new UsageError(`--dask: ${refused.message}`);
   }
   // The graph compiles while the workers start (a Dask target compiles for its own workers). The
@@ -106,12 +112,17 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     true,
     early,
     (engine) => {
-      if (opts.dask === undefined) compiled = engine.precompile(wf);
+      if (opts.dask === undefined && !compiled) compiled = engine.precompile(wf);
+      // A search compiled before the workers started: their libraries are asked for now.
+      else if (compiled) engine.warmLibrariesFor(wf);
     },
     // The run starts on the first ready GPU worker; the others join it as they become ready, and
     // the work dealt to them waits for them (a search's trials too: scheduler/placement.ts heldFor).
     opts.dask === undefined && process.env.GPUFLOW_START_ON_FIRST !== '0',
-    sharing,
+    // A search's GPU workers per GPU come from the engine's early compile, made for one per GPU
+    // before the pool forks the others; the run takes that graph (compiled again only when the
+    // sharing changed what the compiler is told: EarlyCompile.take).
+    opts.dask === undefined && search ? async (engine) => sharing ?? searchSharing((compiled = engine.precompile(wf)).planned, opts) : undefined,
   );
   try {
     let current: string | null = null;
@@ -121,7 +132,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
       // What a Dask run must say at once ("waiting for workers on ...", a lost scheduler).
       if (opts.dask !== undefined && e.type === 'log' && e.level !== 'info') process.stderr.write(`${e.message}\n`);
     });
-    const started = await svc.runAsync(doc, { params, early: compiled });
+    const started = await svc.runAsync(doc, { params, early: compiled, compiledBare });
     current = started.runId;
     const stop = () => started.handle.cancel('interrupted (SIGINT)');
     process.once('SIGINT', stop);
@@ -162,15 +173,12 @@ function hasSearchNode(doc: unknown): boolean {
   return doc.nodes.some((n: unknown) => typeof n === 'object' && n !== null && 'op' in n && n.op === 'search');
 }
 
-/**
- * GPU workers per GPU for a workflow with a search node (main/engine/gpu-sharing.ts): the pool is
- * planned from its compiled trials, so such a workflow compiles here as well as in the engine.
- */
-async function searchSharing(wf: ValidWorkflow, opts: Parsed['values']): Promise<GpuSharing | undefined> {
-  const [{ compileWorkflow }, { planGpuSharing }, { workerOptions }] = await Promise.all([import('../engine/compile/compile'), import('../engine/gpu-sharing'), import('./workers')]);
+/** GPU workers per GPU for a workflow with a search node, from its compiled trials (main/engine/gpu-sharing.ts). */
+async function searchSharing(compiling: Promise<TaskGraph>, opts: Parsed['values']): Promise<GpuSharing | undefined> {
+  const [{ planGpuSharing }, { workerOptions }] = await Promise.all([import('../engine/gpu-sharing'), import('./workers')]);
   let graph;
   try {
-    graph = compileWorkflow(wf);
+    graph = await compiling;
   } catch {
     // A workflow that does not compile is reported by the run's own compile, as for any other.
     return undefined;

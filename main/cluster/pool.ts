@@ -68,7 +68,7 @@ export class WorkerPool {
   readonly workers = new Map<string, WorkerHandle>();
   private readonly listeners = new Set<PoolListener>();
   private readonly token = randomBytes(24).toString('hex');
-  private readonly plan: Array<{ config: WorkerConfig; env: Record<string, string> }>;
+  private plan: Array<{ config: WorkerConfig; env: Record<string, string> }>;
   private closing = false;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly readyWaiters = new Map<WorkerHandle, { resolve: () => void; reject: (e: Error) => void }>();
@@ -83,8 +83,18 @@ export class WorkerPool {
   /** Workers given up after too many restarts: `restart(id)` starts them again. */
   private readonly givenUp = new Set<string>();
 
-  constructor(private readonly opts: PoolOptions) {
+  constructor(private opts: PoolOptions) {
     this.plan = planWorkers(opts, this.token);
+  }
+
+  /**
+   * Plans `sharing.perDevice` GPU worker processes per GPU instead, before `start()` forks any
+   * (`gpuflow run`: a search's, read from the graph compiled for this pool's first plan).
+   */
+  shareGpus(sharing: GpuSharing): void {
+    if (this.workers.size > 0) throw new Error('shareGpus: the pool has started its workers');
+    this.opts = { ...this.opts, gpuWorkersPerDevice: sharing.perDevice, gpuWorkersWhy: sharing.why };
+    this.plan = planWorkers(this.opts, this.token);
   }
 
   /** GPU worker processes per GPU and why, when the pool has GPU workers (the run record's). */

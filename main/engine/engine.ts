@@ -26,6 +26,8 @@ import { needsDeviceLibraries } from './compile/libraries';
  */
 export interface EarlyCompile {
   take(): Promise<Compiled>;
+  /** The graph compiled for the plan as it was (`gpuflow run` plans a search's GPU workers per GPU from it). */
+  readonly planned: Promise<Compiled>;
 }
 
 /** The one-device lowerings' target for these GPU workers (undefined: none, or turned off). */
@@ -173,6 +175,7 @@ export class Engine {
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);
     return {
+      planned: early,
       take: () => {
         const cuda = this.expectedCudaGpus;
         const now = workerOptions(this.liveConfigs, cuda.length);

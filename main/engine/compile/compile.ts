@@ -20,6 +20,7 @@ import { fuseDfSources } from './df-fuse';
 import { eachBlockIndex } from './chunks';
 import { summaryOutput } from './summary-lower';
 import { digestDigitsOf, hasFloat32Lineage } from './precision';
+import { traceStart } from '../../../common/start-trace';
 import type { GpuShare } from '../ops/types';
 
 export interface CompileOptions {
@@ -103,13 +104,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
         // The one bound on the whole graph (issue 19): sources check their own counts up front from
         // file metadata; this stops anything else before memory does.
         if (tasks.size >= MAX_TASKS) throw new WorkflowError(`nodes[${i}]`, `the workflow needs more than ${MAX_TASKS} tasks: use larger chunks, blocks or fewer files`, id);
-        if (opts.maxTaskBytes !== undefined && t.workBytes > opts.maxTaskBytes) {
-          throw new WorkflowError(
-            `nodes[${i}]`,
-            `a task needs ${formatBytes(t.workBytes)} but the largest worker may hold ${formatBytes(opts.maxTaskBytes)}: use smaller chunks`,
-            id,
-          );
-        }
+        if (opts.maxTaskBytes !== undefined && t.workBytes > opts.maxTaskBytes) throw taskTooLarge(i, id, t.workBytes, opts.maxTaskBytes);
         // The op's fresh record is kept as it is (no copy per task): only its node is filled in.
         // One hash lookup, not two: a key already there leaves the size as it was (the compile
         // is then abandoned, so the overwritten entry is never seen).
@@ -160,8 +155,30 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   const emitted = tasks.size;
   if (opts.fuseSources !== false) yield* fuseDfSources(tasks);
   yield* cull(tasks, outputs);
+  traceStart('compiled');
   // Each emitted reduction/combine is also a task of the unfused graph.
   return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted, portTypes };
+}
+
+function taskTooLarge(i: number, node: string, workBytes: number, maxTaskBytes: number): WorkflowError {
+  return new WorkflowError(`nodes[${i}]`, `a task needs ${formatBytes(workBytes)} but the largest worker may hold ${formatBytes(maxTaskBytes)}: use smaller chunks`, node);
+}
+
+/**
+ * `compiled`, made with no options, as a compile of `wf` with `opts` would make it, or null when
+ * `opts` change the graph (a resource, a device target, coarsening for GPUs, other limits): the
+ * bound on task bytes only refuses tasks, which is checked here with the compile's refusal. So a
+ * graph compiled before the target was known (`gpuflow run --dask`'s check before it connects)
+ * is not compiled again for a cluster that does not coarsen.
+ */
+export function compiledAs(wf: ValidWorkflow, compiled: Compiled, opts: Pick<CompileOptions, 'maxTaskBytes' | 'gpuShare'>): Compiled | null {
+  if ((opts.gpuShare?.gpus ?? 0) > 0) return null;
+  const max = opts.maxTaskBytes;
+  if (max === undefined) return compiled;
+  for (const t of compiled.tasks.values()) {
+    if (t.workBytes > max) throw taskTooLarge(Math.max(0, wf.doc.nodes.findIndex((n) => n.id === t.node)), t.node, t.workBytes, max);
+  }
+  return compiled;
 }
 
 /** Removes tasks that no output needs. */

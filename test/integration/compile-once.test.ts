@@ -1,0 +1,39 @@
+/**
+ * `gpuflow run` compiles a workflow once (main's start-up trace has one `compiled` line per
+ * compile, main/engine/compile/compile.ts): a search's GPU workers per GPU are planned from the
+ * engine's early compile, and `--dask` runs the graph its refusal check compiled before it
+ * connected. Before, each compiled twice (run.ts searchSharing, then the engine's precompile;
+ * firstRefusal's compile, then the Dask run's).
+ */
+import { describe, expect, it } from 'vitest';
+import { nativeInfo } from '../../native/index';
+import { skipDask, DASK_PYTHON } from '../helpers/dask-cluster';
+import { runCli, type CliResult } from './cli-helpers';
+import { fakeNvidiaSmi } from './fake-gpus';
+
+/** How many compiles main's trace shows (workers trace under their own pids and never compile). */
+function compiles(r: CliResult): number {
+  expect(r.code, r.stderr.split('\n').filter((l) => !l.startsWith('gpuflow-trace')).join('\n')).toBe(0);
+  return r.stderr.split('\n').filter((l) => {
+    const f = l.split(' ');
+    return f[0] === 'gpuflow-trace' && f[2] === 'compiled';
+  }).length;
+}
+
+describe('gpuflow run compiles once', () => {
+  it.skipIf(!nativeInfo().available)('a search on GPU workers: the early compile plans the GPU workers per GPU and is the run’s', async () => {
+    const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(2), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_TRACE_START: '1' };
+    const r = await runCli(['run', 'examples/tuning-random-search.json', '--json', '--no-store', '--cpu-workers', '0'], env, 200_000, 'close');
+    expect(compiles(r)).toBe(1);
+    const out = JSON.parse(r.stdout) as { status: string; stats: { gpuWorkersPerDevice?: { perDevice: number } } };
+    expect(out.status).toBe('finished');
+    // The small search's plan, read from that one graph: one GPU worker per GPU.
+    expect(out.stats.gpuWorkersPerDevice?.perDevice).toBe(1);
+  }, 300_000);
+
+  it.skipIf(skipDask)('--dask: the graph of the refusal check is the one the cluster runs', async () => {
+    const r = await runCli(['run', 'examples/seed-benchmark.json', '--param', 'N=2000', '--param', 'chunks=200', '--dask', 'local:1', '--json', '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1' }, 240_000, 'close');
+    expect(compiles(r)).toBe(1);
+    expect((JSON.parse(r.stdout) as { status: string }).status).toBe('finished');
+  }, 300_000);
+});
