@@ -112,16 +112,20 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     true,
     early,
     (engine) => {
-      if (opts.dask === undefined && !compiled) compiled = engine.precompile(wf);
-      // A search compiled before the workers started: their libraries are asked for now.
-      else if (compiled) engine.warmLibrariesFor(wf);
+      if (opts.dask !== undefined) return;
+      // A search compiled before the pool started: again only if its GPU workers per GPU changed
+      // what the compiler is told of the workers (their count, memory limits).
+      compiled = compiled?.forPlan() ?? engine.precompile(wf);
+      // A search's precompile ran before the workers existed: their libraries are asked for now
+      // (once per worker: a precompile just made asked already).
+      engine.warmLibrariesFor(wf);
     },
     // The run starts on the first ready GPU worker; the others join it as they become ready, and
     // the work dealt to them waits for them (a search's trials too: scheduler/placement.ts heldFor).
     opts.dask === undefined && process.env.GPUFLOW_START_ON_FIRST !== '0',
     // A search's GPU workers per GPU come from the engine's early compile, made for one per GPU
-    // before the pool forks the others; the run takes that graph (compiled again only when the
-    // sharing changed what the compiler is told: EarlyCompile.take).
+    // before the pool forks the others; the run takes that graph (compiled again, while the
+    // workers start, only when the sharing changed what the compiler is told: forPlan above).
     opts.dask === undefined && search ? async (engine) => sharing ?? searchSharing((compiled = engine.precompile(wf)).planned, opts) : undefined,
   );
   try {

@@ -28,6 +28,8 @@ export interface EarlyCompile {
   take(): Promise<Compiled>;
   /** The graph compiled for the plan as it was (`gpuflow run` plans a search's GPU workers per GPU from it). */
   readonly planned: Promise<Compiled>;
+  /** This compile when the pool's plan still gives the compiler what it gave, else a new one for the plan as it is now (WorkerPool.shareGpus). */
+  forPlan(): EarlyCompile;
 }
 
 /** The one-device lowerings' target for these GPU workers (undefined: none, or turned off). */
@@ -174,14 +176,20 @@ export class Engine {
     const early = compileWorkflowAsync(wf, { maxTaskBytes, device: planned, ...workers }).then((c) => (traceStart('compiled-early'), c));
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);
-    return {
+    const compile: EarlyCompile = {
       planned: early,
       take: () => {
         const cuda = this.expectedCudaGpus;
         const now = workerOptions(this.liveConfigs, cuda.length);
         return sameTarget(planned, targetOf(cuda)) && sameWorkers(workers, now) && maxTaskBytes === this.maxTaskBytes ? early : this.compileAsync(wf);
       },
+      forPlan: () => {
+        const configs = this.pool.plannedConfigs;
+        const same = sameTarget(planned, this.plannedDeviceTarget) && sameWorkers(workers, workerOptions(configs, this.plannedCudaGpus.length)) && maxTaskBytes === largest(configs.map((c) => c.memoryLimit));
+        return same ? compile : this.precompile(wf);
+      },
     };
+    return compile;
   }
 
   /** The compiler's view of the ready workers' kinds (workerOptions). */

@@ -104,4 +104,28 @@ describe('Engine.precompile', () => {
     expect(ops(g.tasks.values())).not.toContain('factor-whole');
     expect(ops(g.tasks.values())).toContain('qr-block');
   });
+
+  it('forPlan: the same compile while the plan stands; a new one for 4 GPU workers per GPU (WorkerPool.shareGpus), made for them', async () => {
+    engine = new Engine(discovery, { launcher: fakeLauncher(true), cpuWorkers: 1 });
+    const early = engine.precompile(wf);
+    expect(early.forPlan()).toBe(early);
+    engine.pool.shareGpus({ perDevice: 4, why: 'test' });
+    expect(engine.pool.plannedConfigs.filter((c) => c.kind === 'gpu').length).toBe(4);
+    const again = early.forPlan();
+    expect(again).not.toBe(early);
+    expect(again.forPlan()).toBe(again);
+    await engine.start();
+    const g = await again.take();
+    expect(await again.take()).toBe(g); // made for the workers that started: not compiled a third time
+    // Four cuda GPU workers of a quarter of the memory each: the oracle's options are the ready workers'.
+    expect(engine.deviceTarget?.gpus).toBe(4);
+    const oracle = compileWorkflow(wf, { maxTaskBytes: engine.maxTaskBytes, device: engine.deviceTarget, arrayResource: 'gpu', gpuShare: { gpus: 4, taskElements: 2 ** 30 } });
+    expect(ops(g.tasks.values())).toEqual(ops(oracle.tasks.values()));
+  });
+
+  it('shareGpus is refused once the pool has started its workers', async () => {
+    engine = new Engine(discovery, { launcher: fakeLauncher(true), cpuWorkers: 1 });
+    await engine.start();
+    expect(() => engine!.pool.shareGpus({ perDevice: 4, why: 'test' })).toThrow(/started/);
+  });
 });
