@@ -1,6 +1,6 @@
-// Tasks with no place (a search's trials) while GPU workers are still starting
+// A search's trials (no place) while GPU workers are still starting
 // (main/engine/scheduler/placement.ts heldFor): dealt round robin over the grid, the starting
-// workers' deal held for them, a lone task run at once. Completions are simulated in the order
+// workers' deal held for them, a lone task run at once, a dataframe's partitions never held. Completions are simulated in the order
 // tasks were placed, with no processes.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ describe('heldFor', () => {
     expect([0, 1, 2, 3, 4, 5].map((seq) => heldFor(seq, 12, grid, starting)?.id ?? null)).toEqual([null, null, 'gpu2', null, null, 'gpu2']);
   });
 
-  it('holds nothing for a node with fewer unplaced tasks than the grid has workers, nor on a grid of one', () => {
+  it('holds nothing for a node with fewer trials than the grid has workers, nor on a grid of one', () => {
     expect(heldFor(2, 1, grid, starting)).toBeNull();
     expect(heldFor(2, 2, grid, starting)).toBeNull();
     expect(heldFor(2, 3, grid, starting)?.id).toBe('gpu2');
@@ -35,11 +35,11 @@ describe('a search started on the first ready GPU worker', () => {
   const trials = [...c.tasks.values()].filter((t) => t.spec.kind === 'trial' && t.spec.op === 'search-trial').map((t) => t.key);
 
   /** Runs what the queue holds to the end, each task finishing on the worker it was sent to. */
-  function drain(s: Scheduler, queue: Exec[], ranOn: Map<string, string>, next: () => number): void {
+  function drain(s: Scheduler, queue: Exec[], ranOn: Map<string, string>, next: () => number, tasks = c.tasks): void {
     while (queue.length) {
       const e = queue.shift()!;
       ranOn.set(e.key, e.worker);
-      queue.push(...executes(s.handle({ type: 'task-finished', key: e.key, worker: e.worker, bytes: c.tasks.get(e.key)!.outBytes }, next())));
+      queue.push(...executes(s.handle({ type: 'task-finished', key: e.key, worker: e.worker, bytes: tasks.get(e.key)!.outBytes }, next())));
     }
   }
 
@@ -67,6 +67,21 @@ describe('a search started on the first ready GPU worker', () => {
     expect(trials.filter((k) => !ranOn.has(k))).toEqual([]);
     expect(trialsOn('gpu0') + trialsOn('gpu1')).toBe(12);
     expect(ranOn.size).toBe(c.tasks.size);
+  });
+
+  it('holds no dataframe partition: they are short, and run at once on the ready worker', () => {
+    const csv = compileWorkflow(validateWorkflow(JSON.parse(readFileSync(new URL('../../../examples/csv-stations.json', import.meta.url), 'utf8'))));
+    // Nodes with a task per partition and no place: what a trial-agnostic hold would deal out.
+    const unplaced = [...csv.tasks.values()].filter((t) => t.spec.kind === 'df' && !t.place);
+    expect(unplaced.length).toBeGreaterThanOrEqual(9);
+    const s = new Scheduler(csv.tasks, csv.outputs, () => 0);
+    let cause = 1;
+    const next = () => cause++;
+    s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, next());
+    for (const id of ['gpu1', 'gpu2']) s.handle({ type: 'worker-starting', id, kind: 'gpu' }, next());
+    const ranOn = new Map<string, string>();
+    drain(s, executes(s.start(next())), ranOn, next, csv.tasks);
+    expect(ranOn.size).toBe(csv.tasks.size);
   });
 
   it('with every worker ready, holds nothing: one worker takes the trials as before', () => {
