@@ -4,9 +4,9 @@
 // tasks were placed, with no processes.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileWorkflow } from '../../../main/engine/compile/compile';
+import { compileWorkflow, type Compiled } from '../../../main/engine/compile/compile';
 import { heldFor } from '../../../main/engine/scheduler/placement';
-import { Scheduler, type Instruction } from '../../../main/engine/scheduler/scheduler';
+import { Scheduler, type Instruction, type Stimulus } from '../../../main/engine/scheduler/scheduler';
 import { validateWorkflow } from '../../../main/engine/validate';
 
 type Exec = Extract<Instruction, { type: 'execute' }>;
@@ -29,41 +29,47 @@ describe('heldFor', () => {
   });
 });
 
+/**
+ * A run of `graph` begun on gpu0 with the `late` GPU workers still starting: what it places runs to
+ * the end, each task finishing on its worker; `step` feeds another stimulus the same way.
+ */
+function begin(graph: Compiled, late: string[]) {
+  const s = new Scheduler(graph.tasks, graph.outputs, () => 0);
+  let cause = 1;
+  const ranOn = new Map<string, string>();
+  const drain = (ins: Instruction[]) => {
+    const queue = executes(ins);
+    while (queue.length) {
+      const e = queue.shift()!;
+      ranOn.set(e.key, e.worker);
+      queue.push(...executes(s.handle({ type: 'task-finished', key: e.key, worker: e.worker, bytes: graph.tasks.get(e.key)!.outBytes }, cause++)));
+    }
+  };
+  s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, cause++);
+  for (const id of late) s.handle({ type: 'worker-starting', id, kind: 'gpu' }, cause++);
+  drain(s.start(cause++));
+  return { ranOn, step: (stimulus: Stimulus) => drain(s.handle(stimulus, cause++)) };
+}
+
 describe('a search started on the first ready GPU worker', () => {
   const doc = JSON.parse(readFileSync(new URL('../../../examples/tuning-random-search.json', import.meta.url), 'utf8'));
   const c = compileWorkflow(validateWorkflow(doc, { trials: 12 }));
   const trials = [...c.tasks.values()].filter((t) => t.spec.kind === 'trial' && t.spec.op === 'search-trial').map((t) => t.key);
 
-  /** Runs what the queue holds to the end, each task finishing on the worker it was sent to. */
-  function drain(s: Scheduler, queue: Exec[], ranOn: Map<string, string>, next: () => number, tasks = c.tasks): void {
-    while (queue.length) {
-      const e = queue.shift()!;
-      ranOn.set(e.key, e.worker);
-      queue.push(...executes(s.handle({ type: 'task-finished', key: e.key, worker: e.worker, bytes: tasks.get(e.key)!.outBytes }, next())));
-    }
-  }
-
   it('holds the starting workers’ share of the trials for them; a worker that gives up hands its share back', () => {
     expect(trials.length).toBe(12);
     expect(trials.every((k) => c.tasks.get(k)!.place === undefined)).toBe(true);
-    const s = new Scheduler(c.tasks, c.outputs, () => 0);
-    let cause = 1;
-    const next = () => cause++;
-    s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, next());
-    for (const id of ['gpu1', 'gpu2']) s.handle({ type: 'worker-starting', id, kind: 'gpu' }, next());
-    const ranOn = new Map<string, string>();
-    drain(s, executes(s.start(next())), ranOn, next);
+    const { ranOn, step } = begin(c, ['gpu1', 'gpu2']);
     // gpu0 ran everything it could: one trial in three (4 of 12, round robin over three workers).
     const trialsOn = (w: string) => trials.filter((k) => ranOn.get(k) === w).length;
     expect(trialsOn('gpu0')).toBe(4);
     expect(trials.filter((k) => !ranOn.has(k)).length).toBe(8);
     // gpu1 comes: its four trials were waiting for it.
-    drain(s, executes(s.handle({ type: 'worker-added', id: 'gpu1', kind: 'gpu', slots: 2 }, next())), ranOn, next);
+    step({ type: 'worker-added', id: 'gpu1', kind: 'gpu', slots: 2 });
     expect(trialsOn('gpu1')).toBe(4);
     expect(trials.filter((k) => !ranOn.has(k)).length).toBe(4);
     // gpu2 gives up: what was held for it goes to the ready workers and the run ends.
-    const ins = s.handle({ type: 'worker-removed', id: 'gpu2', reason: 'no CUDA context', gone: true }, next());
-    drain(s, executes(ins), ranOn, next);
+    step({ type: 'worker-removed', id: 'gpu2', reason: 'no CUDA context', gone: true });
     expect(trials.filter((k) => !ranOn.has(k))).toEqual([]);
     expect(trialsOn('gpu0') + trialsOn('gpu1')).toBe(12);
     expect(ranOn.size).toBe(c.tasks.size);
@@ -74,23 +80,10 @@ describe('a search started on the first ready GPU worker', () => {
     // Nodes with a task per partition and no place: what a trial-agnostic hold would deal out.
     const unplaced = [...csv.tasks.values()].filter((t) => t.spec.kind === 'df' && !t.place);
     expect(unplaced.length).toBeGreaterThanOrEqual(9);
-    const s = new Scheduler(csv.tasks, csv.outputs, () => 0);
-    let cause = 1;
-    const next = () => cause++;
-    s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, next());
-    for (const id of ['gpu1', 'gpu2']) s.handle({ type: 'worker-starting', id, kind: 'gpu' }, next());
-    const ranOn = new Map<string, string>();
-    drain(s, executes(s.start(next())), ranOn, next, csv.tasks);
-    expect(ranOn.size).toBe(csv.tasks.size);
+    expect(begin(csv, ['gpu1', 'gpu2']).ranOn.size).toBe(csv.tasks.size);
   });
 
   it('with every worker ready, holds nothing: one worker takes the trials as before', () => {
-    const s = new Scheduler(c.tasks, c.outputs, () => 0);
-    let cause = 1;
-    const next = () => cause++;
-    s.handle({ type: 'worker-added', id: 'gpu0', kind: 'gpu', slots: 2 }, next());
-    const ranOn = new Map<string, string>();
-    drain(s, executes(s.start(next())), ranOn, next);
-    expect(ranOn.size).toBe(c.tasks.size);
+    expect(begin(c, []).ranOn.size).toBe(c.tasks.size);
   });
 });
