@@ -66,6 +66,8 @@ export class RunController {
   private readonly wirePrefix = `r${RunController.nextTag++}:`;
   private restartsAtStart: number;
   private lastProgress = 0;
+  /** Whether a task was sent yet (the start-up trace's first dispatch). */
+  private dispatched = false;
   /** Digest per task (only with a cache). */
   private digests: Map<string, string | null> | null = null;
   /** Cache entries this run pinned (task -> digest): read by it, so never evicted under it. */
@@ -324,6 +326,8 @@ export class RunController {
     for (const ins of instructions) {
       switch (ins.type) {
         case 'execute': {
+          if (!this.dispatched) traceStart('run-first-execute');
+          this.dispatched = true;
           const def = this.graph.tasks.get(ins.key)!;
           const deps = ins.deps.map((d) => {
             if (d.holder === null) return { key: this.wire(d.key), at: null };
@@ -348,6 +352,7 @@ export class RunController {
           if (ins.to === 'memory') this.progress();
           break;
         case 'finished':
+          traceStart('run-tasks-done');
           void this.complete();
           break;
         case 'failed':
