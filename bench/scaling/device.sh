@@ -48,6 +48,17 @@ seeds() { # devices reps [cli args]
     run seed-full-$dt $devs bench/engine-gpu/seed-full.json $SEED --param dtype=$dt "$@"
   done; done
 }
+# A/B on all GPUs (ONLY=inline runs this alone): small outputs sent with their task's done and
+# handed on inline by main (GPUFLOW_INLINE_VALUES=1, the default) against fetched from the peer
+# that made them and the result fetched after the run (=0, before); alternated, 3 runs each, the
+# sliced seeds and every-sample float32, one GPU for the sliced float32 too.
+inline() {
+  for rep in 1 2 3; do for v in 0 1; do
+    for dt in float32 float64; do GPUFLOW_INLINE_VALUES=$v run ab-inline$v-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+    GPUFLOW_INLINE_VALUES=$v run ab-inline$v-seed-full-float32 ${SETS##* } bench/engine-gpu/seed-full.json $SEED --param dtype=float32 $GPU
+    GPUFLOW_INLINE_VALUES=$v run ab-inline$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
+  done; done
+}
 # A/B on all GPUs (ONLY=ab runs this alone, skipping the rest): the coarsened task size
 # (GPUFLOW_GPU_TASK_ELEMENTS 2^28, 2^29 against the default 2^30) and the cuBLAS / cuSOLVER warm-up
 # left out (GPUFLOW_WARM_LIBRARIES=0), which otherwise runs beside the first kernels; one GPU too
@@ -99,6 +110,7 @@ else
 fi
 }
 if [ "$ONLY" = ab ]; then ab; exit 0; fi
+if [ "$ONLY" = inline ]; then inline; exit 0; fi
 if [ "$ONLY" = warm ]; then warm; exit 0; fi
 # REPS runs of each on 1 GPU and on all, one on the sets between.
 for devs in $SETS; do
