@@ -155,13 +155,14 @@ async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: Work
 let executed = 0;
 
 async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<void> {
-  if (executed++ === 0) traceStart('worker-first-task');
+  // Numbered on arrival: read after the slot wait, every task queued behind it got the same number.
+  const n = ++executed;
+  if (n === 1) traceStart('worker-first-task');
   try {
     const deps = gatherDeps(msg, cfg);
     // Fetching runs while earlier tasks compute; its failure is handled where it is awaited.
     deps.catch(() => undefined);
     const free = await slot(cfg);
-    const n = executed;
     try {
       await runTask(msg, cfg, deps);
     } finally {
