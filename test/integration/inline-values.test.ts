@@ -6,11 +6,18 @@
  * nvidia-smi), every one in the run from its start, the sliced seed at N=2000 in 100² chunks
  * (coarsened to 32 partials in contiguous shares, so the combine tree's upper levels read partials
  * of every GPU). The digest is one CPU worker's; with GPUFLOW_INLINE_VALUES=0 (the fetches of
- * before) the same run moves partials between the workers, so the tree does cross them.
+ * before) the same run moves partials between the workers, so the tree does cross them. In one
+ * process, on two virtual GPU workers: the `execute` and `fetch` messages main sends.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToWorker } from '../../common/messages';
 import type { RunResult } from '../../common/results';
+import { discover } from '../../main/cluster/discovery';
+import { forkLauncher } from '../../main/cluster/fork-launcher';
+import { Engine } from '../../main/engine/engine';
+import { validateWorkflow } from '../../main/engine/validate';
 import { nativeInfo } from '../../native/index';
+import { chain } from '../helpers/local-run';
 import { runCli } from './cli-helpers';
 import { fakeNvidiaSmi } from './fake-gpus';
 
@@ -38,4 +45,53 @@ describe.skipIf(!nativeInfo().available)('small outputs sent with their done', (
     expect(fetched.stats.transfers.count).toBeGreaterThan(0);
     expect(inline.stats.transfers).toMatchObject({ count: 0, bytes: 0 });
   }, 300_000);
+});
+
+describe('the messages of a run whose outputs are small (2 virtual GPU workers, js)', () => {
+  let engine: Engine;
+  const sent: Array<{ to: string; msg: ToWorker }> = [];
+  beforeAll(async () => {
+    const d = await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
+    engine = new Engine(d, { launcher: forkLauncher(), cpuWorkers: 0, virtualGpus: 2, backends: ['js'], threadsPerCpuWorker: 1 });
+    await engine.start();
+    for (const w of engine.pool.workers.values()) {
+      const send = w.send.bind(w);
+      w.send = (msg: ToWorker) => {
+        sent.push({ to: w.id, msg });
+        send(msg);
+      };
+    }
+  });
+  afterAll(() => engine.shutdown());
+
+  // 1..64 in 16 blocks of 4: 16 partials, two combines of 8, the final; the sum is 2080.
+  const wf = validateWorkflow(chain(['x', 'arange', { start: 1, stop: 65, chunks: 4 }], ['total', 'reduce', { op: 'sum' }]));
+
+  async function run(inline: boolean) {
+    sent.length = 0;
+    process.env.GPUFLOW_INLINE_VALUES = inline ? '1' : '0';
+    try {
+      const r = await engine.run(wf).result;
+      expect(r.status, r.error).toBe('finished');
+      const total = r.results.total;
+      expect('value' in total ? total.value : null).toBe(2080);
+    } finally {
+      delete process.env.GPUFLOW_INLINE_VALUES;
+    }
+    const deps = sent.flatMap(({ msg }) => (msg.type === 'execute' ? msg.deps : []));
+    return { fetches: sent.filter((s) => s.msg.type === 'fetch').length, remote: deps.filter((d) => d.at !== null), tasks: new Set(sent.filter((s) => s.msg.type === 'execute').map((s) => s.to)).size };
+  }
+
+  it('sends each remote partial inline and fetches no result; with it off, neither', async () => {
+    const on = await run(true);
+    const off = await run(false);
+    for (const r of [on, off]) {
+      expect(r.tasks).toBe(2);
+      expect(r.remote.length).toBeGreaterThan(0);
+    }
+    expect(on.remote.every((d) => d.value?.kind === 'partial')).toBe(true);
+    expect(on.fetches).toBe(0);
+    expect(off.remote.some((d) => d.value !== undefined)).toBe(false);
+    expect(off.fetches).toBe(1);
+  }, 60_000);
 });
