@@ -6,6 +6,9 @@
 //   lastDone   -> run-tasks-done (every task's done received: the programs and the combine tree)
 //   end        -> run-end (the outputs collected: a fetch per output before small outputs came
 //              with their done, none since)
+//   tail       the last chunk program done (worker-task-*-program-done) -> run-end: the combine
+//              tree's levels after it and the end; workers trace their first 24 tasks only, so
+//              this holds where each ran no more (the sliced seeds: about 21 a GPU on four)
 // and the engine run (stats.durationMs) and peer transfers. For `ONLY=inline` calls, the labels
 // ab-inline0-* (fetched, as before) against ab-inline1-* (sent with their done).
 //
@@ -30,7 +33,8 @@ function phases(r) {
   const firstDone = Math.min(...r.trace.filter((t) => /^worker-task-1-.*-done$/.test(t[1])).map((t) => t[2]));
   const [s, e, d, n] = [at('run-start'), at('run-first-execute'), at('run-tasks-done'), at('run-end')];
   const gap = (a, b) => (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) ? null : b - a);
-  return { durationMs: r.durationMs, start: gap(s, e), firstDone: gap(e, firstDone), lastDone: gap(firstDone, d), end: gap(d, n), transfers: r.stats?.transfers?.count ?? null };
+  const lastProgram = Math.max(...r.trace.filter((t) => /^worker-task-\d+-program-done$/.test(t[1])).map((t) => t[2]));
+  return { durationMs: r.durationMs, start: gap(s, e), firstDone: gap(e, firstDone), lastDone: gap(firstDone, d), end: gap(d, n), tail: gap(lastProgram, n), transfers: r.stats?.transfers?.count ?? null };
 }
 
 const median = (xs) => {
@@ -40,6 +44,6 @@ const median = (xs) => {
 const byLabel = new Map();
 for (const r of runs) byLabel.set(`${r.label} ${r.gpus ?? ''}`, [...(byLabel.get(`${r.label} ${r.gpus ?? ''}`) ?? []), phases(r)]);
 for (const [label, ps] of byLabel) {
-  const m = Object.fromEntries(['durationMs', 'start', 'firstDone', 'lastDone', 'end', 'transfers'].map((k) => [k, median(ps.map((p) => p[k]))]));
+  const m = Object.fromEntries(['durationMs', 'start', 'firstDone', 'lastDone', 'end', 'tail', 'transfers'].map((k) => [k, median(ps.map((p) => p[k]))]));
   console.log(JSON.stringify({ label: label.trim(), runs: ps.length, ...m, durations: ps.map((p) => p.durationMs) }));
 }
