@@ -136,10 +136,13 @@ fi
 # A/B of issue 30's start-up items on all GPUs: the library warm-up after every context whatever
 # the graph (GPUFLOW_WARM_LIBRARIES=eager, the old behaviour) on the groupby; the run waiting for
 # every worker (GPUFLOW_START_ON_FIRST=0) on the sliced seeds; first gemms in the library phase
-# (GPUFLOW_WARM_GEMM=1) on matmul 16384².
+# (GPUFLOW_WARM_GEMM=1) on matmul 16384²; small outputs fetched as before (GPUFLOW_INLINE_VALUES=0)
+# on the sliced seeds.
 for rep in 1 2; do
   GPUFLOW_WARM_LIBRARIES=eager T=60 run ab-eager-groupby-78M ${SETS##* } examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
   for dt in float32 float64; do GPUFLOW_START_ON_FIRST=0 run ab-waitall-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+  # Small outputs fetched from their peers and the result fetched after the run, as before (inline() above).
+  for dt in float32 float64; do GPUFLOW_INLINE_VALUES=0 run ab-inline0-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
   GPUFLOW_WARM_GEMM=1 T=60 run ab-warmgemm-matmul-16384 ${SETS##* } bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
 done
 warm
