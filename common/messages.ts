@@ -42,8 +42,12 @@ export const toWorkerSchema = z.discriminatedUnion('type', [
     node: z.string(),
     op: z.string(),
     spec: taskSpecSchema,
-    /** Each dependency and the peer holding it (null: this worker holds it). */
-    deps: z.array(z.object({ key: z.string(), at: peerAddressSchema.nullable() })),
+    /**
+     * Each dependency and the peer holding it (null: this worker holds it); `value`: a small
+     * output main already has from its `done` (INLINE_VALUE_BYTES), which the worker keeps instead
+     * of fetching it from the peer.
+     */
+    deps: z.array(z.object({ key: z.string(), at: peerAddressSchema.nullable(), value: chunkValueSchema.optional() })),
   }),
   z.object({ type: z.literal('release'), keys: z.array(z.string()) }),
   z.object({ type: z.literal('fetch'), requestId: z.number().int(), key: z.string() }),
@@ -57,6 +61,14 @@ export const toWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('shutdown') }),
 ]);
 export type ToWorker = z.infer<typeof toWorkerSchema>;
+
+/**
+ * Outputs up to this size travel with their task's `done` (issue 30): main hands them on inline in
+ * the `execute` of a task on another worker and returns them as results, instead of a peer fetch
+ * (a loopback connection each) at every level of a combine tree and a `fetch` round trip for
+ * the run's result. A reduction's partial is 24 to a few hundred bytes.
+ */
+export const INLINE_VALUE_BYTES = 4096;
 
 export const backendStatusSchema = z.object({ name: z.string(), available: z.boolean(), reason: z.string().optional() });
 
@@ -102,6 +114,8 @@ export const fromWorkerSchema = z.discriminatedUnion('type', [
     endedAt: z.number(),
     transfers: z.array(transferSchema),
     device: deviceTrafficSchema.optional(),
+    /** The output itself when it is a host value of at most INLINE_VALUE_BYTES (a partial, a scalar). */
+    value: chunkValueSchema.optional(),
   }),
   z.object({ type: z.literal('error'), key: z.string(), message: z.string(), code: taskErrorCodeSchema.optional() }),
   /** Progress of a running task (a trial's epoch, rows read): relayed to the event stream. */

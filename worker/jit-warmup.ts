@@ -11,7 +11,7 @@
 import { toWorkerSchema } from '../common/messages';
 import { encodeProgram } from '../native/program-code';
 
-/** A chunk task of the seed workflow (generate, add, slice, sum) as main sends it; a combine. */
+/** A chunk task of the seed workflow (generate, add, slice, sum) as main sends it; a combine of two partials. */
 export const SAMPLES: unknown[] = [
   {
     type: 'execute',
@@ -42,7 +42,11 @@ export const SAMPLES: unknown[] = [
     node: 'total',
     op: 'sum-combine',
     spec: { kind: 'combine', finalize: false, ddof: 0 },
-    deps: [{ key: 'r1:total/sum(0,0)', at: null }],
+    // A partial made here, and one made on another GPU that main sends inline (INLINE_VALUE_BYTES).
+    deps: [
+      { key: 'r1:total/sum(0,0)', at: null },
+      { key: 'r1:total/sum(0,5)', at: { workerId: 'gpu1', host: '127.0.0.1', port: 1 }, value: { kind: 'partial', partial: { op: 'sum', shape: [], fields: { sum: new Float64Array([1]) } } } },
+    ],
   },
 ];
 

@@ -11,7 +11,7 @@
 import { traceStart } from '../common/start-trace';
 import type { ChunkValue, JsonValue } from '../common/arrays';
 import { valueBytes } from '../common/arrays';
-import { formatIssues, toWorkerSchema, type ToWorker, type Transfer, type WorkerConfig } from '../common/messages';
+import { formatIssues, INLINE_VALUE_BYTES, toWorkerSchema, type ToWorker, type Transfer, type WorkerConfig } from '../common/messages';
 import type { ArrayBackend } from './kernels/backend';
 import { createBackends } from './backends';
 import { parentChannel } from './channel';
@@ -97,6 +97,11 @@ async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: Work
   for (const d of msg.deps) {
     if (store.has(d.key)) continue;
     const pending = inflight.get(d.key);
+    // A small output main sent along (INLINE_VALUE_BYTES): kept as a fetched copy would be.
+    if (d.value && !pending) {
+      store.putHost(d.key, d.value);
+      continue;
+    }
     if (pending) {
       // Another task is fetching it: one transfer serves both (its record is on that task).
       shared.push(pending.catch(() => undefined));
@@ -150,13 +155,14 @@ async function gatherDeps(msg: Extract<ToWorker, { type: 'execute' }>, cfg: Work
 let executed = 0;
 
 async function execute(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig): Promise<void> {
-  if (executed++ === 0) traceStart('worker-first-task');
+  // Numbered on arrival: read after the slot wait, every task queued behind it got the same number.
+  const n = ++executed;
+  if (n === 1) traceStart('worker-first-task');
   try {
     const deps = gatherDeps(msg, cfg);
     // Fetching runs while earlier tasks compute; its failure is handled where it is awaited.
     deps.catch(() => undefined);
     const free = await slot(cfg);
-    const n = executed;
     try {
       await runTask(msg, cfg, deps);
     } finally {
@@ -190,7 +196,7 @@ async function runTask(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
     }
     if ('device' in out) store.putDevice(msg.key, out.device);
     else store.putHost(msg.key, out.value);
-    done(msg.key, bytes, 'cuda', startedAt, transfers, r.traffic);
+    done(msg.key, bytes, 'cuda', startedAt, transfers, r.traffic, 'device' in out ? undefined : out.value);
     return;
   }
   const inputs = await Promise.all(leases.map((l) => store.hostOf(l)));
@@ -199,7 +205,7 @@ async function runTask(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerC
   const bytes = valueBytes(value);
   if (!fits(msg, cfg, bytes)) return;
   store.putHost(msg.key, value);
-  done(msg.key, bytes, backend, startedAt, transfers);
+  done(msg.key, bytes, backend, startedAt, transfers, undefined, value);
 }
 
 /** Whether an output of `bytes` fits under the memory limit; if not, says so for the task. */
@@ -214,8 +220,10 @@ function fits(msg: Extract<ToWorker, { type: 'execute' }>, cfg: WorkerConfig, by
   return false;
 }
 
-function done(key: string, bytes: number, backend: string, startedAt: number, transfers: Transfer[], traffic?: DeviceTraffic): void {
-  channel.send({ type: 'done', key, bytes, backend, startedAt, endedAt: Date.now(), transfers, ...(traffic ? { device: traffic } : {}) });
+/** `value`: the host output, sent along when it is small (INLINE_VALUE_BYTES). */
+function done(key: string, bytes: number, backend: string, startedAt: number, transfers: Transfer[], traffic?: DeviceTraffic, value?: ChunkValue): void {
+  const inline = value !== undefined && bytes <= INLINE_VALUE_BYTES ? { value } : {};
+  channel.send({ type: 'done', key, bytes, backend, startedAt, endedAt: Date.now(), transfers, ...(traffic ? { device: traffic } : {}), ...inline });
 }
 
 async function init(cfg: WorkerConfig): Promise<void> {

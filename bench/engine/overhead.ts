@@ -28,6 +28,9 @@ if (process.env.UV_THREADPOOL_SIZE !== '16') {
 }
 process.env.GPUFLOW_BENCH_FAKE_CUDA = '1';
 process.env.GPUFLOW_NVIDIA_SMI = '/nonexistent/nvidia-smi';
+// The chunks as asked: with a cuda GPU worker the compiler coarsens a reduction's chunk tasks
+// (compile/coarsen.ts), which made this bench's 2 859 tasks 12 and left nothing per task to see.
+process.env.GPUFLOW_COARSEN ??= '0';
 
 const { forkLauncher } = await import('../../main/cluster/fork-launcher');
 const { Engine } = await import('../../main/engine/engine');

@@ -48,6 +48,17 @@ seeds() { # devices reps [cli args]
     run seed-full-$dt $devs bench/engine-gpu/seed-full.json $SEED --param dtype=$dt "$@"
   done; done
 }
+# A/B on all GPUs (ONLY=inline runs this alone): small outputs sent with their task's done and
+# handed on inline by main (GPUFLOW_INLINE_VALUES=1, the default) against fetched from the peer
+# that made them and the result fetched after the run (=0, before); alternated, 3 runs each, the
+# sliced seeds and every-sample float32, one GPU for the sliced float32 too.
+inline() {
+  for rep in 1 2 3; do for v in 0 1; do
+    for dt in float32 float64; do GPUFLOW_INLINE_VALUES=$v run ab-inline$v-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+    GPUFLOW_INLINE_VALUES=$v run ab-inline$v-seed-full-float32 ${SETS##* } bench/engine-gpu/seed-full.json $SEED --param dtype=float32 $GPU
+    GPUFLOW_INLINE_VALUES=$v run ab-inline$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
+  done; done
+}
 # A/B on all GPUs (ONLY=ab runs this alone, skipping the rest): the coarsened task size
 # (GPUFLOW_GPU_TASK_ELEMENTS 2^28, 2^29 against the default 2^30) and the cuBLAS / cuSOLVER warm-up
 # left out (GPUFLOW_WARM_LIBRARIES=0), which otherwise runs beside the first kernels; one GPU too
@@ -99,6 +110,7 @@ else
 fi
 }
 if [ "$ONLY" = ab ]; then ab; exit 0; fi
+if [ "$ONLY" = inline ]; then inline; exit 0; fi
 if [ "$ONLY" = warm ]; then warm; exit 0; fi
 # REPS runs of each on 1 GPU and on all, one on the sets between.
 for devs in $SETS; do
@@ -124,10 +136,13 @@ fi
 # A/B of issue 30's start-up items on all GPUs: the library warm-up after every context whatever
 # the graph (GPUFLOW_WARM_LIBRARIES=eager, the old behaviour) on the groupby; the run waiting for
 # every worker (GPUFLOW_START_ON_FIRST=0) on the sliced seeds; first gemms in the library phase
-# (GPUFLOW_WARM_GEMM=1) on matmul 16384².
+# (GPUFLOW_WARM_GEMM=1) on matmul 16384²; small outputs fetched as before (GPUFLOW_INLINE_VALUES=0)
+# on the sliced seeds.
 for rep in 1 2; do
   GPUFLOW_WARM_LIBRARIES=eager T=60 run ab-eager-groupby-78M ${SETS##* } examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
   for dt in float32 float64; do GPUFLOW_START_ON_FIRST=0 run ab-waitall-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+  # Small outputs fetched from their peers and the result fetched after the run, as before (inline() above).
+  for dt in float32 float64; do GPUFLOW_INLINE_VALUES=0 run ab-inline0-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
   GPUFLOW_WARM_GEMM=1 T=60 run ab-warmgemm-matmul-16384 ${SETS##* } bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
 done
 warm

@@ -66,6 +66,8 @@ export class RunController {
   private readonly wirePrefix = `r${RunController.nextTag++}:`;
   private restartsAtStart: number;
   private lastProgress = 0;
+  /** Whether a task was sent yet (the start-up trace's first dispatch). */
+  private dispatched = false;
   /** Digest per task (only with a cache). */
   private digests: Map<string, string | null> | null = null;
   /** Cache entries this run pinned (task -> digest): read by it, so never evicted under it. */
@@ -76,6 +78,13 @@ export class RunController {
   /** Output bytes and holder process of each task this run computed (for offering to the cache). */
   private readonly made = new Map<string, { bytes: number; pid: number }>();
   private reused: { tasks: number; nodes: string[] } = { tasks: 0, nodes: [] };
+  /**
+   * Small outputs that came with their `done` (common/messages.ts INLINE_VALUE_BYTES), kept while
+   * their task's output is held: sent inline to a task on another worker and read as the run's
+   * results, so no peer fetch or `fetch` round trip waits for them. GPUFLOW_INLINE_VALUES=0 turns
+   * it off (A/B runs: bench/engine/fixed-cost.ts).
+   */
+  private readonly inline: Map<string, ChunkValue> | null = process.env.GPUFLOW_INLINE_VALUES === '0' ? null : new Map();
 
   constructor(
     readonly runId: string,
@@ -274,6 +283,7 @@ export class RunController {
       s.busyMs += msg.endedAt - msg.startedAt;
       s.backends[msg.backend] = (s.backends[msg.backend] ?? 0) + 1;
       if (this.cacheUse) this.made.set(key, { bytes: msg.bytes, pid: w.pid ?? -1 });
+      if (msg.value && this.inline) this.inline.set(key, msg.value);
       const ev = this.bus.emit({ type: 'task', runId: this.runId, key, node: def.node, op: def.op, worker: w.id, start: msg.startedAt, end: msg.endedAt, bytes: msg.bytes, backend: msg.backend, ...(msg.device ? { device: msg.device } : {}), cause: this.bus.lastSeq });
       if (msg.device) {
         this.device.tasks++;
@@ -316,16 +326,21 @@ export class RunController {
     for (const ins of instructions) {
       switch (ins.type) {
         case 'execute': {
+          if (!this.dispatched) traceStart('run-first-execute');
+          this.dispatched = true;
           const def = this.graph.tasks.get(ins.key)!;
           const deps = ins.deps.map((d) => {
             if (d.holder === null) return { key: this.wire(d.key), at: null };
             const h = this.pool.workers.get(d.holder);
-            return { key: this.wire(d.key), at: h?.address ?? null };
+            const value = this.inline?.get(d.key);
+            return { key: this.wire(d.key), at: h?.address ?? null, ...(value ? { value } : {}) };
           });
           this.pool.send(ins.worker, { type: 'execute', runId: this.runId, key: this.wire(ins.key), node: def.node, op: def.op, spec: def.spec, deps });
           break;
         }
         case 'release': {
+          // Released by its last holder: nothing will read it again (a copy's release keeps it).
+          if (this.inline) for (const k of ins.keys) if (this.scheduler.holdersOf(k).length === 0) this.inline.delete(k);
           const keys = this.releasable(ins.worker, ins.keys);
           if (keys.length) this.pool.send(ins.worker, { type: 'release', keys: keys.map((k) => this.wire(k)) });
           break;
@@ -337,6 +352,7 @@ export class RunController {
           if (ins.to === 'memory') this.progress();
           break;
         case 'finished':
+          traceStart('run-tasks-done');
           void this.complete();
           break;
         case 'failed':
@@ -355,6 +371,8 @@ export class RunController {
   }
 
   private fetch(key: string): Promise<ChunkValue> {
+    const inline = this.inline?.get(key);
+    if (inline) return Promise.resolve(inline);
     // Only a ready worker is asked: a restarted one under the holder's id (alive, not yet ready)
     // holds nothing and may not have its store yet; a fetch there may never be answered, and a
     // run whose tasks had all finished would wait for it (issue 29 item 7).
@@ -412,6 +430,7 @@ export class RunController {
 
   private async end(status: RunResult['status'], results: Record<string, ResultValue>, error?: string, node?: string): Promise<void> {
     this.unlisten();
+    this.inline?.clear();
     // Outputs are kept by the cache or released; what any run computed is valid whatever its end.
     for (const [worker, held] of (this.backlog === null ? this.scheduler.heldByWorker() : new Map<string, string[]>())) {
       const keys = this.releasable(worker, held);
