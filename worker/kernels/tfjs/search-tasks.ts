@@ -117,7 +117,7 @@ export async function searchTrial(p: TrialOpParams<'search-trial'>, inputs: { ki
     const model = modelSpecFromParams(p.base, cmd.params);
     chosen = { trial: { trialId: cmd.trialId, model, seed: cmd.seed, epochs: cmd.epochs, metric: p.metric }, bracket: cmd.bracket, params: cmd.params, from: cmd.from };
   }
-  const { out, label } = await exclusive(sel, () => train(chosen, p.data, table, outs, prior, sel, ctx));
+  const { out, label } = await exclusive(sel, () => train(chosen, p.data, table, outs, prior, sel, ctx, p.keepModel ?? 'resume'));
   return { value: { kind: 'json', value: out as unknown as JsonValue }, backend: label };
 }
 
@@ -129,6 +129,7 @@ async function train(
   prior: TrialRecord[],
   sel: BackendSelection,
   ctx: HandlerContext,
+  keep: NonNullable<TrialOpParams<'search-trial'>['keepModel']>,
 ): Promise<{ out: TrialTaskOutput; label: string }> {
   const store = new TrialModelStore();
   const record: TrialRecord = { trialId: c.trial.trialId, bracket: c.bracket, params: c.params, epochs: c.trial.epochs, score: null, metrics: {} };
@@ -148,8 +149,10 @@ async function train(
     });
     record.score = r.score;
     record.metrics = r.metrics;
-    const m = store.get(c.trial.trialId);
-    return { out: { kind: 'trial', record, prior, model: m ? await packModel(m) : null, curve }, label };
+    // Only what a later task reads (main/engine/ops/tuning/search-graph.ts keepModel): packing
+    // reads every weight back from the device and the output is sized and fetched whole.
+    const m = keep === 'none' ? undefined : store.get(c.trial.trialId);
+    return { out: { kind: 'trial', record, prior, model: m ? await packModel(m, { includeOptimizer: keep === 'resume' }) : null, curve }, label };
   } catch (e) {
     // A trial that cannot train leaves the search with its error (docs/tuning.md); the run goes on.
     record.error = e instanceof Error ? e.message : String(e);
