@@ -28,7 +28,10 @@ function doc(search: Record<string, unknown> = {}, predict = false): Doc {
   Object.assign(d.nodes.find((n) => n.id === 'search')!.params, search);
   if (predict) {
     d.nodes.push({ id: 'predict', op: 'predict', params: { max_rows: 5 } });
-    d.edges.push({ source: 'search', sourcePort: 'best', target: 'predict', targetPort: 'model' }, { source: 'split', sourcePort: 'out', target: 'predict', targetPort: 'data' });
+    d.edges.push(
+      { source: 'search', sourcePort: 'best', target: 'predict', targetPort: 'model' },
+      { source: 'split', sourcePort: 'out', target: 'predict', targetPort: 'data' },
+    );
   }
   return d;
 }
@@ -65,17 +68,29 @@ describe('what a trial task output keeps of its model', () => {
 
   it('the worker packs what keepModel says: nothing, the weights alone (the same bytes), or weights and Adam state', async () => {
     const ctx: HandlerContext = {
-      config: { id: 'cpu0', kind: 'cpu', label: 'cpu0', threads: 1, concurrency: 1, memoryLimit: 2 ** 30, peerToken: 'a-token-of-16-chars', backends: ['js'], heartbeatMs: 1000 },
+      config: {
+        id: 'cpu0',
+        kind: 'cpu',
+        label: 'cpu0',
+        threads: 1,
+        concurrency: 1,
+        memoryLimit: 2 ** 30,
+        peerToken: 'a-token-of-16-chars',
+        backends: ['js'],
+        heartbeatMs: 1000,
+      },
       backends: [],
       report: () => undefined,
     };
     const c = compileWorkflow(validateWorkflow(doc({ save_to: 'x' }), { trials: 1 }));
-    const t = c.tasks.get('search/trial(0)')!;
-    if (t.spec.kind !== 'trial') throw new Error('not a trial task');
+    const spec = c.tasks.get('search/trial(0)')!.spec;
+    if (spec.kind !== 'trial') throw new Error('not a trial task');
+    const params = spec.params as { trial: { model: object } };
     const h = findHandler('trial', 'search-trial');
     if (!h) throw new Error('no search-trial handler');
     const out = async (keepModel: string) => {
-      const r = await h({ ...t.spec.params, keepModel, trial: { ...(t.spec.params as { trial: object }).trial, model: { ...(t.spec.params as { trial: { model: object } }).trial.model, optimizer: 'adam' } } }, [], ctx);
+      // Adam, so the state (iter, m, v) is twice the weights and easy to tell apart.
+      const r = await h({ ...params, keepModel, trial: { ...params.trial, model: { ...params.trial.model, optimizer: 'adam' } } }, [], ctx);
       if (r.value.kind !== 'json') throw new Error('not a json output');
       return r.value.value as { record: { score: number }; model: PackedModel | null } & JsonValue;
     };

@@ -27,6 +27,7 @@ import { trainValidationSplit } from './split';
 import type { TrialData } from './train';
 import { trainOnChosenBackend } from './trial-backend';
 import { backendLabel } from './backend-label';
+import { traceStart } from '../../../common/start-trace';
 
 export { backendLabel };
 import type { DataSpec } from '../../../common/tuning/data-spec';
@@ -37,7 +38,7 @@ let selection: Promise<BackendSelection> | null = null;
 
 /** The tfjs backend, chosen once per worker process. */
 export function workerBackend(ctx: HandlerContext): Promise<BackendSelection> {
-  selection ??= selectTfjsBackend({ gpu: ctx.config.kind !== 'cpu' });
+  selection ??= selectTfjsBackend({ gpu: ctx.config.kind !== 'cpu' }).then((s) => (traceStart('worker-tfjs-backend'), s));
   return selection;
 }
 
@@ -84,8 +85,12 @@ function dataFor(spec: DataSpec, table: Uint8Array | undefined): TrialData {
   const cache = spec.source.kind === 'table' && table ? (tableCache.get(table) ?? tableCache.set(table, new Map()).get(table)!) : dataCache;
   let d = cache.get(key);
   if (!d) {
+    traceStart('worker-trial-data-start');
     d = trainValidationSplit(datasetOf(spec, table, 'search-trial'), spec.split);
     cache.set(key, d);
+    // What each worker spends building the rows before its first trial (docs/tuning.md, the
+    // search over four GPUs): the start-up trace shows it beside the worker's start.
+    traceStart('worker-trial-data-built');
   }
   return d;
 }
