@@ -3,8 +3,9 @@
 # one, in one call on nvidia-h100-x4. Build here first (no node_modules there):
 #   bench/engine-gpu/build.sh --with-tfjs     (.devbuild/gpuflow-tfjs: the CLI and worker with tfjs)
 #   node native/build.mjs                     (native/build; the addon, CUDA inside)
-# then run there with carry [".devbuild", "native/build"]:
-#   bash bench/tuning/search-device.sh
+# then run there with carry [".devbuild", "native/build"] (and ".device", beginning the command with
+# `source .device/prelude;`, where that machine's node is needed, as bench/engine-gpu/device.sh):
+#   bash bench/tuning/search-device.sh        (about 3 minutes; SEARCH_REPS=2 doubles it)
 # Each run is one line of JSON in $OUT/search-device.jsonl (bench/engine-gpu/timed-run.mjs: the
 # process wall, stats.durationMs, the digest, the stats with tasks per worker, the start-up trace).
 # Runs: the example's own params, then trials=12 epochs=1, each on GPUFLOW_DEVICES=0 and 0,1,2,3,
