@@ -90,11 +90,31 @@ export class PhiloxStream {
   at(i: number): number {
     const per = this.float32 ? 4 : 2;
     const j = Math.floor(i / per);
-    if (j !== this.block) this.fill(j);
+    if (j !== this.block) this.fillBlock(j);
     return this.cached[i - j * per];
   }
 
-  private fill(j: number): void {
+  /**
+   * Elements start .. start + out.length - 1, exactly as at() gives them, in one pass: a data set
+   * of millions of values (the MNIST-shaped example's 47 M normals) without a call and a block
+   * lookup per element.
+   */
+  read(start: number, out: Float64Array): void {
+    const per = this.float32 ? 4 : 2;
+    const c = this.cached;
+    let k = 0;
+    while (k < out.length) {
+      const i = start + k;
+      const j = Math.floor(i / per);
+      if (j !== this.block) this.fillBlock(j);
+      const from = i - j * per;
+      const m = Math.min(per - from, out.length - k);
+      for (let q = 0; q < m; q++) out[k + q] = c[from + q];
+      k += m;
+    }
+  }
+
+  private fillBlock(j: number): void {
     this.block = j;
     const w = this.words;
     philox4x32(j % 4294967296 >>> 0, Math.floor(j / 4294967296) >>> 0, 0, 0, this.k0, this.k1, w);

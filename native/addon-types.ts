@@ -64,6 +64,15 @@ export interface NativeAddon {
   tfRead(id: number, dst: Float32Array | Int32Array): void;
   tfRun(op: number, args: Float64Array): void;
   tfSync(): void;
+  /**
+   * Elements start + r * stride + c (r < rows, c < cols) of the float64 stream of docs/random.md
+   * (normal(a, b) or uniform(a, b)) into out[r * outStride + c], bit-identical to PhiloxStream
+   * (native/src/philox_fill.h), on `threads` threads; synchronous. Absent in builds before it
+   * (native/philox-fill.ts then fills in JS).
+   */
+  philoxFill?(seed: number, normal: boolean, a: number, b: number, start: number, rows: number, cols: number, stride: number, out: FloatArray, outStride: number, threads: number): void;
+  /** The fill's log / sin / cos of each x (native/src/js_math.h: V8's fdlibm), for tests. */
+  jsMath?(x: Float64Array, log: Float64Array, sin: Float64Array, cos: Float64Array): void;
 }
 
 export interface RawInfo {

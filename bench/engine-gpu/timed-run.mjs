@@ -66,6 +66,8 @@ child.on('close', (code, signal) => {
     // The run's result digest (tables included): one answer for any GPU count.
     digest: r.digest ?? null,
     stats: r.stats,
+    // Which worker ran how many tasks (gpuflow run --json), e.g. a search's trials per GPU.
+    tasksPerWorker: r.tasksPerWorker ?? null,
     trace,
     error: error ?? null,
     ...(keepStderr ? { stderrTail: stderr.split('\n').filter((l) => !l.startsWith('gpuflow-trace ')).join('\n').slice(-1500) } : {}),

@@ -94,6 +94,13 @@ const SCHEMAS = {
     params: z.record(z.string(), scalar).optional(),
     trial: trialSpecSchema.optional(),
     search: searchSpecWireSchema.optional(),
+    /**
+     * What of the trained model the output carries (search-graph.ts decides from what reads it):
+     * 'resume' weights and optimizer state (a next rung trains on; save_to), 'weights' weights
+     * only (a predict reads the best model), 'none' only the metrics (nothing reads the model).
+     * Absent: 'resume'.
+     */
+    keepModel: z.enum(['none', 'weights', 'resume']).optional(),
   }),
   /** Every trial ranked; the best model saved to `saveTo` when given. */
   'search-leaderboard': summary.extend({ saveTo: z.string().min(1).optional() }),

@@ -23,6 +23,7 @@
 
 namespace gf {
 void registerDfExports(Napi::Env env, Napi::Object exports);  // df_addon.cc
+void registerPhiloxFill(Napi::Env env, Napi::Object exports);  // philox_fill_napi.cc
 }
 
 namespace {
@@ -301,6 +302,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   gf::registerTf(env, exports);
   gf::registerLinalgResident(env, exports);
   gf::registerDfExports(env, exports);
+  gf::registerPhiloxFill(env, exports);
   return exports;
 }
 

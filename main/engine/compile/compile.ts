@@ -91,6 +91,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       nodeId: id,
       params: wf.params.get(id) ?? {},
       inputs,
+      usedPorts: new Set(wf.doc.edges.filter((e) => e.source === id).map((e) => e.sourcePort)),
       arrayResource: opts.arrayResource ?? 'any',
       device: opts.device,
       gpuShare: opts.gpuShare ?? { gpus: 0, taskElements: 0 },

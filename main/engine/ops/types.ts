@@ -52,6 +52,8 @@ export interface BuildContext {
   nodeId: string;
   params: ResolvedParams;
   inputs: Record<string, LazyValue | undefined>;
+  /** This node's output ports that an edge reads (a search keeps no weights nothing reads). */
+  usedPorts: ReadonlySet<string>;
   /** Adds a task to the graph. Keys must be unique; use `key()`. */
   emit(task: Omit<TaskDef, 'node'> & { node?: string }): void;
   /** A unique task key within this node: `${nodeId}/${name}(${idx})`. */

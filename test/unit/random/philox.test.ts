@@ -48,4 +48,17 @@ describe('philox4x32-10', () => {
     expect(backward).toEqual(forward);
     for (const v of forward) expect(v > -2 && v <= 3).toBe(true);
   });
+
+  it('read(start, out) gives what at() gives, from any start and length, across block edges', () => {
+    for (const [dist, f32] of [['normal', false], ['uniform', false], ['normal', true], ['uniform', true]] as const) {
+      const ref = new PhiloxStream(11, dist, 0.5, 2, f32);
+      const s = new PhiloxStream(11, dist, 0.5, 2, f32);
+      // Starts inside and at block edges (2 or 4 values a block), lengths from 0 to a few blocks.
+      for (const [start, n] of [[0, 9], [1, 1], [3, 0], [5, 2], [6, 11], [1001, 7], [123455, 3]]) {
+        const out = new Float64Array(n);
+        s.read(start, out);
+        expect(Array.from(out), `${dist} float32=${f32} start ${start}`).toEqual(Array.from({ length: n }, (_, k) => ref.at(start + k)));
+      }
+    }
+  });
 });

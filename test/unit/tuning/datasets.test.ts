@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { tableFromArrays } from 'apache-arrow';
 import { datasetFromArrow, makeClassification, makeRegression } from '../../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../../worker/kernels/tfjs/split';
+import { PhiloxStream } from '../../../common/philox';
+import { deriveSeed, SeedTag } from '../../../common/tuning/random';
 
 describe('synthetic datasets', () => {
   it('classification is seeded, balanced, shaped as asked', () => {
@@ -12,6 +14,17 @@ describe('synthetic datasets', () => {
     const counts = [0, 0, 0];
     for (const c of a.y) counts[c]++;
     for (const c of counts) expect(Math.abs(c - 100)).toBeLessThan(10); // balanced up to the 1% label flips
+  });
+
+  it('classification: informative features are the normal at their flat index plus the class vertex, noise features that normal alone', () => {
+    // The rows read the normal stream a row at a time (PhiloxStream.read); element by element with
+    // at() is the reference, as the generator was written before.
+    const ds = makeClassification({ nSamples: 257, nFeatures: 13, nInformative: 3, nRedundant: 2, nClasses: 4, classSep: 1.5, seed: 8 });
+    const z = new PhiloxStream(deriveSeed(8, SeedTag.data, 1), 'normal', 0, 1, false);
+    for (let i = 0; i < ds.nRows; i++) {
+      for (let j = 0; j < 3; j++) expect([Math.fround(z.at(i * 13 + j) + 1.5), Math.fround(z.at(i * 13 + j) - 1.5)]).toContain(ds.x[i * 13 + j]);
+      for (let j = 5; j < 13; j++) expect(ds.x[i * 13 + j]).toBe(Math.fround(z.at(i * 13 + j)));
+    }
   });
 
   it('linearly separable: a hyperplane with a margin separates the two classes', () => {

@@ -29,14 +29,23 @@ export class PackError extends Error {
   override name = 'PackError';
 }
 
-export async function packModel(m: TrainedModel): Promise<PackedModel> {
+export interface PackOptions {
+  /**
+   * Whether the optimizer's state (Adam's moments, RMSprop's mean squares, momentum) travels too:
+   * needed where the trial trains on (a next rung) or a saved model may resume; without it the
+   * output is a third (Adam) of the size and still predicts the same.
+   */
+  includeOptimizer?: boolean;
+}
+
+export async function packModel(m: TrainedModel, opts: PackOptions = {}): Promise<PackedModel> {
   m.model.setUserDefinedMetadata({ gpuflow: m.meta });
   let saved: tf.io.ModelArtifacts | null = null;
   const handler = tf.io.withSaveHandler(async (a) => {
     saved = a;
     return { modelArtifactsInfo: tf.io.getModelArtifactsInfoForJSON(a) };
   });
-  await m.model.save(handler, { includeOptimizer: true });
+  await m.model.save(handler, { includeOptimizer: opts.includeOptimizer ?? true });
   const a = saved as tf.io.ModelArtifacts | null;
   if (!a || a.modelTopology instanceof ArrayBuffer || a.modelTopology == null) throw new PackError('the model did not save as JSON artifacts');
   const bytes = a.weightData === undefined ? new ArrayBuffer(0) : tf.io.CompositeArrayBuffer.join(a.weightData);

@@ -27,6 +27,7 @@ import { trainValidationSplit } from './split';
 import type { TrialData } from './train';
 import { trainOnChosenBackend } from './trial-backend';
 import { backendLabel } from './backend-label';
+import { traceStart } from '../../../common/start-trace';
 
 export { backendLabel };
 import type { DataSpec } from '../../../common/tuning/data-spec';
@@ -37,7 +38,7 @@ let selection: Promise<BackendSelection> | null = null;
 
 /** The tfjs backend, chosen once per worker process. */
 export function workerBackend(ctx: HandlerContext): Promise<BackendSelection> {
-  selection ??= selectTfjsBackend({ gpu: ctx.config.kind !== 'cpu' });
+  selection ??= selectTfjsBackend({ gpu: ctx.config.kind !== 'cpu' }).then((s) => (traceStart('worker-tfjs-backend'), s));
   return selection;
 }
 
@@ -84,8 +85,12 @@ function dataFor(spec: DataSpec, table: Uint8Array | undefined): TrialData {
   const cache = spec.source.kind === 'table' && table ? (tableCache.get(table) ?? tableCache.set(table, new Map()).get(table)!) : dataCache;
   let d = cache.get(key);
   if (!d) {
+    traceStart('worker-trial-data-start');
     d = trainValidationSplit(datasetOf(spec, table, 'search-trial'), spec.split);
     cache.set(key, d);
+    // What each worker spends building the rows before its first trial (docs/tuning.md, the
+    // search over four GPUs): the start-up trace shows it beside the worker's start.
+    traceStart('worker-trial-data-built');
   }
   return d;
 }
@@ -117,7 +122,7 @@ export async function searchTrial(p: TrialOpParams<'search-trial'>, inputs: { ki
     const model = modelSpecFromParams(p.base, cmd.params);
     chosen = { trial: { trialId: cmd.trialId, model, seed: cmd.seed, epochs: cmd.epochs, metric: p.metric }, bracket: cmd.bracket, params: cmd.params, from: cmd.from };
   }
-  const { out, label } = await exclusive(sel, () => train(chosen, p.data, table, outs, prior, sel, ctx));
+  const { out, label } = await exclusive(sel, () => train(chosen, p.data, table, outs, prior, sel, ctx, p.keepModel ?? 'resume'));
   return { value: { kind: 'json', value: out as unknown as JsonValue }, backend: label };
 }
 
@@ -129,6 +134,7 @@ async function train(
   prior: TrialRecord[],
   sel: BackendSelection,
   ctx: HandlerContext,
+  keep: NonNullable<TrialOpParams<'search-trial'>['keepModel']>,
 ): Promise<{ out: TrialTaskOutput; label: string }> {
   const store = new TrialModelStore();
   const record: TrialRecord = { trialId: c.trial.trialId, bracket: c.bracket, params: c.params, epochs: c.trial.epochs, score: null, metrics: {} };
@@ -148,8 +154,10 @@ async function train(
     });
     record.score = r.score;
     record.metrics = r.metrics;
-    const m = store.get(c.trial.trialId);
-    return { out: { kind: 'trial', record, prior, model: m ? await packModel(m) : null, curve }, label };
+    // Only what a later task reads (main/engine/ops/tuning/search-graph.ts keepModel): packing
+    // reads every weight back from the device and the output is sized and fetched whole.
+    const m = keep === 'none' ? undefined : store.get(c.trial.trialId);
+    return { out: { kind: 'trial', record, prior, model: m ? await packModel(m, { includeOptimizer: keep === 'resume' }) : null, curve }, label };
   } catch (e) {
     // A trial that cannot train leaves the search with its error (docs/tuning.md); the run goes on.
     record.error = e instanceof Error ? e.message : String(e);

@@ -28,6 +28,22 @@ export interface SearchGraphInput {
   model: ModelMeta;
   metric: MetricName;
   saveTo?: string;
+  /** Whether an edge reads the search's best model (a predict node). */
+  bestUsed: boolean;
+}
+
+type KeepModel = NonNullable<TrialOpParams<'search-trial'>['keepModel']>;
+
+/**
+ * What a trial task's output keeps of its model. Every last-round output goes to the leaderboard
+ * (and the best-model task), which read only metrics unless the best model is saved (with its
+ * optimizer state, as model files are) or predicted with (weights only); a round that a next rung
+ * resumes from needs the optimizer state too. At the MNIST-shaped example's size this is 15 MB of
+ * base64 a trial, packed, sized and fetched from other workers for nothing (docs/tuning.md).
+ */
+function keepModel(g: SearchGraphInput, lastRound: boolean): KeepModel {
+  if (!lastRound || g.saveTo) return 'resume';
+  return g.bestUsed ? 'weights' : 'none';
 }
 
 export interface SearchGraph {
@@ -55,6 +71,7 @@ export function* emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): Steps<
       const op = halving ? `train b${b.bracket}/r${k} →${r.epochs}ep` : `train →${r.epochs}ep`;
       const keys: string[] = [];
       const mine = starts.filter((s) => s.bracket === b.bracket);
+      const keep = keepModel(g, k === b.rounds.length - 1);
       for (let i = 0; i < r.tasks; i++) {
         if (i % YIELD_EVERY === YIELD_EVERY - 1) yield;
         const key = halving ? ctx.key(`b${b.bracket}r${k}`, [i]) : ctx.key('trial', [i]);
@@ -68,9 +85,9 @@ export function* emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): Steps<
             if (e instanceof TrialSpecError) return ctx.fail('params.space', e.message);
             throw e;
           }
-          params = { ...common, bracket: b.bracket, round: 0, index: i, params: s.params, trial: { trialId: s.trialId, model, seed: s.seed, epochs: s.epochs, metric: g.metric } };
+          params = { ...common, bracket: b.bracket, round: 0, index: i, params: s.params, trial: { trialId: s.trialId, model, seed: s.seed, epochs: s.epochs, metric: g.metric }, keepModel: keep };
         } else {
-          params = { ...common, bracket: b.bracket, round: k, index: i, search: g.spec };
+          params = { ...common, bracket: b.bracket, round: k, index: i, search: g.spec, keepModel: keep };
         }
         ctx.emit({ key, deps: [...prev, ...tableDeps], spec: trialOpSpec('search-trial', params), resource: 'any', op, outBytes: 64 * KiB, workBytes });
         keys.push(key);

@@ -87,7 +87,7 @@ const search: OpDef = {
     }
     // Through the one path policy (issue 19: save_to used to write wherever it was pointed).
     const saveTo = typeof ctx.params.save_to === 'string' && ctx.params.save_to !== '' ? checkPath(ctx.params.save_to, 'params.save_to', ctx) : undefined;
-    const g = yield* emitSearchTasks(ctx, { spec, data, model, metric, saveTo });
+    const g = yield* emitSearchTasks(ctx, { spec, data, model, metric, saveTo, bestUsed: ctx.usedPorts.has('best') });
     return {
       best: { kind: 'opaque', portType: 'model', keys: [g.leaderboardKey, g.bestModelKey], meta: { bestModelKey: g.bestModelKey, task: data.task, nFeatures: data.nFeatures, trialTasks: g.trialTasks, features: modelFeatures(data), ...(data.targetType ? { targetType: data.targetType } : {}) } },
     };

@@ -12,6 +12,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { createHash } from 'node:crypto';
+import { traceStart } from '../../../../common/start-trace';
 import type { Dataset } from '../datasets';
 
 export interface TrainingTensors {
@@ -90,7 +91,11 @@ export function trainingTensors(train: Dataset, form: string, make: () => { x: t
   if (e) stats.hits++;
   else {
     stats.misses++;
+    // The rows' digest is taken above; scaling and upload follow (the start-up trace shows both
+    // in a search run's fixed part, docs/tuning.md).
+    traceStart('worker-device-rows-start');
     const made = make();
+    traceStart('worker-device-rows-made');
     const bytes = (made.x.size + made.y.size) * 4;
     const limit = boundBytes();
     if (bytes > limit) return { ...made, release: () => tf.dispose([made.x, made.y]) };

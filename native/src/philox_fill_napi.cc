@@ -1,0 +1,92 @@
+// The N-API exports of the strided stream fill (philox_fill.h), registered by addon.cc:
+//
+//   philoxFill(seed, normal, a, b, start, rows, cols, stride, out, outStride, threads)
+//     out[r * outStride + c] = element start + r * stride + c of the float64 stream
+//     (out a Float64Array, or a Float32Array taking each value rounded once)
+//   jsMath(x, log, sin, cos)   the fill's log / sin / cos of each x (js_math.h), for tests
+//
+// Synchronous: the caller (a worker building a data set) has nothing else to do meanwhile; the
+// work is spread over the pool of `threads` threads, this thread included.
+#include <napi.h>
+
+#include <string>
+
+#include "js_math.h"
+#include "napi_args.h"
+#include "philox_fill.h"
+
+namespace gf {
+namespace {
+
+constexpr int64_t kMaxIndex = (int64_t(1) << 53) - 1;  // flat indices and seeds: exact in a double
+
+double numberArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (i >= info.Length() || !info[i].IsNumber()) throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a number");
+  return info[i].As<Napi::Number>().DoubleValue();
+}
+
+Napi::TypedArray floatArray(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  if (i < info.Length() && info[i].IsTypedArray()) {
+    Napi::TypedArray t = info[i].As<Napi::TypedArray>();
+    if (t.TypedArrayType() == napi_float64_array || t.TypedArrayType() == napi_float32_array) return t;
+  }
+  throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a Float64Array or Float32Array");
+}
+
+void* dataOf(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
+
+Napi::Value PhiloxFill(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int64_t seed = intArg(info, 0, "seed", 0, kMaxIndex);
+  if (info.Length() < 2 || !info[1].IsBoolean()) throw Napi::TypeError::New(env, "normal must be a boolean");
+  StreamFill f{static_cast<uint32_t>(seed & 0xffffffff), static_cast<uint32_t>(seed >> 32), info[1].As<Napi::Boolean>().Value(),
+               numberArg(info, 2, "a"), numberArg(info, 3, "b"), intArg(info, 4, "start", 0, kMaxIndex),
+               intArg(info, 5, "rows", 0, kMaxIndex), intArg(info, 6, "cols", 0, kMaxIndex), intArg(info, 7, "stride", 0, kMaxIndex)};
+  Napi::TypedArray out = floatArray(info, 8, "out");
+  const int64_t outStride = intArg(info, 9, "outStride", 0, kMaxIndex);
+  const int threads = static_cast<int>(intArg(info, 10, "threads", 1, 1024));
+  if (f.rows == 0 || f.cols == 0) return env.Undefined();
+  // 128-bit products: rows and strides below 2^53 each cannot overflow them.
+  const __int128 last = __int128(f.start) + __int128(f.rows - 1) * f.stride + (f.cols - 1);
+  if (last > kMaxIndex) throw Napi::RangeError::New(env, "the block's last element " + std::to_string(static_cast<long double>(last)) + " is past the stream's 2^53 - 1");
+  if (f.rows > 1 && outStride < f.cols) throw Napi::RangeError::New(env, "outStride (" + std::to_string(outStride) + ") must be >= cols (" + std::to_string(f.cols) + "): rows would overlap");
+  const __int128 need = __int128(f.rows - 1) * outStride + f.cols;
+  if (need > static_cast<__int128>(out.ElementLength()))
+    throw Napi::RangeError::New(env, "out holds " + std::to_string(out.ElementLength()) + " elements; " + std::to_string(f.rows) + " rows of " +
+                                         std::to_string(f.cols) + " at outStride " + std::to_string(outStride) + " need " + std::to_string(static_cast<long double>(need)));
+  Pool& pool = Pool::get(threads);
+  if (out.TypedArrayType() == napi_float64_array) fillStream(pool, f, static_cast<double*>(dataOf(out)), outStride);
+  else fillStream(pool, f, static_cast<float*>(dataOf(out)), outStride);
+  return env.Undefined();
+}
+
+Napi::TypedArray float64Arg(const Napi::CallbackInfo& info, size_t i, const char* name, size_t length) {
+  if (i >= info.Length() || !info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a Float64Array");
+  Napi::TypedArray t = info[i].As<Napi::TypedArray>();
+  if (t.ElementLength() < length) throw Napi::RangeError::New(info.Env(), std::string(name) + " must hold at least " + std::to_string(length) + " elements");
+  return t;
+}
+
+Napi::Value JsMath(const Napi::CallbackInfo& info) {
+  Napi::TypedArray x = float64Arg(info, 0, "x", 0);
+  const size_t n = x.ElementLength();
+  const double* xs = static_cast<const double*>(dataOf(x));
+  double* lg = static_cast<double*>(dataOf(float64Arg(info, 1, "log", n)));
+  double* sn = static_cast<double*>(dataOf(float64Arg(info, 2, "sin", n)));
+  double* cs = static_cast<double*>(dataOf(float64Arg(info, 3, "cos", n)));
+  for (size_t i = 0; i < n; i++) {
+    lg[i] = jsLog(xs[i]);
+    jsSinCos(xs[i], sn[i], cs[i]);
+  }
+  return info.Env().Undefined();
+}
+
+}  // namespace
+
+void registerPhiloxFill(Napi::Env env, Napi::Object exports) {
+  exports.Set("philoxFill", Napi::Function::New(env, PhiloxFill));
+  exports.Set("jsMath", Napi::Function::New(env, JsMath));
+}
+
+}  // namespace gf
