@@ -38,6 +38,7 @@ import { compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile
 import { CompileBusy } from '../engine/compile/compile-gate';
 import { WorkAborted } from '../engine/slices';
 import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
+import { traceStart } from '../../common/start-trace';
 import { firstRefusal } from '../dask/supported';
 import { parseTarget } from '../dask/address';
 import { DaskSetupError } from '../dask/interpreter';
@@ -222,6 +223,7 @@ export class GpuflowService {
     } catch (e) {
       throw compileRefusal(e) ?? e;
     }
+    if (dask) traceStart('dask-compiled');
     const refused = dask ? firstRefusal(compiled) : null;
     if (refused) throw new ApiError(400, 'not runnable on the Dask cluster', [refused.message]);
     return this.launch(wf, compiled, opts);

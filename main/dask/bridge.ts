@@ -8,6 +8,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { DASK_PROTOCOL, fromBridgeSchema, type FromBridge, type ToBridge } from '../../common/dask-messages';
 import { bridgeEnv, DaskSetupError, findPython } from './interpreter';
+import { traceOn, traceOrigin, traceStart } from '../../common/start-trace';
 
 export type Ready = Extract<FromBridge, { type: 'ready' }>;
 export type BridgeListener = (m: FromBridge) => void;
@@ -48,7 +49,10 @@ export class Bridge {
   static async start(opts: BridgeOptions = {}): Promise<{ bridge: Bridge; ready: Ready }> {
     const python = opts.python ?? findPython(opts.env);
     const log = opts.log ?? ((l: string) => process.stderr.write(`[dask] ${l}\n`));
-    const child = spawn(python, ['-m', 'gpuflow_dask.bridge'], { env: bridgeEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    traceStart('dask-bridge-spawn');
+    // Traced, the bridge's lines count from this process's start (python/gpuflow_dask/trace.py).
+    const env = traceOn ? { ...bridgeEnv(opts.env), GPUFLOW_TRACE_ORIGIN: traceOrigin() } : bridgeEnv(opts.env);
+    const child = spawn(python, ['-m', 'gpuflow_dask.bridge'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const bridge = new Bridge(child, python, log);
     bridge.wire();
     const ready = await new Promise<Ready>((resolve, reject) => {
@@ -71,6 +75,7 @@ export class Bridge {
         reject(startFailure(python, bridge.stderrTail || why, child.exitCode ?? null));
       });
     });
+    traceStart('dask-bridge-ready');
     if (ready.protocol !== DASK_PROTOCOL) {
       bridge.kill();
       throw new DaskSetupError('version', `the Dask bridge speaks protocol ${ready.protocol}, this gpuflow speaks ${DASK_PROTOCOL}: update the repository's python/ folder (or gpuflow) so both match`);
@@ -83,6 +88,11 @@ export class Bridge {
     out.on('line', (line) => this.onLine(line));
     const err = createInterface({ input: this.child.stderr });
     err.on('line', (line) => {
+      // The bridge's phase trace goes where this process's own trace lines go, unprefixed.
+      if (traceOn && line.startsWith('gpuflow-trace ')) {
+        process.stderr.write(`${line}\n`);
+        return;
+      }
       this.stderrTail = (this.stderrTail + line + '\n').slice(-4000);
       this.log(line);
     });

@@ -17,6 +17,7 @@ import { probeScheduler } from './reachable';
 import { DaskRun, laneOf } from './run';
 import { daskCompileOptions } from './compile-options';
 import type { CompileOptions } from '../engine/compile/compile';
+import { traceStart } from '../../common/start-trace';
 
 /** How long a remote scheduler may take to answer (the CLI must exit within 10 s when it does not). */
 export const REMOTE_CONNECT_S = 5;
@@ -87,6 +88,7 @@ export class DaskTarget {
       throw new DaskSetupError(code, msg);
     }
     if (reply.type !== 'connected') throw new DaskSetupError('bridge', `unexpected reply '${reply.type}' to connect`);
+    traceStart('dask-connected');
     return new DaskTarget(t, bridge, ready, reply, bus, opts);
   }
 
@@ -178,6 +180,8 @@ export class DaskTarget {
   async close(): Promise<void> {
     this.closing = true;
     for (const w of this.workers.values()) this.emitWorker(w, 'down');
+    traceStart('dask-close');
     await this.bridge.close();
+    traceStart('dask-closed');
   }
 }

@@ -18,7 +18,7 @@ import sys
 import threading
 from typing import Any, Dict, Optional, TextIO
 
-from . import capi
+from . import capi, trace
 from .messages import PROTOCOL, BadMessage, Cancel, Connect, Shutdown, Submit, WorkersQuery, error, failed, parse
 
 log = logging.getLogger("gpuflow_dask")
@@ -133,10 +133,16 @@ class Bridge:
         from .cluster import ConnectError, check_versions, probe_all, ship, start
 
         self.close()
+        trace.trace("connect-received")
         try:
             self.client, self.cluster = _with_timeout(lambda: start(msg.target, msg.timeout_s, msg.tls), msg.timeout_s + 5, msg.target)
+            trace.trace("client-connected")
             check_versions(self.client)
-            self.probes = ship(self.client, probe_all(self.client))
+            trace.trace("versions-checked")
+            probes = probe_all(self.client)
+            trace.trace("workers-probed")
+            self.probes = ship(self.client, probes)
+            trace.trace("package-shipped")
         except ConnectError as e:
             self.close()
             self.emit(error(msg.id, e.code, str(e)))
@@ -156,7 +162,10 @@ class Bridge:
         # The scheduler installs its task-stream plugin on the first query: do it now, so the
         # first run's early tasks are recorded.
         self.pump.install()
+        trace.trace("events-installed")
         info = scheduler_info(self.client)
+        if trace.ON:
+            trace_workers(self.client, info, self.probes, msg.target.startswith("local"))
         self.pump.workers = dict(info.get("workers", {}))
         self.pump.names = {a: str(w.get("name", a)) for a, w in self.pump.workers.items()}
         self.pump.start()
@@ -165,7 +174,9 @@ class Bridge:
             dashboard = self.client.dashboard_link if info.get("services", {}).get("dashboard") else None
         except Exception:  # noqa: BLE001 - no dashboard
             dashboard = None
-        self.emit({"type": "connected", "id": msg.id, "scheduler": self.client.scheduler.address, "dashboard": dashboard, "workers": self.describe()})
+        hello = {"type": "connected", "id": msg.id, "scheduler": self.client.scheduler.address, "dashboard": dashboard, "workers": self.describe()}
+        trace.trace("connected")
+        self.emit(hello)
 
     def on_lost(self, message: str) -> None:
         """Tells main once that the scheduler is gone (main marks the target disconnected)."""
@@ -213,6 +224,7 @@ class Bridge:
         return p
 
     def submit(self, msg: Submit) -> None:
+        trace.trace("submit-received")
         from .runs import Run
 
         if self.client is None:
@@ -242,6 +254,8 @@ class Bridge:
 
     def close(self) -> None:
         """Cancels runs, closes the client and any cluster we started."""
+        if self.client is not None:
+            trace.trace("close-begins")
         for run in list(self.runs.values()):
             run.cancel()
         for run in list(self.runs.values()):
@@ -255,12 +269,33 @@ class Bridge:
             except Exception as e:  # noqa: BLE001
                 log.warning("client close: %s", e)
             self.client = None
+            trace.trace("client-closed")
         if self.cluster is not None:
             try:
                 self.cluster.close(timeout=10)
             except Exception as e:  # noqa: BLE001
                 log.warning("cluster close: %s", e)
             self.cluster = None
+            trace.trace("cluster-closed")
+
+
+def trace_workers(client: Any, info: Dict[str, Any], probes: Dict[str, Dict[str, Any]], local: bool) -> None:
+    """The trace's per-worker phases: the scheduler's start, each worker's registration (the
+    scheduler's add-worker events) and, for a cluster on this machine, its process's start."""
+    started = info.get("started")
+    if isinstance(started, (int, float)):
+        trace.at("scheduler-started", float(started))
+    names = {a: str(w.get("name", a)) for a, w in info.get("workers", {}).items()}
+    if local:
+        for addr, p in probes.items():
+            if isinstance(p, dict) and isinstance(p.get("pid"), int):
+                trace.at(f"worker-{names.get(addr, addr)}-process", trace.process_started_s(p["pid"]))
+    try:
+        for when, ev in client.get_events("all"):
+            if isinstance(ev, dict) and ev.get("action") == "add-worker" and ev.get("worker") in names:
+                trace.at(f"worker-{names[ev['worker']]}-registered", float(when))
+    except Exception as e:  # noqa: BLE001 - the trace is best effort
+        log.warning("trace: the scheduler's events: %s", e)
 
 
 def _with_timeout(fn: Any, timeout_s: float, target: str) -> Any:
@@ -295,9 +330,16 @@ def _protocol_stream() -> TextIO:
 
 
 def main() -> int:
+    if trace.ON:
+        trace.at("bridge-process", trace.process_started_s(os.getpid()))
+        trace.trace("bridge-imported")
     logging.basicConfig(stream=sys.stderr, level=os.environ.get("GPUFLOW_DASK_LOG", "WARNING"), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     emit = Writer(_protocol_stream())
-    emit({"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": versions(), "capi": capi_status()})
+    status = capi_status()
+    trace.trace("capi-checked")
+    ready = {"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": versions(), "capi": status}
+    trace.trace("ready")  # before the line goes: main may read it at once
+    emit(ready)
     inbox: "queue.Queue[Optional[str]]" = queue.Queue()
 
     def read() -> None:
@@ -326,7 +368,9 @@ def main() -> int:
                 log.exception("handling %s", type(msg).__name__)
                 emit(error(getattr(msg, "id", None), "internal", f"{type(e).__name__}: {e}"))
     finally:
+        trace.trace("shutdown-received")
         bridge.close()
+        trace.trace("exit")
     return 0
 
 

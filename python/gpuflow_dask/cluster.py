@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import trace
 from .messages import WorkerInfo
 
 log = logging.getLogger("gpuflow_dask")
@@ -61,6 +62,7 @@ def start(target: str, timeout_s: float, tls: Optional[Dict[str, str]] = None) -
         from distributed import Client, LocalCluster
     except ImportError as e:
         raise ConnectError("no-distributed", f"Python package 'distributed' is not importable ({e}); install dask's distributed (Debian: apt install python3-distributed)") from None
+    trace.trace("distributed-imported")
     quiet_nvml()
     if target.startswith("local:"):
         n = int(target.split(":", 1)[1])
@@ -70,6 +72,7 @@ def start(target: str, timeout_s: float, tls: Optional[Dict[str, str]] = None) -
         # Loopback only: the scheduler, the nannies, the workers and the dashboard (which has no
         # authentication) answer on 127.0.0.1, never on the machine's other interfaces.
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
+        trace.trace("cluster-started")
         return Client(cluster, timeout=timeout_s), cluster
     if target == "local-cuda":
         return _local_cuda(timeout_s)
@@ -90,13 +93,16 @@ def _local_cuda(timeout_s: float) -> Tuple[Any, Any]:
         LocalCUDACluster = None
     if LocalCUDACluster is not None:
         cluster = LocalCUDACluster(threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        trace.trace("cluster-started")
         return Client(cluster, timeout=timeout_s), cluster
     from .cuda_cluster import start_cuda_cluster, visible_gpus
 
     gpus = visible_gpus()
     if not gpus:
         raise ConnectError("local-cuda-missing", "local-cuda: no GPU is visible here (CUDA_VISIBLE_DEVICES is empty or unset and nvidia-smi lists none); use local:N")
+    trace.trace("gpus-listed")
     cluster = start_cuda_cluster(gpus)
+    trace.trace("cluster-started")
     return Client(cluster, timeout=timeout_s), cluster
 
 

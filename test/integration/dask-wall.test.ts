@@ -1,0 +1,97 @@
+/**
+ * Where a `gpuflow run --dask local:N`'s process wall goes, and what it leaves behind (issue 28):
+ * with GPUFLOW_TRACE_START=1 the CLI and the bridge print each phase (bridge spawn, imports, the
+ * cluster and each worker up, the package shipped, the graph submitted, each worker's first
+ * task, the result, the cluster closed, exit) in order, and the answer is the local run's digest;
+ * no process the CLI started (bridge, scheduler, nannies, workers, their helpers) outlives it,
+ * also when the CLI is killed mid-run.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runDigest } from '../../main/api/run-record';
+import type { RunResult } from '../../common/results';
+import { DASK_PYTHON, skipDask } from '../helpers/dask-cluster';
+import { runLocal } from '../helpers/local-run';
+import { runCli } from './cli-helpers';
+
+const PARAMS = { N: 400, chunks: 100 };
+const ARGS = ['run', 'examples/seed-benchmark.json', '--no-store', '--json', '--param', `N=${PARAMS.N}`, '--param', `chunks=${PARAMS.chunks}`];
+
+/** label -> epoch ms of the trace lines of `who` ('cli' for the gpuflow process's own, pid<n>). */
+function phases(stderr: string, who: 'cli' | 'bridge'): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const l of stderr.split('\n')) {
+    const f = l.split(' ');
+    if (f[0] !== 'gpuflow-trace' || f.length !== 5) continue;
+    if (who === 'bridge' ? f[1] !== 'bridge' : !f[1]!.startsWith('pid')) continue;
+    out.set(f[2]!, Number(f[4]));
+  }
+  return out;
+}
+
+/** Pids of live processes whose environment carries `mark` (everything a process started inherits it). */
+function marked(mark: string): number[] {
+  const found: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const env = readFileSync(`/proc/${d}/environ`, 'latin1');
+      const stat = readFileSync(`/proc/${d}/stat`, 'latin1');
+      // A zombie has exited: only its parent's wait is missing.
+      if (env.includes(mark) && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') found.push(Number(d));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
+async function goneWithin(mark: string, ms: number): Promise<number[]> {
+  const end = Date.now() + ms;
+  let left = marked(mark);
+  while (left.length && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = marked(mark);
+  }
+  return left;
+}
+
+describe.skipIf(skipDask)('gpuflow run --dask: phases and clean exit', () => {
+  it('prints every phase in order, gives the local digest, and leaves no process behind', async () => {
+    const mark = `GPUFLOW_TEST_MARK=wall-${process.pid}-${Date.now()}`;
+    const [k, v] = mark.split('=') as [string, string];
+    const r = await runCli([...ARGS, '--dask', 'local:2'], { GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1', [k]: v }, 240_000);
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const out = JSON.parse(r.stdout) as RunResult & { digest: string };
+    expect(out.digest).toBe(await runDigest({ results: await runLocal(JSON.parse(readFileSync('examples/seed-benchmark.json', 'utf8')), PARAMS) } as RunResult));
+
+    const cli = phases(r.stderr, 'cli');
+    const bridge = phases(r.stderr, 'bridge');
+    const cliOrder = ['cli', 'dask-bridge-spawn', 'dask-bridge-ready', 'dask-connected', 'dask-compiled', 'dask-submit', 'dask-result', 'dask-done', 'dask-closed', 'exit'];
+    const bridgeOrder = ['bridge-imported', 'capi-checked', 'ready', 'connect-received', 'client-connected', 'versions-checked', 'workers-probed', 'package-shipped', 'events-installed', 'connected', 'submit-received', 'graph-submitted', 'outputs-ready', 'result-sent', 'done-sent', 'shutdown-received', 'exit'];
+    const at = (m: Map<string, number>, label: string) => {
+      const t = m.get(label);
+      if (t === undefined) throw new Error(`no trace phase '${label}' in:\n${r.stderr}`);
+      return t;
+    };
+    for (const [m, order] of [[cli, cliOrder], [bridge, bridgeOrder]] as const) {
+      const times = order.map((l) => at(m, l));
+      expect(times, order.join(' < ')).toEqual([...times].sort((a, b) => a - b));
+    }
+    // Across the two processes (one clock: both print epoch ms).
+    expect(at(bridge, 'bridge-imported')).toBeGreaterThan(at(cli, 'dask-bridge-spawn'));
+    expect(at(cli, 'dask-bridge-ready')).toBeGreaterThanOrEqual(at(bridge, 'ready'));
+    expect(at(cli, 'dask-connected')).toBeGreaterThanOrEqual(at(bridge, 'connected'));
+    expect(at(bridge, 'submit-received')).toBeGreaterThanOrEqual(at(cli, 'dask-submit'));
+    expect(at(cli, 'dask-closed')).toBeGreaterThanOrEqual(at(bridge, 'exit'));
+    // Each worker: its process, its registration with the scheduler, its first task (after the graph went in).
+    for (const w of ['0', '1']) {
+      const seq = [`worker-${w}-process`, `worker-${w}-registered`, `first-task-start-${w}`, `first-task-done-${w}`].map((l) => at(bridge, l));
+      expect(seq).toEqual([...seq].sort((a, b) => a - b));
+      expect(at(bridge, `worker-${w}-registered`)).toBeLessThanOrEqual(at(bridge, 'connected'));
+      expect(at(bridge, `first-task-start-${w}`)).toBeGreaterThanOrEqual(at(bridge, 'submit-received'));
+    }
+    expect(marked(mark)).toEqual([]);
+  }, 300_000);
+});
