@@ -653,8 +653,8 @@ export class GpuflowService {
 
   /**
    * Stops everything and closes the store. `detachWorkers` (the CLI, whose process ends next):
-   * the workers are sent shutdown but not waited for (WorkerPool.shutdown); the store is written
-   * and closed here all the same.
+   * the workers are sent shutdown but not waited for (WorkerPool.shutdown), a local Dask cluster is
+   * killed rather than closed; the store is written and closed here all the same.
    */
   async close(opts: { detachWorkers?: boolean } = {}): Promise<void> {
     this.sampler.stop();
@@ -662,7 +662,8 @@ export class GpuflowService {
     for (const b of this.benches) b.stop.abort();
     await Promise.all([...this.benches].map((b) => b.done));
     for (const r of this.daskRuns.values()) r.cancel('gpuflow shutting down');
-    await this.dask?.close();
+    // The CLI's process ends next: a local cluster it started is killed, not closed gracefully.
+    await this.dask?.close(opts.detachWorkers);
     this.dask = null;
     await Promise.all(this.retiring);
     await this.engine.shutdown({ detach: opts.detachWorkers });

@@ -193,12 +193,16 @@ export class Bridge {
     });
   }
 
-  /** Asks the bridge to close its client (and any LocalCluster it started); kills its process group after `graceMs`. */
-  async close(graceMs = 10_000): Promise<void> {
+  /**
+   * Asks the bridge to close its client (and any LocalCluster it started); kills its process group
+   * after `graceMs`. `fast`: the bridge kills the cluster it started instead of closing it
+   * gracefully (a process that exits next: python/gpuflow_dask/bridge.py, close_fast).
+   */
+  async close(graceMs = 10_000, fast = false): Promise<void> {
     if (this.exited) return;
     const gone = new Promise<void>((r) => this.onExit(() => r()));
     try {
-      this.send({ type: 'shutdown' });
+      this.send(fast ? { type: 'shutdown', fast } : { type: 'shutdown' });
       this.child.stdin.end();
     } catch {
       // Already closing.

@@ -177,11 +177,12 @@ export class DaskTarget {
     return r;
   }
 
-  async close(): Promise<void> {
+  /** `fast`: a local cluster is killed, not closed gracefully (the CLI, which exits next). */
+  async close(fast = false): Promise<void> {
     this.closing = true;
     for (const w of this.workers.values()) this.emitWorker(w, 'down');
     traceStart('dask-close');
-    await this.bridge.close();
+    await this.bridge.close(undefined, fast);
     traceStart('dask-closed');
   }
 }

@@ -9,9 +9,12 @@ import os
 from typing import Any, Dict
 
 
-def probe() -> Dict[str, Any]:
-    """Whether gpuflow_dask (and its C-ABI library) load in this worker process, and its pid."""
+def probe(dask_worker: Any = None) -> Dict[str, Any]:
+    """Whether gpuflow_dask (and its C-ABI library) load in this worker process, its pid and its
+    directory (Client.run passes the worker as `dask_worker`)."""
     out: Dict[str, Any] = {"pid": os.getpid(), "gpuflow": False, "capi": False, "cuda": False, "why": ""}
+    if dask_worker is not None:
+        out["dir"] = str(dask_worker.local_directory)
     try:
         import gpuflow_dask.capi as capi  # noqa: PLC0415 - the point is to try
     except Exception as e:  # noqa: BLE001 - any failure means "not importable here"

@@ -7,7 +7,9 @@
  * also when the CLI is killed mid-run.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDigest } from '../../main/api/run-record';
 import type { RunResult } from '../../common/results';
@@ -61,7 +63,9 @@ describe.skipIf(skipDask)('gpuflow run --dask: phases and clean exit', () => {
   it('prints every phase in order, gives the local digest, and leaves no process behind', async () => {
     const mark = `GPUFLOW_TEST_MARK=wall-${process.pid}-${Date.now()}`;
     const [k, v] = mark.split('=') as [string, string];
-    const r = await runCli([...ARGS, '--dask', 'local:2'], { GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1', [k]: v }, 240_000);
+    // Dask's worker directories go under TMPDIR (dask-worker-space/worker-*).
+    const tmp = mkdtempSync(path.join(tmpdir(), 'gpuflow-wall-'));
+    const r = await runCli([...ARGS, '--dask', 'local:2'], { GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1', TMPDIR: tmp, [k]: v }, 240_000);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const out = JSON.parse(r.stdout) as RunResult & { digest: string };
     expect(out.digest).toBe(await runDigest({ results: await runLocal(JSON.parse(readFileSync('examples/seed-benchmark.json', 'utf8')), PARAMS) } as RunResult));
@@ -92,6 +96,33 @@ describe.skipIf(skipDask)('gpuflow run --dask: phases and clean exit', () => {
       expect(at(bridge, `worker-${w}-registered`)).toBeLessThanOrEqual(at(bridge, 'connected'));
       expect(at(bridge, `first-task-start-${w}`)).toBeGreaterThanOrEqual(at(bridge, 'submit-received'));
     }
+    // The cluster was killed, not closed (python/gpuflow_dask/bridge.py, close_fast): nothing of it
+    // is left running, and neither are the workers' directories.
+    expect(at(bridge, 'cluster-killed')).toBeLessThanOrEqual(at(bridge, 'exit'));
     expect(marked(mark)).toEqual([]);
+    expect(readdirSync(path.join(tmp, 'dask-worker-space')).filter((f) => f.startsWith('worker-'))).toEqual([]);
+    rmSync(tmp, { recursive: true, force: true });
+  }, 300_000);
+
+  it('leaves no process behind when the CLI is killed mid-run', async () => {
+    const mark = `GPUFLOW_TEST_MARK=killed-${process.pid}-${Date.now()}`;
+    const [k, v] = mark.split('=') as [string, string];
+    const child = spawn(process.execPath, ['bin/gpuflow.mjs', ...ARGS, '--param', 'N=20000', '--param', 'chunks=500', '--dask', 'local:2'], {
+      env: { ...process.env, GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1', [k]: v },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    // Killed once the graph is on the cluster (its workers busy with it).
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (/gpuflow-trace bridge graph-submitted /.test(stderr)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the CLI exited (${code}) before the graph went in:\n${stderr}`)));
+    });
+    expect(marked(mark).length).toBeGreaterThanOrEqual(3); // the CLI, the bridge, two workers (and helpers)
+    child.kill('SIGKILL');
+    // The bridge reads EOF on stdin and closes its cluster (gracefully: nobody is told to hurry).
+    expect(await goneWithin(mark, 60_000)).toEqual([]);
   }, 300_000);
 });
