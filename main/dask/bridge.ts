@@ -13,6 +13,9 @@ import { traceOn, traceOrigin, traceStart } from '../../common/start-trace';
 export type Ready = Extract<FromBridge, { type: 'ready' }>;
 export type BridgeListener = (m: FromBridge) => void;
 
+/** Where a bridge's stderr goes when nobody says otherwise. */
+export const defaultBridgeLog = (l: string) => void process.stderr.write(`[dask] ${l}\n`);
+
 export interface BridgeOptions {
   python?: string;
   env?: NodeJS.ProcessEnv;
@@ -20,6 +23,8 @@ export interface BridgeOptions {
   log?: (line: string) => void;
   /** How long the bridge may take to import Dask and say `ready`. */
   readyTimeoutMs?: number;
+  /** Called with the bridge as soon as its process is spawned (before `ready`): main/dask/early.ts kills it from there. */
+  onSpawn?: (b: Bridge) => void;
 }
 
 /** Why a bridge that ended before `ready` could not start, from the tail of its stderr. */
@@ -42,19 +47,25 @@ export class Bridge {
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
     readonly python: string,
-    private readonly log: (line: string) => void,
+    private log: (line: string) => void,
   ) {}
+
+  /** Where stderr lines go from now on (the taker of an early bridge: main/dask/early.ts). */
+  setLog(log: (line: string) => void): void {
+    this.log = log;
+  }
 
   /** Starts the bridge and waits for its `ready` line (checking the protocol version). */
   static async start(opts: BridgeOptions = {}): Promise<{ bridge: Bridge; ready: Ready }> {
     const python = opts.python ?? findPython(opts.env);
-    const log = opts.log ?? ((l: string) => process.stderr.write(`[dask] ${l}\n`));
+    const log = opts.log ?? defaultBridgeLog;
     traceStart('dask-bridge-spawn');
     // Traced, the bridge's lines count from this process's start (python/gpuflow_dask/trace.py).
     const env = traceOn ? { ...bridgeEnv(opts.env), GPUFLOW_TRACE_ORIGIN: traceOrigin() } : bridgeEnv(opts.env);
     const child = spawn(python, ['-m', 'gpuflow_dask.bridge'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const bridge = new Bridge(child, python, log);
     bridge.wire();
+    opts.onSpawn?.(bridge);
     const ready = await new Promise<Ready>((resolve, reject) => {
       const timer = setTimeout(() => {
         bridge.kill();

@@ -17,7 +17,8 @@ import platform
 import queue
 import sys
 import threading
-from typing import Any, Dict, Optional, TextIO
+import time
+from typing import Any, Dict, List, Optional, TextIO
 
 from . import capi, trace
 from .messages import PROTOCOL, BadMessage, Cancel, Connect, Shutdown, Submit, WorkersQuery, error, failed, parse
@@ -47,14 +48,47 @@ def _json_default(x: Any) -> Any:
 
 
 def versions() -> Dict[str, Optional[str]]:
+    """The packages' versions: dask and distributed from their modules (the bridge imports them
+    anyway); numpy, pandas and cupy from their installed metadata unless already imported, as the
+    bridge needs neither pandas nor CuPy itself (importing them cost ~0.3 s and ~1 s of its
+    start), falling back to an import."""
     out: Dict[str, Optional[str]] = {}
     for name in ("dask", "distributed", "numpy", "pandas", "cupy"):
         try:
+            if name not in sys.modules and name in ("numpy", "pandas", "cupy"):
+                found = _installed_version(name)
+                if found is not None:
+                    out[name] = found
+                    continue
+            # An import, even of a module in sys.modules: the prestart thread may be importing
+            # it right now, and the import waits for that to finish (a half-made module has no
+            # __version__ yet).
             mod = __import__(name)
             out[name] = str(getattr(mod, "__version__", "?"))
         except Exception:  # noqa: BLE001 - absent or broken: reported as null
             out[name] = None
     return out
+
+
+def _installed_version(name: str) -> Optional[str]:
+    """The version of the distribution providing module `name` without importing it; None when
+    that cannot be told (then the caller imports it). CuPy's distribution is named for its CUDA
+    (cupy-cuda12x, ...)."""
+    import importlib.metadata as md
+    import importlib.util
+
+    if importlib.util.find_spec(name) is None:
+        raise ImportError(name)
+    try:
+        if name != "cupy":
+            return md.version(name)
+        for d in md.distributions():
+            dist = (d.metadata["Name"] or "").lower()
+            if dist == "cupy" or dist.startswith("cupy-"):
+                return str(d.version)
+    except Exception:  # noqa: BLE001 - odd metadata: import instead
+        return None
+    return None
 
 
 CUDA_CHECK_S = 30.0
@@ -95,8 +129,10 @@ def capi_status() -> Dict[str, Any]:
 
 
 class Bridge:
-    def __init__(self, emit: Writer) -> None:
+    def __init__(self, emit: Writer, prestart: Any = None) -> None:
         self.emit = emit
+        # A local cluster started with the bridge (prestart.py), for the first connect to take.
+        self.prestart = prestart
         self.client: Any = None
         self.cluster: Any = None
         self.pump: Any = None
@@ -136,10 +172,17 @@ class Bridge:
     def connect(self, msg: Connect) -> None:
         from .cluster import ConnectError, check_versions, probe_all, ship, start
 
+        # The cluster started with the bridge (prestart.py) is not closed with the client below.
+        pre, self.prestart = self.prestart, None
         self.close()
         trace.trace("connect-received")
+        if pre is not None and pre.target != msg.target:
+            pre.discard()
+            pre = None
+        if pre is not None:
+            trace.trace("prestart-taken")
         try:
-            self.client, self.cluster = _with_timeout(lambda: start(msg.target, msg.timeout_s, msg.tls), msg.timeout_s + 5, msg.target)
+            self.client, self.cluster = _with_timeout(lambda: pre.take() if pre is not None else start(msg.target, msg.timeout_s, msg.tls), msg.timeout_s + 5, msg.target)
             trace.trace("client-connected")
             check_versions(self.client)
             trace.trace("versions-checked")
@@ -260,6 +303,9 @@ class Bridge:
         """Cancels runs, closes the client and any cluster we started."""
         if self.client is not None:
             trace.trace("close-begins")
+        if self.prestart is not None:
+            self.prestart.discard()
+            self.prestart = None
         for run in list(self.runs.values()):
             run.cancel()
         for run in list(self.runs.values()):
@@ -284,26 +330,31 @@ class Bridge:
 
 
 def close_fast(bridge: "Bridge") -> None:
-    """Ends a cluster this bridge started at once: every process under the bridge (the workers
-    and their helpers) is killed and reaped, and the workers' directories are removed; the
-    scheduler and the nannies live in this process, which exits next. A Nanny's graceful close
-    took ~0.3 s of a 2-core machine's `gpuflow run` and the interpreter's exit ~0.2 s more
-    (docs/dask.md, the phase trace), for a cluster nobody uses after the run. A scheduler we did
-    not start is left as it was: only our client closes."""
+    """Ends a cluster this bridge started at once: its event loop is held (no nanny restarts a
+    worker it sees die), every process under the bridge but multiprocessing's resource tracker
+    (which unlinks the nannies' semaphores once we are gone) is killed and reaped, and the
+    workers' directories are removed; the scheduler and the nannies live in this process, which
+    exits next. A Nanny's graceful close took ~0.3 s of a 2-core machine's `gpuflow run` and the
+    interpreter's exit ~0.2 s more (docs/dask.md, the phase trace), for a cluster nobody uses
+    after the run. A scheduler we did not start is left as it was: only our client closes."""
     import shutil
 
-    if bridge.cluster is None:
+    started = bridge.prestart.box.get("value", (None, None))[1] if bridge.prestart is not None else None
+    clusters = [c for c in (bridge.cluster, started) if c is not None]
+    if not clusters:
         bridge.close()
         return
     import psutil
+    from multiprocessing import resource_tracker
 
-    procs = psutil.Process().children(recursive=True)
+    for c in clusters:
+        _hold_loop(c)
+    tracker = getattr(getattr(resource_tracker, "_resource_tracker", None), "_pid", None)
+    procs = [p for p in psutil.Process().children(recursive=True) if p.pid != tracker]
     for p in procs:
-        try:
+        with contextlib.suppress(psutil.Error):
             p.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(procs, timeout=5)
+    _wait_dead(procs)
     for p in bridge.probes.values():
         d = p.get("dir") if isinstance(p, dict) else None
         if isinstance(d, str) and os.path.basename(d).startswith("worker-"):
@@ -312,6 +363,51 @@ def close_fast(bridge: "Bridge") -> None:
             with contextlib.suppress(OSError):
                 os.remove(d + ".dirlock")
     trace.trace("cluster-killed")
+
+
+def _wait_dead(procs: List[Any], timeout_s: float = 5.0) -> None:
+    """Waits until each killed process is gone or a zombie: our children are reaped here; a
+    forkserver's children stay zombies until init reaps them, which psutil.wait_procs would wait
+    for (over a second)."""
+    import psutil
+
+    left = list(procs)
+    end = time.time() + timeout_s
+    while left and time.time() < end:
+        still = []
+        for p in left:
+            try:
+                if p.ppid() == os.getpid():
+                    p.wait(timeout=0)
+                elif p.status() != psutil.STATUS_ZOMBIE:
+                    still.append(p)
+            except psutil.TimeoutExpired:
+                still.append(p)
+            except psutil.Error:  # gone
+                pass
+        left = still
+        if left:
+            time.sleep(0.005)
+
+
+def _hold_loop(cluster: Any, timeout_s: float = 2.0) -> None:
+    """Blocks the event loop the cluster's nannies run on (the process exits while it waits)."""
+    loop = getattr(cluster, "loop", None)
+    if loop is None:
+        return
+    entered = threading.Event()
+    never = threading.Event()
+
+    def hold() -> None:
+        entered.set()
+        never.wait()
+
+    try:
+        loop.add_callback(hold)
+    except Exception as e:  # noqa: BLE001 - a closed loop runs nothing anyway
+        log.warning("holding the cluster's event loop: %s", e)
+        return
+    entered.wait(timeout_s)
 
 
 def trace_workers(client: Any, info: Dict[str, Any], probes: Dict[str, Dict[str, Any]], local: bool) -> None:
@@ -370,9 +466,18 @@ def main() -> int:
         trace.trace("bridge-imported")
     logging.basicConfig(stream=sys.stderr, level=os.environ.get("GPUFLOW_DASK_LOG", "WARNING"), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     emit = Writer(_protocol_stream())
-    status = capi_status()
+    from .prestart import Prestart
+
+    # Before the imports and the CUDA check below: the cluster's workers start meanwhile.
+    prestart = Prestart.begin(os.environ.get("GPUFLOW_DASK_PRESTART"))
+    # The CUDA check (a child process) runs while the versions are read.
+    box: Dict[str, Any] = {}
+    check = threading.Thread(target=lambda: box.update(status=capi_status()), name="gpuflow-capi-check", daemon=True)
+    check.start()
+    found = versions()
+    check.join()
     trace.trace("capi-checked")
-    ready = {"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": versions(), "capi": status}
+    ready = {"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": found, "capi": box["status"]}
     trace.trace("ready")  # before the line goes: main may read it at once
     emit(ready)
     inbox: "queue.Queue[Optional[str]]" = queue.Queue()
@@ -383,7 +488,7 @@ def main() -> int:
         inbox.put(None)
 
     threading.Thread(target=read, name="gpuflow-stdin", daemon=True).start()
-    bridge = Bridge(emit)
+    bridge = Bridge(emit, prestart)
     try:
         while True:
             line = inbox.get()

@@ -57,12 +57,19 @@ def package_plugin(zipped: bytes) -> Any:
             import importlib.util
             import sys
 
-            if importlib.util.find_spec("gpuflow_dask") is not None:
-                return
-            path = os.path.join(str(worker.local_directory), "gpuflow_dask.zip")
-            with open(path, "wb") as f:
-                f.write(self.data)
-            sys.path.insert(0, path)
-            importlib.invalidate_caches()
+            if importlib.util.find_spec("gpuflow_dask") is None:
+                path = os.path.join(str(worker.local_directory), "gpuflow_dask.zip")
+                with open(path, "wb") as f:
+                    f.write(self.data)
+                sys.path.insert(0, path)
+                importlib.invalidate_caches()
+            # The warm-up (once per process; a worker gpuflow started began it at its start).
+            try:
+                import gpuflow_dask.warm as warm
+
+                name = getattr(worker, "name", None)
+                warm.start("" if name is None else str(name))
+            except Exception:  # noqa: BLE001 - the first task then loads what it needs itself
+                pass
 
     return GpuflowPackage(zipped)

@@ -4,7 +4,8 @@
  * cluster and each worker up, the package shipped, the graph submitted, each worker's first
  * task, the result, the cluster closed, exit) in order, and the answer is the local run's digest;
  * no process the CLI started (bridge, scheduler, nannies, workers, their helpers) outlives it,
- * also when the CLI is killed mid-run.
+ * also when the CLI is killed mid-run. serve keeps its local cluster between runs: a second run
+ * pays no start (same bridge, same worker processes).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +13,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDigest } from '../../main/api/run-record';
+import { GpuflowService } from '../../main/api/service';
+import { discover } from '../../main/cluster/discovery';
+import { forkLauncher } from '../../main/cluster/fork-launcher';
+import { Engine } from '../../main/engine/engine';
 import type { RunResult } from '../../common/results';
 import { DASK_PYTHON, skipDask } from '../helpers/dask-cluster';
 import { runLocal } from '../helpers/local-run';
@@ -83,6 +88,14 @@ describe.skipIf(skipDask)('gpuflow run --dask: phases and clean exit', () => {
       const times = order.map((l) => at(m, l));
       expect(times, order.join(' < ')).toEqual([...times].sort((a, b) => a - b));
     }
+    // The bridge and its cluster start at the CLI's first lines (main/dask/early.ts): before the
+    // workflow is read, and the cluster the bridge began (prestart.py) is the one the run used.
+    expect(at(cli, 'dask-bridge-spawn')).toBeLessThan(at(cli, 'workflow-read'));
+    expect(at(bridge, 'prestart-taken')).toBeGreaterThanOrEqual(at(bridge, 'connect-received'));
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('gpuflow-trace bridge cluster-started ')).length).toBe(1);
+    // Each worker warmed up (python/gpuflow_dask/warm.py) as it started.
+    expect(r.stderr).toMatch(/^gpuflow-trace worker 0-warm-done /m);
+    expect(r.stderr).toMatch(/^gpuflow-trace worker 1-warm-done /m);
     // Across the two processes (one clock: both print epoch ms).
     expect(at(bridge, 'bridge-imported')).toBeGreaterThan(at(cli, 'dask-bridge-spawn'));
     expect(at(cli, 'dask-bridge-ready')).toBeGreaterThanOrEqual(at(bridge, 'ready'));
@@ -103,6 +116,16 @@ describe.skipIf(skipDask)('gpuflow run --dask: phases and clean exit', () => {
     expect(readdirSync(path.join(tmp, 'dask-worker-space')).filter((f) => f.startsWith('worker-'))).toEqual([]);
     rmSync(tmp, { recursive: true, force: true });
   }, 300_000);
+
+  it('kills the bridge and cluster it started early when the workflow is refused', async () => {
+    const mark = `GPUFLOW_TEST_MARK=refused-${process.pid}-${Date.now()}`;
+    const [k, v] = mark.split('=') as [string, string];
+    const r = await runCli(['run', 'examples/tuning-random-search.json', '--no-store', '--dask', 'local:2'], { GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1', [k]: v }, 120_000);
+    expect(r.code, r.stderr.slice(-2000)).toBe(2);
+    expect(r.stderr).toMatch(/--dask: node '[^']+' \(.+\).*not supported on Dask|--dask: .*tuning/);
+    expect(r.stderr).toMatch(/gpuflow-trace pid\d+ dask-bridge-spawn /);
+    expect(marked(mark)).toEqual([]);
+  }, 180_000);
 
   it('leaves no process behind when the CLI is killed mid-run', async () => {
     const mark = `GPUFLOW_TEST_MARK=killed-${process.pid}-${Date.now()}`;
@@ -125,4 +148,33 @@ describe.skipIf(skipDask)('gpuflow run --dask: phases and clean exit', () => {
     // The bridge reads EOF on stdin and closes its cluster (gracefully: nobody is told to hurry).
     expect(await goneWithin(mark, 60_000)).toEqual([]);
   }, 300_000);
+});
+
+describe.skipIf(skipDask)('serve with a local Dask cluster', () => {
+  it('keeps the cluster warm between runs: the second run uses the same worker processes', async () => {
+    const d = await discover({ nvidiaSmi: '/nonexistent', devicesEnv: '' });
+    // serve's service with no local workers: every run goes to the Dask target.
+    const engine = new Engine(d, { launcher: forkLauncher(), cpuWorkers: 0, useGpus: false, backends: ['js'] });
+    await engine.start();
+    const svc = new GpuflowService(engine, null, { launcher: forkLauncher(), virtualGpus: 0, backends: ['js'] });
+    try {
+      await svc.setDaskTarget('local:2');
+      const target = svc.daskTarget()!;
+      // As the scheduler lists them now (a restarted worker has a new address, probed anew).
+      const pids = async () => (await target.refreshWorkers()).map((w) => w.pid).sort();
+      const before = await pids();
+      expect(before.every((p) => typeof p === 'number')).toBe(true);
+      const doc = JSON.parse(readFileSync('examples/seed-benchmark.json', 'utf8')) as unknown;
+      const want = await runDigest({ results: await runLocal(doc, PARAMS) } as RunResult);
+      for (let i = 0; i < 2; i++) {
+        const r = await (await svc.runAsync(doc, { params: PARAMS })).done;
+        expect(r.status, r.error).toBe('finished');
+        expect(await runDigest(r)).toBe(want);
+        expect(svc.daskTarget()).toBe(target);
+        expect(await pids()).toEqual(before);
+      }
+    } finally {
+      await svc.close();
+    }
+  }, 240_000);
 });
