@@ -207,7 +207,7 @@ export class Bridge {
   /**
    * Asks the bridge to close its client (and any LocalCluster it started); kills its process group
    * after `graceMs`. `fast`: the bridge kills the cluster it started instead of closing it
-   * gracefully (a process that exits next: python/gpuflow_dask/bridge.py, close_fast).
+   * gracefully (a process that exits next: python/gpuflow_dask/fast_exit.py).
    */
   async close(graceMs = 10_000, fast = false): Promise<void> {
     if (this.exited) return;

@@ -9,9 +9,11 @@ end on a worker, both in epoch seconds) on the same line format.
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
+from typing import Any, Dict
 
 ON = os.environ.get("GPUFLOW_TRACE_START") == "1"
 
@@ -58,3 +60,22 @@ def trace(label: str) -> None:
     """One trace line for a phase that ends now."""
     if ON:
         at(label, time.time())
+
+
+def workers(client: Any, info: Dict[str, Any], probes: Dict[str, Dict[str, Any]], local: bool) -> None:
+    """The trace's per-worker phases: the scheduler's start, each worker's registration (the
+    scheduler's add-worker events) and, for a cluster on this machine, its process's start."""
+    started = info.get("started")
+    if isinstance(started, (int, float)):
+        at("scheduler-started", float(started))
+    names = {a: str(w.get("name", a)) for a, w in info.get("workers", {}).items()}
+    if local:
+        for addr, p in probes.items():
+            if isinstance(p, dict) and isinstance(p.get("pid"), int):
+                at(f"worker-{names.get(addr, addr)}-process", process_started_s(p["pid"]))
+    try:
+        for when, ev in client.get_events("all"):
+            if isinstance(ev, dict) and ev.get("action") == "add-worker" and ev.get("worker") in names:
+                at(f"worker-{names[ev['worker']]}-registered", float(when))
+    except Exception as e:  # noqa: BLE001 - the trace is best effort
+        logging.getLogger("gpuflow_dask").warning("trace: the scheduler's events: %s", e)

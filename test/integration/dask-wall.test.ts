@@ -109,7 +109,7 @@ describe.skipIf(skipDask)('gpuflow run --dask: phases and clean exit', () => {
       expect(at(bridge, `worker-${w}-registered`)).toBeLessThanOrEqual(at(bridge, 'connected'));
       expect(at(bridge, `first-task-start-${w}`)).toBeGreaterThanOrEqual(at(bridge, 'submit-received'));
     }
-    // The cluster was killed, not closed (python/gpuflow_dask/bridge.py, close_fast): nothing of it
+    // The cluster was killed, not closed (python/gpuflow_dask/fast_exit.py): nothing of it
     // is left running, and neither are the workers' directories.
     expect(at(bridge, 'cluster-killed')).toBeLessThanOrEqual(at(bridge, 'exit'));
     expect(marked(mark)).toEqual([]);
