@@ -7,8 +7,10 @@
 #     each line with the run's phase trace (GPUFLOW_TRACE_START=1; "trace": [process, phase, ms
 #     since the CLI's spawn]: the CLI's dask-* phases, the bridge's, each worker's warm-up and first
 #     task; docs/dask.md, "Where a --dask run's wall goes"), and at the full size one more run a
-#     cluster with each of the wall cuts turned off ("variant": spawn for GPUFLOW_DASK_FORKSERVER=0,
-#     cold for GPUFLOW_DASK_WARM=0, late for GPUFLOW_DASK_EARLY=0);
+#     cluster with each of the wall cuts turned around ("variant": forkserver for
+#     GPUFLOW_DASK_FORKSERVER=1, the workers forked from distributed's forkserver, which gpuflow
+#     does by itself only where the workers outnumber the cores; cold for GPUFLOW_DASK_WARM=0;
+#     late for GPUFLOW_DASK_EARLY=0);
 #   - through bench/dask/seed_dask.py on the same two clusters (the graph without the CLI);
 #   - hand-written Dask + CuPy (bench/engine-gpu/dask_cupy.py), a current dask from wheels.
 # One JSON line per measurement, on stdout and in $OUT/dask-device.jsonl.
@@ -125,9 +127,9 @@ for n in "$SMALL" "$N"; do
       ( [ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
         PYTHONPATH="$PWD/python:$PYTHONPATH" timeout 120 "$PY" bench/dask/probe_workers.py --cluster "$target" --chunk "$CHUNK" --reps 2 2>"$OUT/probe-$gpus.err" ) | tag "\"gpus\":$gpus" | while read -r l; do emit "$l"; done
     fi
-    # The runs as gpuflow makes them, then (full size) one with each wall cut turned off.
+    # The runs as gpuflow makes them, then (full size) one with each wall cut turned around.
     variants=("default:")
-    [ "$small" = true ] || variants+=("spawn:GPUFLOW_DASK_FORKSERVER=0" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0")
+    [ "$small" = true ] || variants+=("forkserver:GPUFLOW_DASK_FORKSERVER=1" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0")
     for variant in "${variants[@]}"; do
       vname=${variant%%:*}
       venv=${variant#*:}
