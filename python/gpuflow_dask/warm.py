@@ -4,7 +4,9 @@ the run (on the four-GPU machine each worker was busy ~0.45 s of a 0.9 s engine 
 In a background thread: the task modules (NumPy, the program and combine code), the C-ABI
 library, the CUDA library and its device (capi.load_cuda), one one-element chunk program through
 the path the seed's programs take (on a GPU worker: the CUDA context, the program kernel's module,
-the first device buffers), and CuPy where chunks stay on the device (device.py). A task that
+the first device buffers), and CuPy with one allocation where chunks stay on the device
+(device.py; on the four-GPU machine CuPy's import took 0.17-0.22 s of each worker's first task
+that used it, inside the engine run). A task that
 arrives meanwhile waits for a load in progress (capi's and device's locks), never sees it half
 done. Nothing here changes a result: every load is the one the task would make.
 
@@ -49,7 +51,12 @@ def warm(name: str = "") -> str:
     gpu = capi.load_cuda() if lib is not None else None
     _, backend = program.run(_TINY, [])
     if gpu is not None and capi.takes_device_inputs(gpu):
-        device.cupy()
+        cp = device.cupy()
+        if cp is not None:
+            # One CuPy allocation: its memory pool on this worker's device (the context is the
+            # one the program above made: CuPy and the library share the primary context).
+            cp.empty(1, dtype=cp.float64)
+            cp.cuda.get_current_stream().synchronize()
     from . import trace
 
     trace.at(f"{name or os.getpid()}-warm-done", time.time(), who="worker")

@@ -8,7 +8,8 @@ from unittest import mock
 import numpy as np
 
 from helpers import fixture  # noqa: F401 - puts python/ on sys.path
-from gpuflow_dask import capi, program, warm
+from gpuflow_dask import capi, device, program, warm
+from test_device_chunks import fake_cupy, fake_gpu
 
 
 class ConcurrentLoads(unittest.TestCase):
@@ -53,6 +54,13 @@ class WarmUp(unittest.TestCase):
         np.testing.assert_allclose(mine.fields["sum"], value.fields["sum"], rtol=1e-12)
         # normal(10, 1) + 1: a value near 11, the same draw every time (seed 0).
         self.assertTrue(5 < float(np.ravel(value.fields["sum"])[0]) < 17)
+
+    @unittest.skipIf(capi.load() is None, "libgpuflow_kernels.so is not built here (node native/build.mjs)")
+    def test_on_a_gpu_worker_the_program_runs_on_the_device_and_cupy_is_imported(self):
+        with fake_gpu() as lib, mock.patch.object(device, "_found", None), mock.patch.object(device, "_look", lambda: (fake_cupy(), "")):
+            self.assertEqual(warm.warm("gpu"), "capi-cuda")
+            self.assertEqual(lib.calls, ["host buffers"])  # the seed's path: a reduction over no input
+            self.assertIsNotNone(device._found)  # CuPy looked for (imported) by the warm-up
 
     def test_start_is_once_per_process_and_can_be_turned_off(self):
         with mock.patch.dict("os.environ", {"GPUFLOW_DASK_WARM": "0"}), mock.patch.object(warm, "_started", None):
