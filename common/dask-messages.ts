@@ -126,4 +126,5 @@ export type ToBridge =
   | { type: 'workers'; id: string }
   | { type: 'submit'; id: string; graph: { tasks: WireTask[]; outputs: string[] } }
   | { type: 'cancel'; id: string }
-  | { type: 'shutdown' };
+  /** `fast`: end a cluster the bridge started at once (gpuflow run, which exits next), not gracefully. */
+  | { type: 'shutdown'; fast?: boolean };

@@ -6,6 +6,14 @@
  */
 const on = typeof process !== 'undefined' && process.env.GPUFLOW_TRACE_START === '1';
 
+/** Whether the trace is on (a child process that traces too is told this process's start). */
+export const traceOn = on;
+
+/** The epoch ms this process started at: a child's GPUFLOW_TRACE_ORIGIN, so its lines count from our start. */
+export function traceOrigin(): string {
+  return performance.timeOrigin.toFixed(1);
+}
+
 export function traceStart(label: string): void {
   if (!on) return;
   const now = performance.timeOrigin + performance.now();

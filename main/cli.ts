@@ -58,6 +58,7 @@ export async function main(argv: string[]): Promise<number> {
   process.once('exit', () => traceStart('exit'));
   let early: Prelaunch | undefined;
   let pool: WarmPool | null = null;
+  let earlyDask: typeof import('./dask/early') | undefined;
   try {
     const parsed = parseCli(argv);
     const [cmd, ...rest] = parsed.positionals;
@@ -71,6 +72,11 @@ export async function main(argv: string[]): Promise<number> {
     if (file) traceStart('warm-pool-found');
     pool = file ? { file, pre: (await import('./cli/attach-connect')).preconnect(file) } : null;
     if (cmd === 'run' && !pool) early = await prelaunchFor(parsed.values);
+    // A Dask run's bridge (and local cluster) starts now, while the workflow is read and compiled.
+    if (cmd === 'run' && parsed.values.dask !== undefined) {
+      earlyDask = await import('./dask/early');
+      earlyDask.startEarlyBridge(parsed.values.dask);
+    }
     return await (await lazy(cmd))(rest, parsed.values, early, pool);
   } catch (e) {
     if (e instanceof WorkflowErrors || e instanceof WorkflowError) return invalidWorkflow(e.message.split('\n'));
@@ -89,6 +95,7 @@ export async function main(argv: string[]): Promise<number> {
     // Workers forked for a run that never started them (a refused workflow, an error); a warm
     // pool's connection the run did not use.
     early?.dispose();
+    earlyDask?.disposeEarlyBridge();
     pool?.pre.close();
     traceStart('cli-done');
   }

@@ -3,7 +3,14 @@
 # sliced float64 seed (examples/seed-benchmark.json, N=500000, 10000^2 chunks)
 #   - locally (`gpuflow run`, backend cuda, one GPU worker): the reference digest;
 #   - through `gpuflow run --dask local-cuda` with 1 GPU and with every GPU (one Nanny per GPU,
-#     CUDA_VISIBLE_DEVICES pinned, no dask-cuda): engine run (stats.durationMs) and process wall;
+#     CUDA_VISIBLE_DEVICES pinned, no dask-cuda): engine run (stats.durationMs) and process wall,
+#     each line with the run's phase trace (GPUFLOW_TRACE_START=1; "trace": [process, phase, ms
+#     since the CLI's spawn]: the CLI's dask-* phases, the bridge's, each worker's warm-up and first
+#     task; docs/dask.md, "Where a --dask run's wall goes"), and at the full size one more run a
+#     cluster with each of the wall cuts turned around ("variant": forkserver for
+#     GPUFLOW_DASK_FORKSERVER=1, the workers forked from distributed's forkserver, which gpuflow
+#     does by itself only where the workers outnumber the cores; cold for GPUFLOW_DASK_WARM=0;
+#     late for GPUFLOW_DASK_EARLY=0);
 #   - through bench/dask/seed_dask.py on the same two clusters (the graph without the CLI);
 #   - hand-written Dask + CuPy (bench/engine-gpu/dask_cupy.py), a current dask from wheels.
 # One JSON line per measurement, on stdout and in $OUT/dask-device.jsonl.
@@ -120,12 +127,22 @@ for n in "$SMALL" "$N"; do
       ( [ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
         PYTHONPATH="$PWD/python:$PYTHONPATH" timeout 120 "$PY" bench/dask/probe_workers.py --cluster "$target" --chunk "$CHUNK" --reps 2 2>"$OUT/probe-$gpus.err" ) | tag "\"gpus\":$gpus" | while read -r l; do emit "$l"; done
     fi
-    for rep in $(seq 1 "$reps"); do
-      line=$( ([ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
-        step node bench/engine-gpu/timed-run.mjs "{\"kind\":\"gpuflow-run-dask\",\"target\":\"$target\",\"gpus\":$gpus,\"n\":$n,\"rep\":$rep,\"localDigest\":\"$want\"}" --timeout "$([ "$small" = true ] && echo 60 || echo 90)" --stderr -- "$CLI" run $(ARGS_OF "$n") --dask "$target") )
-      emit "$line"
-      got=$(echo "$line" | digest_of)
-      [ "$got" = "$want" ] || FULL_OK=0
+    # The runs as gpuflow makes them, then (full size) one with each wall cut turned around.
+    variants=("default:")
+    [ "$small" = true ] || variants+=("forkserver:GPUFLOW_DASK_FORKSERVER=1" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0")
+    for variant in "${variants[@]}"; do
+      vname=${variant%%:*}
+      venv=${variant#*:}
+      vreps=$([ "$vname" = default ] && echo "$reps" || echo 1)
+      for rep in $(seq 1 "$vreps"); do
+        line=$( ([ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
+          export GPUFLOW_TRACE_START=1
+          [ -z "$venv" ] || export "$venv"
+          step node bench/engine-gpu/timed-run.mjs "{\"kind\":\"gpuflow-run-dask\",\"variant\":\"$vname\",\"target\":\"$target\",\"gpus\":$gpus,\"n\":$n,\"rep\":$rep,\"localDigest\":\"$want\"}" --timeout "$([ "$small" = true ] && echo 60 || echo 90)" --stderr -- "$CLI" run $(ARGS_OF "$n") --dask "$target") )
+        emit "$line"
+        got=$(echo "$line" | digest_of)
+        [ "$got" = "$want" ] || FULL_OK=0
+      done
     done
   done
 done

@@ -38,6 +38,7 @@ import { compiledAs, compileWorkflow, compileWorkflowAsync } from '../engine/com
 import { CompileBusy } from '../engine/compile/compile-gate';
 import { WorkAborted } from '../engine/slices';
 import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
+import { traceStart } from '../../common/start-trace';
 import { firstRefusal } from '../dask/supported';
 import { parseTarget } from '../dask/address';
 import { DaskSetupError } from '../dask/interpreter';
@@ -228,6 +229,7 @@ export class GpuflowService {
     } catch (e) {
       throw compileRefusal(e) ?? e;
     }
+    if (dask) traceStart('dask-compiled');
     const refused = dask ? firstRefusal(compiled) : null;
     if (refused) throw new ApiError(400, 'not runnable on the Dask cluster', [refused.message]);
     return this.launch(wf, compiled, opts);
@@ -657,8 +659,8 @@ export class GpuflowService {
 
   /**
    * Stops everything and closes the store. `detachWorkers` (the CLI, whose process ends next):
-   * the workers are sent shutdown but not waited for (WorkerPool.shutdown); the store is written
-   * and closed here all the same.
+   * the workers are sent shutdown but not waited for (WorkerPool.shutdown), a local Dask cluster is
+   * killed rather than closed; the store is written and closed here all the same.
    */
   async close(opts: { detachWorkers?: boolean } = {}): Promise<void> {
     this.sampler.stop();
@@ -666,7 +668,8 @@ export class GpuflowService {
     for (const b of this.benches) b.stop.abort();
     await Promise.all([...this.benches].map((b) => b.done));
     for (const r of this.daskRuns.values()) r.cancel('gpuflow shutting down');
-    await this.dask?.close();
+    // The CLI's process ends next: a local cluster it started is killed, not closed gracefully.
+    await this.dask?.close(opts.detachWorkers);
     this.dask = null;
     await Promise.all(this.retiring);
     await this.engine.shutdown({ detach: opts.detachWorkers });

@@ -8,9 +8,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { DASK_PROTOCOL, fromBridgeSchema, type FromBridge, type ToBridge } from '../../common/dask-messages';
 import { bridgeEnv, DaskSetupError, findPython } from './interpreter';
+import { traceOn, traceOrigin, traceStart } from '../../common/start-trace';
 
 export type Ready = Extract<FromBridge, { type: 'ready' }>;
 export type BridgeListener = (m: FromBridge) => void;
+
+/** Where a bridge's stderr goes when nobody says otherwise. */
+export const defaultBridgeLog = (l: string) => void process.stderr.write(`[dask] ${l}\n`);
 
 export interface BridgeOptions {
   python?: string;
@@ -19,6 +23,8 @@ export interface BridgeOptions {
   log?: (line: string) => void;
   /** How long the bridge may take to import Dask and say `ready`. */
   readyTimeoutMs?: number;
+  /** Called with the bridge as soon as its process is spawned (before `ready`): main/dask/early.ts kills it from there. */
+  onSpawn?: (b: Bridge) => void;
 }
 
 /** Why a bridge that ended before `ready` could not start, from the tail of its stderr. */
@@ -41,16 +47,25 @@ export class Bridge {
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
     readonly python: string,
-    private readonly log: (line: string) => void,
+    private log: (line: string) => void,
   ) {}
+
+  /** Where stderr lines go from now on (the taker of an early bridge: main/dask/early.ts). */
+  setLog(log: (line: string) => void): void {
+    this.log = log;
+  }
 
   /** Starts the bridge and waits for its `ready` line (checking the protocol version). */
   static async start(opts: BridgeOptions = {}): Promise<{ bridge: Bridge; ready: Ready }> {
     const python = opts.python ?? findPython(opts.env);
-    const log = opts.log ?? ((l: string) => process.stderr.write(`[dask] ${l}\n`));
-    const child = spawn(python, ['-m', 'gpuflow_dask.bridge'], { env: bridgeEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const log = opts.log ?? defaultBridgeLog;
+    traceStart('dask-bridge-spawn');
+    // Traced, the bridge's lines count from this process's start (python/gpuflow_dask/trace.py).
+    const env = traceOn ? { ...bridgeEnv(opts.env), GPUFLOW_TRACE_ORIGIN: traceOrigin() } : bridgeEnv(opts.env);
+    const child = spawn(python, ['-m', 'gpuflow_dask.bridge'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const bridge = new Bridge(child, python, log);
     bridge.wire();
+    opts.onSpawn?.(bridge);
     const ready = await new Promise<Ready>((resolve, reject) => {
       const timer = setTimeout(() => {
         bridge.kill();
@@ -71,6 +86,7 @@ export class Bridge {
         reject(startFailure(python, bridge.stderrTail || why, child.exitCode ?? null));
       });
     });
+    traceStart('dask-bridge-ready');
     if (ready.protocol !== DASK_PROTOCOL) {
       bridge.kill();
       throw new DaskSetupError('version', `the Dask bridge speaks protocol ${ready.protocol}, this gpuflow speaks ${DASK_PROTOCOL}: update the repository's python/ folder (or gpuflow) so both match`);
@@ -83,6 +99,11 @@ export class Bridge {
     out.on('line', (line) => this.onLine(line));
     const err = createInterface({ input: this.child.stderr });
     err.on('line', (line) => {
+      // The bridge's phase trace goes where this process's own trace lines go, unprefixed.
+      if (traceOn && line.startsWith('gpuflow-trace ')) {
+        process.stderr.write(`${line}\n`);
+        return;
+      }
       this.stderrTail = (this.stderrTail + line + '\n').slice(-4000);
       this.log(line);
     });
@@ -183,12 +204,16 @@ export class Bridge {
     });
   }
 
-  /** Asks the bridge to close its client (and any LocalCluster it started); kills its process group after `graceMs`. */
-  async close(graceMs = 10_000): Promise<void> {
+  /**
+   * Asks the bridge to close its client (and any LocalCluster it started); kills its process group
+   * after `graceMs`. `fast`: the bridge kills the cluster it started instead of closing it
+   * gracefully (a process that exits next: python/gpuflow_dask/fast_exit.py).
+   */
+  async close(graceMs = 10_000, fast = false): Promise<void> {
     if (this.exited) return;
     const gone = new Promise<void>((r) => this.onExit(() => r()));
     try {
-      this.send({ type: 'shutdown' });
+      this.send(fast ? { type: 'shutdown', fast } : { type: 'shutdown' });
       this.child.stdin.end();
     } catch {
       // Already closing.

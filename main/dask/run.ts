@@ -14,6 +14,7 @@ import type { EventBus } from '../engine/event-bus';
 import { outputValue } from '../engine/outputs';
 import type { Bridge } from './bridge';
 import { wireGraph } from './graph';
+import { traceStart } from '../../common/start-trace';
 
 /** The lane of a Dask worker in the task stream and the workers panel. */
 export const laneOf = (daskName: string): string => `dask-${daskName}`;
@@ -56,7 +57,9 @@ export class DaskRun {
     this.bus.emit({ type: 'run', runId: this.runId, state: 'started', tasks: this.graph.tasks.size });
     this.progress(true);
     try {
-      this.bridge.send({ type: 'submit', id: this.runId, graph: wireGraph(this.graph) });
+      const graph = wireGraph(this.graph);
+      traceStart('dask-submit');
+      this.bridge.send({ type: 'submit', id: this.runId, graph });
     } catch (e) {
       void this.end('failed', {}, `sending the graph to the Dask bridge: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -130,12 +133,14 @@ export class DaskRun {
         this.bus.emit({ type: 'transfer', runId: this.runId, key: m.key, from: laneOf(m.from), to: laneOf(m.to), bytes: m.bytes, start: m.start * 1000, end: m.stop * 1000, cause: this.bus.lastSeq });
         return;
       case 'result':
+        traceStart('dask-result');
         this.sent = m.values;
         return;
       case 'notice':
         this.bus.emit({ type: 'log', level: 'warn', message: `run ${this.runId}: ${m.message}` });
         return;
       case 'done':
+        traceStart('dask-done');
         void this.complete();
         return;
       case 'cancelled':

@@ -9,7 +9,7 @@ import type { DaskTls, DaskWorker, FromBridge } from '../../common/dask-messages
 import type { JsonValue } from '../../common/store-types';
 import type { TaskGraph } from '../../common/tasks';
 import type { EventBus } from '../engine/event-bus';
-import { Bridge, type BridgeOptions, type Ready } from './bridge';
+import { Bridge, defaultBridgeLog, type BridgeOptions, type Ready } from './bridge';
 import { DaskSetupError } from './interpreter';
 import { availableParallelism } from 'node:os';
 import { localWorkersOver, parseTarget } from './address';
@@ -17,6 +17,8 @@ import { probeScheduler } from './reachable';
 import { DaskRun, laneOf } from './run';
 import { daskCompileOptions } from './compile-options';
 import type { CompileOptions } from '../engine/compile/compile';
+import { traceStart } from '../../common/start-trace';
+import { takeEarlyBridge } from './early';
 
 /** How long a remote scheduler may take to answer (the CLI must exit within 10 s when it does not). */
 export const REMOTE_CONNECT_S = 5;
@@ -70,7 +72,8 @@ export class DaskTarget {
     if (over !== null) throw new DaskSetupError('bad-target', over);
     const why = await probeScheduler(t);
     if (why !== null) throw new DaskSetupError('unreachable', `cannot reach the Dask scheduler at ${t}: ${why}`);
-    const { bridge, ready } = await Bridge.start(opts);
+    // `gpuflow run` started one at its first lines (./early.ts).
+    const { bridge, ready } = await (takeEarlyBridge(t, opts.log ?? defaultBridgeLog) ?? Bridge.start(opts));
     const timeoutS = opts.timeoutS ?? (t.startsWith('local') ? LOCAL_CONNECT_S : REMOTE_CONNECT_S);
     let reply: FromBridge;
     try {
@@ -87,6 +90,7 @@ export class DaskTarget {
       throw new DaskSetupError(code, msg);
     }
     if (reply.type !== 'connected') throw new DaskSetupError('bridge', `unexpected reply '${reply.type}' to connect`);
+    traceStart('dask-connected');
     return new DaskTarget(t, bridge, ready, reply, bus, opts);
   }
 
@@ -175,9 +179,12 @@ export class DaskTarget {
     return r;
   }
 
-  async close(): Promise<void> {
+  /** `fast`: a local cluster is killed, not closed gracefully (the CLI, which exits next). */
+  async close(fast = false): Promise<void> {
     this.closing = true;
     for (const w of this.workers.values()) this.emitWorker(w, 'down');
-    await this.bridge.close();
+    traceStart('dask-close');
+    await this.bridge.close(undefined, fast);
+    traceStart('dask-closed');
   }
 }

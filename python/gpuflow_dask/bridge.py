@@ -18,7 +18,7 @@ import sys
 import threading
 from typing import Any, Dict, Optional, TextIO
 
-from . import capi
+from . import capi, trace
 from .messages import PROTOCOL, BadMessage, Cancel, Connect, Shutdown, Submit, WorkersQuery, error, failed, parse
 
 log = logging.getLogger("gpuflow_dask")
@@ -46,14 +46,47 @@ def _json_default(x: Any) -> Any:
 
 
 def versions() -> Dict[str, Optional[str]]:
+    """The packages' versions: dask and distributed from their modules (the bridge imports them
+    anyway); numpy, pandas and cupy from their installed metadata unless already imported, as the
+    bridge needs neither pandas nor CuPy itself (importing them cost ~0.3 s and ~1 s of its
+    start), falling back to an import."""
     out: Dict[str, Optional[str]] = {}
     for name in ("dask", "distributed", "numpy", "pandas", "cupy"):
         try:
+            if name not in sys.modules and name in ("numpy", "pandas", "cupy"):
+                found = _installed_version(name)
+                if found is not None:
+                    out[name] = found
+                    continue
+            # An import, even of a module in sys.modules: the prestart thread may be importing
+            # it right now, and the import waits for that to finish (a half-made module has no
+            # __version__ yet).
             mod = __import__(name)
             out[name] = str(getattr(mod, "__version__", "?"))
         except Exception:  # noqa: BLE001 - absent or broken: reported as null
             out[name] = None
     return out
+
+
+def _installed_version(name: str) -> Optional[str]:
+    """The version of the distribution providing module `name` without importing it; None when
+    that cannot be told (then the caller imports it). CuPy's distribution is named for its CUDA
+    (cupy-cuda12x, ...)."""
+    import importlib.metadata as md
+    import importlib.util
+
+    if importlib.util.find_spec(name) is None:
+        raise ImportError(name)
+    try:
+        if name != "cupy":
+            return md.version(name)
+        for d in md.distributions():
+            dist = (d.metadata["Name"] or "").lower()
+            if dist == "cupy" or dist.startswith("cupy-"):
+                return str(d.version)
+    except Exception:  # noqa: BLE001 - odd metadata: import instead
+        return None
+    return None
 
 
 CUDA_CHECK_S = 30.0
@@ -94,8 +127,10 @@ def capi_status() -> Dict[str, Any]:
 
 
 class Bridge:
-    def __init__(self, emit: Writer) -> None:
+    def __init__(self, emit: Writer, prestart: Any = None) -> None:
         self.emit = emit
+        # A local cluster started with the bridge (prestart.py), for the first connect to take.
+        self.prestart = prestart
         self.client: Any = None
         self.cluster: Any = None
         self.pump: Any = None
@@ -106,11 +141,14 @@ class Bridge:
         # Why the scheduler is gone (None while connected): later submits fail at once with it.
         self.lost_reason: Optional[str] = None
         self.lost_lock = threading.Lock()
+        # A `shutdown` with fast: end now (close_fast), the gpuflow process exits next.
+        self.fast = False
 
     # ---- messages ----
     def handle(self, msg: Any) -> bool:
         """Handles one message; False when the bridge should exit."""
         if isinstance(msg, Shutdown):
+            self.fast = msg.fast
             return False
         if isinstance(msg, Connect):
             self.connect(msg)
@@ -132,11 +170,24 @@ class Bridge:
     def connect(self, msg: Connect) -> None:
         from .cluster import ConnectError, check_versions, probe_all, ship, start
 
+        # The cluster started with the bridge (prestart.py) is not closed with the client below.
+        pre, self.prestart = self.prestart, None
         self.close()
+        trace.trace("connect-received")
+        if pre is not None and pre.target != msg.target:
+            pre.discard()
+            pre = None
+        if pre is not None:
+            trace.trace("prestart-taken")
         try:
-            self.client, self.cluster = _with_timeout(lambda: start(msg.target, msg.timeout_s, msg.tls), msg.timeout_s + 5, msg.target)
+            self.client, self.cluster = _with_timeout(lambda: pre.take() if pre is not None else start(msg.target, msg.timeout_s, msg.tls), msg.timeout_s + 5, msg.target)
+            trace.trace("client-connected")
             check_versions(self.client)
-            self.probes = ship(self.client, probe_all(self.client))
+            trace.trace("versions-checked")
+            probes = probe_all(self.client)
+            trace.trace("workers-probed")
+            self.probes = ship(self.client, probes)
+            trace.trace("package-shipped")
         except ConnectError as e:
             self.close()
             self.emit(error(msg.id, e.code, str(e)))
@@ -156,7 +207,10 @@ class Bridge:
         # The scheduler installs its task-stream plugin on the first query: do it now, so the
         # first run's early tasks are recorded.
         self.pump.install()
+        trace.trace("events-installed")
         info = scheduler_info(self.client)
+        if trace.ON:
+            trace.workers(self.client, info, self.probes, msg.target.startswith("local"))
         self.pump.workers = dict(info.get("workers", {}))
         self.pump.names = {a: str(w.get("name", a)) for a, w in self.pump.workers.items()}
         self.pump.start()
@@ -165,7 +219,9 @@ class Bridge:
             dashboard = self.client.dashboard_link if info.get("services", {}).get("dashboard") else None
         except Exception:  # noqa: BLE001 - no dashboard
             dashboard = None
-        self.emit({"type": "connected", "id": msg.id, "scheduler": self.client.scheduler.address, "dashboard": dashboard, "workers": self.describe()})
+        hello = {"type": "connected", "id": msg.id, "scheduler": self.client.scheduler.address, "dashboard": dashboard, "workers": self.describe()}
+        trace.trace("connected")
+        self.emit(hello)
 
     def on_lost(self, message: str) -> None:
         """Tells main once that the scheduler is gone (main marks the target disconnected)."""
@@ -213,6 +269,7 @@ class Bridge:
         return p
 
     def submit(self, msg: Submit) -> None:
+        trace.trace("submit-received")
         from .runs import Run
 
         if self.client is None:
@@ -242,6 +299,11 @@ class Bridge:
 
     def close(self) -> None:
         """Cancels runs, closes the client and any cluster we started."""
+        if self.client is not None:
+            trace.trace("close-begins")
+        if self.prestart is not None:
+            self.prestart.discard()
+            self.prestart = None
         for run in list(self.runs.values()):
             run.cancel()
         for run in list(self.runs.values()):
@@ -255,12 +317,14 @@ class Bridge:
             except Exception as e:  # noqa: BLE001
                 log.warning("client close: %s", e)
             self.client = None
+            trace.trace("client-closed")
         if self.cluster is not None:
             try:
                 self.cluster.close(timeout=10)
             except Exception as e:  # noqa: BLE001
                 log.warning("cluster close: %s", e)
             self.cluster = None
+            trace.trace("cluster-closed")
 
 
 def _with_timeout(fn: Any, timeout_s: float, target: str) -> Any:
@@ -295,9 +359,25 @@ def _protocol_stream() -> TextIO:
 
 
 def main() -> int:
+    if trace.ON:
+        trace.at("bridge-process", trace.process_started_s(os.getpid()))
+        trace.trace("bridge-imported")
     logging.basicConfig(stream=sys.stderr, level=os.environ.get("GPUFLOW_DASK_LOG", "WARNING"), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     emit = Writer(_protocol_stream())
-    emit({"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": versions(), "capi": capi_status()})
+    from .prestart import Prestart
+
+    # Before the imports and the CUDA check below: the cluster's workers start meanwhile.
+    prestart = Prestart.begin(os.environ.get("GPUFLOW_DASK_PRESTART"))
+    # The CUDA check (a child process) runs while the versions are read.
+    box: Dict[str, Any] = {}
+    check = threading.Thread(target=lambda: box.update(status=capi_status()), name="gpuflow-capi-check", daemon=True)
+    check.start()
+    found = versions()
+    check.join()
+    trace.trace("capi-checked")
+    ready = {"type": "ready", "protocol": PROTOCOL, "python": platform.python_version(), "versions": found, "capi": box["status"]}
+    trace.trace("ready")  # before the line goes: main may read it at once
+    emit(ready)
     inbox: "queue.Queue[Optional[str]]" = queue.Queue()
 
     def read() -> None:
@@ -306,7 +386,7 @@ def main() -> int:
         inbox.put(None)
 
     threading.Thread(target=read, name="gpuflow-stdin", daemon=True).start()
-    bridge = Bridge(emit)
+    bridge = Bridge(emit, prestart)
     try:
         while True:
             line = inbox.get()
@@ -326,7 +406,18 @@ def main() -> int:
                 log.exception("handling %s", type(msg).__name__)
                 emit(error(getattr(msg, "id", None), "internal", f"{type(e).__name__}: {e}"))
     finally:
+        trace.trace("shutdown-received")
+        if bridge.fast:
+            from .fast_exit import close_fast
+
+            close_fast(bridge)
+            trace.trace("exit")
+            # Nothing is left to flush but the streams: skip the interpreter's teardown of
+            # distributed's threads and loops.
+            sys.stderr.flush()
+            os._exit(0)
         bridge.close()
+        trace.trace("exit")
     return 0
 
 

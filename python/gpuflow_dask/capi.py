@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
@@ -19,6 +20,9 @@ INPUT_TYPES = {np.dtype(np.float64): 0, np.dtype(np.float32): 1, np.dtype(np.int
 _lib: Optional[ctypes.CDLL] = None
 _why: Optional[str] = None
 _tried = False
+# A worker's warm-up thread (warm.py) loads the libraries while its first task may ask for them:
+# the second caller waits for the first load instead of seeing "tried, none".
+_load_lock = threading.Lock()
 
 
 def candidates() -> List[Path]:
@@ -84,11 +88,14 @@ def load() -> Optional[ctypes.CDLL]:
     global _lib, _why, _tried
     if _tried:
         return _lib
-    _tried = True
-    if os.environ.get("GPUFLOW_NO_CAPI") == "1":
-        _why = "disabled by GPUFLOW_NO_CAPI=1"
-        return None
-    _lib, _why = _first_loadable(candidates(), _check_cpu)
+    with _load_lock:
+        if _tried:
+            return _lib
+        if os.environ.get("GPUFLOW_NO_CAPI") == "1":
+            _why = "disabled by GPUFLOW_NO_CAPI=1"
+        else:
+            _lib, _why = _first_loadable(candidates(), _check_cpu)
+        _tried = True
     return _lib
 
 
@@ -200,11 +207,14 @@ def load_cuda() -> Optional[ctypes.CDLL]:
     global _cuda, _cuda_why, _cuda_tried
     if _cuda_tried:
         return _cuda
-    _cuda_tried = True
-    if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
-        _cuda_why = "disabled by GPUFLOW_DASK_DEVICE=cpu"
-        return None
-    _cuda, _cuda_why = _first_loadable([c.parent / CUDA_LIB_NAME for c in candidates()], _check_cuda)
+    with _load_lock:
+        if _cuda_tried:
+            return _cuda
+        if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
+            _cuda_why = "disabled by GPUFLOW_DASK_DEVICE=cpu"
+        else:
+            _cuda, _cuda_why = _first_loadable([c.parent / CUDA_LIB_NAME for c in candidates()], _check_cuda)
+        _cuda_tried = True
     return _cuda
 
 

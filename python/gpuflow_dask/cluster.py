@@ -15,9 +15,14 @@ import zipfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import trace
 from .messages import WorkerInfo
 
 log = logging.getLogger("gpuflow_dask")
+
+
+# The workers of the clusters we start warm up as they start (warm.py).
+WARM_PRELOAD = ["gpuflow_dask.warm"]
 
 
 class ConnectError(Exception):
@@ -37,6 +42,30 @@ def quiet_nvml() -> None:
     if int(distributed.__version__.split(".")[0]) < 2023:
         os.environ["DASK_DISTRIBUTED__DIAGNOSTICS__NVML"] = "False"
         dask.config.set({"distributed.diagnostics.nvml": False})
+
+
+def forkserver_pays(workers: int, cores: int, env: Optional[Dict[str, str]] = None) -> bool:
+    """Whether a cluster we start forks its worker processes from distributed's forkserver
+    (which imports distributed, numpy and pandas once) rather than spawning each (which imports
+    them itself): where the workers and the bridge outnumber the cores, so their imports would
+    compete. Measured on 2 cores (docs/dask.md, the phase trace): `local:2` 2.94 s of wall with
+    the forkserver against 3.46 s spawned, `local:1` 2.39 s against 2.30 s (the forkserver's own
+    start and the bridge's imports for it are then on the way). GPUFLOW_DASK_FORKSERVER=1 / 0
+    decides instead. The forkserver never touches CUDA, so a worker's CUDA_VISIBLE_DEVICES (Nanny
+    env, applied in the child before any CUDA call) still pins it."""
+    e = os.environ if env is None else env
+    given = e.get("GPUFLOW_DASK_FORKSERVER")
+    if given in ("0", "1"):
+        return given == "1"
+    return workers + 1 > cores
+
+
+def use_forkserver(workers: int) -> None:
+    """Sets distributed's multiprocessing method for the cluster about to start (forkserver_pays)."""
+    import dask
+
+    if forkserver_pays(workers, os.cpu_count() or 1):
+        dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
 
 
 def security(target: str, tls: Optional[Dict[str, str]]) -> Optional[Any]:
@@ -61,15 +90,18 @@ def start(target: str, timeout_s: float, tls: Optional[Dict[str, str]] = None) -
         from distributed import Client, LocalCluster
     except ImportError as e:
         raise ConnectError("no-distributed", f"Python package 'distributed' is not importable ({e}); install dask's distributed (Debian: apt install python3-distributed)") from None
+    trace.trace("distributed-imported")
     quiet_nvml()
     if target.startswith("local:"):
         n = int(target.split(":", 1)[1])
         cores = os.cpu_count() or 1
         if not 1 <= n <= cores:
             raise ConnectError("internal", f"local:{n}: this machine has {cores} cores; use local:1 to local:{cores}")
+        use_forkserver(n)
         # Loopback only: the scheduler, the nannies, the workers and the dashboard (which has no
         # authentication) answer on 127.0.0.1, never on the machine's other interfaces.
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0", preload=WARM_PRELOAD)
+        trace.trace("cluster-started")
         return Client(cluster, timeout=timeout_s), cluster
     if target == "local-cuda":
         return _local_cuda(timeout_s)
@@ -89,14 +121,18 @@ def _local_cuda(timeout_s: float) -> Tuple[Any, Any]:
     except ImportError:
         LocalCUDACluster = None
     if LocalCUDACluster is not None:
-        cluster = LocalCUDACluster(threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        cluster = LocalCUDACluster(threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0", preload=WARM_PRELOAD)
+        trace.trace("cluster-started")
         return Client(cluster, timeout=timeout_s), cluster
     from .cuda_cluster import start_cuda_cluster, visible_gpus
 
     gpus = visible_gpus()
     if not gpus:
         raise ConnectError("local-cuda-missing", "local-cuda: no GPU is visible here (CUDA_VISIBLE_DEVICES is empty or unset and nvidia-smi lists none); use local:N")
+    trace.trace("gpus-listed")
+    use_forkserver(len(gpus))
     cluster = start_cuda_cluster(gpus)
+    trace.trace("cluster-started")
     return Client(cluster, timeout=timeout_s), cluster
 
 

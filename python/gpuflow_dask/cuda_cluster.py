@@ -14,6 +14,8 @@ import shutil
 import subprocess
 from typing import Any, Dict, List, Optional, Sequence
 
+from .cluster import WARM_PRELOAD
+
 
 def visible_gpus(env: Optional[Dict[str, str]] = None, nvidia_smi: Optional[str] = None) -> List[str]:
     """The GPUs local-cuda may use, as CUDA_VISIBLE_DEVICES entries (indices or UUIDs)."""
@@ -51,6 +53,8 @@ def worker_specs(gpus: Sequence[str], threads: int = 1, memory_limit: Any = "aut
                 "dashboard_address": "127.0.0.1:0",
                 "memory_limit": memory_limit,
                 "resources": {"GPU": 1},
+                # The CUDA library, context and program kernel loaded as the worker starts (warm.py).
+                "preload": WARM_PRELOAD,
             },
         }
         for i, g in enumerate(gpus)

@@ -18,12 +18,15 @@ GPUFLOW_DASK_DEVICE=cpu turns the device path off (capi.load_cuda answers None).
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Optional, Tuple
 
 import numpy as np
 
 # (cupy module or None, why not): looked for once per process, on first use.
 _found: Optional[Tuple[Optional[Any], str]] = None
+# The warm-up thread (warm.py) may be importing CuPy when the first task asks for it.
+_look_lock = threading.Lock()
 
 
 def _look() -> Tuple[Optional[Any], str]:
@@ -41,7 +44,9 @@ def cupy() -> Optional[Any]:
     """The cupy module when it imports and sees a device, else None (`why()` says why)."""
     global _found
     if _found is None:
-        _found = _look()
+        with _look_lock:
+            if _found is None:
+                _found = _look()
     return _found[0]
 
 

@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional, Set, Tuple
 
+from . import trace
 from .cluster import scheduler_info
 from .execute import backend_of
 from .restarts import Departures
@@ -32,6 +33,14 @@ class RunWatch:
         self.specs = specs
         self.deps = deps
         self.seen: Set[str] = set()  # our keys with a task event
+        self.traced: Set[str] = set()  # workers whose first task of this run was traced
+
+    def trace_first(self, worker: str, start: float, stop: float) -> None:
+        """The phase trace's first task of this run on each worker (its start and end, worker clock)."""
+        if trace.ON and worker not in self.traced:
+            self.traced.add(worker)
+            trace.at(f"first-task-start-{worker}", start)
+            trace.at(f"first-task-done-{worker}", stop)
 
 
 class EventPump(threading.Thread):
@@ -174,6 +183,7 @@ class EventPump(threading.Thread):
         if not ok:
             ev["error"] = str(r.get("exception_text") or r.get("exception") or "task failed")
         run.seen.add(ours)
+        run.trace_first(worker, ev["start"], ev["stop"])
         self.emit(ev)
 
     def on_member(self, event: Any) -> None:
@@ -187,6 +197,7 @@ class EventPump(threading.Thread):
                 return
             ours = key[len(run.prefix):]
             run.seen.add(ours)
+            run.trace_first(self.name_of(str(m["worker"])), float(m["start"]), float(m["stop"]))
             self.emit({"type": "task", "run": run.run, "key": ours, "worker": self.name_of(str(m["worker"])), "thread": m.get("thread") if isinstance(m.get("thread"), int) else None,
                        "start": float(m["start"]), "stop": float(m["stop"]), "status": "done", "nbytes": m.get("nbytes"), "backend": str(m.get("backend", "numpy"))})
         except Exception as e:  # noqa: BLE001 - a malformed report is logged, never fatal

@@ -71,7 +71,9 @@ class Cancel:
 
 @dataclass
 class Shutdown:
-    pass
+    # True: end the cluster the bridge started at once (its processes killed), for a gpuflow
+    # process that exits next (`gpuflow run`); False: close it gracefully (serve, a cluster switch).
+    fast: bool = False
 
 
 Inbound = Union[Connect, WorkersQuery, Submit, Cancel, Shutdown]
@@ -136,7 +138,10 @@ def parse(line: str) -> Inbound:
         what = "; ".join(x for x in (f"missing {quoted(missing)}" if missing else "", f"unknown field {quoted(unknown)}" if unknown else "") if x)
         raise BadMessage(f"{t} message: {what} (protocol.json)", obj.get("id") if isinstance(obj.get("id"), str) else None)
     if t == "shutdown":
-        return Shutdown()
+        fast = obj.get("fast", False)
+        if not isinstance(fast, bool):
+            raise BadMessage(f"shutdown message: 'fast' must be true or false, got {json.dumps(fast)[:40]}")
+        return Shutdown(fast)
     mid = _str(obj, "id", t)
     if t == "connect":
         target = _str(obj, "target", f"connect {mid}")

@@ -9,9 +9,12 @@ import os
 from typing import Any, Dict
 
 
-def probe() -> Dict[str, Any]:
-    """Whether gpuflow_dask (and its C-ABI library) load in this worker process, and its pid."""
+def probe(dask_worker: Any = None) -> Dict[str, Any]:
+    """Whether gpuflow_dask (and its C-ABI library) load in this worker process, its pid and its
+    directory (Client.run passes the worker as `dask_worker`)."""
     out: Dict[str, Any] = {"pid": os.getpid(), "gpuflow": False, "capi": False, "cuda": False, "why": ""}
+    if dask_worker is not None:
+        out["dir"] = str(dask_worker.local_directory)
     try:
         import gpuflow_dask.capi as capi  # noqa: PLC0415 - the point is to try
     except Exception as e:  # noqa: BLE001 - any failure means "not importable here"
@@ -54,12 +57,19 @@ def package_plugin(zipped: bytes) -> Any:
             import importlib.util
             import sys
 
-            if importlib.util.find_spec("gpuflow_dask") is not None:
-                return
-            path = os.path.join(str(worker.local_directory), "gpuflow_dask.zip")
-            with open(path, "wb") as f:
-                f.write(self.data)
-            sys.path.insert(0, path)
-            importlib.invalidate_caches()
+            if importlib.util.find_spec("gpuflow_dask") is None:
+                path = os.path.join(str(worker.local_directory), "gpuflow_dask.zip")
+                with open(path, "wb") as f:
+                    f.write(self.data)
+                sys.path.insert(0, path)
+                importlib.invalidate_caches()
+            # The warm-up (once per process; a worker gpuflow started began it at its start).
+            try:
+                import gpuflow_dask.warm as warm
+
+                name = getattr(worker, "name", None)
+                warm.start("" if name is None else str(name))
+            except Exception:  # noqa: BLE001 - the first task then loads what it needs itself
+                pass
 
     return GpuflowPackage(zipped)

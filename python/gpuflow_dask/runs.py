@@ -21,6 +21,7 @@ import uuid
 from typing import Any, Callable, Dict, List, Optional
 
 from .errors import TaskFailure
+from . import trace
 from .batch import plan, run_batch
 from .events import EventPump, RunWatch
 from .execute import TaskPayload, run_task
@@ -128,6 +129,7 @@ class Run:
         check_sources(self.client, self.sub.tasks)
         self.pump.watch(self.watch)
         self.futures = self.client.get(dask_graph(self.sub, self.prefix, self.batches), [self.prefix + k for k in self.sub.outputs], sync=False)
+        trace.trace("graph-submitted")
         self.thread.start()
 
     def cancel(self) -> None:
@@ -206,9 +208,13 @@ class Run:
                 except Exception as e:  # noqa: BLE001 - a lost scheduler cannot cancel
                     log.warning("cancel after failure of %s: %s", self.sub.id, e)
                 return
+            trace.trace("outputs-ready")
             values = self.client.gather(self.futures)
-            self.emit({"type": "result", "id": self.sub.id, "values": {k: to_wire(v) for k, v in zip(self.sub.outputs, values)}})
+            result = {"type": "result", "id": self.sub.id, "values": {k: to_wire(v) for k, v in zip(self.sub.outputs, values)}}
+            trace.trace("result-sent")
+            self.emit(result)
             self.pump.flush(self.watch, self.completed_keys())
+            trace.trace("done-sent")
             self.emit({"type": "done", "id": self.sub.id})
         except Exception as e:  # noqa: BLE001 - cancellation surfaces here as CancelledError
             if self.cancelled.is_set():

@@ -80,7 +80,7 @@ describe('the Dask protocol, one definition', () => {
       { type: 'workers', id: 'q' },
       { type: 'submit', id: 'r', graph: { tasks: [], outputs: [] } },
       { type: 'cancel', id: 'r' },
-      { type: 'shutdown' },
+      { type: 'shutdown', fast: true },
     ];
     expect(new Set(sent.map((m) => m.type))).toEqual(new Set(Object.keys(SCHEMA.toBridge)));
     for (const m of sent) {
