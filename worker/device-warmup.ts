@@ -22,7 +22,8 @@
  * general programs with input leaves load their own kernels at first use, as before.
  *
  * Pure work: the outputs are freed, nothing is stored or sent, and a failure is left for the
- * first task to report with its own message. GPUFLOW_WARM_DEVICE=0 turns it off (A/B runs).
+ * first task to report with its own message. GPUFLOW_WARM_DEVICE=0 turns it off, =after runs it
+ * just after ready (A/B runs: `deviceWarmupWhen`).
  */
 import type { ChunkProgram, DType } from '../common/arrays';
 import type { DeviceApi } from './resident/device-api';
@@ -47,9 +48,14 @@ function sample(dtype: DType, step: 1 | 2, reduce: boolean): ChunkProgram {
 /** The programs the warm-up runs, in order (the sliced seed's first: it is what a short run waits on). */
 export const WARM_PROGRAMS: ChunkProgram[] = (['float64', 'float32'] as const).flatMap((dt) => [sample(dt, 2, true), sample(dt, 1, true), sample(dt, 1, false)]);
 
-/** Whether the warm-up is on for this process (GPUFLOW_WARM_DEVICE=0: off). */
-export function deviceWarmupOn(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.GPUFLOW_WARM_DEVICE !== '0';
+/**
+ * When the warm-up runs: before the worker says ready (the default), right after it (=after: the
+ * first tasks queue behind it on the libuv threads, and the first ready worker starts the run
+ * sooner), or never (=0). Both placements are A/B arms of bench/scaling/device.sh ONLY=warmdev.
+ */
+export function deviceWarmupWhen(env: NodeJS.ProcessEnv = process.env): 'before-ready' | 'after-ready' | 'off' {
+  const v = env.GPUFLOW_WARM_DEVICE;
+  return v === '0' ? 'off' : v === 'after' ? 'after-ready' : 'before-ready';
 }
 
 /** Calls the addon runs at once: one per libuv thread the tasks will use. */

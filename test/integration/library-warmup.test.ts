@@ -61,15 +61,18 @@ describe.skipIf(!nativeInfo().available)('library warm-up on GPU workers', () =>
   }, 300_000);
 
   // The device warm-up before ready (worker/device-warmup.ts): every GPU worker runs its 6 tiny
-  // programs on each of its 16 libuv threads, none failing; GPUFLOW_WARM_DEVICE=0 leaves it out;
-  // the digest is the one-CPU-worker digest either way, and CPU workers never run it.
-  it('runs the device warm-up on every GPU worker only, the same digest with it off', async () => {
+  // programs on each of its 16 libuv threads, none failing; GPUFLOW_WARM_DEVICE=0 leaves it out,
+  // =after runs it after ready; the digest is the one-CPU-worker digest each way, and CPU workers
+  // never run it.
+  it('runs the device warm-up on every GPU worker only, the same digest with it off or after ready', async () => {
     const args = ['examples/seed-benchmark.json', '--param', 'N=2000', '--param', 'chunks=100', '--param', 'dtype=float32'];
     const on = await run([...args, '--cpu-workers', '1'], gpus());
     const off = await run([...args, '--cpu-workers', '0'], { ...gpus(), GPUFLOW_WARM_DEVICE: '0' });
+    const after = await run([...args, '--cpu-workers', '0'], { ...gpus(), GPUFLOW_WARM_DEVICE: 'after' });
     const one = await run([...args, '--cpu-workers', '1'], { ...cpu, GPUFLOW_TRACE_START: '1' });
     expect(digestOf(on)).toBe(digestOf(one));
     expect(digestOf(off)).toBe(digestOf(one));
+    expect(digestOf(after)).toBe(digestOf(one));
     // A GPU worker that said ready had warmed first (a short run may end before the second is
     // ready: the run starts on the first, issue 30); the CPU worker never warms.
     const gpuWorkers = reached(on.stderr, 'worker-context-done');

@@ -11,7 +11,7 @@ import { fakeCudaAddon } from '../../../native/fake-cuda';
 import { loadNative } from '../../../native/index';
 import { unsupportedReason } from '../../../native/program-code';
 import { runProgram as jsProgram } from '../../../worker/kernels/js/program';
-import { deviceWarmupOn, WARM_PROGRAMS, warmDevice, warmThreads } from '../../../worker/device-warmup';
+import { deviceWarmupWhen, WARM_PROGRAMS, warmDevice, warmThreads } from '../../../worker/device-warmup';
 import { addonDeviceApi, type DeviceApi } from '../../../worker/resident/device-api';
 
 const loaded = loadNative();
@@ -38,7 +38,8 @@ function recording(fail = false) {
       inFlight--;
       if (fail) throw new Error('CUDA launch failed');
       log.programs.push(p);
-      return p.reduce ? { value: { kind: 'scalar', value: 0 } as ChunkValue } : { id: next++ };
+      const value: ChunkValue = { kind: 'json', value: 0 };
+      return p.reduce ? { value } : { id: next++ };
     },
     matmul: async () => 0,
   };
@@ -72,7 +73,7 @@ describe('device warm-up', () => {
         if (want.kind !== 'array') throw new Error('js gave no array');
         // Normals match to a relative 1e-12 across backends (docs/random.md: libm's last bits).
         expect(arr.data.length).toBe(want.array.data.length);
-        arr.data.forEach((x, i) => expect(Math.abs(x - Number(want.array.data[i]))).toBeLessThan(1e-12 * Math.abs(x)));
+        Array.from(arr.data, Number).forEach((x, i) => expect(Math.abs(x - Number(want.array.data[i]))).toBeLessThan(1e-12 * Math.abs(x)));
       } else {
         if (got.value.kind !== 'partial' || want.kind !== 'partial') throw new Error('not a partial');
         const [g, w] = [got.value.partial.fields.sum[0], want.partial.fields.sum[0]];
@@ -103,12 +104,14 @@ describe('device warm-up', () => {
     expect(await warmDevice(api, 2)).toEqual({ programs: 0, failed: 2 * WARM_PROGRAMS.length });
   });
 
-  it('uses one call per libuv thread, bounded by the task concurrency; GPUFLOW_WARM_DEVICE=0 turns it off', () => {
+  it('uses one call per libuv thread, bounded by the task concurrency; GPUFLOW_WARM_DEVICE=0 turns it off, =after moves it after ready', () => {
     expect(warmThreads(16, { UV_THREADPOOL_SIZE: '16' })).toBe(16);
     expect(warmThreads(16, {})).toBe(4); // libuv's default pool
     expect(warmThreads(2, { UV_THREADPOOL_SIZE: '16' })).toBe(2);
     expect(warmThreads(16, { UV_THREADPOOL_SIZE: 'x' })).toBe(4);
-    expect(deviceWarmupOn({})).toBe(true);
-    expect(deviceWarmupOn({ GPUFLOW_WARM_DEVICE: '0' })).toBe(false);
+    expect(deviceWarmupWhen({})).toBe('before-ready');
+    expect(deviceWarmupWhen({ GPUFLOW_WARM_DEVICE: '1' })).toBe('before-ready');
+    expect(deviceWarmupWhen({ GPUFLOW_WARM_DEVICE: 'after' })).toBe('after-ready');
+    expect(deviceWarmupWhen({ GPUFLOW_WARM_DEVICE: '0' })).toBe('off');
   });
 });
