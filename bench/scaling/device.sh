@@ -61,13 +61,17 @@ inline() {
 }
 # A/B of the GPU workers' device warm-up (worker/device-warmup.ts; ONLY=warmdev runs this alone):
 # tiny programs on every libuv thread before ready (GPUFLOW_WARM_DEVICE=1, the default), right
-# after ready (=after) and none (=0, before); alternated, 3 runs each, the sliced seeds on all
-# GPUs and the sliced float32 on one. `node bench/scaling/phases.mjs $OUT/scaling.jsonl ab-warmdev`
-# prints each arm's phases (warm: the longest worker warm-up; late: run start -> last worker ready).
+# after ready (=after) and none (=0, before); and none with every kernel loaded at context
+# creation (CUDA_MODULE_LOADING=EAGER: whether lazy kernel loading is what the first tasks pay).
+# Alternated, 3 runs each, the sliced seeds on all GPUs and the sliced float32 on one.
+# `node bench/scaling/phases.mjs $OUT/scaling.jsonl ab-warmdev` prints each arm's phases (warm:
+# the longest worker warm-up; late: run start -> last worker ready).
 warmdev() {
-  for rep in 1 2 3; do for v in 0 1 after; do
-    for dt in float32 float64; do GPUFLOW_WARM_DEVICE=$v run ab-warmdev$v-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
-    GPUFLOW_WARM_DEVICE=$v run ab-warmdev$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
+  for rep in 1 2 3; do for v in 0 1 after eager; do
+    case $v in eager) E="GPUFLOW_WARM_DEVICE=0 CUDA_MODULE_LOADING=EAGER";; *) E=GPUFLOW_WARM_DEVICE=$v;; esac
+    ( export $E
+      for dt in float32 float64; do run ab-warmdev$v-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+      run ab-warmdev$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU )
   done; done
   node bench/scaling/phases.mjs $J ab-warmdev | tee $OUT/phases-warmdev.jsonl
 }

@@ -16,7 +16,8 @@
 //              so this is about 16 programs' time on the GPU plus what the first ones pay once)
 // For `ONLY=inline` calls, the labels ab-inline0-* (fetched, as before) against ab-inline1-* (sent
 // with their done); for `ONLY=warmdev`, ab-warmdev0-* (no device warm-up), ab-warmdev1-* (before
-// ready, the default) and ab-warmdevafter-* (right after ready).
+// ready, the default), ab-warmdevafter-* (right after ready) and ab-warmdeveager-* (none, every
+// kernel loaded with the context: CUDA_MODULE_LOADING=EAGER).
 //
 //   node bench/scaling/phases.mjs scaling.jsonl [label-prefix]
 import { readFileSync } from 'node:fs';
