@@ -14,6 +14,8 @@
 //   warm       worker-residency -> worker-device-warm-* (the device warm-up, worker/device-warmup.ts)
 //   firstProgram  a worker's first task arrived -> its first chunk program done (16 run at once,
 //              so this is about 16 programs' time on the GPU plus what the first ones pay once)
+//   busy       a worker's first task arrived -> its last chunk program done (traced up to its
+//              24th task: the sliced seeds on four GPUs run about 18 a worker)
 // For `ONLY=inline` calls, the labels ab-inline0-* (fetched, as before) against ab-inline1-* (sent
 // with their done); for `ONLY=warmdev`, ab-warmdev0-* (no device warm-up), ab-warmdev1-* (before
 // ready, the default), ab-warmdevafter-* (right after ready) and ab-warmdeveager-* (none, every
@@ -50,11 +52,10 @@ function phases(r) {
   };
   const late = slowest((w) => gap(s, of(w, /^worker-ready$/)));
   const warm = slowest((w) => gap(of(w, /^worker-residency$/), of(w, /^worker-device-warm-\d+$/)));
-  const firstProgram = slowest((w) => {
-    const done = r.trace.filter((t) => t[0] === w && /^worker-task-\d+-program-done$/.test(t[1])).map((t) => t[2]);
-    return done.length ? gap(of(w, /^worker-first-task$/), Math.min(...done)) : null;
-  });
-  return { durationMs: r.durationMs, start: gap(s, e), firstDone: gap(e, firstDone), lastDone: gap(firstDone, d), end: gap(d, n), tail: gap(lastProgram, n), late, warm, firstProgram, transfers: r.stats?.transfers?.count ?? null };
+  const programsDone = (w) => r.trace.filter((t) => t[0] === w && /^worker-task-\d+-program-done$/.test(t[1])).map((t) => t[2]);
+  const firstProgram = slowest((w) => (programsDone(w).length ? gap(of(w, /^worker-first-task$/), Math.min(...programsDone(w))) : null));
+  const busy = slowest((w) => (programsDone(w).length ? gap(of(w, /^worker-first-task$/), Math.max(...programsDone(w))) : null));
+  return { durationMs: r.durationMs, start: gap(s, e), firstDone: gap(e, firstDone), lastDone: gap(firstDone, d), end: gap(d, n), tail: gap(lastProgram, n), late, warm, firstProgram, busy, transfers: r.stats?.transfers?.count ?? null };
 }
 
 const median = (xs) => {
@@ -64,6 +65,6 @@ const median = (xs) => {
 const byLabel = new Map();
 for (const r of runs) byLabel.set(`${r.label} ${r.gpus ?? ''}`, [...(byLabel.get(`${r.label} ${r.gpus ?? ''}`) ?? []), phases(r)]);
 for (const [label, ps] of byLabel) {
-  const m = Object.fromEntries(['durationMs', 'start', 'firstDone', 'lastDone', 'end', 'tail', 'late', 'warm', 'firstProgram', 'transfers'].map((k) => [k, median(ps.map((p) => p[k]))]));
+  const m = Object.fromEntries(['durationMs', 'start', 'firstDone', 'lastDone', 'end', 'tail', 'late', 'warm', 'firstProgram', 'busy', 'transfers'].map((k) => [k, median(ps.map((p) => p[k]))]));
   console.log(JSON.stringify({ label: label.trim(), runs: ps.length, ...m, durations: ps.map((p) => p.durationMs) }));
 }
