@@ -75,6 +75,18 @@ warmdev() {
   done; done
   node bench/scaling/phases.mjs $J ab-warmdev | tee $OUT/phases-warmdev.jsonl
 }
+# A/B of the kernel calls in flight on each GPU worker (GPUFLOW_GPU_CONCURRENCY, default 16;
+# ONLY=gpuconc, or ONLY="warmdev gpuconc" for both): 16 tasks share a GPU and end together, fewer
+# end one after another (earlier first results and combines) if the GPU stays as busy. 16, 8, 4
+# alternated, 3 runs each: the sliced seeds and every-sample float32 on all GPUs, sliced float32 on one.
+gpuconc() {
+  for rep in 1 2 3; do for c in 16 8 4; do
+    for dt in float32 float64; do GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+    GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-full-float32 ${SETS##* } bench/engine-gpu/seed-full.json $SEED --param dtype=float32 $GPU
+    GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
+  done; done
+  node bench/scaling/phases.mjs $J ab-conc | tee $OUT/phases-gpuconc.jsonl
+}
 # A/B on all GPUs (ONLY=ab runs this alone, skipping the rest): the coarsened task size
 # (GPUFLOW_GPU_TASK_ELEMENTS 2^28, 2^29 against the default 2^30) and the cuBLAS / cuSOLVER warm-up
 # left out (GPUFLOW_WARM_LIBRARIES=0), which otherwise runs beside the first kernels; one GPU too
@@ -128,7 +140,11 @@ fi
 if [ "$ONLY" = ab ]; then ab; exit 0; fi
 if [ "$ONLY" = inline ]; then inline; exit 0; fi
 if [ "$ONLY" = warm ]; then warm; exit 0; fi
-if [ "$ONLY" = warmdev ]; then warmdev; exit 0; fi
+case " $ONLY " in *" warmdev "*|*" gpuconc "*)
+  case " $ONLY " in *" warmdev "*) warmdev;; esac
+  case " $ONLY " in *" gpuconc "*) gpuconc;; esac
+  exit 0;;
+esac
 # REPS runs of each on 1 GPU and on all, one on the sets between.
 for devs in $SETS; do
   r=1; [ "$devs" = 0 ] || [ "$devs" = "${SETS##* }" ] && r=${REPS:-2}
