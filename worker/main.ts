@@ -16,6 +16,7 @@ import type { ArrayBackend } from './kernels/backend';
 import { createBackends } from './backends';
 import { parentChannel } from './channel';
 import { warmLibraries } from './cuda-warmup';
+import { deviceWarmupWhen, warmDevice, warmThreads } from './device-warmup';
 import { isDeviceLost } from './device-lost';
 import { lifecycleStep, type LifecycleEvent, type WorkerPhase } from './lifecycle';
 import { executeSpec } from './execute';
@@ -246,11 +247,16 @@ async function init(cfg: WorkerConfig): Promise<void> {
   ipcOffReason = residency.ipcReason;
   if (ipc) log('info', 'chunks move to and from other GPU workers by CUDA IPC where they can');
   traceStart('worker-residency');
+  // A GPU worker's first kernels, streams and pools, paid while the peer server starts and, by
+  // default, before it says ready (worker/device-warmup.ts).
+  const when = device ? deviceWarmupWhen() : 'off';
+  const warmed = device && when !== 'off' ? warmDevice(device, warmThreads(cfg.concurrency)).then((r) => traceStart(`worker-device-warm-${r.programs}`)) : null;
   // A chunk on the device goes to a GPU peer by IPC; to others it is copied to the host once.
   const server = await startPeerServer(cfg.peerToken, (key) => store.hostValue(key), {
     exporter: ipc ? residentExporter(store, ipc, (m) => log('warn', m)) : undefined,
     noExportReason: residency.ipcReason,
   });
+  if (when === 'before-ready') await warmed;
   traceStart('worker-ready');
   // Ready before the message goes, so a task sent in answer to it is accepted.
   step('started');

@@ -59,6 +59,34 @@ inline() {
     GPUFLOW_INLINE_VALUES=$v run ab-inline$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
   done; done
 }
+# A/B of the GPU workers' device warm-up (worker/device-warmup.ts; ONLY=warmdev runs this alone):
+# tiny programs on every libuv thread before ready (GPUFLOW_WARM_DEVICE=1, the default), right
+# after ready (=after) and none (=0, before); and none with every kernel loaded at context
+# creation (CUDA_MODULE_LOADING=EAGER: whether lazy kernel loading is what the first tasks pay).
+# Alternated, 3 runs each, the sliced seeds on all GPUs and the sliced float32 on one.
+# `node bench/scaling/phases.mjs $OUT/scaling.jsonl ab-warmdev` prints each arm's phases (warm:
+# the longest worker warm-up; late: run start -> last worker ready).
+warmdev() {
+  for rep in 1 2 3; do for v in 0 1 after eager; do
+    case $v in eager) E="GPUFLOW_WARM_DEVICE=0 CUDA_MODULE_LOADING=EAGER";; *) E=GPUFLOW_WARM_DEVICE=$v;; esac
+    ( export $E
+      for dt in float32 float64; do run ab-warmdev$v-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+      run ab-warmdev$v-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU )
+  done; done
+  node bench/scaling/phases.mjs $J ab-warmdev | tee $OUT/phases-warmdev.jsonl
+}
+# A/B of the kernel calls in flight on each GPU worker (GPUFLOW_GPU_CONCURRENCY, default 16;
+# ONLY=gpuconc, or ONLY="warmdev gpuconc" for both): 16 tasks share a GPU and end together, fewer
+# end one after another (earlier first results and combines) if the GPU stays as busy. 16, 8, 4
+# alternated, 3 runs each: the sliced seeds and every-sample float32 on all GPUs, sliced float32 on one.
+gpuconc() {
+  for rep in 1 2 3; do for c in 16 8 4; do
+    for dt in float32 float64; do GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+    GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-full-float32 ${SETS##* } bench/engine-gpu/seed-full.json $SEED --param dtype=float32 $GPU
+    GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
+  done; done
+  node bench/scaling/phases.mjs $J ab-conc | tee $OUT/phases-gpuconc.jsonl
+}
 # A/B on all GPUs (ONLY=ab runs this alone, skipping the rest): the coarsened task size
 # (GPUFLOW_GPU_TASK_ELEMENTS 2^28, 2^29 against the default 2^30) and the cuBLAS / cuSOLVER warm-up
 # left out (GPUFLOW_WARM_LIBRARIES=0), which otherwise runs beside the first kernels; one GPU too
@@ -112,6 +140,11 @@ fi
 if [ "$ONLY" = ab ]; then ab; exit 0; fi
 if [ "$ONLY" = inline ]; then inline; exit 0; fi
 if [ "$ONLY" = warm ]; then warm; exit 0; fi
+case " $ONLY " in *" warmdev "*|*" gpuconc "*)
+  case " $ONLY " in *" warmdev "*) warmdev;; esac
+  case " $ONLY " in *" gpuconc "*) gpuconc;; esac
+  exit 0;;
+esac
 # REPS runs of each on 1 GPU and on all, one on the sets between.
 for devs in $SETS; do
   r=1; [ "$devs" = 0 ] || [ "$devs" = "${SETS##* }" ] && r=${REPS:-2}
@@ -137,12 +170,14 @@ fi
 # the graph (GPUFLOW_WARM_LIBRARIES=eager, the old behaviour) on the groupby; the run waiting for
 # every worker (GPUFLOW_START_ON_FIRST=0) on the sliced seeds; first gemms in the library phase
 # (GPUFLOW_WARM_GEMM=1) on matmul 16384²; small outputs fetched as before (GPUFLOW_INLINE_VALUES=0)
-# on the sliced seeds.
+# on the sliced seeds; the device warm-up left out (GPUFLOW_WARM_DEVICE=0) on the sliced seeds.
 for rep in 1 2; do
   GPUFLOW_WARM_LIBRARIES=eager T=60 run ab-eager-groupby-78M ${SETS##* } examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
   for dt in float32 float64; do GPUFLOW_START_ON_FIRST=0 run ab-waitall-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
   # Small outputs fetched from their peers and the result fetched after the run, as before (inline() above).
   for dt in float32 float64; do GPUFLOW_INLINE_VALUES=0 run ab-inline0-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
+  # No device warm-up before ready (warmdev() above).
+  for dt in float32 float64; do GPUFLOW_WARM_DEVICE=0 run ab-warmdev0-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
   GPUFLOW_WARM_GEMM=1 T=60 run ab-warmgemm-matmul-16384 ${SETS##* } bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
 done
 warm

@@ -52,11 +52,12 @@ export async function prelaunchFor(opts: Parsed['values']): Promise<Prelaunch | 
 
 /**
  * The identity of the worker pool `opts` asks for (the options above, the GPUs GPUFLOW_DEVICES
- * picks and the GPU workers per GPU GPUFLOW_GPU_WORKERS_PER_DEVICE asks for): a `gpuflow run` hands its run to a warm serve only when this matches serve's own.
+ * picks, the GPU workers per GPU GPUFLOW_GPU_WORKERS_PER_DEVICE asks for and the calls in flight on
+ * each, GPUFLOW_GPU_CONCURRENCY): a `gpuflow run` hands its run to a warm serve only when this matches serve's own.
  */
 export function workerPoolKey(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): string {
   const w = workerOptions(opts);
   // GPU workers per GPU set by hand: serve's pool has that many; one the search rule plans is
   // checked against serve's default (one) by `gpuflow run` itself (main/cli/run.ts).
-  return JSON.stringify({ ...w, backends: w.backends ?? null, threadsPerCpuWorker: w.threadsPerCpuWorker ?? null, devices: env.GPUFLOW_DEVICES ?? null, gpuWorkersPerDevice: env.GPUFLOW_GPU_WORKERS_PER_DEVICE || null });
+  return JSON.stringify({ ...w, backends: w.backends ?? null, threadsPerCpuWorker: w.threadsPerCpuWorker ?? null, devices: env.GPUFLOW_DEVICES ?? null, gpuWorkersPerDevice: env.GPUFLOW_GPU_WORKERS_PER_DEVICE || null, gpuConcurrency: env.GPUFLOW_GPU_CONCURRENCY || null });
 }

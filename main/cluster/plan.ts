@@ -48,6 +48,8 @@ export interface GpuSharing {
 }
 
 export const ENV_PER_DEVICE = 'GPUFLOW_GPU_WORKERS_PER_DEVICE';
+/** Kernel calls in flight on each GPU worker (default 16). */
+export const ENV_GPU_CONCURRENCY = 'GPUFLOW_GPU_CONCURRENCY';
 
 /** The option, else GPUFLOW_GPU_WORKERS_PER_DEVICE, else one; and why. */
 export function gpuWorkersPerDevice(opts: Pick<PlanOptions, 'gpuWorkersPerDevice' | 'gpuWorkersWhy'>): GpuSharing {
@@ -76,7 +78,10 @@ export function planWorkers(opts: PlanOptions, token: string): PlannedWorker[] {
   // Kernel calls in flight on a GPU worker: each holds a libuv thread while it waits for the
   // device, and libuv has 4 unless told, which capped these workers at 4 whatever the scheduler
   // gave them (on the H100, with 16: the 2 TB seed workload 1.59 s instead of 1.67 s).
-  const gpuConcurrency = 16;
+  // GPUFLOW_GPU_CONCURRENCY sets it for A/B runs (bench/scaling/device.sh ONLY=warmdev): 16 tasks
+  // in flight share the GPU and end together, so a worker's first results come after 16 tasks'
+  // time (docs/performance.md, "A GPU worker's first programs").
+  const gpuConcurrency = envCount(ENV_GPU_CONCURRENCY) ?? 16;
   const backends = opts.backends ?? ['cuda', 'native-cpu', 'js'];
   const { perDevice } = gpuWorkersPerDevice(opts);
   const showAll = opts.showAllGpus ?? process.env.GPUFLOW_SHOW_ALL_GPUS === '1';

@@ -5,6 +5,8 @@
  * algebra) never starts the library phase (before, every GPU worker ran it after its context:
  * about 50 ms beside a groupby's first kernels on four H100s); a matmul starts it on each GPU
  * worker (main's `warm-libraries`, sent as the compile starts); both give the one-CPU-worker digest.
+ * The device warm-up (tiny programs before ready, worker/device-warmup.ts) runs on GPU workers
+ * only and leaves the digest as it is.
  */
 import { describe, expect, it } from 'vitest';
 import { nativeInfo } from '../../native/index';
@@ -56,5 +58,36 @@ describe.skipIf(!nativeInfo().available)('library warm-up on GPU workers', () =>
     const contexts = reached(r.stderr, 'worker-context-done');
     expect(contexts).toHaveLength(2);
     expect(reached(r.stderr, 'worker-libraries-done')).toEqual(contexts);
+  }, 300_000);
+
+  // The device warm-up before ready (worker/device-warmup.ts): every GPU worker runs its 6 tiny
+  // programs on each of its 16 libuv threads, none failing; GPUFLOW_WARM_DEVICE=0 leaves it out,
+  // =after runs it after ready; the digest is the one-CPU-worker digest each way, and CPU workers
+  // never run it.
+  it('runs the device warm-up on every GPU worker only, the same digest with it off or after ready', async () => {
+    const args = ['examples/seed-benchmark.json', '--param', 'N=2000', '--param', 'chunks=100', '--param', 'dtype=float32'];
+    const on = await run([...args, '--cpu-workers', '1'], gpus());
+    const off = await run([...args, '--cpu-workers', '0'], { ...gpus(), GPUFLOW_WARM_DEVICE: '0' });
+    const after = await run([...args, '--cpu-workers', '0'], { ...gpus(), GPUFLOW_WARM_DEVICE: 'after' });
+    const one = await run([...args, '--cpu-workers', '1'], { ...cpu, GPUFLOW_TRACE_START: '1' });
+    expect(digestOf(on)).toBe(digestOf(one));
+    expect(digestOf(off)).toBe(digestOf(one));
+    expect(digestOf(after)).toBe(digestOf(one));
+    // A GPU worker that said ready had warmed first (a short run may end before the second is
+    // ready: the run starts on the first, issue 30); the CPU worker never warms.
+    const gpuWorkers = reached(on.stderr, 'worker-context-done');
+    const ready = reached(on.stderr, 'worker-ready');
+    const readyGpus = gpuWorkers.filter((w) => ready.includes(w));
+    expect(readyGpus.length).toBeGreaterThan(0);
+    expect(ready.filter((w) => !gpuWorkers.includes(w))).toHaveLength(1);
+    const lines = on.stderr.split('\n');
+    const at = (w: string, label: string) => lines.findIndex((l) => l.startsWith(`gpuflow-trace ${w} ${label} `));
+    for (const w of readyGpus) {
+      expect(at(w, 'worker-device-warm-96')).toBeGreaterThan(-1);
+      expect(at(w, 'worker-device-warm-96')).toBeLessThan(at(w, 'worker-ready'));
+    }
+    const warmed = (r: Ran) => r.stderr.split('\n').filter((l) => / worker-device-warm-/.test(l));
+    expect(warmed(off)).toEqual([]);
+    expect(warmed(one)).toEqual([]);
   }, 300_000);
 });

@@ -22,6 +22,7 @@ function plan(extra: Partial<PoolOptions>, gpuCount = 2) {
 
 afterEach(() => {
   delete process.env.GPUFLOW_GPU_WORKERS_PER_DEVICE;
+  delete process.env.GPUFLOW_GPU_CONCURRENCY;
 });
 
 describe('GPU workers per device', () => {
@@ -40,6 +41,20 @@ describe('GPU workers per device', () => {
     expect(plan({}).map((w) => w.config.id)).toEqual(['gpu0', 'gpu0-1', 'gpu1', 'gpu1-1']);
     process.env.GPUFLOW_GPU_WORKERS_PER_DEVICE = '0';
     expect(() => plan({})).toThrow(/GPUFLOW_GPU_WORKERS_PER_DEVICE must be a positive integer, got '0'/);
+  });
+
+  it('runs 16 kernel calls at once on a GPU worker, one libuv thread each, or GPUFLOW_GPU_CONCURRENCY', () => {
+    expect(plan({}).map((w) => [w.config.concurrency, w.env.UV_THREADPOOL_SIZE])).toEqual([
+      [16, '16'],
+      [16, '16'],
+    ]);
+    process.env.GPUFLOW_GPU_CONCURRENCY = '4';
+    expect(plan({}).map((w) => [w.config.concurrency, w.env.UV_THREADPOOL_SIZE])).toEqual([
+      [4, '4'],
+      [4, '4'],
+    ]);
+    process.env.GPUFLOW_GPU_CONCURRENCY = 'four';
+    expect(() => plan({})).toThrow(/GPUFLOW_GPU_CONCURRENCY must be a positive integer, got 'four'/);
   });
 
   it('shows every GPU to each worker, its own first, when asked', () => {
