@@ -58,6 +58,8 @@ const warmGemms = () => (process.env.GPUFLOW_WARM_GEMM === '1' ? 3 : 0);
 export function warmLibraries(): void {
   if (libraries || !context || !addonOf || process.env.GPUFLOW_WARM_LIBRARIES === '0') return;
   const addon = addonOf;
+  // Traced as it is queued: a short run may shut the worker down before the phase is done.
+  traceStart('worker-libraries-start');
   // Chained on the context: the addon's leases are told to wait for this phase's handles
   // (beginWarmLibraries, inside cudaWarmLibraries) before a task that needs one can start.
   libraries = context

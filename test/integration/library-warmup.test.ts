@@ -47,6 +47,7 @@ describe.skipIf(!nativeInfo().available)('library warm-up on GPU workers', () =>
     expect(digestOf(r)).toBe(one);
     // Both GPU workers made their context; neither made the library handles.
     expect(reached(r.stderr, 'worker-context-done')).toHaveLength(2);
+    expect(reached(r.stderr, 'worker-libraries-start')).toEqual([]);
     expect(reached(r.stderr, 'worker-libraries-done')).toEqual([]);
   }, 300_000);
 
@@ -57,7 +58,13 @@ describe.skipIf(!nativeInfo().available)('library warm-up on GPU workers', () =>
     expect(digestOf(r)).toBe(one);
     const contexts = reached(r.stderr, 'worker-context-done');
     expect(contexts).toHaveLength(2);
-    expect(reached(r.stderr, 'worker-libraries-done')).toEqual(contexts);
+    // Every GPU worker queued the phase behind its context; a worker that ran a product finished
+    // it first (its leases wait for the handles), but a short run may shut the other down before
+    // its phase is done, so `done` is only required of some.
+    expect(reached(r.stderr, 'worker-libraries-start')).toEqual(contexts);
+    const done = reached(r.stderr, 'worker-libraries-done');
+    expect(done.length).toBeGreaterThan(0);
+    expect(contexts).toEqual(expect.arrayContaining(done));
   }, 300_000);
 
   // The device warm-up before ready (worker/device-warmup.ts): every GPU worker runs its 6 tiny
