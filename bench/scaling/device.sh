@@ -75,15 +75,17 @@ warmdev() {
   done; done
   node bench/scaling/phases.mjs $J ab-warmdev | tee $OUT/phases-warmdev.jsonl
 }
-# A/B of the kernel calls in flight on each GPU worker (GPUFLOW_GPU_CONCURRENCY, default 16;
+# A/B of the kernel calls in flight on each GPU worker (GPUFLOW_GPU_CONCURRENCY, default 8;
 # ONLY=gpuconc, or ONLY="warmdev gpuconc" for both): 16 tasks share a GPU and end together, fewer
 # end one after another (earlier first results and combines) if the GPU stays as busy. 16, 8, 4
 # alternated, 3 runs each: the sliced seeds and every-sample float32 on all GPUs, sliced float32 on one.
 gpuconc() {
-  for rep in 1 2 3; do for c in 16 8 4; do
+  for rep in $(seq 1 ${CONC_REPS:-3}); do for c in ${CONC_ARMS:-16 8 4}; do
     for dt in float32 float64; do GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
     GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-full-float32 ${SETS##* } bench/engine-gpu/seed-full.json $SEED --param dtype=float32 $GPU
     GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-sliced-float32 0 examples/seed-benchmark.json $SEED --param dtype=float32 $GPU
+    # The one-GPU every-sample float64 run, the workload 16 in flight was chosen for.
+    GPUFLOW_GPU_CONCURRENCY=$c run ab-conc$c-seed-full-float64 0 bench/engine-gpu/seed-full.json $SEED --param dtype=float64 $GPU
   done; done
   node bench/scaling/phases.mjs $J ab-conc | tee $OUT/phases-gpuconc.jsonl
 }
