@@ -173,7 +173,8 @@ fi
 # every worker (GPUFLOW_START_ON_FIRST=0) on the sliced seeds; first gemms in the library phase
 # (GPUFLOW_WARM_GEMM=1) on matmul 16384²; small outputs fetched as before (GPUFLOW_INLINE_VALUES=0)
 # on the sliced seeds; the device warm-up left out (GPUFLOW_WARM_DEVICE=0) on the sliced seeds.
-for rep in 1 2; do
+# SKIP_AB=1 leaves these out (each has had its own call: ONLY=ab, inline, warmdev).
+[ -z "$SKIP_AB" ] && for rep in 1 2; do
   GPUFLOW_WARM_LIBRARIES=eager T=60 run ab-eager-groupby-78M ${SETS##* } examples/dataframe-groupby.json --param rows_per_partition=2600000 $GPU
   for dt in float32 float64; do GPUFLOW_START_ON_FIRST=0 run ab-waitall-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
   # Small outputs fetched from their peers and the result fetched after the run, as before (inline() above).
@@ -182,8 +183,11 @@ for rep in 1 2; do
   for dt in float32 float64; do GPUFLOW_WARM_DEVICE=0 run ab-warmdev0-seed-sliced-$dt ${SETS##* } examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done
   GPUFLOW_WARM_GEMM=1 T=60 run ab-warmgemm-matmul-16384 ${SETS##* } bench/scaling/matmul.json --param N=16384 --param chunks=4096 $GPU
 done
+# WITH_CONC=1: the calls-in-flight A/B after the runs above (CONC_ARMS / CONC_REPS pick its arms).
+[ -n "$WITH_CONC" ] && gpuconc
 warm
 # Dask + CuPy, same machine and call (one GPU, threaded scheduler).
+[ ! -d .whl ] && [ -d .devbuild/dask/whl ] && ln -s .devbuild/dask/whl .whl
 if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site; fi
 [ $SECONDS -lt ${DASK_BEFORE_S:-330} ] && PYTHONUNBUFFERED=1 timeout ${DASK_TIMEOUT:-70} python3 bench/engine-gpu/dask_cupy.py '[{"n":500000,"dtype":"float64","mode":"sliced"},{"n":500000,"dtype":"float64","mode":"full"},{"n":500000,"dtype":"float32","mode":"sliced"}]' | sed 's/^{/{"label":"dask-cupy",/' | tee -a $J
 # The GPU checks (CUDA ops against the CPU kernels), when the call has time left.
