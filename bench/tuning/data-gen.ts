@@ -2,9 +2,10 @@
 // 10 classes), which every worker of a search builds from the seed before its first trial:
 // makeClassification's wall and CPU time (every thread's, the addon's pool included), best of
 // `reps`, then the stratified split; the fill that made the rows (native/philox-fill.ts: 'native'
-// = the addon's philoxFill on every core, 'js' = PhiloxStream; GPUFLOW_NO_NATIVE=1 forces js) and
-// their SHA-256 (the same for both fills). `concurrent` > 1 runs that many copies at once, as the
-// workers of one host do, each printing its own line.
+// = the addon's philoxFill on every core, at the SIMD level GPUFLOW_CPU_SIMD allows, 'best' when
+// unset; 'js' = PhiloxStream, forced by GPUFLOW_NO_NATIVE=1) and their SHA-256 (the same for
+// every fill). `concurrent` > 1 runs that many copies at once, as the workers of one host do,
+// each printing its own line.
 // One JSON line per process. Run: node --import tsx bench/tuning/data-gen.ts [rows=60000] [reps=3] [concurrent=1]
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -48,6 +49,6 @@ if (concurrent > 1) {
   trainValidationSplit(ds, { validationFraction: 0.2, seed: 2, stratify: true });
   const splitMs = Math.round(performance.now() - t0);
   process.stdout.write(
-    JSON.stringify({ bench: 'tuning-data-gen', rows, features: 784, fill, threads: availableParallelism(), concurrent: Number(process.env.DATA_GEN_OF ?? 1), loadBefore: Math.round(load * 100) / 100, generateMs, bestMs: Math.min(...generateMs), cpuMs, splitMs, xSha256: sha(ds.x), ySha256: sha(ds.y) }) + '\n',
+    JSON.stringify({ bench: 'tuning-data-gen', rows, features: 784, fill, simd: process.env.GPUFLOW_CPU_SIMD || 'best', threads: availableParallelism(), concurrent: Number(process.env.DATA_GEN_OF ?? 1), loadBefore: Math.round(load * 100) / 100, generateMs, bestMs: Math.min(...generateMs), cpuMs, splitMs, xSha256: sha(ds.x), ySha256: sha(ds.y) }) + '\n',
   );
 }

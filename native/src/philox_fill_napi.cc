@@ -4,16 +4,22 @@
 //     out[r * outStride + c] = element start + r * stride + c of the float64 stream
 //     (out a Float64Array, or a Float32Array taking each value rounded once)
 //   jsMath(x, log, sin, cos)   the fill's log / sin / cos of each x (js_math.h), for tests
+//   jsBoxMuller(u1, u2, c, s)  the fill's r cos t, r sin t of given uniforms, 16 at a time through
+//                              its vector step (philox_fill_simd.h) where the CPU has one, for tests
 //
 // Synchronous: the caller (a worker building a data set) has nothing else to do meanwhile; the
 // work is spread over the pool of `threads` threads, this thread included.
 #include <napi.h>
 
+#include <cmath>
 #include <string>
 
+#include "cpu_simd.h"
 #include "js_math.h"
 #include "napi_args.h"
+#include "philox.h"
 #include "philox_fill.h"
+#include "philox_fill_simd.h"
 
 namespace gf {
 namespace {
@@ -82,11 +88,33 @@ Napi::Value JsMath(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value JsBoxMuller(const Napi::CallbackInfo& info) {
+  Napi::TypedArray u1 = float64Arg(info, 0, "u1", 0);
+  const size_t n = u1.ElementLength();
+  const double* a = static_cast<const double*>(dataOf(u1));
+  const double* b = static_cast<const double*>(dataOf(float64Arg(info, 1, "u2", n)));
+  double* c = static_cast<double*>(dataOf(float64Arg(info, 2, "c", n)));
+  double* s = static_cast<double*>(dataOf(float64Arg(info, 3, "s", n)));
+  const int simd = cpuSimdLevel();
+  size_t i = 0;
+  for (; i + kSimdPairs <= n && boxMullerSimd(simd, a + i, b + i, c + i, s + i); i += kSimdPairs) {
+  }
+  for (; i < n; i++) {  // the tail, or every pair on a CPU without the vector step
+    const double r = std::sqrt(-2.0 * jsLog(a[i]));
+    double sn, cs;
+    jsSinCos(kTwoPi * b[i], sn, cs);
+    c[i] = r * cs;
+    s[i] = r * sn;
+  }
+  return info.Env().Undefined();
+}
+
 }  // namespace
 
 void registerPhiloxFill(Napi::Env env, Napi::Object exports) {
   exports.Set("philoxFill", Napi::Function::New(env, PhiloxFill));
   exports.Set("jsMath", Napi::Function::New(env, JsMath));
+  exports.Set("jsBoxMuller", Napi::Function::New(env, JsBoxMuller));
 }
 
 }  // namespace gf
