@@ -16,6 +16,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "philox.h"
+
 namespace gf {
 
 inline double jsLog(double x) {
@@ -209,6 +211,16 @@ inline void jsSinCos(double x, double& s, double& c) {
     case 2: s = -ks; c = -kc; break;
     default: s = -kc; c = ks; break;
   }
+}
+
+// The normal stream's Box-Muller pair before mean and sd (docs/random.md), as PhiloxStream computes
+// it: c = r cos t, s = r sin t, r = sqrt(-2 log u1), t = 2 pi u2.
+inline void boxMullerPair(double u1, double u2, double& c, double& s) {
+  const double r = std::sqrt(-2.0 * jsLog(u1));
+  double sn, cs;
+  jsSinCos(kTwoPi * u2, sn, cs);
+  c = r * cs;
+  s = r * sn;
 }
 
 }  // namespace gf

@@ -2,7 +2,6 @@
 #include "philox_fill.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "cpu_simd.h"
 #include "js_math.h"
@@ -17,11 +16,10 @@ inline void pairValues(const StreamFill& f, int64_t j, double& v0, double& v1) {
   const Words w = philox(static_cast<uint64_t>(j), f.k0, f.k1);
   const double u1 = uniform64(w.w0, w.w1), u2 = uniform64(w.w2, w.w3);
   if (f.normal) {
-    const double r = std::sqrt(-2.0 * jsLog(u1)), t = kTwoPi * u2;
-    double s, c;
-    jsSinCos(t, s, c);
-    v0 = f.a + f.b * (r * c);
-    v1 = f.a + f.b * (r * s);
+    double c, s;
+    boxMullerPair(u1, u2, c, s);
+    v0 = f.a + f.b * c;
+    v1 = f.a + f.b * s;
   } else {
     const double span = f.b - f.a;
     v0 = f.a + span * u1;

@@ -12,7 +12,6 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
-#include <cmath>
 #include <cstring>
 
 #include "cpu_simd.h"
@@ -212,16 +211,10 @@ __attribute__((target("avx2"))) void boxMuller256(const double* u1, const double
   boxMullerLanes<false>(u1, u2, c, s, redo);
 }
 
-// The lanes the vector step handed back, by the scalar code (js_math.h), as philox_fill.cc's
-// pairValues computes r cos t and r sin t.
+// The lanes the vector step handed back, by the scalar code (js_math.h).
 void redoLanes(const double* u1, const double* u2, double* c, double* s, const int64_t* redo) {
   for (int q = 0; q < kSimdPairs; q++) {
-    if (!redo[q]) continue;
-    const double r = std::sqrt(-2.0 * jsLog(u1[q]));
-    double sn, cs;
-    jsSinCos(kTwoPi * u2[q], sn, cs);
-    c[q] = r * cs;
-    s[q] = r * sn;
+    if (redo[q]) boxMullerPair(u1[q], u2[q], c[q], s[q]);
   }
 }
 
