@@ -4,7 +4,8 @@
 // k_sin.c, e_rem_pio2.c; V8's base/ieee754.cc); glibc's are other algorithms that differ from
 // them in the last bit: measured on 47 M float64 normals, glibc log + sin / cos differed in
 // 2.87 M, fdlibm log + glibc sin / cos still in 1.36 M (1 M pairs: 3.3 % of the cosines and of
-// the sines). test/unit/native/philox-fill.test.ts compares the fill with PhiloxStream bit for bit.
+// the sines). test/unit/native/philox-fill.test.ts compares the fill with PhiloxStream bit for bit,
+// under Node 20; a newer V8 (Electron's) may take sin / cos from elsewhere (docs/tuning.md, Data).
 //
 // log, fdlibm's method: x = 2^k (1 + f) with sqrt(2)/2 < 1 + f < sqrt(2); log(1 + f) = f - hfsq +
 // s (hfsq + R(s^2)), s = f / (2 + f), hfsq = f^2 / 2, R a degree-14 minimax polynomial in s
