@@ -73,6 +73,8 @@ export interface NativeAddon {
   philoxFill?(seed: number, normal: boolean, a: number, b: number, start: number, rows: number, cols: number, stride: number, out: FloatArray, outStride: number, threads: number): void;
   /** The fill's log / sin / cos of each x (native/src/js_math.h: V8's fdlibm), for tests. */
   jsMath?(x: Float64Array, log: Float64Array, sin: Float64Array, cos: Float64Array): void;
+  /** The fill's Box-Muller step on given uniforms: c = r cos t, s = r sin t (its vector path where the CPU has one), for tests. */
+  jsBoxMuller?(u1: Float64Array, u2: Float64Array, c: Float64Array, s: Float64Array): void;
 }
 
 export interface RawInfo {

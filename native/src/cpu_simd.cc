@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "ops.h"
+#include "philox_lanes.h"
 #include "reduce_acc.h"
 
 namespace gf {
@@ -115,22 +116,7 @@ __attribute__((target("avx2"))) void map256(void* f, const double* x, double* y,
   for (int i = 0; i < n; i += 4) _mm256_storeu_pd(y + i, fn(_mm256_loadu_pd(x + i)));
 }
 
-// Philox over a vector of counters, as philox() in philox.h does for one (GCC's own
-// vectorisation of that loop widens to 64-bit lanes and is 2-3x slower). The 32x32 -> 64-bit
-// products of even and odd lanes come from two _mul_epu32 and are blended back to 32-bit lanes.
-// mulhi is inlined into tile512 / tile256 (their target), once philoxLanes is.
-typedef uint32_t U32x16 __attribute__((vector_size(64)));
-typedef uint32_t U32x8 __attribute__((vector_size(32)));
-__attribute__((target("avx512f"))) inline U32x16 mulhi(U32x16 a, uint32_t m) {
-  const __m512i x = __m512i(a), k = _mm512_set1_epi64(m);
-  const __m512i even = _mm512_srli_epi64(_mm512_mul_epu32(x, k), 32), odd = _mm512_mul_epu32(_mm512_srli_epi64(x, 32), k);
-  return U32x16(_mm512_mask_blend_epi32(0xAAAA, even, odd));
-}
-__attribute__((target("avx2"))) inline U32x8 mulhi(U32x8 a, uint32_t m) {
-  const __m256i x = __m256i(a), k = _mm256_set1_epi64x(m);
-  const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(x, k), 32), odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), k);
-  return U32x8(_mm256_blend_epi32(even, odd, 0xAA));
-}
+// Philox's vector of counters per target (philox_lanes.h).
 template <int Level> struct Lanes { typedef U32x16 V; static constexpr int n = 16; };
 template <> struct Lanes<kSimdAvx2> { typedef U32x8 V; static constexpr int n = 8; };
 
@@ -143,24 +129,6 @@ struct Buffers {
 };
 
 #define GF_INLINE inline __attribute__((always_inline))
-
-// Counters (lo, hi) in w[0], w[1] at [i, i + lanes) -> Philox words w[0..3] there.
-template <class V>
-GF_INLINE void philoxLanes(Buffers& b, int i, uint32_t k0, uint32_t k1) {
-  V c0, c1, c2 = {}, c3 = {};
-  std::memcpy(&c0, b.w[0] + i, sizeof(V));
-  std::memcpy(&c1, b.w[1] + i, sizeof(V));
-  for (int round = 0; round < 10; round++) {
-    if (round > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-    const V hi0 = mulhi(c0, 0xD2511F53u), lo0 = c0 * 0xD2511F53u;
-    const V hi1 = mulhi(c2, 0xCD9E8D57u), lo1 = c2 * 0xCD9E8D57u;
-    c0 = hi1 ^ c1 ^ k0; c1 = lo1; c2 = hi0 ^ c3 ^ k1; c3 = lo0;
-  }
-  std::memcpy(b.w[0] + i, &c0, sizeof(V));
-  std::memcpy(b.w[1] + i, &c1, sizeof(V));
-  std::memcpy(b.w[2] + i, &c2, sizeof(V));
-  std::memcpy(b.w[3] + i, &c3, sizeof(V));
-}
 
 // float32 programs round after every operation (round32), which here reproduces float
 // arithmetic exactly: a double result of float operands rounded once to float is the float result.
@@ -185,7 +153,7 @@ GF_INLINE bool simdTile(const Leaf& l, int64_t base, int64_t inc, int len, doubl
     const uint64_t c = c0 + i * cs;
     b.w[0][i] = static_cast<uint32_t>(c), b.w[1][i] = static_cast<uint32_t>(c >> 32);
   }
-  for (int i = 0; i < ncv; i += Lanes<Level>::n) philoxLanes<typename Lanes<Level>::V>(b, i, l.k0, l.k1);
+  for (int i = 0; i < ncv; i += Lanes<Level>::n) philoxLanes<typename Lanes<Level>::V>(b.w[0] + i, b.w[1] + i, b.w[2] + i, b.w[3] + i, l.k0, l.k1);
   // Uniform pairs (u1, u2), exact as uniform64 / uniform32: the 53-bit integer is split in two
   // exactly converted halves (int32 -> double vectorises on AVX2 too).
   double* u1 = b.u1 + 1;

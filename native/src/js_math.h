@@ -4,7 +4,8 @@
 // k_sin.c, e_rem_pio2.c; V8's base/ieee754.cc); glibc's are other algorithms that differ from
 // them in the last bit: measured on 47 M float64 normals, glibc log + sin / cos differed in
 // 2.87 M, fdlibm log + glibc sin / cos still in 1.36 M (1 M pairs: 3.3 % of the cosines and of
-// the sines). test/unit/native/philox-fill.test.ts compares the fill with PhiloxStream bit for bit.
+// the sines). test/unit/native/philox-fill.test.ts compares the fill with PhiloxStream bit for bit,
+// under Node 20; a newer V8 (Electron's) may take sin / cos from elsewhere (docs/tuning.md, Data).
 //
 // log, fdlibm's method: x = 2^k (1 + f) with sqrt(2)/2 < 1 + f < sqrt(2); log(1 + f) = f - hfsq +
 // s (hfsq + R(s^2)), s = f / (2 + f), hfsq = f^2 / 2, R a degree-14 minimax polynomial in s
@@ -15,6 +16,8 @@
 #include <cstdint>
 #include <cmath>
 #include <cstring>
+
+#include "philox.h"
 
 namespace gf {
 
@@ -209,6 +212,16 @@ inline void jsSinCos(double x, double& s, double& c) {
     case 2: s = -ks; c = -kc; break;
     default: s = -kc; c = ks; break;
   }
+}
+
+// The normal stream's Box-Muller pair before mean and sd (docs/random.md), as PhiloxStream computes
+// it: c = r cos t, s = r sin t, r = sqrt(-2 log u1), t = 2 pi u2.
+inline void boxMullerPair(double u1, double u2, double& c, double& s) {
+  const double r = std::sqrt(-2.0 * jsLog(u1));
+  double sn, cs;
+  jsSinCos(kTwoPi * u2, sn, cs);
+  c = r * cs;
+  s = r * sn;
 }
 
 }  // namespace gf

@@ -2,10 +2,11 @@
 #include "philox_fill.h"
 
 #include <algorithm>
-#include <cmath>
 
+#include "cpu_simd.h"
 #include "js_math.h"
 #include "philox.h"
+#include "philox_fill_simd.h"
 
 namespace gf {
 namespace {
@@ -15,11 +16,10 @@ inline void pairValues(const StreamFill& f, int64_t j, double& v0, double& v1) {
   const Words w = philox(static_cast<uint64_t>(j), f.k0, f.k1);
   const double u1 = uniform64(w.w0, w.w1), u2 = uniform64(w.w2, w.w3);
   if (f.normal) {
-    const double r = std::sqrt(-2.0 * jsLog(u1)), t = kTwoPi * u2;
-    double s, c;
-    jsSinCos(t, s, c);
-    v0 = f.a + f.b * (r * c);
-    v1 = f.a + f.b * (r * s);
+    double c, s;
+    boxMullerPair(u1, u2, c, s);
+    v0 = f.a + f.b * c;
+    v1 = f.a + f.b * s;
   } else {
     const double span = f.b - f.a;
     v0 = f.a + span * u1;
@@ -27,14 +27,36 @@ inline void pairValues(const StreamFill& f, int64_t j, double& v0, double& v1) {
   }
 }
 
+// Values of pairs j .. j + kSimdPairs - 1: normals through the vector path where the CPU has one,
+// else pair by pair.
+void pairBatch(const StreamFill& f, int simd, int64_t j, double* v0, double* v1) {
+  alignas(64) double c[kSimdPairs], s[kSimdPairs];
+  if (f.normal && normalPairsSimd(simd, static_cast<uint64_t>(j), f.k0, f.k1, c, s)) {
+    for (int q = 0; q < kSimdPairs; q++) {
+      v0[q] = f.a + f.b * c[q];
+      v1[q] = f.a + f.b * s[q];
+    }
+    return;
+  }
+  for (int q = 0; q < kSimdPairs; q++) pairValues(f, j + q, v0[q], v1[q]);
+}
+
 // Elements first .. first + n - 1 of the stream into out[0 .. n).
 template <typename T>
-void fillRun(const StreamFill& f, int64_t first, int64_t n, T* out) {
+void fillRun(const StreamFill& f, int simd, int64_t first, int64_t n, T* out) {
   int64_t k = 0;
   double v0, v1;
   if (n > 0 && (first & 1)) {  // starts on a pair's second element
     pairValues(f, first >> 1, v0, v1);
     out[k++] = static_cast<T>(v1);
+  }
+  double b0[kSimdPairs], b1[kSimdPairs];
+  for (; k + 2 * kSimdPairs <= n; k += 2 * kSimdPairs) {
+    pairBatch(f, simd, (first + k) >> 1, b0, b1);
+    for (int q = 0; q < kSimdPairs; q++) {
+      out[k + 2 * q] = static_cast<T>(b0[q]);
+      out[k + 2 * q + 1] = static_cast<T>(b1[q]);
+    }
   }
   for (; k + 1 < n; k += 2) {
     pairValues(f, (first + k) >> 1, v0, v1);
@@ -58,11 +80,12 @@ void fillAll(Pool& pool, const StreamFill& f, T* out, int64_t outStride) {
   const int64_t rowsPer = colPieces > 1 ? 1 : std::max<int64_t>(1, kPiece / f.cols);
   const int64_t rowGroups = (f.rows + rowsPer - 1) / rowsPer;
   const int64_t colsPer = (f.cols + colPieces - 1) / colPieces;
+  const int simd = cpuSimdLevel();
   pool.parallelFor(rowGroups * colPieces, [&](int64_t p) {
     const int64_t g = p / colPieces, c0 = (p % colPieces) * colsPer;
     const int64_t n = std::min(colsPer, f.cols - c0);
     for (int64_t r = g * rowsPer; r < std::min(f.rows, (g + 1) * rowsPer); r++)
-      fillRun(f, f.start + r * f.stride + c0, n, out + r * outStride + c0);
+      fillRun(f, simd, f.start + r * f.stride + c0, n, out + r * outStride + c0);
   });
 }
 

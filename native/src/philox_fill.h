@@ -6,6 +6,8 @@
 // transcendentals and docs/random.md's 1e-12 tolerance for normals; this fill is for callers
 // whose bytes must match JS exactly (worker/kernels/tfjs/datasets.ts: every worker builds a
 // search's rows from its seed and each worker's digest must agree with a JS-only one).
+// Normals go 16 pairs at a time through philox_fill_simd.h where the CPU has AVX2 / AVX-512 (the
+// same bits: each lane does the scalar code's operations), capped by GPUFLOW_CPU_SIMD.
 #pragma once
 #include <cstdint>
 

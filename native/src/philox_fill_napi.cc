@@ -4,6 +4,8 @@
 //     out[r * outStride + c] = element start + r * stride + c of the float64 stream
 //     (out a Float64Array, or a Float32Array taking each value rounded once)
 //   jsMath(x, log, sin, cos)   the fill's log / sin / cos of each x (js_math.h), for tests
+//   jsBoxMuller(u1, u2, c, s)  the fill's r cos t, r sin t of given uniforms, 16 at a time through
+//                              its vector step (philox_fill_simd.h) where the CPU has one, for tests
 //
 // Synchronous: the caller (a worker building a data set) has nothing else to do meanwhile; the
 // work is spread over the pool of `threads` threads, this thread included.
@@ -11,9 +13,11 @@
 
 #include <string>
 
+#include "cpu_simd.h"
 #include "js_math.h"
 #include "napi_args.h"
 #include "philox_fill.h"
+#include "philox_fill_simd.h"
 
 namespace gf {
 namespace {
@@ -33,6 +37,16 @@ Napi::TypedArray floatArray(const Napi::CallbackInfo& info, size_t i, const char
   throw Napi::TypeError::New(info.Env(), std::string(name) + " must be a Float64Array or Float32Array");
 }
 
+// A non-negative 128-bit count in decimal (std::to_string has no __int128).
+std::string decimal(__int128 v) {
+  std::string out;
+  do {
+    out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v > 0);
+  return out;
+}
+
 void* dataOf(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
 
 Napi::Value PhiloxFill(const Napi::CallbackInfo& info) {
@@ -48,12 +62,12 @@ Napi::Value PhiloxFill(const Napi::CallbackInfo& info) {
   if (f.rows == 0 || f.cols == 0) return env.Undefined();
   // 128-bit products: rows and strides below 2^53 each cannot overflow them.
   const __int128 last = __int128(f.start) + __int128(f.rows - 1) * f.stride + (f.cols - 1);
-  if (last > kMaxIndex) throw Napi::RangeError::New(env, "the block's last element " + std::to_string(static_cast<long double>(last)) + " is past the stream's 2^53 - 1");
+  if (last > kMaxIndex) throw Napi::RangeError::New(env, "the block's last element " + decimal(last) + " is past the stream's 2^53 - 1");
   if (f.rows > 1 && outStride < f.cols) throw Napi::RangeError::New(env, "outStride (" + std::to_string(outStride) + ") must be >= cols (" + std::to_string(f.cols) + "): rows would overlap");
   const __int128 need = __int128(f.rows - 1) * outStride + f.cols;
   if (need > static_cast<__int128>(out.ElementLength()))
     throw Napi::RangeError::New(env, "out holds " + std::to_string(out.ElementLength()) + " elements; " + std::to_string(f.rows) + " rows of " +
-                                         std::to_string(f.cols) + " at outStride " + std::to_string(outStride) + " need " + std::to_string(static_cast<long double>(need)));
+                                         std::to_string(f.cols) + " at outStride " + std::to_string(outStride) + " need " + decimal(need));
   Pool& pool = Pool::get(threads);
   if (out.TypedArrayType() == napi_float64_array) fillStream(pool, f, static_cast<double*>(dataOf(out)), outStride);
   else fillStream(pool, f, static_cast<float*>(dataOf(out)), outStride);
@@ -82,11 +96,27 @@ Napi::Value JsMath(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value JsBoxMuller(const Napi::CallbackInfo& info) {
+  Napi::TypedArray u1 = float64Arg(info, 0, "u1", 0);
+  const size_t n = u1.ElementLength();
+  const double* a = static_cast<const double*>(dataOf(u1));
+  const double* b = static_cast<const double*>(dataOf(float64Arg(info, 1, "u2", n)));
+  double* c = static_cast<double*>(dataOf(float64Arg(info, 2, "c", n)));
+  double* s = static_cast<double*>(dataOf(float64Arg(info, 3, "s", n)));
+  const int simd = cpuSimdLevel();
+  size_t i = 0;
+  for (; i + kSimdPairs <= n && boxMullerSimd(simd, a + i, b + i, c + i, s + i); i += kSimdPairs) {
+  }
+  for (; i < n; i++) boxMullerPair(a[i], b[i], c[i], s[i]);  // the tail, or all without the vector step
+  return info.Env().Undefined();
+}
+
 }  // namespace
 
 void registerPhiloxFill(Napi::Env env, Napi::Object exports) {
   exports.Set("philoxFill", Napi::Function::New(env, PhiloxFill));
   exports.Set("jsMath", Napi::Function::New(env, JsMath));
+  exports.Set("jsBoxMuller", Napi::Function::New(env, JsBoxMuller));
 }
 
 }  // namespace gf

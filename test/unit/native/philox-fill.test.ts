@@ -1,22 +1,34 @@
 /**
  * The addon's stream fill (native/src/philox_fill.h) against common/philox.ts's PhiloxStream, bit
  * for bit, and its log / sin / cos (native/src/js_math.h) against V8's Math.log / sin / cos, the
- * oracle it ports. Needs the addon (native/build); GPUFLOW_NO_NATIVE=1 skips.
+ * oracle it ports, at every SIMD level the CPU has. Needs the addon (native/build); GPUFLOW_NO_NATIVE=1 skips.
  */
 import { describe, expect, it } from 'vitest';
-import { PhiloxStream } from '../../../common/philox';
+import { philox4x32, PhiloxStream, uniform64 } from '../../../common/philox';
 import type { NativeAddon } from '../../../native/addon-types';
 import { loadNative } from '../../../native/index';
 import { fillStream, fillStreamJs } from '../../../native/philox-fill';
 
 const skip = process.env.GPUFLOW_NO_NATIVE === '1';
 
-function addon(): Required<Pick<NativeAddon, 'philoxFill' | 'jsMath'>> {
+function addon(): Required<Pick<NativeAddon, 'philoxFill' | 'jsMath' | 'jsBoxMuller'>> {
   const n = loadNative();
   if ('unavailable' in n) throw new Error(`addon unavailable: ${n.unavailable}`);
-  const { philoxFill, jsMath } = n.addon;
-  if (!philoxFill || !jsMath) throw new Error('this addon build has no philoxFill / jsMath; run node native/build.mjs');
-  return { philoxFill, jsMath };
+  const { philoxFill, jsMath, jsBoxMuller } = n.addon;
+  if (!philoxFill || !jsMath || !jsBoxMuller) throw new Error('this addon build has no philoxFill / jsMath / jsBoxMuller; run node native/build.mjs');
+  return { philoxFill, jsMath, jsBoxMuller };
+}
+
+/** Runs fn with GPUFLOW_CPU_SIMD set to simd (the addon reads it on every call). */
+function atSimd(simd: string, fn: () => void): void {
+  const saved = process.env.GPUFLOW_CPU_SIMD;
+  process.env.GPUFLOW_CPU_SIMD = simd;
+  try {
+    fn();
+  } finally {
+    if (saved === undefined) delete process.env.GPUFLOW_CPU_SIMD;
+    else process.env.GPUFLOW_CPU_SIMD = saved;
+  }
 }
 
 /** Indices where two arrays differ (Object.is: NaN equals NaN, 0 and -0 differ). */
@@ -58,6 +70,35 @@ describe.skipIf(skip)('jsMath: log, sin and cos as V8 computes them', () => {
   });
 });
 
+describe.skipIf(skip)('jsBoxMuller: the fill\'s vector Box-Muller step on arguments the stream almost never makes', () => {
+  // u on the uniforms' grid ((k + 1) 2^-53), moved by k steps of it.
+  const grid = (u: number, k: number) => u + k * 2 ** -53;
+  const u1s = [1, 0.5, 0.25, 2 ** -53, 2 ** -30, grid(1, -1), grid(1, -2), grid(1, -(2 ** 20)), grid(0.5, 1), grid(0.5, -1), grid(0.25, 3), Math.SQRT1_2, 0.7071067811865476];
+  const u2s = [0.25, 0.5, 0.75, 1, 0.125, 0.375, 0.625, 0.875, 2 ** -53, 2 ** -30, grid(0.25, 1), grid(0.25, -1), grid(0.5, 1), grid(0.5, -2), grid(0.75, 1), grid(1, -1), grid(1, -3)];
+  for (const simd of ['0', 'avx2', 'avx512']) {
+    it(`GPUFLOW_CPU_SIMD=${simd}: u2 at n/4 exactly (t at n pi/2: fdlibm's second and third reduction pieces), u1 near powers of 2 (log's |f| < 2^-20 branch), mixed with random pairs`, () => {
+      const u1: number[] = [];
+      const u2: number[] = [];
+      const rnd = new PhiloxStream(5, 'uniform', 0, 1, false);
+      let i = 0;
+      for (const a of u1s) for (const b of u2s) {
+        // Each special pair among random ones, at a different lane of a batch of 16.
+        for (let q = 0; q < (i % 16); q++) u1.push(rnd.at(2 * i + q)), u2.push(rnd.at(2 * i + q + 1));
+        u1.push(a), u2.push(b);
+        i++;
+      }
+      const [a, b] = [new Float64Array(u1), new Float64Array(u2)];
+      const [c, s] = [new Float64Array(a.length), new Float64Array(a.length)];
+      atSimd(simd, () => addon().jsBoxMuller(a, b, c, s));
+      // The oracle: PhiloxStream's float64 normal formula in JS.
+      const r = a.map((x) => Math.sqrt(-2 * Math.log(x)));
+      const t = b.map((x) => 2 * Math.PI * x);
+      expect(differing(c, r.map((x, k) => x * Math.cos(t[k])))).toEqual([]);
+      expect(differing(s, r.map((x, k) => x * Math.sin(t[k])))).toEqual([]);
+    });
+  }
+});
+
 describe.skipIf(skip)('philoxFill: a strided block of the float64 stream, bit-identical to PhiloxStream', () => {
   const cases = [
     { seed: 0, dist: 'normal' as const, a: 0, b: 1, start: 0, rows: 1, cols: 1001, stride: 0 },
@@ -92,6 +133,45 @@ describe.skipIf(skip)('philoxFill: a strided block of the float64 stream, bit-id
     expect(differing(got, want).length).toBe(0);
   });
 
+  // Pairs of seed 4242 whose lanes the vector path hands back to the scalar code (found by a scan):
+  // u1 with |f| < 2^-20 in fdlibm's log, and angles whose high word is that of q pi/2, q = 1..4.
+  const offPath = [
+    { j: 1161563, what: 'log |f| < 2^-20' },
+    { j: 1166634, what: 'log |f| < 2^-20' },
+    { j: 1584854, what: 'angle at pi/2', pole: 1 },
+    { j: 4887985, what: 'angle at pi', pole: 2 },
+    { j: 4249840, what: 'angle at 3 pi/2', pole: 3 },
+    { j: 2214014, what: 'angle at 2 pi', pole: 4 },
+  ];
+  for (const simd of ['0', 'avx2', 'avx512']) {
+    it(`GPUFLOW_CPU_SIMD=${simd}: lanes off the vector path (${offPath.map((o) => o.what).join(', ')}) and a long block equal PhiloxStream`, () => {
+      const words = new Uint32Array(4);
+      const hi = new Uint32Array(new Float64Array(1).buffer);
+      atSimd(simd, () => {
+        for (const o of offPath) {
+          // The pair really is what it is listed as (independently of the fill).
+          philox4x32(o.j, 0, 0, 0, 4242, 0, words);
+          const f64 = new Float64Array(hi.buffer);
+          f64[0] = o.pole ? 2 * Math.PI * uniform64(words[2], words[3]) : uniform64(words[0], words[1]);
+          const npio2hw = [0, 0x3ff921fb, 0x400921fb, 0x4012d97c, 0x401921fb];
+          if (o.pole) expect(hi[1] & 0x7fffffff).toBe(npio2hw[o.pole]);
+          else expect((2 + (hi[1] & 0xfffff)) & 0xfffff).toBeLessThan(3);
+          const start = 2 * (o.j - 5); // the pair inside a batch of 16, not at its edge
+          const want = new Float64Array(64);
+          new PhiloxStream(4242, 'normal', 0.5, 2, false).read(start, want);
+          const got = new Float64Array(64);
+          addon().philoxFill(4242, true, 0.5, 2, start, 1, 64, 64, got, 64, 1);
+          expect(differing(got, want)).toEqual([]);
+        }
+        const want = new Float64Array(100003);
+        new PhiloxStream(7, 'normal', 0, 1, false).read(11, want);
+        const got = new Float64Array(want.length);
+        addon().philoxFill(7, true, 0, 1, 11, 1, want.length, want.length, got, want.length, 2);
+        expect(differing(got, want)).toEqual([]);
+      });
+    });
+  }
+
   it('fillStream (addon) and fillStreamJs (the fallback) write the same bytes at an offset', () => {
     const spec = { seed: 31, dist: 'normal' as const, a: 0, b: 1 };
     const block = { start: 5, rows: 40, cols: 50, stride: 60 };
@@ -109,7 +189,7 @@ describe.skipIf(skip)('philoxFill: a strided block of the float64 stream, bit-id
     expect(() => philoxFill(1, true, 0, 1, 0, 2, 6, 6, out, 6, 1)).toThrow(/out holds 10 elements; 2 rows of 6 at outStride 6 need 12/);
     expect(() => philoxFill(1, true, 0, 1, 0, 2, 4, 4, out, 3, 1)).toThrow(/outStride \(3\) must be >= cols \(4\)/);
     expect(() => philoxFill(-1, true, 0, 1, 0, 1, 4, 4, out, 4, 1)).toThrow(RangeError);
-    expect(() => philoxFill(1, true, 0, 1, 2 ** 53 - 2, 1, 4, 4, out, 4, 1)).toThrow(/past the stream's 2\^53 - 1/);
+    expect(() => philoxFill(1, true, 0, 1, 2 ** 53 - 2, 1, 4, 4, out, 4, 1)).toThrow(/last element 9007199254740993 is past the stream's 2\^53 - 1/);
     expect(() => philoxFill(1, true, 0, 1, 0, 1, 4, 4, new Int32Array(4) as unknown as Float64Array, 4, 1)).toThrow(/out must be a Float64Array or Float32Array/);
   });
 });

@@ -59,6 +59,22 @@ describe('synthetic datasets', () => {
     }
   });
 
+  it('regression: X is the normal stream at its flat index and y sums its unrounded values, across the generator\'s blocks of rows', () => {
+    // 1 100 rows of 1 000 features: the generator fills X 1 048 rows at a time, so row 1 048 starts a second block.
+    const o = { nSamples: 1100, nFeatures: 1000, nInformative: 3, noise: 0.5, bias: 2, seed: 8 };
+    const ds = makeRegression(o);
+    const z = new PhiloxStream(deriveSeed(8, SeedTag.data, 11), 'normal', 0, 1, false);
+    const e = new PhiloxStream(deriveSeed(8, SeedTag.data, 12), 'normal', 0, 1, false);
+    for (const i of [0, 1, 1047, 1048, 1099]) {
+      let sum = 2;
+      for (let j = 0; j < 1000; j++) {
+        expect(ds.x[i * 1000 + j]).toBe(Math.fround(z.at(i * 1000 + j)));
+        sum += ds.coef[j] * z.at(i * 1000 + j);
+      }
+      expect(ds.y[i]).toBe(Math.fround(sum + 0.5 * e.at(i)));
+    }
+  });
+
   it('rejects impossible requests with the reason', () => {
     expect(() => makeClassification({ nSamples: 10, nInformative: 1, nClasses: 3, seed: 0 })).toThrow('nClasses (3) must be <= 2^nInformative (2)');
     expect(() => makeClassification({ nSamples: 10, nFeatures: 2, nInformative: 2, nRedundant: 1, seed: 0 })).toThrow(/nFeatures \(2\) must be >= nInformative \+ nRedundant \(3\)/);
