@@ -73,9 +73,36 @@ for m in ("dask", "distributed", "tornado", "numpy", "pandas", "cupy"):
         r[m] = f"not importable: {type(e).__name__}: {e}"
 import numpy
 r["numpy_core"] = hasattr(numpy, "core")
+# Whether this interpreter writes bytecode (the packed site has none: pack-device.sh leaves it out).
+import os
+r["dont_write_bytecode"] = sys.dont_write_bytecode
+r["bytecode_env"] = {k: os.environ.get(k) for k in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
 print(json.dumps(r))
 EOF
 )"
+
+# Set-up, not measured: the packed site and python/ compiled to bytecode, as a user's install has
+# it (Debian's packages are compiled when installed). Without it every process of every run may
+# compile distributed again: `import distributed` took 1.1-1.4 s in the bridge and each worker
+# on the four-GPU machine, ~0.3 s on a 2-core machine with bytecode. A folder that cannot be
+# written gets its bytecode under PYTHONPYCACHEPREFIX (exported: the bridge and workers read it).
+# The line says how long the imports (a fresh process each, nothing written) took before and after.
+import_s() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/python:$PYTHONPATH" "$PY" -c "import time; t = time.perf_counter(); import $1; print(round(time.perf_counter() - t, 3))" 2>/dev/null || echo null; }
+before_d=$(import_s distributed)
+before_g=$(import_s gpuflow_dask.bridge)
+c0=$(date +%s%N)
+# compiled: whether distributed's bytecode is where this interpreter will look for it.
+compiled() { "$PY" -c 'import importlib.util as u, os, sys; sys.exit(0 if os.path.exists(u.cache_from_source(sys.argv[1])) else 1)' "$PWD/.devbuild/dask/site/distributed/__init__.py"; }
+where=inplace
+"$PY" -m compileall -q -j 0 .devbuild/dask/site python > "$OUT/compileall.log" 2>&1
+if ! compiled; then
+  export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-/tmp/gpuflow-pycache}
+  where=$PYTHONPYCACHEPREFIX
+  "$PY" -m compileall -q -j 0 .devbuild/dask/site python >> "$OUT/compileall.log" 2>&1
+  compiled || where=failed
+fi
+compile_ms=$((($(date +%s%N) - c0) / 1000000))
+emit "{\"kind\":\"bytecode\",\"where\":\"$where\",\"compileMs\":$compile_ms,\"importDistributedSeconds\":{\"before\":$before_d,\"after\":$(import_s distributed)},\"importBridgeSeconds\":{\"before\":$before_g,\"after\":$(import_s gpuflow_dask.bridge)}}"
 
 # nvidia-smi sampled every 200 ms while a step runs: each GPU's peak utilisation and memory, added
 # to the step's line as "smi" (where the work ran: the issue's question for local-cuda).
