@@ -89,6 +89,31 @@ class BridgeOnLocalCuda(unittest.TestCase):
         finally:
             self.assertEqual(b.close(), 0)
 
+    def test_prestarted_workers_are_forks_of_the_early_forkserver(self):
+        # As `gpuflow run --dask local-cuda` starts it (main/dask/early.ts): the forkserver is
+        # started before distributed is imported, and each pinned worker is forked from it.
+        b = BridgeProcess({"CUDA_VISIBLE_DEVICES": "0,1", "GPUFLOW_DASK_PRESTART": "local-cuda", "GPUFLOW_TRACE_START": "1"})
+        try:
+            b.until(lambda m: m["type"] == "ready")
+            b.send({"type": "connect", "id": "c", "target": "local-cuda", "timeout_s": 60})
+            c = b.reply("c", 180)
+            self.assertEqual(c["type"], "connected", c)
+            self.assertEqual(sorted(w["name"] for w in c["workers"]), ["gpu-0", "gpu-1"])
+            parents = {_ppid(w["pid"]) for w in c["workers"]}
+            self.assertEqual(len(parents), 1)  # one process forked both
+            server = parents.pop()
+            self.assertNotEqual(server, b.proc.pid)
+            self.assertEqual(_ppid(server), b.proc.pid)  # the bridge's forkserver
+            labels = [line.split()[2] for line in b.stderr if line.startswith("gpuflow-trace bridge ")]
+            self.assertLess(labels.index("forkserver-started"), labels.index("distributed-imported"))
+        finally:
+            self.assertEqual(b.close(), 0)
+
+
+def _ppid(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
 
 if __name__ == "__main__":
     unittest.main()
