@@ -12,7 +12,8 @@
 #     local-cuda forks them from a forkserver started with the bridge; cold for
 #     GPUFLOW_DASK_WARM=0; late for GPUFLOW_DASK_EARLY=0, no prestart, so the forkserver starts
 #     with the first worker; nobytecode for no bytecode read or written, as the 09:03 run had it:
-#     PYTHONDONTWRITEBYTECODE=1 and an empty PYTHONPYCACHEPREFIX);
+#     PYTHONDONTWRITEBYTECODE=1 and an empty PYTHONPYCACHEPREFIX; ownpin for GPUFLOW_DASK_PIN=own,
+#     each local-cuda worker seeing its GPU alone instead of every GPU with its own first);
 #   - through bench/dask/seed_dask.py on the same two clusters (the graph without the CLI);
 #   - hand-written Dask + CuPy (bench/engine-gpu/dask_cupy.py), a current dask from wheels.
 # One JSON line per measurement, on stdout and in $OUT/dask-device.jsonl.
@@ -167,7 +168,7 @@ for n in "$SMALL" "$N"; do
     fi
     # The runs as gpuflow makes them, then (full size) one with each wall cut turned around.
     variants=("default:")
-    [ "$small" = true ] || variants+=("spawn:GPUFLOW_DASK_FORKSERVER=0" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0" "nobytecode:PYTHONDONTWRITEBYTECODE=1 PYTHONPYCACHEPREFIX=/tmp/gpuflow-no-pycache")
+    [ "$small" = true ] || variants+=("spawn:GPUFLOW_DASK_FORKSERVER=0" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0" "nobytecode:PYTHONDONTWRITEBYTECODE=1 PYTHONPYCACHEPREFIX=/tmp/gpuflow-no-pycache" "ownpin:GPUFLOW_DASK_PIN=own")
     for variant in "${variants[@]}"; do
       vname=${variant%%:*}
       venv=${variant#*:}

@@ -42,7 +42,14 @@ class WorkerSpecs(unittest.TestCase):
         for s in specs.values():
             self.assertIs(s["cls"], Nanny)
             self.assertEqual((s["options"]["host"], s["options"]["nthreads"], s["options"]["resources"]), ("127.0.0.1", 1, {"GPU": 1}))
-        self.assertEqual(pinned(["5", "7"], 1), "7,5")
+        self.assertEqual(pinned(["5", "7"], 1, {}), "7,5")
+
+    def test_each_worker_alone_on_its_gpu_when_asked(self):
+        self.assertEqual([pinned(["0", "1", "2", "3"], i, {"GPUFLOW_DASK_PIN": "own"}) for i in range(4)], ["0", "1", "2", "3"])
+        self.assertEqual(pinned(["GPU-aa", "GPU-bb"], 1, {"GPUFLOW_DASK_PIN": "own"}), "GPU-bb")
+        self.assertEqual(pinned(["5", "7"], 1, {"GPUFLOW_DASK_PIN": "rotate"}), "7,5")
+        with self.assertRaisesRegex(ValueError, "GPUFLOW_DASK_PIN.*'alone'"):
+            pinned(["5", "7"], 1, {"GPUFLOW_DASK_PIN": "alone"})
 
     def test_threads_per_gpu_worker(self):
         # 1 (dask-cuda's default) unless GPUFLOW_DASK_GPU_THREADS says otherwise; nonsense refused.
