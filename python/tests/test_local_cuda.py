@@ -77,14 +77,19 @@ class WorkerSpecs(unittest.TestCase):
 
 
 class BridgeOnLocalCuda(unittest.TestCase):
+    def connect_two(self, b: BridgeProcess):
+        """Connects `b` to local-cuda with two GPUs listed; its `connected` message."""
+        b.until(lambda m: m["type"] == "ready")
+        b.send({"type": "connect", "id": "c", "target": "local-cuda", "timeout_s": 60})
+        c = b.reply("c", 180)
+        self.assertEqual(c["type"], "connected", c)
+        self.assertEqual(sorted(w["name"] for w in c["workers"]), ["gpu-0", "gpu-1"])
+        return c
+
     def test_runs_the_seed_graph_on_one_worker_per_gpu(self):
         b = BridgeProcess({"CUDA_VISIBLE_DEVICES": "0,1"})
         try:
-            b.until(lambda m: m["type"] == "ready")
-            b.send({"type": "connect", "id": "c", "target": "local-cuda", "timeout_s": 60})
-            c = b.reply("c", 180)
-            self.assertEqual(c["type"], "connected", c)
-            self.assertEqual(sorted(w["name"] for w in c["workers"]), ["gpu-0", "gpu-1"])
+            self.connect_two(b)
             fx = fixture("seed")
             out = fx["outputs"]["total"]["key"]
             start = len(b.messages)
@@ -101,11 +106,7 @@ class BridgeOnLocalCuda(unittest.TestCase):
         # started before distributed is imported, and each pinned worker is forked from it.
         b = BridgeProcess({"CUDA_VISIBLE_DEVICES": "0,1", "GPUFLOW_DASK_PRESTART": "local-cuda", "GPUFLOW_TRACE_START": "1"})
         try:
-            b.until(lambda m: m["type"] == "ready")
-            b.send({"type": "connect", "id": "c", "target": "local-cuda", "timeout_s": 60})
-            c = b.reply("c", 180)
-            self.assertEqual(c["type"], "connected", c)
-            self.assertEqual(sorted(w["name"] for w in c["workers"]), ["gpu-0", "gpu-1"])
+            c = self.connect_two(b)
             parents = {_ppid(w["pid"]) for w in c["workers"]}
             self.assertEqual(len(parents), 1)  # one process forked both
             server = parents.pop()
