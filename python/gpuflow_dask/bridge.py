@@ -101,7 +101,7 @@ def cuda_status() -> "tuple[bool, str]":
 
     if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
         return False, "disabled by GPUFLOW_DASK_DEVICE=cpu"
-    if not any((c.parent / capi.CUDA_LIB_NAME).exists() for c in capi.candidates()):
+    if not capi.cuda_library_file():
         return False, f"no {capi.CUDA_LIB_NAME} (built by node native/build.mjs where nvcc is)"
     code = "import json; from gpuflow_dask import capi; ok = capi.load_cuda() is not None; print(json.dumps([ok, capi.cuda_why()]))"
     env = os.environ.copy()

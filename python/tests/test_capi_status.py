@@ -21,7 +21,7 @@ def gpus_here() -> bool:
 
 
 def cuda_library_built() -> bool:
-    return any((c.parent / capi.CUDA_LIB_NAME).exists() for c in capi.candidates())
+    return capi.cuda_library_file()
 
 
 def build_info():
