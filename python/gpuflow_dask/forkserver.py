@@ -86,11 +86,13 @@ def start_early(target: str) -> bool:
 def use(target: str) -> None:
     """Sets distributed's multiprocessing method for the cluster about to start (target_pays).
     Where start_early ran, distributed is told its forkserver preload is set, so it neither
-    imports its own list in the bridge first nor replaces ours."""
-    if not target_pays(target):
-        return
+    imports its own list in the bridge first nor replaces ours. Set either way: serve may start
+    a local:N cluster after a local-cuda one in the same bridge."""
     import dask
 
+    if not target_pays(target):
+        dask.config.set({"distributed.worker.multiprocessing-method": "spawn"})  # distributed's default
+        return
     dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
     from multiprocessing import forkserver
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import unittest
+from unittest import mock
 
 from helpers import PYTHON_DIR
 from gpuflow_dask.forkserver import pays
@@ -30,6 +31,21 @@ class ForkserverRule(unittest.TestCase):
         self.assertFalse(pays(2, 2, {"GPUFLOW_DASK_FORKSERVER": "0"}))
         self.assertTrue(pays(1, 64, {"GPUFLOW_DASK_FORKSERVER": "1"}))
         self.assertTrue(pays(2, 2, {"GPUFLOW_DASK_FORKSERVER": "yes"}))  # not 0 / 1: the rule
+
+    def test_each_cluster_sets_the_method_again(self):
+        # serve may start local:1 (spawned on this 2-core machine) after local-cuda (forked) in one bridge.
+        import dask
+        import distributed  # noqa: F401 - its configuration's defaults
+
+        from gpuflow_dask import forkserver
+
+        key = "distributed.worker.multiprocessing-method"
+        with dask.config.set({key: dask.config.get(key)}), mock.patch.dict(os.environ, {"GPUFLOW_DASK_FORKSERVER": ""}), \
+                mock.patch.object(os, "cpu_count", lambda: 2):
+            forkserver.use("local-cuda")
+            self.assertEqual(dask.config.get(key), "forkserver")
+            forkserver.use("local:1")
+            self.assertEqual(dask.config.get(key), "spawn")
 
 
 # A bridge's start in a process of its own (multiprocessing's forkserver is one per process).
