@@ -40,6 +40,15 @@ PRELOAD = [
 ]
 
 
+# distributed's default `distributed.nanny.pre-spawn-environ` (2022.12 to 2026.x): each Nanny
+# sets it in this process before it starts its worker, where a variable is not set already.
+# glibc's malloc and the BLAS read it only as a process starts, and every forked worker inherits
+# the forkserver's NumPy, so the forkserver started early has to start with it (left to
+# distributed, it starts after the first Nanny set it). A value given in dask's configuration
+# instead of the environment is not seen here.
+PRE_SPAWN_ENV = {"MALLOC_TRIM_THRESHOLD_": "65536", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
 def pays(workers: int, cores: int, env: Optional[Dict[str, str]] = None, gpus: bool = False) -> bool:
     """Whether a cluster we start forks its workers from the forkserver rather than spawning each
     (which imports distributed, NumPy and pandas itself).
@@ -77,6 +86,8 @@ def start_early(target: str) -> bool:
     import multiprocessing
     from multiprocessing import forkserver
 
+    for k, v in PRE_SPAWN_ENV.items():
+        os.environ.setdefault(k, v)
     multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
     forkserver.ensure_running()
     trace.trace("forkserver-started")

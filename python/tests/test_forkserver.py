@@ -60,7 +60,12 @@ server = mpf._forkserver._forkserver_pid
 client, cluster = start("local:1", 60)
 try:
     parents = client.run(os.getppid)
+    env = {}
+    if server is not None:
+        with open(f"/proc/{server}/environ", "rb") as f:
+            env = dict(e.decode().split("=", 1) for e in f.read().split(b"\0") if b"=" in e)
     print(json.dumps({"early": early, "server": server, "parents": list(parents.values()),
+                      "serverEnv": {k: env.get(k) for k in ("OMP_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_")},
                       "preload": mpf._forkserver._preload_modules == forkserver.PRELOAD}))
 finally:
     client.close()
@@ -70,7 +75,8 @@ finally:
 
 class EarlyForkserver(unittest.TestCase):
     def run_bridge(self, forkserver: str):
-        env = {**os.environ, "GPUFLOW_DASK_FORKSERVER": forkserver, "GPUFLOW_DASK_WARM": "0",
+        env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_")}
+        env = {**env, "GPUFLOW_DASK_FORKSERVER": forkserver, "GPUFLOW_DASK_WARM": "0",
                "PYTHONPATH": str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         r = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr[-2000:])
@@ -83,6 +89,9 @@ class EarlyForkserver(unittest.TestCase):
         self.assertEqual(got["parents"], [got["server"]])
         # distributed was told the preload is set: it kept ours (and did not import its own list here).
         self.assertTrue(got["preload"])
+        # It started with distributed's pre-spawn environment, which its workers' NumPy and malloc
+        # inherit (a forkserver started by distributed starts after the first Nanny set it).
+        self.assertEqual(got["serverEnv"], {"OMP_NUM_THREADS": "1", "MALLOC_TRIM_THRESHOLD_": "65536"})
 
     def test_nothing_started_where_it_does_not_pay(self):
         got = self.run_bridge("0")
