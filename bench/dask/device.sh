@@ -11,8 +11,9 @@
 #     GPUFLOW_DASK_FORKSERVER=0, each worker spawned and importing distributed itself where
 #     local-cuda forks them from a forkserver started with the bridge; cold for
 #     GPUFLOW_DASK_WARM=0; late for GPUFLOW_DASK_EARLY=0, no prestart, so the forkserver starts
-#     with the first worker; nobytecode for no bytecode read or written, as the 09:03 run had it:
-#     PYTHONDONTWRITEBYTECODE=1 and an empty PYTHONPYCACHEPREFIX; ownpin for GPUFLOW_DASK_PIN=own,
+#     with the first worker; nobytecode for the packed site without bytecode, as the 09:03 run
+#     had it: a copy of it without __pycache__ first on PYTHONPATH, PYTHONDONTWRITEBYTECODE=1;
+#     ownpin for GPUFLOW_DASK_PIN=own,
 #     each local-cuda worker seeing its GPU alone instead of every GPU with its own first);
 #   - through bench/dask/seed_dask.py on the same two clusters (the graph without the CLI);
 #   - hand-written Dask + CuPy (bench/engine-gpu/dask_cupy.py), a current dask from wheels.
@@ -91,6 +92,9 @@ EOF
 # written gets its bytecode under PYTHONPYCACHEPREFIX (exported: the bridge and workers read it).
 # The line says how long the imports (a fresh process each, nothing written) took before and after.
 import_s() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/python:$PYTHONPATH" "$PY" -c "import time; t = time.perf_counter(); import $1; print(round(time.perf_counter() - t, 3))" 2>/dev/null || echo null; }
+# The nobytecode variant's site: the packed one as it came, without bytecode (the 09:03 run's).
+NOPYC_SITE=/tmp/gpuflow-site-nobytecode
+rm -rf "$NOPYC_SITE" && cp -r .devbuild/dask/site "$NOPYC_SITE" && find "$NOPYC_SITE" -name __pycache__ -prune -exec rm -rf {} +
 before_d=$(import_s distributed)
 before_g=$(import_s gpuflow_dask.bridge)
 # The machine's own NumPy, pandas and CuPy too, where installed without bytecode (every worker
@@ -168,7 +172,7 @@ for n in "$SMALL" "$N"; do
     fi
     # The runs as gpuflow makes them, then (full size) one with each wall cut turned around.
     variants=("default:")
-    [ "$small" = true ] || variants+=("spawn:GPUFLOW_DASK_FORKSERVER=0" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0" "nobytecode:PYTHONDONTWRITEBYTECODE=1 PYTHONPYCACHEPREFIX=/tmp/gpuflow-no-pycache" "ownpin:GPUFLOW_DASK_PIN=own")
+    [ "$small" = true ] || variants+=("spawn:GPUFLOW_DASK_FORKSERVER=0" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0" "nobytecode:PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$NOPYC_SITE:$PYTHONPATH" "ownpin:GPUFLOW_DASK_PIN=own")
     for variant in "${variants[@]}"; do
       vname=${variant%%:*}
       venv=${variant#*:}
