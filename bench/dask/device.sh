@@ -7,10 +7,14 @@
 #     each line with the run's phase trace (GPUFLOW_TRACE_START=1; "trace": [process, phase, ms
 #     since the CLI's spawn]: the CLI's dask-* phases, the bridge's, each worker's warm-up and first
 #     task; docs/dask.md, "Where a --dask run's wall goes"), and at the full size one more run a
-#     cluster with each of the wall cuts turned around ("variant": forkserver for
-#     GPUFLOW_DASK_FORKSERVER=1, the workers forked from distributed's forkserver, which gpuflow
-#     does by itself only where the workers outnumber the cores; cold for GPUFLOW_DASK_WARM=0;
-#     late for GPUFLOW_DASK_EARLY=0);
+#     cluster with each of the wall cuts turned around ("variant": spawn for
+#     GPUFLOW_DASK_FORKSERVER=0, each worker spawned and importing distributed itself where
+#     local-cuda forks them from a forkserver started with the bridge; cold for
+#     GPUFLOW_DASK_WARM=0; late for GPUFLOW_DASK_EARLY=0, no prestart, so the forkserver starts
+#     with the first worker; nobytecode for the packed site without bytecode, as the 09:03 run
+#     had it: a copy of it without __pycache__ first on PYTHONPATH, PYTHONDONTWRITEBYTECODE=1;
+#     ownpin for GPUFLOW_DASK_PIN=own,
+#     each local-cuda worker seeing its GPU alone instead of every GPU with its own first);
 #   - through bench/dask/seed_dask.py on the same two clusters (the graph without the CLI);
 #   - hand-written Dask + CuPy (bench/engine-gpu/dask_cupy.py), a current dask from wheels.
 # One JSON line per measurement, on stdout and in $OUT/dask-device.jsonl.
@@ -73,9 +77,48 @@ for m in ("dask", "distributed", "tornado", "numpy", "pandas", "cupy"):
         r[m] = f"not importable: {type(e).__name__}: {e}"
 import numpy
 r["numpy_core"] = hasattr(numpy, "core")
+# Whether this interpreter writes bytecode (the packed site has none: pack-device.sh leaves it out).
+import os
+r["dont_write_bytecode"] = sys.dont_write_bytecode
+r["bytecode_env"] = {k: os.environ.get(k) for k in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
 print(json.dumps(r))
 EOF
 )"
+
+# Set-up, not measured: the packed site and python/ compiled to bytecode, as a user's install has
+# it (Debian's packages are compiled when installed). Without it every process of every run may
+# compile distributed again: `import distributed` took 1.1-1.4 s in the bridge and each worker
+# on the four-GPU machine, ~0.3 s on a 2-core machine with bytecode. A folder that cannot be
+# written gets its bytecode under PYTHONPYCACHEPREFIX (exported: the bridge and workers read it).
+# The line says how long the imports (a fresh process each, nothing written) took before and after.
+import_s() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/python:$PYTHONPATH" "$PY" -c "import time; t = time.perf_counter(); import $1; print(round(time.perf_counter() - t, 3))" 2>/dev/null || echo null; }
+# The nobytecode variant's site: the packed one as it came, without bytecode (the 09:03 run's).
+NOPYC_SITE=/tmp/gpuflow-site-nobytecode
+rm -rf "$NOPYC_SITE" && cp -r .devbuild/dask/site "$NOPYC_SITE" && find "$NOPYC_SITE" -name __pycache__ -prune -exec rm -rf {} +
+before_d=$(import_s distributed)
+before_g=$(import_s gpuflow_dask.bridge)
+# The machine's own NumPy, pandas and CuPy too, where installed without bytecode (every worker
+# imports NumPy; a GPU worker CuPy): their folders join the compile.
+BYTECODE_DIRS=(.devbuild/dask/site python)
+for m in numpy pandas cupy; do
+  d=$("$PY" -c 'import importlib.util as u, os, sys
+s = u.find_spec(sys.argv[1])
+if s and s.origin and not os.path.exists(u.cache_from_source(s.origin)): print(os.path.dirname(s.origin))' "$m" 2>/dev/null)
+  [ -z "$d" ] || BYTECODE_DIRS+=("$d")
+done
+c0=$(date +%s%N)
+# compiled: whether distributed's bytecode is where this interpreter will look for it.
+compiled() { "$PY" -c 'import importlib.util as u, os, sys; sys.exit(0 if os.path.exists(u.cache_from_source(sys.argv[1])) else 1)' "$PWD/.devbuild/dask/site/distributed/__init__.py"; }
+where=inplace
+"$PY" -m compileall -q -j 0 "${BYTECODE_DIRS[@]}" > "$OUT/compileall.log" 2>&1
+if ! compiled; then
+  export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-/tmp/gpuflow-pycache}
+  where=$PYTHONPYCACHEPREFIX
+  "$PY" -m compileall -q -j 0 "${BYTECODE_DIRS[@]}" >> "$OUT/compileall.log" 2>&1
+  compiled || where=failed
+fi
+compile_ms=$((($(date +%s%N) - c0) / 1000000))
+emit "{\"kind\":\"bytecode\",\"where\":\"$where\",\"dirs\":\"${BYTECODE_DIRS[*]}\",\"compileMs\":$compile_ms,\"importDistributedSeconds\":{\"before\":$before_d,\"after\":$(import_s distributed)},\"importBridgeSeconds\":{\"before\":$before_g,\"after\":$(import_s gpuflow_dask.bridge)}}"
 
 # nvidia-smi sampled every 200 ms while a step runs: each GPU's peak utilisation and memory, added
 # to the step's line as "smi" (where the work ran: the issue's question for local-cuda).
@@ -129,7 +172,7 @@ for n in "$SMALL" "$N"; do
     fi
     # The runs as gpuflow makes them, then (full size) one with each wall cut turned around.
     variants=("default:")
-    [ "$small" = true ] || variants+=("forkserver:GPUFLOW_DASK_FORKSERVER=1" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0")
+    [ "$small" = true ] || variants+=("spawn:GPUFLOW_DASK_FORKSERVER=0" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0" "nobytecode:PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$NOPYC_SITE:$PYTHONPATH" "ownpin:GPUFLOW_DASK_PIN=own")
     for variant in "${variants[@]}"; do
       vname=${variant%%:*}
       venv=${variant#*:}
@@ -137,7 +180,8 @@ for n in "$SMALL" "$N"; do
       for rep in $(seq 1 "$vreps"); do
         line=$( ([ "$vis" = - ] || export CUDA_VISIBLE_DEVICES=$vis
           export GPUFLOW_TRACE_START=1
-          [ -z "$venv" ] || export "$venv"
+          # shellcheck disable=SC2086 # a variant's settings are NAME=VALUE words
+          [ -z "$venv" ] || export $venv
           step node bench/engine-gpu/timed-run.mjs "{\"kind\":\"gpuflow-run-dask\",\"variant\":\"$vname\",\"target\":\"$target\",\"gpus\":$gpus,\"n\":$n,\"rep\":$rep,\"localDigest\":\"$want\"}" --timeout "$([ "$small" = true ] && echo 60 || echo 90)" --stderr -- "$CLI" run $(ARGS_OF "$n") --dask "$target") )
         emit "$line"
         got=$(echo "$line" | digest_of)

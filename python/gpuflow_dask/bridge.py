@@ -101,10 +101,11 @@ def cuda_status() -> "tuple[bool, str]":
 
     if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
         return False, "disabled by GPUFLOW_DASK_DEVICE=cpu"
-    if not any((c.parent / capi.CUDA_LIB_NAME).exists() for c in capi.candidates()):
+    if not capi.cuda_library_file():
         return False, f"no {capi.CUDA_LIB_NAME} (built by node native/build.mjs where nvcc is)"
     code = "import json; from gpuflow_dask import capi; ok = capi.load_cuda() is not None; print(json.dumps([ok, capi.cuda_why()]))"
     env = os.environ.copy()
+    env["CUDA_VISIBLE_DEVICES"] = first_gpu(env.get("CUDA_VISIBLE_DEVICES"))
     here = os.path.dirname(os.path.dirname(os.path.abspath(capi.__file__)))  # the folder holding gpuflow_dask
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
@@ -118,6 +119,17 @@ def cuda_status() -> "tuple[bool, str]":
         return False, f"the CUDA check did not finish within {CUDA_CHECK_S:g} s"
     except (ValueError, IndexError, OSError) as e:
         return False, f"the CUDA check failed: {type(e).__name__}: {e}"
+
+
+def first_gpu(visible: Optional[str]) -> str:
+    """The CUDA check's CUDA_VISIBLE_DEVICES: the first GPU of `visible` (the bridge's value; none
+    set: the first device). One device answers "CUDA initialises a device here", and the check
+    then initialises the driver for that one only: on `gpuflow run --dask local-cuda` it runs
+    while the workers create their own contexts. "" or -1 (no device) stay as they are."""
+    if visible is None:
+        return "0"
+    first = visible.split(",")[0].strip()
+    return visible if first in ("", "-1") else first
 
 
 def capi_status() -> Dict[str, Any]:

@@ -201,6 +201,11 @@ _cuda_why: Optional[str] = None
 _cuda_tried = False
 
 
+def cuda_library_file() -> bool:
+    """Whether a CUDA library file is where load_cuda looks (nothing loaded: it may still fail)."""
+    return any((c.parent / CUDA_LIB_NAME).exists() for c in candidates())
+
+
 def load_cuda() -> Optional[ctypes.CDLL]:
     """The CUDA library when it loads AND a device is usable, else None (`cuda_why()` says why).
     GPUFLOW_DASK_DEVICE=cpu keeps programs on the CPU library."""

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import trace
+from . import forkserver, trace
 from .messages import WorkerInfo
 
 log = logging.getLogger("gpuflow_dask")
@@ -42,30 +42,6 @@ def quiet_nvml() -> None:
     if int(distributed.__version__.split(".")[0]) < 2023:
         os.environ["DASK_DISTRIBUTED__DIAGNOSTICS__NVML"] = "False"
         dask.config.set({"distributed.diagnostics.nvml": False})
-
-
-def forkserver_pays(workers: int, cores: int, env: Optional[Dict[str, str]] = None) -> bool:
-    """Whether a cluster we start forks its worker processes from distributed's forkserver
-    (which imports distributed, numpy and pandas once) rather than spawning each (which imports
-    them itself): where the workers and the bridge outnumber the cores, so their imports would
-    compete. Measured on 2 cores (docs/dask.md, the phase trace): `local:2` 2.94 s of wall with
-    the forkserver against 3.46 s spawned, `local:1` 2.39 s against 2.30 s (the forkserver's own
-    start and the bridge's imports for it are then on the way). GPUFLOW_DASK_FORKSERVER=1 / 0
-    decides instead. The forkserver never touches CUDA, so a worker's CUDA_VISIBLE_DEVICES (Nanny
-    env, applied in the child before any CUDA call) still pins it."""
-    e = os.environ if env is None else env
-    given = e.get("GPUFLOW_DASK_FORKSERVER")
-    if given in ("0", "1"):
-        return given == "1"
-    return workers + 1 > cores
-
-
-def use_forkserver(workers: int) -> None:
-    """Sets distributed's multiprocessing method for the cluster about to start (forkserver_pays)."""
-    import dask
-
-    if forkserver_pays(workers, os.cpu_count() or 1):
-        dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
 
 
 def security(target: str, tls: Optional[Dict[str, str]]) -> Optional[Any]:
@@ -97,7 +73,7 @@ def start(target: str, timeout_s: float, tls: Optional[Dict[str, str]] = None) -
         cores = os.cpu_count() or 1
         if not 1 <= n <= cores:
             raise ConnectError("internal", f"local:{n}: this machine has {cores} cores; use local:1 to local:{cores}")
-        use_forkserver(n)
+        forkserver.use(target)
         # Loopback only: the scheduler, the nannies, the workers and the dashboard (which has no
         # authentication) answer on 127.0.0.1, never on the machine's other interfaces.
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0", preload=WARM_PRELOAD)
@@ -130,7 +106,7 @@ def _local_cuda(timeout_s: float) -> Tuple[Any, Any]:
     if not gpus:
         raise ConnectError("local-cuda-missing", "local-cuda: no GPU is visible here (CUDA_VISIBLE_DEVICES is empty or unset and nvidia-smi lists none); use local:N")
     trace.trace("gpus-listed")
-    use_forkserver(len(gpus))
+    forkserver.use("local-cuda")
     cluster = start_cuda_cluster(gpus)
     trace.trace("cluster-started")
     return Client(cluster, timeout=timeout_s), cluster

@@ -33,9 +33,19 @@ def visible_gpus(env: Optional[Dict[str, str]] = None, nvidia_smi: Optional[str]
     return [line.strip() for line in out.splitlines() if line.strip().isdigit()]
 
 
-def pinned(gpus: Sequence[str], i: int) -> str:
-    """Worker i's CUDA_VISIBLE_DEVICES: its GPU first, then the others in order (dask-cuda's rule)."""
-    return ",".join([*gpus[i:], *gpus[:i]])
+def pinned(gpus: Sequence[str], i: int, env: Optional[Dict[str, str]] = None) -> str:
+    """Worker i's CUDA_VISIBLE_DEVICES: its GPU first, then the others in order (dask-cuda's
+    rule), or with GPUFLOW_DASK_PIN=own its GPU alone. gpuflow's workers use only their first
+    device (chunks move between workers through Dask, not GPU peer copies), and a process that
+    sees one GPU initialises the driver for that one only, where each of four workers seeing
+    all four opens every device. On the four-GPU machine the four workers' contexts, created at
+    once, took 1.1-1.6 s; whether pinning each to its GPU alone shortens that is what
+    bench/dask/device.sh's `ownpin` variant measures (no GPU here)."""
+    e = os.environ if env is None else env
+    given = e.get("GPUFLOW_DASK_PIN", "rotate")
+    if given not in ("rotate", "own"):
+        raise ValueError(f"GPUFLOW_DASK_PIN must be 'rotate' (each worker sees every GPU, its own first) or 'own' (its GPU alone), got {given!r}")
+    return gpus[i] if given == "own" else ",".join([*gpus[i:], *gpus[:i]])
 
 
 def worker_specs(gpus: Sequence[str], threads: int = 1, memory_limit: Any = "auto") -> Dict[str, Dict[str, Any]]:

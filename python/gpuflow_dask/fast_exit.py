@@ -53,28 +53,35 @@ def close_fast(bridge: Any) -> None:
 
 
 def _wait_dead(procs: List[Any], timeout_s: float = 5.0) -> None:
-    """Waits until each killed process is gone or a zombie: our children are reaped here; a
-    forkserver's children stay zombies until init reaps them, which psutil.wait_procs would wait
-    for (over a second)."""
-    import psutil
-
+    """Waits until each killed process runs no more code: gone, a zombie, or exiting (its kernel
+    teardown begun). Not until the teardown ends: a GPU worker's takes ~0.1 s (its CUDA context
+    freed by the driver?): the spawned four-GPU cluster's kill took 0.39 s, ~0.1 s a worker,
+    against 18 ms for the same workers forked from the forkserver. Children already exited are
+    reaped here; the rest are reaped by whoever inherits them when this process exits next."""
     left = list(procs)
     end = time.time() + timeout_s
     while left and time.time() < end:
-        still = []
-        for p in left:
-            try:
-                if p.ppid() == os.getpid():
-                    p.wait(timeout=0)
-                elif p.status() != psutil.STATUS_ZOMBIE:
-                    still.append(p)
-            except psutil.TimeoutExpired:
-                still.append(p)
-            except psutil.Error:  # gone
-                pass
-        left = still
+        left = [p for p in left if not _stopped(p.pid)]
         if left:
             time.sleep(0.005)
+
+
+# The kernel's PF_EXITING task flag (include/linux/sched.h): set as a killed process starts to exit.
+_PF_EXITING = 0x4
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process `pid` is gone, a zombie (reaped now if it is our child) or exiting."""
+    try:
+        fields = trace.stat_fields(pid)
+    except (OSError, IndexError):
+        return True
+    if fields[0] in ("Z", "X"):
+        if int(fields[1]) == os.getpid():
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        return True
+    return bool(int(fields[6]) & _PF_EXITING)
 
 
 def _hold_loop(cluster: Any, timeout_s: float = 2.0) -> None:

@@ -4,7 +4,8 @@
 GPUFLOW_DASK_PRESTART naming the target (main/dask/early.ts). The bridge then starts that cluster
 in a thread at once, while it imports what its `ready` line reports and checks CUDA, and while
 the CLI reads and compiles the workflow: the worker processes' start (each imports distributed,
-~1 s) no longer waits for both (docs/dask.md, the phase trace). `connect` for the same target
+~1 s) no longer waits for both (docs/dask.md, the phase trace); where the cluster forks its
+workers from the forkserver (forkserver.py), that starts first. `connect` for the same target
 takes it; any other target, or none, discards it.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ log = logging.getLogger("gpuflow_dask")
 
 class Prestart:
     def __init__(self, target: str, timeout_s: float) -> None:
+        from . import forkserver
         from .cluster import start
 
         self.target = target
@@ -27,6 +29,8 @@ class Prestart:
 
         def go() -> None:
             try:
+                # The forkserver first: its imports run beside this thread's import of distributed.
+                forkserver.start_early(target)
                 self.box["value"] = start(target, timeout_s)
             except BaseException as e:  # noqa: BLE001 - re-raised by take()
                 self.box["error"] = e

@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 import time
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 ON = os.environ.get("GPUFLOW_TRACE_START") == "1"
 
@@ -33,14 +33,20 @@ def process_started_s(pid: int) -> float:
     cannot be read). The boot time comes from /proc/uptime (centiseconds), not /proc/stat's
     btime, which is whole seconds."""
     try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            # The command name may hold spaces: fields count from after its closing parenthesis.
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        ticks = int(stat_fields(pid)[19])
         with open("/proc/uptime", encoding="ascii") as f:
             boot = time.time() - float(f.read().split()[0])
         return boot + ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return time.time()
+
+
+def stat_fields(pid: int) -> List[str]:
+    """The fields of /proc/<pid>/stat after the command name (state first, then ppid, ...);
+    OSError where the process is gone."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        # The command name may hold spaces: fields count from after its closing parenthesis.
+        return f.read().rsplit(")", 1)[1].split()
 
 
 _ORIGIN_MS = _origin_ms() if ON else 0.0

@@ -6,7 +6,7 @@ library, the CUDA library and its device (capi.load_cuda), one one-element chunk
 the path the seed's programs take (on a GPU worker: the CUDA context, the program kernel's module,
 the first device buffers), and CuPy with one allocation where chunks stay on the device
 (device.py; on the four-GPU machine CuPy's import took 0.17-0.22 s of each worker's first task
-that used it, inside the engine run). A task that
+that used it, inside the engine run), its import in a thread of its own beside the CUDA context. A task that
 arrives meanwhile waits for a load in progress (capi's and device's locks), never sees it half
 done. Nothing here changes a result: every load is the one the task would make.
 
@@ -47,6 +47,11 @@ def warm(name: str = "") -> str:
     """Loads what a first task needs; returns the backend the tiny program ran on."""
     from . import capi, device, execute, program  # noqa: F401 - execute: the task modules
 
+    if _cupy_may_help():
+        # CuPy's import (0.17-0.22 s of Python on the four-GPU machine) beside the CUDA context
+        # below (driver time, the GIL released), not after it; device's lock makes the
+        # allocation below (or a first task) wait for it.
+        threading.Thread(target=device.cupy, name="gpuflow-warm-cupy", daemon=True).start()
     lib = capi.load()
     gpu = capi.load_cuda() if lib is not None else None
     _, backend = program.run(_TINY, [])
@@ -61,6 +66,17 @@ def warm(name: str = "") -> str:
 
     trace.at(f"{name or os.getpid()}-warm-done", time.time(), who="worker")
     return backend
+
+
+def _cupy_may_help() -> bool:
+    """Whether CuPy may hold this worker's chunks: a CUDA library file, CuPy installed (looked
+    for, not imported) and the device not turned off. The allocation below still asks for the
+    library's device entry."""
+    import importlib.util
+
+    from . import capi
+
+    return os.environ.get("GPUFLOW_DASK_DEVICE") != "cpu" and capi.cuda_library_file() and importlib.util.find_spec("cupy") is not None
 
 
 def start(name: str = "") -> None:

@@ -21,7 +21,7 @@ def gpus_here() -> bool:
 
 
 def cuda_library_built() -> bool:
-    return any((c.parent / capi.CUDA_LIB_NAME).exists() for c in capi.candidates())
+    return capi.cuda_library_file()
 
 
 def build_info():
@@ -56,6 +56,24 @@ class CapiStatus(unittest.TestCase):
     def test_device_cpu_says_no_without_looking(self):
         with mock.patch.dict(os.environ, {"GPUFLOW_DASK_DEVICE": "cpu"}):
             self.assertEqual(bridge.cuda_status(), (False, "disabled by GPUFLOW_DASK_DEVICE=cpu"))
+
+    def test_the_check_sees_one_gpu(self):
+        # The check's child initialises the driver for one device, not for every GPU the local-cuda
+        # workers are creating contexts on at the same time.
+        cases = [(None, "0"), ("0,1,2,3", "0"), ("2, 3", "2"), ("GPU-aa,GPU-bb", "GPU-aa"), ("", ""), ("-1", "-1")]
+        self.assertEqual([bridge.first_gpu(v) for v, _ in cases], [want for _, want in cases])
+
+    @unittest.skipUnless(cuda_library_built(), "libgpuflow_kernels_cuda.so is not built here")
+    def test_the_check_child_gets_that_gpu(self):
+        seen = {}
+
+        def run(cmd, **kw):
+            seen.update(kw["env"])
+            return subprocess.CompletedProcess(cmd, 0, stdout='[true, ""]\n', stderr="")
+
+        with mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": "3,0,1,2"}), mock.patch.object(subprocess, "run", run):
+            self.assertEqual(bridge.cuda_status(), (True, ""))
+        self.assertEqual(seen["CUDA_VISIBLE_DEVICES"], "3")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,14 @@ class WorkerSpecs(unittest.TestCase):
         for s in specs.values():
             self.assertIs(s["cls"], Nanny)
             self.assertEqual((s["options"]["host"], s["options"]["nthreads"], s["options"]["resources"]), ("127.0.0.1", 1, {"GPU": 1}))
-        self.assertEqual(pinned(["5", "7"], 1), "7,5")
+        self.assertEqual(pinned(["5", "7"], 1, {}), "7,5")
+
+    def test_each_worker_alone_on_its_gpu_when_asked(self):
+        self.assertEqual([pinned(["0", "1", "2", "3"], i, {"GPUFLOW_DASK_PIN": "own"}) for i in range(4)], ["0", "1", "2", "3"])
+        self.assertEqual(pinned(["GPU-aa", "GPU-bb"], 1, {"GPUFLOW_DASK_PIN": "own"}), "GPU-bb")
+        self.assertEqual(pinned(["5", "7"], 1, {"GPUFLOW_DASK_PIN": "rotate"}), "7,5")
+        with self.assertRaisesRegex(ValueError, "GPUFLOW_DASK_PIN.*'alone'"):
+            pinned(["5", "7"], 1, {"GPUFLOW_DASK_PIN": "alone"})
 
     def test_threads_per_gpu_worker(self):
         # 1 (dask-cuda's default) unless GPUFLOW_DASK_GPU_THREADS says otherwise; nonsense refused.
@@ -70,14 +77,19 @@ class WorkerSpecs(unittest.TestCase):
 
 
 class BridgeOnLocalCuda(unittest.TestCase):
+    def connect_two(self, b: BridgeProcess):
+        """Connects `b` to local-cuda with two GPUs listed; its `connected` message."""
+        b.until(lambda m: m["type"] == "ready")
+        b.send({"type": "connect", "id": "c", "target": "local-cuda", "timeout_s": 60})
+        c = b.reply("c", 180)
+        self.assertEqual(c["type"], "connected", c)
+        self.assertEqual(sorted(w["name"] for w in c["workers"]), ["gpu-0", "gpu-1"])
+        return c
+
     def test_runs_the_seed_graph_on_one_worker_per_gpu(self):
         b = BridgeProcess({"CUDA_VISIBLE_DEVICES": "0,1"})
         try:
-            b.until(lambda m: m["type"] == "ready")
-            b.send({"type": "connect", "id": "c", "target": "local-cuda", "timeout_s": 60})
-            c = b.reply("c", 180)
-            self.assertEqual(c["type"], "connected", c)
-            self.assertEqual(sorted(w["name"] for w in c["workers"]), ["gpu-0", "gpu-1"])
+            self.connect_two(b)
             fx = fixture("seed")
             out = fx["outputs"]["total"]["key"]
             start = len(b.messages)
@@ -88,6 +100,27 @@ class BridgeOnLocalCuda(unittest.TestCase):
             np.testing.assert_allclose(from_wire(result["values"][out]), js_value(fx, out), rtol=1e-12)
         finally:
             self.assertEqual(b.close(), 0)
+
+    def test_prestarted_workers_are_forks_of_the_early_forkserver(self):
+        # As `gpuflow run --dask local-cuda` starts it (main/dask/early.ts): the forkserver is
+        # started before distributed is imported, and each pinned worker is forked from it.
+        b = BridgeProcess({"CUDA_VISIBLE_DEVICES": "0,1", "GPUFLOW_DASK_PRESTART": "local-cuda", "GPUFLOW_TRACE_START": "1"})
+        try:
+            c = self.connect_two(b)
+            parents = {_ppid(w["pid"]) for w in c["workers"]}
+            self.assertEqual(len(parents), 1)  # one process forked both
+            server = parents.pop()
+            self.assertNotEqual(server, b.proc.pid)
+            self.assertEqual(_ppid(server), b.proc.pid)  # the bridge's forkserver
+            labels = [line.split()[2] for line in b.stderr if line.startswith("gpuflow-trace bridge ")]
+            self.assertLess(labels.index("forkserver-started"), labels.index("distributed-imported"))
+        finally:
+            self.assertEqual(b.close(), 0)
+
+
+def _ppid(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
 
 
 if __name__ == "__main__":

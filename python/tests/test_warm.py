@@ -62,6 +62,26 @@ class WarmUp(unittest.TestCase):
             self.assertEqual(lib.calls, ["host buffers"])  # the seed's path: a reduction over no input
             self.assertIsNotNone(device._found)  # CuPy looked for (imported) by the warm-up
 
+    @unittest.skipIf(capi.load() is None, "libgpuflow_kernels.so is not built here (node native/build.mjs)")
+    def test_cupy_is_imported_while_the_cuda_library_loads(self):
+        looked = threading.Event()
+        during = []
+
+        def look():
+            looked.set()
+            return fake_cupy(), ""
+
+        def load_cuda(real=capi.load_cuda):
+            # The CUDA context's creation: CuPy's import has begun meanwhile (it used to come after).
+            during.append(looked.wait(10))
+            return real()
+
+        with fake_gpu(), mock.patch.object(device, "_found", None), mock.patch.object(device, "_look", look), \
+                mock.patch.object(capi, "load_cuda", load_cuda), mock.patch.object(warm, "_cupy_may_help", lambda: True):
+            self.assertEqual(warm.warm("gpu"), "capi-cuda")
+            self.assertIsNotNone(device._found)
+        self.assertTrue(during and all(during), during)
+
     def test_start_is_once_per_process_and_can_be_turned_off(self):
         with mock.patch.dict("os.environ", {"GPUFLOW_DASK_WARM": "0"}), mock.patch.object(warm, "_started", None):
             warm.start("x")

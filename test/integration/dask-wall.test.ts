@@ -44,9 +44,14 @@ function marked(mark: string): number[] {
     if (!/^\d+$/.test(d)) continue;
     try {
       const env = readFileSync(`/proc/${d}/environ`, 'latin1');
+      // The fields after the command name: state, ppid, pgrp, session, tty, tpgid, flags, ...
       const stat = readFileSync(`/proc/${d}/stat`, 'latin1');
-      // A zombie has exited: only its parent's wait is missing.
-      if (env.includes(mark) && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') found.push(Number(d));
+      const fields = stat.slice(stat.lastIndexOf(')') + 1).trim().split(' ');
+      // A zombie has exited: only its parent's wait is missing. An exiting process (the kernel's
+      // PF_EXITING flag, 0x4) was killed and runs no more code: its teardown (a GPU worker's CUDA
+      // context) is the kernel's, which the bridge does not wait for (fast_exit.py).
+      const exiting = (Number(fields[6]) & 0x4) !== 0;
+      if (env.includes(mark) && fields[0] !== 'Z' && !exiting) found.push(Number(d));
     } catch {
       // Gone, or not ours to read.
     }
