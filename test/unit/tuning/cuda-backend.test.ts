@@ -10,7 +10,8 @@ import { runDropoutChecks, runOptimizerChecks } from '../../../worker/kernels/tf
 import type { TfDevice } from '../../../worker/kernels/tfjs/cuda/device';
 import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
 import { defaultTfjsEnvironment, GPU_MIN_MACS_PER_ROW } from '../../../worker/kernels/tfjs/backend';
-import { clearDeviceData, datasetDigest, deviceDataStats } from '../../../worker/kernels/tfjs/cuda/device-data';
+import { clearDeviceData, datasetDigest, deviceDataStats, nameSyntheticRows, rowsKey } from '../../../worker/kernels/tfjs/cuda/device-data';
+import type { DataSpec } from '../../../common/tuning/data-spec';
 import { digestOf } from '../../../main/api/run-record';
 import { resultDigest } from '../../../common/digest';
 import type { RunResult } from '../../../common/results';
@@ -224,6 +225,37 @@ describe('training rows kept on the device between trials (fake device)', () => 
     await trainTrial(spec('a', 8), other);
     expect(deviceDataStats().entries).toBe(2);
     expect(datasetDigest(other.train)).not.toBe(datasetDigest(data.train));
+    clearDeviceData();
+  }, 60_000);
+
+  it("names synthetic rows by their DataSpec: another build of that spec shares the device entry; a table's rows keep their digest", async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    clearDeviceData();
+    const dataSpec: DataSpec = { source: { kind: 'classification', nSamples: 200, nFeatures: 10, nInformative: 4, nClasses: 3, seed: 6 }, split: { validationFraction: 0.25, seed: 6 } };
+    const build = () => {
+      const s = dataSpec.source.kind === 'classification' ? dataSpec.source : undefined;
+      if (!s) throw new Error('unreachable');
+      const d = trainValidationSplit(makeClassification(s), dataSpec.split);
+      nameSyntheticRows(dataSpec, d.train);
+      return d;
+    };
+    // Two workers' caches (or one after a clear) hold distinct objects with the same rows.
+    const a = build();
+    const b = build();
+    expect(a.train).not.toBe(b.train);
+    expect(rowsKey(a.train)).toBe(`spec:${JSON.stringify(dataSpec)}`);
+    expect(rowsKey(b.train)).toBe(rowsKey(a.train));
+    const s0 = deviceDataStats();
+    const first = await trainTrial(spec('a', 8), a);
+    const second = await trainTrial(spec('a', 8), b);
+    expect(deviceDataStats().misses - s0.misses).toBe(1);
+    expect(deviceDataStats().hits - s0.hits).toBe(1);
+    expect(second.history).toEqual(first.history);
+    // Rows the spec does not determine: a table source, and rows nobody named.
+    const table = trainValidationSplit(makeClassification({ nSamples: 200, nFeatures: 10, nInformative: 4, nClasses: 3, seed: 6 }), { validationFraction: 0.25, seed: 6 });
+    nameSyntheticRows({ source: { kind: 'table', ref: 't', features: ['a'], target: 'y', task: 'classification' }, split: dataSpec.split }, table.train);
+    expect(rowsKey(table.train)).toBe(`sha256:${datasetDigest(table.train)}`);
+    expect(rowsKey(data.train)).toBe(`sha256:${datasetDigest(data.train)}`);
     clearDeviceData();
   }, 60_000);
 });
