@@ -31,9 +31,11 @@ const fitted = new WeakMap<Dataset, Scaler>();
 
 /**
  * Mean and population standard deviation of each feature (and of a regression target). The rows
- * are read in memory order, one running sum per column: each column's sums add the same values in
- * the same row order as a column-by-column loop, so the result is that loop's to the bit, without
- * its stride of nFeatures floats between reads.
+ * are read in memory order, one running sum per column, four rows a step: `sum + a + b + c + d`
+ * adds left to right, so each column's sums add the same values in the same row order as a
+ * column-by-column loop, and the result is that loop's to the bit, without its stride of
+ * nFeatures floats between reads (48 000 x 784: 486 ms column by column, about 200 ms a row at a
+ * time, 75 ms four at a time on the build machine).
  */
 export function fitScaler(ds: Dataset): Scaler {
   let s = fitted.get(ds);
@@ -48,16 +50,30 @@ export function fitScaler(ds: Dataset): Scaler {
 function computeScaler(ds: Dataset): Scaler {
   const { x, nRows: n, nFeatures: d } = ds;
   const sum = new Float64Array(d);
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
     const row = i * d;
-    for (let j = 0; j < d; j++) sum[j] += x[row + j];
+    for (let j = 0; j < d; j++) {
+      const k = row + j;
+      sum[j] = sum[j] + x[k] + x[k + d] + x[k + 2 * d] + x[k + 3 * d];
+    }
   }
+  for (; i < n; i++) for (let j = 0; j < d; j++) sum[j] += x[i * d + j];
   const mean = sum.map((v) => v / n);
   const sq = new Float64Array(d);
-  for (let i = 0; i < n; i++) {
+  for (i = 0; i + 3 < n; i += 4) {
     const row = i * d;
-    for (let j = 0; j < d; j++) sq[j] += (x[row + j] - mean[j]) ** 2;
+    for (let j = 0; j < d; j++) {
+      const k = row + j;
+      const m = mean[j];
+      const a = x[k] - m;
+      const b = x[k + d] - m;
+      const c = x[k + 2 * d] - m;
+      const e = x[k + 3 * d] - m;
+      sq[j] = sq[j] + a * a + b * b + c * c + e * e;
+    }
   }
+  for (; i < n; i++) for (let j = 0; j < d; j++) sq[j] += (x[i * d + j] - mean[j]) ** 2;
   const xStd = Array.from(sq, (v) => spread(Math.sqrt(v / n)));
   let yMean = 0;
   let yStd = 1;
