@@ -28,7 +28,7 @@ import { fitScaler, scaledFeatures, scaleX, scaleY } from './scaling';
 import { disposeModel, MODEL_FORMAT, type TrainedModel } from './trained-model';
 import type { TrialModelStore } from './trial-store';
 import { GPUFLOW_CUDA } from './cuda/backend';
-import { trainingTensors, type TrainingTensors } from './cuda/device-data';
+import { deviceScaledFeatures, trainingTensors, type TrainingTensors } from './cuda/device-data';
 import { traceStart } from '../../../common/start-trace';
 
 const ownTensors = (t: { x: tf.Tensor; y: tf.Tensor }): TrainingTensors => ({ ...t, release: () => tf.dispose([t.x, t.y]) });
@@ -145,10 +145,12 @@ export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOp
   const { train, validation } = data;
   const history: EpochRecord[] = [];
   let stopped = false;
-  const make = () => ({ x: tf.tensor2d(scaleX(m.meta.scaler, train.x, train.nRows), [train.nRows, train.nFeatures]), y: targetTensor(m, train) });
-  // On the GPU the rows stay on the device for the worker's next trial over them (device-data.ts).
-  const rows: TrainingTensors =
-    tf.getBackend() === GPUFLOW_CUDA ? trainingTensors(train, JSON.stringify([m.meta.task, m.meta.classes.length, m.meta.scaler]), make) : ownTensors(make());
+  const onDevice = tf.getBackend() === GPUFLOW_CUDA;
+  // On the GPU the rows go up raw and are scaled there (the same bytes), and they stay on the
+  // device for the worker's next trial over them (device-data.ts).
+  const features = () => (onDevice ? deviceScaledFeatures(m.meta.scaler, train) : tf.tensor2d(scaleX(m.meta.scaler, train.x, train.nRows), [train.nRows, train.nFeatures]));
+  const make = () => ({ x: features(), y: targetTensor(m, train) });
+  const rows: TrainingTensors = onDevice ? trainingTensors(train, JSON.stringify([m.meta.task, m.meta.classes.length, m.meta.scaler]), make) : ownTensors(make());
   const { x, y } = rows;
   try {
     while (m.meta.epochs < spec.epochs) {

@@ -17,6 +17,8 @@ import { createHash } from 'node:crypto';
 import { traceStart } from '../../../../common/start-trace';
 import type { DataSpec } from '../../../../common/tuning/data-spec';
 import type { Dataset } from '../datasets';
+import type { Scaler } from '../scaling';
+import { SCALE_COLUMNS } from './kernels';
 
 export interface TrainingTensors {
   x: tf.Tensor;
@@ -73,6 +75,14 @@ export function nameSyntheticRows(spec: DataSpec, train: Dataset): void {
 /** The rows' part of the cache key: their spec's name, else their digest. */
 export function rowsKey(d: Dataset): string {
   return names.get(d) ?? `sha256:${datasetDigest(d)}`;
+}
+
+/**
+ * The rows' features standardised on the device: uploaded raw and scaled there (SCALE_COLUMNS,
+ * the host scaleX's bytes), so the host makes no scaled copy of 150 MB first.
+ */
+export function deviceScaledFeatures(s: Scaler, d: Dataset): tf.Tensor {
+  return tf.tidy(() => tf.engine().runKernel(SCALE_COLUMNS, { x: tf.tensor2d(d.x, [d.nRows, d.nFeatures]) }, { mean: s.xMean, std: s.xStd }) as tf.Tensor);
 }
 
 function used(): number {
