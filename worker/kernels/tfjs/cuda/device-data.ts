@@ -1,8 +1,9 @@
 /**
  * The training rows of a worker's trials kept on the GPU between trials: on gpuflow-cuda a
- * trial's scaled features and its targets are device tensors, and the next trial over the same
- * data (every trial of a search on this worker) takes them from here instead of scaling and
- * uploading them again (48 000 × 784 floats, 150 MB, for the MNIST-shaped example).
+ * trial's scaled features (uploaded raw, scaled on the device: deviceScaledFeatures) and its
+ * targets are device tensors, and the next trial over the same data (every trial of a search on
+ * this worker) takes them from here instead of uploading and scaling them again (48 000 × 784
+ * floats, 150 MB, for the MNIST-shaped example).
  *
  * Keyed by the rows' identity, the scaler and the target form, so two trials share tensors only
  * when they would have built equal ones. Synthetic rows are a pure function of their DataSpec, so
