@@ -248,6 +248,14 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
         writeDropoutMask(get(out), n, k0, k1, rate, scale);
         return;
       }
+      case TfOp.ScaleColumns: {
+        const [x, out, rows, cols] = r.list(4);
+        const mean = r.list(cols), std = r.list(cols);
+        const xs = get(x), o = get(out);
+        // Float32Array stores round to nearest once, as the kernel's __double2float_rn.
+        for (let i = 0; i < rows * cols; i++) o[i] = (xs[i] - mean[i % cols]) / std[i % cols];
+        return;
+      }
       default:
         throw new RangeError(`fake tf: unknown op code ${op}`);
     }

@@ -25,8 +25,10 @@
  *                     ms' = p1 ms + p2 g², mom' = p3 mom + p0 g / sqrt(ms' + p4), x' = x - mom'
  *   DropoutMask out, n, k0, k1, rate, scale     out[i] = u_i > rate ? scale : 0, u_i the float32
  *            uniform of word i % 4 of Philox block i / 4 under key (k0, k1) (docs/random.md)
+ *   ScaleColumns x, out, rows, cols, mean[cols], std[cols]   out[r, c] = (x[r, c] - mean[c]) / std[c]
+ *            in doubles, rounded once to float32 (worker/kernels/tfjs/scaling.ts scaleX's bytes)
  */
-export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13 } as const;
+export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14 } as const;
 
 /** Optimizer kinds of TfOp.Optimizer, and the slots (state buffers per variable) each keeps. */
 export const OptKind = { Sgd: 0, Momentum: 1, Adam: 2, Rmsprop: 3 } as const;

@@ -11,7 +11,7 @@ import { modelSpecFromParams, type TrialResult } from '../../common/tuning/trial
 import { GPUFLOW_CUDA } from '../../worker/kernels/tfjs/cuda/backend';
 import { runKernelChecks, TOLERANCE } from '../../worker/kernels/tfjs/cuda/checks';
 import { registerOnNativeAddon } from '../../worker/kernels/tfjs/cuda/native-device';
-import { runDropoutChecks, runOptimizerChecks, TOLERANCE_AFTER_STEPS } from '../../worker/kernels/tfjs/cuda/fused-checks';
+import { runDropoutChecks, runOptimizerChecks, runScaleChecks, TOLERANCE_AFTER_STEPS } from '../../worker/kernels/tfjs/cuda/fused-checks';
 import { cpuFallbackCounts, deviceKernelNames, fallbacksSince } from '../../worker/kernels/tfjs/cuda/register';
 import { makeClassification, makeRegression } from '../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../worker/kernels/tfjs/split';
@@ -30,6 +30,7 @@ const kernelsCovered = [...new Set(kernelResults.flatMap((r) => r.kernels))].sor
 const optimizerResults = [];
 for (const seed of [1, 2, 3]) optimizerResults.push(...(await runOptimizerChecks(seed, 5)).map((r) => ({ seed, ...r })));
 const dropoutResults = [...(await runDropoutChecks(1)), ...(await runDropoutChecks(2))];
+const scaleResults = [...(await runScaleChecks(1)), ...(await runScaleChecks(2))];
 
 const trials = [];
 const settings = [
@@ -94,9 +95,11 @@ const result = {
   optimizerResults,
   dropoutMasks: dropoutResults,
   dropoutMasksEqual: dropoutResults.every((d) => d.ok),
+  featureScaling: scaleResults,
+  featureScalingEqual: scaleResults.every((d) => d.ok),
   trials,
   kernelResults,
 };
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-console.log(JSON.stringify({ kernelCases: result.kernelCases, passed: result.kernelCasesPassed, failed: failed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), optimizers: `${result.optimizerChecksPassed}/${result.optimizerChecks}`, dropoutMasksEqual: result.dropoutMasksEqual, optimizerFailed: optimizerFailed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), trials: trials.map((t) => ({ ok: t.ok, maxLossRel: t.maxLossRel, fb: t.cpuFallbacks })) }));
+console.log(JSON.stringify({ kernelCases: result.kernelCases, passed: result.kernelCasesPassed, failed: failed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), optimizers: `${result.optimizerChecksPassed}/${result.optimizerChecks}`, dropoutMasksEqual: result.dropoutMasksEqual, featureScalingEqual: result.featureScalingEqual, optimizerFailed: optimizerFailed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), trials: trials.map((t) => ({ ok: t.ok, maxLossRel: t.maxLossRel, fb: t.cpuFallbacks })) }));

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../cuda_resident.h"
 #include "../cuda_tf.h"
@@ -264,6 +265,18 @@ __global__ void oneHotKernel(const int* idx, void* out, int64_t n, int64_t depth
 
 __global__ void fillKernel(uint32_t* out, int64_t n, uint32_t bits) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) out[i] = bits;
+}
+
+// Feature standardisation of row-major rows x cols floats with per-column statistics in doubles:
+// the host's scaleX (worker/kernels/tfjs/scaling.ts) computes (x - mean) / std in doubles and
+// rounds once to float32; the same IEEE operations here (no multiply, so nothing to contract)
+// give its bytes, so the training rows go up raw and are scaled on the device.
+__global__ void scaleColumnsKernel(const float* x, float* out, const double* stats, int64_t rows, int64_t cols) {
+  const int64_t n = rows * cols;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = i % cols;
+    out[i] = __double2float_rn(__ddiv_rn(__dsub_rn(double(x[i]), stats[c]), stats[cols + c]));
+  }
 }
 
 // One warp per row: max, sum of exp(x - max), then exp(x - max) / sum.
@@ -575,6 +588,24 @@ void tfRun(int code, const double* raw, size_t nargs) {
       if (k0 < 0 || k0 > 0xFFFFFFFFll || k1 < 0 || k1 > 0xFFFFFFFFll) throw std::invalid_argument("tf op: dropout key words must be in [0, 2^32)");
       need(out, n, "out");
       if (n) dropoutMaskKernel<<<grid((n + 3) / 4), 256, 0, s>>>(static_cast<float*>(out->ptr), n, uint32_t(k0), uint32_t(k1), rate, scale);
+      break;
+    }
+    case 14: {  // scale columns: x, out, rows, cols, mean[cols], std[cols]
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t rows = a.i("rows"), cols = a.i("cols");
+      if (rows < 0 || cols < 0) throw std::invalid_argument("tf op: scale columns: rows and cols must be >= 0");
+      need(x, rows * cols, "x");
+      need(out, rows * cols, "out");
+      std::vector<double> stats(static_cast<size_t>(2 * cols));
+      for (auto& v : stats) v = a.d("statistic");
+      if (rows * cols == 0) return;
+      double* dev = nullptr;
+      const size_t bytes = stats.size() * sizeof(double);
+      check(cudaMallocAsync(reinterpret_cast<void**>(&dev), bytes, s), "scale columns alloc");
+      // Pageable memory: the copy has read `stats` when it returns.
+      check(cudaMemcpyAsync(dev, stats.data(), bytes, cudaMemcpyHostToDevice, s), "scale columns statistics");
+      scaleColumnsKernel<<<grid(rows * cols), 256, 0, s>>>(static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), dev, rows, cols);
+      check(cudaFreeAsync(dev, s), "scale columns free");
       break;
     }
     default: throw std::invalid_argument("tf op: unknown op code " + std::to_string(code));

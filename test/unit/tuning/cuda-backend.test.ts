@@ -6,11 +6,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { fakeTfCalls } from '../../../native/fake-tf-ops';
 import { GPUFLOW_CUDA } from '../../../worker/kernels/tfjs/cuda/backend';
 import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
-import { runDropoutChecks, runOptimizerChecks } from '../../../worker/kernels/tfjs/cuda/fused-checks';
+import { runDropoutChecks, runOptimizerChecks, runScaleChecks } from '../../../worker/kernels/tfjs/cuda/fused-checks';
 import type { TfDevice } from '../../../worker/kernels/tfjs/cuda/device';
 import { cpuFallbackCounts, fallbacksSince, registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
 import { defaultTfjsEnvironment, GPU_MIN_MACS_PER_ROW } from '../../../worker/kernels/tfjs/backend';
-import { clearDeviceData, datasetDigest, deviceDataStats } from '../../../worker/kernels/tfjs/cuda/device-data';
+import { clearDeviceData, datasetDigest, deviceDataStats, deviceScaledFeatures, nameSyntheticRows, rowsKey } from '../../../worker/kernels/tfjs/cuda/device-data';
+import { fitScaler, scaleX } from '../../../worker/kernels/tfjs/scaling';
+import type { DataSpec } from '../../../common/tuning/data-spec';
 import { digestOf } from '../../../main/api/run-record';
 import { resultDigest } from '../../../common/digest';
 import type { RunResult } from '../../../common/results';
@@ -35,9 +37,11 @@ const calls = fakeTfCalls(get, (b) => (buffers.set(next, b), next++));
 // Sizes (elements) of every upload, so a test can tell whether the training rows went up again.
 const writeSizes: number[] = [];
 let writeCount = 0;
+// A test that wants the uploaded values themselves sets this.
+let onWrite: ((src: Float32Array | Int32Array) => void) | undefined;
 const device: TfDevice = {
   ...calls,
-  tfWrite: (id, src) => (writeSizes.push(src.length), writeCount++, calls.tfWrite(id, src)),
+  tfWrite: (id, src) => (writeSizes.push(src.length), writeCount++, onWrite?.(src), calls.tfWrite(id, src)),
   cudaResidentFree: (id) => buffers.delete(id),
 };
 
@@ -224,6 +228,59 @@ describe('training rows kept on the device between trials (fake device)', () => 
     await trainTrial(spec('a', 8), other);
     expect(deviceDataStats().entries).toBe(2);
     expect(datasetDigest(other.train)).not.toBe(datasetDigest(data.train));
+    clearDeviceData();
+  }, 60_000);
+
+  it("uploads the training rows raw and scales them on the device to the host scaleX's bytes", async () => {
+    expect((await runScaleChecks(1)).map((c) => c.differing)).toEqual([0, 0, 0, 0]);
+    await tf.setBackend(GPUFLOW_CUDA);
+    clearDeviceData();
+    const s = fitScaler(data.train);
+    const scaled = deviceScaledFeatures(s, data.train);
+    expect(Array.from(scaled.dataSync())).toEqual(Array.from(scaleX(s, data.train.x, data.train.nRows)));
+    scaled.dispose();
+    const uploads: (Float32Array | Int32Array)[] = [];
+    onWrite = (src) => {
+      if (src.length === data.train.x.length) uploads.push(src.slice());
+    };
+    try {
+      await trainTrial(spec('raw', 8), data);
+    } finally {
+      onWrite = undefined;
+    }
+    expect(uploads).toHaveLength(1);
+    expect(Array.from(uploads[0])).toEqual(Array.from(data.train.x));
+    clearDeviceData();
+  }, 60_000);
+
+  it("names synthetic rows by their DataSpec: another build of that spec shares the device entry; a table's rows keep their digest", async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    clearDeviceData();
+    const dataSpec: DataSpec = { source: { kind: 'classification', nSamples: 200, nFeatures: 10, nInformative: 4, nClasses: 3, seed: 6 }, split: { validationFraction: 0.25, seed: 6 } };
+    const build = () => {
+      const s = dataSpec.source.kind === 'classification' ? dataSpec.source : undefined;
+      if (!s) throw new Error('unreachable');
+      const d = trainValidationSplit(makeClassification(s), dataSpec.split);
+      nameSyntheticRows(dataSpec, d.train);
+      return d;
+    };
+    // Two workers' caches (or one after a clear) hold distinct objects with the same rows.
+    const a = build();
+    const b = build();
+    expect(a.train).not.toBe(b.train);
+    expect(rowsKey(a.train)).toBe(`spec:${JSON.stringify(dataSpec)}`);
+    expect(rowsKey(b.train)).toBe(rowsKey(a.train));
+    const s0 = deviceDataStats();
+    const first = await trainTrial(spec('a', 8), a);
+    const second = await trainTrial(spec('a', 8), b);
+    expect(deviceDataStats().misses - s0.misses).toBe(1);
+    expect(deviceDataStats().hits - s0.hits).toBe(1);
+    expect(second.history).toEqual(first.history);
+    // Rows the spec does not determine: a table source, and rows nobody named.
+    const table = trainValidationSplit(makeClassification({ nSamples: 200, nFeatures: 10, nInformative: 4, nClasses: 3, seed: 6 }), { validationFraction: 0.25, seed: 6 });
+    nameSyntheticRows({ source: { kind: 'table', ref: 't', features: ['a'], target: 'y', task: 'classification' }, split: dataSpec.split }, table.train);
+    expect(rowsKey(table.train)).toBe(`sha256:${datasetDigest(table.train)}`);
+    expect(rowsKey(data.train)).toBe(`sha256:${datasetDigest(data.train)}`);
     clearDeviceData();
   }, 60_000);
 });

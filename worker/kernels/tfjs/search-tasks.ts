@@ -25,6 +25,7 @@ import { saveTrialModel } from './persist';
 import { allRecords, modelOf, readOutputs, SearchTaskError, type TrialRecord, type TrialTaskOutput } from './search-record';
 import { trainValidationSplit } from './split';
 import type { TrialData } from './train';
+import { nameSyntheticRows } from './cuda/device-data';
 import { trainOnChosenBackend } from './trial-backend';
 import { backendLabel } from './backend-label';
 import { traceStart } from '../../../common/start-trace';
@@ -87,6 +88,7 @@ function dataFor(spec: DataSpec, table: Uint8Array | undefined): TrialData {
   if (!d) {
     traceStart('worker-trial-data-start');
     d = trainValidationSplit(datasetOf(spec, table, 'search-trial'), spec.split);
+    nameSyntheticRows(spec, d.train);
     cache.set(key, d);
     // What each worker spends building the rows before its first trial (docs/tuning.md, the
     // search over four GPUs): the start-up trace shows it beside the worker's start.

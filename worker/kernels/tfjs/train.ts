@@ -24,11 +24,12 @@ import { accuracy, logLoss, meanSquaredError, r2Score } from './metrics';
 import { buildModel, checkModelFitsTask } from './models';
 import { loadTrialModel } from './persist';
 import { rawOutput, toPrediction } from './predict';
-import { fitScaler, scaleX, scaleY } from './scaling';
+import { fitScaler, scaledFeatures, scaleX, scaleY } from './scaling';
 import { disposeModel, MODEL_FORMAT, type TrainedModel } from './trained-model';
 import type { TrialModelStore } from './trial-store';
 import { GPUFLOW_CUDA } from './cuda/backend';
-import { trainingTensors, type TrainingTensors } from './cuda/device-data';
+import { deviceScaledFeatures, trainingTensors, type TrainingTensors } from './cuda/device-data';
+import { traceStart } from '../../../common/start-trace';
 
 const ownTensors = (t: { x: tf.Tensor; y: tf.Tensor }): TrainingTensors => ({ ...t, release: () => tf.dispose([t.x, t.y]) });
 
@@ -78,6 +79,10 @@ async function obtain(spec: TrialSpec, data: TrialData, opts: TrainOptions): Pro
   }
   const { train } = data;
   const model = buildModel(spec.model, { task: train.task, nFeatures: train.nFeatures, nClasses: train.classes.length }, spec.seed);
+  // The steps of a trial's set-up, in the start-up trace (docs/tuning.md, where the fixed part goes).
+  traceStart('worker-trial-model-built');
+  const scaler = fitScaler(train);
+  traceStart('worker-trial-scaler-fitted');
   return {
     model,
     meta: {
@@ -90,14 +95,14 @@ async function obtain(spec: TrialSpec, data: TrialData, opts: TrainOptions): Pro
       nFeatures: train.nFeatures,
       featureNames: train.featureNames,
       classes: train.classes,
-      scaler: fitScaler(train),
+      scaler,
     },
   };
 }
 
 /** Validation metrics of the model as it is now. */
 export function evaluate(m: TrainedModel, validation: Dataset): Partial<Record<MetricName, number>> {
-  const raw = rawOutput(m.model, scaleX(m.meta.scaler, validation.x, validation.nRows), validation.nRows, validation.nFeatures);
+  const raw = rawOutput(m.model, scaledFeatures(m.meta.scaler, validation), validation.nRows, validation.nFeatures);
   const p = toPrediction(m, raw, validation.nRows);
   if (p.task === 'regression') return { mse: meanSquaredError(validation.y, p.values), r2: r2Score(validation.y, p.values) };
   return { accuracy: accuracy(validation.y, p.probabilities, p.nClasses), 'log-loss': logLoss(validation.y, p.probabilities, p.nClasses) };
@@ -140,10 +145,12 @@ export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOp
   const { train, validation } = data;
   const history: EpochRecord[] = [];
   let stopped = false;
-  const make = () => ({ x: tf.tensor2d(scaleX(m.meta.scaler, train.x, train.nRows), [train.nRows, train.nFeatures]), y: targetTensor(m, train) });
-  // On the GPU the rows stay on the device for the worker's next trial over them (device-data.ts).
-  const rows: TrainingTensors =
-    tf.getBackend() === GPUFLOW_CUDA ? trainingTensors(train, JSON.stringify([m.meta.task, m.meta.classes.length, m.meta.scaler]), make) : ownTensors(make());
+  const onDevice = tf.getBackend() === GPUFLOW_CUDA;
+  // On the GPU the rows go up raw and are scaled there (the same bytes), and they stay on the
+  // device for the worker's next trial over them (device-data.ts).
+  const features = () => (onDevice ? deviceScaledFeatures(m.meta.scaler, train) : tf.tensor2d(scaleX(m.meta.scaler, train.x, train.nRows), [train.nRows, train.nFeatures]));
+  const make = () => ({ x: features(), y: targetTensor(m, train) });
+  const rows: TrainingTensors = onDevice ? trainingTensors(train, JSON.stringify([m.meta.task, m.meta.classes.length, m.meta.scaler]), make) : ownTensors(make());
   const { x, y } = rows;
   try {
     while (m.meta.epochs < spec.epochs) {

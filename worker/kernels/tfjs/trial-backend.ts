@@ -10,6 +10,7 @@ import { backendLabel } from './backend-label';
 import { macsPerRow, trialBackend, type BackendSelection } from './backend';
 import { cpuFallbackCounts, fallbacksSince } from './cuda/register';
 import { trainTrial, type TrainOptions, type TrialData } from './train';
+import { traceStart } from '../../../common/start-trace';
 
 /** Layer widths of the trial's dense model, features to outputs. */
 function widths(spec: TrialSpec, data: TrialData): number[] {
@@ -24,6 +25,8 @@ export async function trainOnChosenBackend(sel: BackendSelection, spec: TrialSpe
     await tf.setBackend(choice.backend);
     await tf.ready();
   }
+  // The trace's step from the rows to the trial (docs/tuning.md, where the fixed part goes).
+  traceStart('worker-trial-backend-set');
   const before = cpuFallbackCounts();
   const result = await trainTrial(spec, data, opts);
   const fallbacks = fallbacksSince(before);

@@ -21,6 +21,7 @@ import { datasetFromArrow, makeClassification, makeRegression, type Dataset } fr
 import { saveTrialModel } from './persist';
 import { trainValidationSplit } from './split';
 import type { TrialData } from './train';
+import { nameSyntheticRows } from './cuda/device-data';
 import { trainOnChosenBackend } from './trial-backend';
 import { TrialModelStore } from './trial-store';
 
@@ -103,6 +104,7 @@ export class TrialWorker {
       ds = datasetFromArrow(table, s);
     }
     const split = trainValidationSplit(ds, spec.split);
+    nameSyntheticRows(spec, split.train);
     this.data.set(key, split);
     return split;
   }

@@ -1,19 +1,25 @@
 /**
  * The training rows of a worker's trials kept on the GPU between trials: on gpuflow-cuda a
- * trial's scaled features and its targets are device tensors, and the next trial over the same
- * data (every trial of a search on this worker) takes them from here instead of scaling and
- * uploading them again (48 000 × 784 floats, 150 MB, for the MNIST-shaped example).
+ * trial's scaled features (uploaded raw, scaled on the device: deviceScaledFeatures) and its
+ * targets are device tensors, and the next trial over the same data (every trial of a search on
+ * this worker) takes them from here instead of uploading and scaling them again (48 000 × 784
+ * floats, 150 MB, for the MNIST-shaped example).
  *
- * Keyed by the dataset's digest (SHA-256 of its rows and targets, computed once per Dataset
- * object), the scaler and the target form, so two trials share tensors only when they would have
- * built equal ones. Bounded: past GPUFLOW_TUNING_DEVICE_DATA_MB (default 4096) the least recently
+ * Keyed by the rows' identity, the scaler and the target form, so two trials share tensors only
+ * when they would have built equal ones. Synthetic rows are a pure function of their DataSpec, so
+ * the spec names them (nameSyntheticRows); other rows (a table's) are named by a SHA-256 of their
+ * bytes, computed once per Dataset object: at the example's size that pass took 84 ms of a GPU
+ * worker's first trial here (docs/tuning.md), the spec's name none. Bounded: past GPUFLOW_TUNING_DEVICE_DATA_MB (default 4096) the least recently
  * used entries not in use are freed; all are freed when the worker has trained nothing on the
  * GPU for IDLE_FREE_MS (a run's end, as a pooled worker sees it) and by clearDeviceData().
  */
 import * as tf from '@tensorflow/tfjs';
 import { createHash } from 'node:crypto';
 import { traceStart } from '../../../../common/start-trace';
+import type { DataSpec } from '../../../../common/tuning/data-spec';
 import type { Dataset } from '../datasets';
+import type { Scaler } from '../scaling';
+import { SCALE_COLUMNS } from './kernels';
 
 export interface TrainingTensors {
   x: tf.Tensor;
@@ -33,6 +39,7 @@ interface Entry {
 export const IDLE_FREE_MS = 30_000;
 const entries = new Map<string, Entry>();
 const digests = new WeakMap<Dataset, string>();
+const names = new WeakMap<Dataset, string>();
 const stats = { hits: 0, misses: 0, evicted: 0 };
 let clock = 0;
 let idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -55,6 +62,28 @@ export function datasetDigest(d: Dataset): string {
     digests.set(d, s);
   }
   return s;
+}
+
+/**
+ * Names a trial data set's training rows by the DataSpec they were built from when that spec
+ * alone determines them (a synthetic source: seeded generator and seeded split); a table source's
+ * rows depend on the table, so they keep their digest.
+ */
+export function nameSyntheticRows(spec: DataSpec, train: Dataset): void {
+  if (spec.source.kind !== 'table') names.set(train, `spec:${JSON.stringify(spec)}`);
+}
+
+/** The rows' part of the cache key: their spec's name, else their digest. */
+export function rowsKey(d: Dataset): string {
+  return names.get(d) ?? `sha256:${datasetDigest(d)}`;
+}
+
+/**
+ * The rows' features standardised on the device: uploaded raw and scaled there (SCALE_COLUMNS,
+ * the host scaleX's bytes), so the host makes no scaled copy of 150 MB first.
+ */
+export function deviceScaledFeatures(s: Scaler, d: Dataset): tf.Tensor {
+  return tf.tidy(() => tf.engine().runKernel(SCALE_COLUMNS, { x: tf.tensor2d(d.x, [d.nRows, d.nFeatures]) }, { mean: s.xMean, std: s.xStd }) as tf.Tensor);
 }
 
 function used(): number {
@@ -86,13 +115,13 @@ function armIdleFree(): void {
  * from the cache, or made by `make` and cached when they fit the bound.
  */
 export function trainingTensors(train: Dataset, form: string, make: () => { x: tf.Tensor; y: tf.Tensor }): TrainingTensors {
-  const key = `${datasetDigest(train)}:${form}`;
+  const key = `${rowsKey(train)}:${form}`;
   let e = entries.get(key);
   if (e) stats.hits++;
   else {
     stats.misses++;
-    // The rows' digest is taken above; scaling and upload follow (the start-up trace shows both
-    // in a search run's fixed part, docs/tuning.md).
+    // Scaling and upload follow (the start-up trace shows them in a search run's fixed part,
+    // docs/tuning.md).
     traceStart('worker-device-rows-start');
     const made = make();
     traceStart('worker-device-rows-made');

@@ -11,7 +11,8 @@ import * as tf from '@tensorflow/tfjs';
 import { Uniforms } from '../../../../common/tuning/random';
 import { dropoutMask } from '../../../../common/tuning/dropout-mask';
 import { GPUFLOW_CUDA } from './backend';
-import { DROPOUT_MASK } from './kernels';
+import { DROPOUT_MASK, SCALE_COLUMNS } from './kernels';
+import { scaleX, type Scaler } from '../scaling';
 import { FusedAdam, FusedRmsprop, FusedSgd } from './fused-optimizers';
 
 /** After k steps: |gpu - cpu| <= atol + rtol |cpu| (float32; Adam divides by small second moments). */
@@ -150,22 +151,54 @@ export interface DropoutCheck {
   ok: boolean;
 }
 
+/** Elements of the device tensor `t` whose bits differ from `want`'s; `t` is disposed. */
+function differingBits(t: tf.Tensor, want: ArrayLike<number>): number {
+  const got = t.dataSync();
+  t.dispose();
+  let differing = 0;
+  for (let i = 0; i < want.length; i++) if (!Object.is(got[i], want[i])) differing++;
+  return differing;
+}
+
 /** Device masks of a few sizes (4k + 1..3 tails included) and rates against the host's. */
 export async function runDropoutChecks(seed = 1): Promise<DropoutCheck[]> {
   await tf.setBackend(GPUFLOW_CUDA);
   const out: DropoutCheck[] = [];
   for (const [n, rate] of [[1, 0.5], [7, 0.1], [4096, 0.25], [128 * 513 + 3, 0.5], [100_001, 0.9]] as const) {
     const s = seed * 7919 + n;
-    const t = tf.engine().runKernel(DROPOUT_MASK, {}, { shape: [n], seed: s, rate }) as tf.Tensor;
-    const got = t.dataSync();
-    t.dispose();
     const want = dropoutMask(n, s, rate);
-    let differing = 0, kept = 0;
-    for (let i = 0; i < n; i++) {
-      if (Object.is(got[i], want[i]) === false) differing++;
-      if (want[i] !== 0) kept++;
-    }
+    const differing = differingBits(tf.engine().runKernel(DROPOUT_MASK, {}, { shape: [n], seed: s, rate }) as tf.Tensor, want);
+    let kept = 0;
+    for (let i = 0; i < n; i++) if (want[i] !== 0) kept++;
     out.push({ n, rate, seed: s, differing, keptFraction: kept / n, ok: differing === 0 });
+  }
+  return out;
+}
+
+export interface ScaleCheck {
+  rows: number;
+  cols: number;
+  /** Elements whose device value differs from the host scaleX's (0 expected: same bits). */
+  differing: number;
+  ok: boolean;
+}
+
+/**
+ * The device's feature scaling (SCALE_COLUMNS) against the host's scaleX, bit for bit: seeded
+ * rows of mixed scale, statistics with many significant bits, a column of deviation 1.
+ */
+export async function runScaleChecks(seed = 1): Promise<ScaleCheck[]> {
+  await tf.setBackend(GPUFLOW_CUDA);
+  const draws = new Uniforms(seed);
+  let k = 0;
+  const u = { next: () => draws.at(k++) };
+  const out: ScaleCheck[] = [];
+  for (const [rows, cols] of [[1, 1], [3, 7], [257, 33], [1000, 784]] as const) {
+    const x = Float32Array.from({ length: rows * cols }, () => (u.next() - 0.5) * 10 ** Math.floor(u.next() * 6 - 2));
+    const s: Scaler = { xMean: Array.from({ length: cols }, () => u.next() * 3 - 1.5), xStd: Array.from({ length: cols }, (_, j) => (j === 0 ? 1 : 0.01 + u.next() * 7)), yMean: 0, yStd: 1 };
+    const t = tf.tidy(() => tf.engine().runKernel(SCALE_COLUMNS, { x: tf.tensor2d(x, [rows, cols]) }, { mean: s.xMean, std: s.xStd }) as tf.Tensor);
+    const differing = differingBits(t, scaleX(s, x, rows));
+    out.push({ rows, cols, differing, ok: differing === 0 });
   }
   return out;
 }

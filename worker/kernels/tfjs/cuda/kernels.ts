@@ -185,9 +185,35 @@ function dropoutMaskKernel(b: GpuflowCudaBackend, _i: Inputs, a: Attrs): tf.Tens
   return out;
 }
 
+/**
+ * The kernel name of feature standardisation on the device (train.ts scales a trial's training
+ * rows after their upload; no cpu version): input x (rows x cols float32), attrs mean and std
+ * (cols numbers each), the host scaleX's bytes.
+ */
+export const SCALE_COLUMNS = 'GpuflowScaleColumns';
+
+function numbers(v: unknown, what: string): number[] {
+  if (!Array.isArray(v) || !v.every((n): n is number => typeof n === 'number')) throw new TypeError(`gpuflow-cuda ${SCALE_COLUMNS}: attr ${what} must be an array of numbers`);
+  return v;
+}
+
+function scaleColumnsKernel(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.TensorInfo {
+  const x = input(i, 'x');
+  const mean = numbers(a.mean, 'mean');
+  const std = numbers(a.std, 'std');
+  const [rows, cols] = x.shape;
+  if (x.dtype !== 'float32' || x.shape.length !== 2 || mean.length !== cols || std.length !== cols) {
+    throw new TypeError(`gpuflow-cuda ${SCALE_COLUMNS}: x must be float32 rows x cols with cols means and deviations; got ${x.dtype} [${x.shape.join(', ')}], ${mean.length} means, ${std.length} deviations`);
+  }
+  const out = b.makeOutput(x.shape, 'float32');
+  b.run(TfOp.ScaleColumns, [b.idOf(x), b.idOf(out), rows, cols, ...mean, ...std]);
+  return out;
+}
+
 export const CUDA_KERNELS: Record<string, CudaKernel> = {
   [OPTIMIZER_STEP]: optimizerStep,
   [DROPOUT_MASK]: dropoutMaskKernel,
+  [SCALE_COLUMNS]: scaleColumnsKernel,
   Add: binaryKernel(Bop.Add),
   Sub: binaryKernel(Bop.Sub),
   Multiply: binaryKernel(Bop.Mul),
