@@ -75,7 +75,7 @@ warmdev() {
   done; done
   node bench/scaling/phases.mjs $J ab-warmdev | tee $OUT/phases-warmdev.jsonl
 }
-# A/B of the kernel calls in flight on each GPU worker (GPUFLOW_GPU_CONCURRENCY, default 8;
+# A/B of the kernel calls in flight on each GPU worker (GPUFLOW_GPU_CONCURRENCY, default 16;
 # ONLY=gpuconc, or ONLY="warmdev gpuconc" for both): 16 tasks share a GPU and end together, fewer
 # end one after another (earlier first results and combines) if the GPU stays as busy. 16, 8, 4
 # alternated, 3 runs each: the sliced seeds and every-sample float32 on all GPUs, sliced float32 on one.
@@ -107,7 +107,8 @@ ab() {
 # it (main/cli/attach.ts): process wall with no worker started. Then a serve on GPU 0 alone, the
 # warm one-GPU baseline of the same matmul, groupby and sliced seed.
 warm() {
-if node -e "require('better-sqlite3')" 2>/dev/null; then
+# The real module, not the bench stub (build.sh --with-tfjs stubs it: a require passes, a database does not).
+if node -e "new (require('better-sqlite3'))(':memory:')" 2>/dev/null; then
   W=/tmp/warm-$$; mkdir -p $W
   wserve() { # devices: a serve on them, its database $W/g-<devices>.db
     WDEV=$1; WDB=$W/g-$(echo $1 | tr ',' '_').db

@@ -48,7 +48,7 @@ export interface GpuSharing {
 }
 
 export const ENV_PER_DEVICE = 'GPUFLOW_GPU_WORKERS_PER_DEVICE';
-/** Kernel calls in flight on each GPU worker (default 8). */
+/** Kernel calls in flight on each GPU worker (default 16). */
 export const ENV_GPU_CONCURRENCY = 'GPUFLOW_GPU_CONCURRENCY';
 
 /** The option, else GPUFLOW_GPU_WORKERS_PER_DEVICE, else one; and why. */
@@ -78,13 +78,13 @@ export function planWorkers(opts: PlanOptions, token: string): PlannedWorker[] {
   // Kernel calls in flight on a GPU worker: each holds a libuv thread while it waits for the
   // device, and libuv has 4 unless told, which capped these workers at 4 whatever the scheduler
   // gave them (on the H100, with 16: the 2 TB seed workload 1.59 s instead of 1.67 s).
-  // 8, not 16: tasks in flight share the GPU and end together, so a worker's first results (and
-  // the combines waiting on them) come after that many tasks' time. On nvidia-h100-x4 at 5963d6f
-  // (bench/scaling/device.sh ONLY=gpuconc, medians of 3, four GPUs) 16 -> 8 took the sliced
-  // seed from 144 to 128 ms (float32) and 237 to 214 ms (float64), every-sample float32 232 ->
-  // 235 ms, one GPU's sliced float32 360 -> 366 ms; 4 was faster on the sliced seeds but slower on
-  // every sample. GPUFLOW_GPU_CONCURRENCY sets it (A/B runs).
-  const gpuConcurrency = envCount(ENV_GPU_CONCURRENCY) ?? 8;
+  // GPUFLOW_GPU_CONCURRENCY sets it for A/B runs (bench/scaling/device.sh ONLY=gpuconc). 16 tasks
+  // in flight share the GPU and end together, so a worker's first results come after 16 tasks'
+  // time; 8 looked better in one call on nvidia-h100-x4 (5963d6f, 3 runs: sliced seed 144 -> 128
+  // ms float32, 237 -> 214 float64) and no better in the next (e227e54, 2 runs: 139 -> 147,
+  // 210 -> 220; one GPU's every-sample float64 1572 against 1572), so 16 stays
+  // (docs/performance.md, "A GPU worker's first programs").
+  const gpuConcurrency = envCount(ENV_GPU_CONCURRENCY) ?? 16;
   const backends = opts.backends ?? ['cuda', 'native-cpu', 'js'];
   const { perDevice } = gpuWorkersPerDevice(opts);
   const showAll = opts.showAllGpus ?? process.env.GPUFLOW_SHOW_ALL_GPUS === '1';

@@ -43,10 +43,10 @@ describe('GPU workers per device', () => {
     expect(() => plan({})).toThrow(/GPUFLOW_GPU_WORKERS_PER_DEVICE must be a positive integer, got '0'/);
   });
 
-  it('runs 8 kernel calls at once on a GPU worker, one libuv thread each, or GPUFLOW_GPU_CONCURRENCY', () => {
+  it('runs 16 kernel calls at once on a GPU worker, one libuv thread each, or GPUFLOW_GPU_CONCURRENCY', () => {
     expect(plan({}).map((w) => [w.config.concurrency, w.env.UV_THREADPOOL_SIZE])).toEqual([
-      [8, '8'],
-      [8, '8'],
+      [16, '16'],
+      [16, '16'],
     ]);
     process.env.GPUFLOW_GPU_CONCURRENCY = '4';
     expect(plan({}).map((w) => [w.config.concurrency, w.env.UV_THREADPOOL_SIZE])).toEqual([
