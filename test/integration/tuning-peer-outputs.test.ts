@@ -37,12 +37,13 @@ describe('tuning with trial outputs over 1 MiB on several workers (CLI)', () => 
     const args = ['--param', 'trials=4', '--param', 'epochs=1'];
     const one = await run('examples/tuning-mnist-mlp.json', [...args, '--cpu-workers', '1'], env);
     const two = await run('examples/tuning-mnist-mlp.json', [...args, '--virtual-gpus', '1'], env);
-    // Both workers ran trials, so the leaderboard fetched outputs from a peer.
+    // Both workers ran trials, so the leaderboard read outputs made on the other worker.
     expect(Object.keys(two.tasksPerWorker).length).toBe(2);
     // Nothing reads the trials' models (no predict, no save_to, no next rung), so their outputs
-    // carry metrics only: the fetched outputs are a few KB, not 2 MB each of packed weights.
-    expect(two.stats.transfers.count).toBeGreaterThan(0);
-    expect(two.stats.transfers.bytes / two.stats.transfers.count).toBeLessThan(16 * 1024);
+    // carry metrics only: a few KB each, not 2 MB each of packed weights. Outputs that small
+    // travel inline with their task's done (docs/performance.md), so no peer transfer is needed;
+    // any that is made moves a few KB.
+    expect(two.stats.transfers.bytes).toBeLessThan(4 * 16 * 1024);
     expect(two.results.search.value.leaderboard).toEqual(one.results.search.value.leaderboard);
     expect(two.digest).toBe(one.digest);
   }, 600_000);
