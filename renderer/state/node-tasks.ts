@@ -49,6 +49,16 @@ export class NodeTasks extends Versioned {
     if (touched) this.changed();
   }
 
+  /**
+   * The run's result says it was cancelled: as its 'run' event would. The result and the event
+   * travel apart (the result is not batched per frame), and a dropped socket may lose the event.
+   */
+  markCancelled() {
+    if (this.cancelledRun) return;
+    this.cancelledRun = true;
+    this.changed();
+  }
+
   runningOf(node: string): number {
     return this.running.get(node)?.size ?? 0;
   }

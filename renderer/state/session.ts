@@ -101,7 +101,11 @@ export function createSession(api: GpuflowApi, schedule: (fn: () => void) => voi
         if (pendingResults.size > 20) pendingResults.delete(pendingResults.keys().next().value!);
       }
       run.getState().onResult(m.result);
-      if (run.getState().runId === m.result.runId) void refreshHistory();
+      if (run.getState().runId === m.result.runId) {
+        // The bars turn to cancelled with the status, not only when the batched 'run' event lands.
+        if (m.result.status === 'cancelled') nodeTasks.markCancelled();
+        void refreshHistory();
+      }
       return;
     }
     if (m.type === 'bench-result') {

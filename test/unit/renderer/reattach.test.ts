@@ -119,4 +119,23 @@ describe('a page that loads mid-run re-attaches to it', () => {
     await init;
     expect(s.run.getState()).toMatchObject({ runId: 'r1', reused: ['x'], reusedTasks: 3 });
   });
+
+  it('paints the stopped tasks as cancelled once the result says cancelled, before (or without) the run\'s cancelled event', async () => {
+    const api = fakeApi();
+    api.queueEntries = [{ id: 'q1', label: 'seed benchmark', node: null, state: 'running', runId: 'r1', storeId: 7, queuedAt: 1 }];
+    // The task stream's batches are held (a busy page): only the result message gets through now.
+    const held: Array<() => void> = [];
+    const s = createSession(api, (fn) => held.push(fn));
+    s.editor.getState().load(seed(), null);
+    const init = s.init();
+    api.push({ type: 'run', seq: 1, t: 1, runId: 'r1', state: 'started', tasks: 10 });
+    await init;
+    api.push({ type: 'task-state', seq: 2, t: 2, runId: 'r1', key: 'x-0', node: 'x', from: 'running', to: 'erred', cause: 0 });
+    api.push({ type: 'run-result', result: { runId: 'r1', status: 'cancelled', results: {}, digest: null, storeId: 7, stats: { tasks: 10, durationMs: 1 } } as unknown as RunResultMessage['result'] });
+    expect(s.run.getState().status).toBe('cancelled');
+    expect(s.nodeTasks.cancelled).toBe(true);
+    // The held batch lands later: the erred task, stopped by the cancel, is not counted as failed.
+    for (const fn of held.splice(0)) fn();
+    expect([s.nodeTasks.erredOf('x'), s.nodeTasks.cancelled]).toEqual([0, true]);
+  });
 });
