@@ -5,11 +5,12 @@ the library (a remote machine with no build) gets None from `load()` and the Num
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -17,12 +18,58 @@ LIB_NAME = "libgpuflow_kernels.so"
 ERR_LEN = 1024
 INPUT_TYPES = {np.dtype(np.float64): 0, np.dtype(np.float32): 1, np.dtype(np.int32): 2}
 
-_lib: Optional[ctypes.CDLL] = None
-_why: Optional[str] = None
-_tried = False
 # A worker's warm-up thread (warm.py) loads the libraries while its first task may ask for them:
-# the second caller waits for the first load instead of seeing "tried, none".
+# the second caller waits for the first load instead of seeing "tried, none". Both libraries'
+# loaders share the lock (as they did before Loader): a caller finding a library already looked
+# for never takes it.
 _load_lock = threading.Lock()
+
+
+class Loader:
+    """One library looked for once per process: `get()` runs `find` (a library or None, and what
+    was tried) on the first call only, later calls return what it found. Double-checked: the lock
+    is taken only until the first look is done."""
+
+    def __init__(self, find: Callable[[], Tuple[Optional[ctypes.CDLL], str]]):
+        self._find = find
+        self._lib: Optional[Any] = None
+        self._why: Optional[str] = None
+        self._tried = False
+
+    def get(self) -> Optional[Any]:
+        if self._tried:
+            return self._lib
+        with _load_lock:
+            if not self._tried:
+                self._lib, self._why = self._find()
+                self._tried = True
+        return self._lib
+
+    def why(self) -> str:
+        self.get()
+        return self._why or ""
+
+    # ---- for tests: a fresh look, a stand-in library, the state put back ----
+
+    def reset(self) -> None:
+        """Forgets what was found: the next `get()` looks again (e.g. after an environment change)."""
+        with _load_lock:
+            self._lib, self._why, self._tried = None, None, False
+
+    def pin(self, lib: Optional[Any], why: str = "pinned") -> None:
+        """Makes `get()` return `lib` (a stand-in library, or None: no library) without looking."""
+        with _load_lock:
+            self._lib, self._why, self._tried = lib, why, True
+
+    @contextlib.contextmanager
+    def kept(self) -> Iterator["Loader"]:
+        """Puts this loader's state back on exit, whatever the block reset or pinned."""
+        saved = (self._lib, self._why, self._tried)
+        try:
+            yield self
+        finally:
+            with _load_lock:
+                self._lib, self._why, self._tried = saved
 
 
 def candidates() -> List[Path]:
@@ -83,25 +130,22 @@ def _check_cuda(lib: ctypes.CDLL) -> Optional[str]:
     return err.value.decode("utf-8", "replace") if lib.gf_cuda_available(err, ERR_LEN) else None
 
 
+def _find_cpu() -> Tuple[Optional[ctypes.CDLL], str]:
+    if os.environ.get("GPUFLOW_NO_CAPI") == "1":
+        return None, "disabled by GPUFLOW_NO_CAPI=1"
+    return _first_loadable(candidates(), _check_cpu)
+
+
+cpu_loader = Loader(_find_cpu)
+
+
 def load() -> Optional[ctypes.CDLL]:
     """The library, or None (then `why()` says what was tried)."""
-    global _lib, _why, _tried
-    if _tried:
-        return _lib
-    with _load_lock:
-        if _tried:
-            return _lib
-        if os.environ.get("GPUFLOW_NO_CAPI") == "1":
-            _why = "disabled by GPUFLOW_NO_CAPI=1"
-        else:
-            _lib, _why = _first_loadable(candidates(), _check_cpu)
-        _tried = True
-    return _lib
+    return cpu_loader.get()
 
 
 def why() -> str:
-    load()
-    return _why or ""
+    return cpu_loader.why()
 
 
 def _ptr(a: np.ndarray, t: type = ctypes.c_double) -> "ctypes._Pointer":
@@ -196,9 +240,6 @@ def svd(lib: ctypes.CDLL, a: np.ndarray, threads: int = 1) -> Tuple[np.ndarray, 
 # ---- the CUDA variant (libgpuflow_kernels_cuda.so: the addon's CUDA program kernel) ----
 
 CUDA_LIB_NAME = "libgpuflow_kernels_cuda.so"
-_cuda: Optional[ctypes.CDLL] = None
-_cuda_why: Optional[str] = None
-_cuda_tried = False
 
 
 def cuda_library_file() -> bool:
@@ -206,26 +247,23 @@ def cuda_library_file() -> bool:
     return any((c.parent / CUDA_LIB_NAME).exists() for c in candidates())
 
 
+def _find_cuda() -> Tuple[Optional[ctypes.CDLL], str]:
+    if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
+        return None, "disabled by GPUFLOW_DASK_DEVICE=cpu"
+    return _first_loadable([c.parent / CUDA_LIB_NAME for c in candidates()], _check_cuda)
+
+
+cuda_loader = Loader(_find_cuda)
+
+
 def load_cuda() -> Optional[ctypes.CDLL]:
     """The CUDA library when it loads AND a device is usable, else None (`cuda_why()` says why).
     GPUFLOW_DASK_DEVICE=cpu keeps programs on the CPU library."""
-    global _cuda, _cuda_why, _cuda_tried
-    if _cuda_tried:
-        return _cuda
-    with _load_lock:
-        if _cuda_tried:
-            return _cuda
-        if os.environ.get("GPUFLOW_DASK_DEVICE") == "cpu":
-            _cuda_why = "disabled by GPUFLOW_DASK_DEVICE=cpu"
-        else:
-            _cuda, _cuda_why = _first_loadable([c.parent / CUDA_LIB_NAME for c in candidates()], _check_cuda)
-        _cuda_tried = True
-    return _cuda
+    return cuda_loader.get()
 
 
 def cuda_why() -> str:
-    load_cuda()
-    return _cuda_why or ""
+    return cuda_loader.why()
 
 
 def run_program_cuda(lib: ctypes.CDLL, cpu: ctypes.CDLL, code: np.ndarray, inputs: Sequence[np.ndarray]) -> np.ndarray:

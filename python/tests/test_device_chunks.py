@@ -71,18 +71,21 @@ class FakeCudaLib:
 @contextlib.contextmanager
 def fake_gpu():
     """This process as a GPU worker with CuPy: yields the fake library (its calls)."""
-    saved = (capi._cuda, capi._cuda_tried, device._found)
+    saved = device._found
     lib = FakeCudaLib(capi.load())
-    capi._cuda, capi._cuda_tried, device._found = lib, True, (fake_cupy(), "")
-    try:
-        yield lib
-    finally:
-        capi._cuda, capi._cuda_tried, device._found = saved
+    with capi.cuda_loader.kept():
+        capi.cuda_loader.pin(lib, "a fake CUDA library")
+        device._found = (fake_cupy(), "")
+        try:
+            yield lib
+        finally:
+            device._found = saved
 
 
 def install_fake_gpu() -> bool:
     """On a Dask worker (client.run): this worker process becomes the fake GPU worker for good."""
-    capi._cuda, capi._cuda_tried, device._found = FakeCudaLib(capi.load()), True, (fake_cupy(), "")
+    capi.cuda_loader.pin(FakeCudaLib(capi.load()), "a fake CUDA library")
+    device._found = (fake_cupy(), "")
     return True
 
 
@@ -166,7 +169,7 @@ class DeviceChunkTest(unittest.TestCase):
     def test_without_cupy_the_host_path_runs(self):
         with fake_gpu():
             device._found = (None, "no cupy")
-            capi._cuda = None  # a CPU worker: the CPU library, host arrays
+            capi.cuda_loader.pin(None, "no device")  # a CPU worker: the CPU library, host arrays
             x, backend = run(MAKE, [])
         self.assertEqual(backend, "capi-cpu")
         self.assertIs(type(x), np.ndarray)

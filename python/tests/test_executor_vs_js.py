@@ -50,14 +50,13 @@ class ExecutorVsJs(unittest.TestCase):
 
     def without_capi(self, name: str, rtol: float) -> None:
         os.environ["GPUFLOW_NO_CAPI"] = "1"
-        saved = (capi._lib, capi._why, capi._tried)
-        capi._lib, capi._why, capi._tried = None, None, False
         try:
-            self.assertIsNone(capi.load())
-            self.check(name, rtol)
+            with capi.cpu_loader.kept():
+                capi.cpu_loader.reset()
+                self.assertIsNone(capi.load())
+                self.check(name, rtol)
         finally:
             del os.environ["GPUFLOW_NO_CAPI"]
-            capi._lib, capi._why, capi._tried = saved
 
     def test_seed_numpy_fallback(self):
         self.without_capi("seed", 1e-12)

@@ -15,7 +15,6 @@ from test_device_chunks import fake_cupy, fake_gpu
 class ConcurrentLoads(unittest.TestCase):
     @unittest.skipIf(capi.load() is None, "libgpuflow_kernels.so is not built here (node native/build.mjs)")
     def test_every_thread_sees_the_library(self):
-        saved = (capi._lib, capi._why, capi._tried)
         real = capi._first_loadable
 
         def slow(*a, **k):
@@ -23,9 +22,9 @@ class ConcurrentLoads(unittest.TestCase):
             threading.Event().wait(0.05)
             return real(*a, **k)
 
-        try:
+        with capi.cpu_loader.kept():
             for _ in range(5):
-                capi._lib, capi._why, capi._tried = None, None, False
+                capi.cpu_loader.reset()
                 go = threading.Barrier(8)
                 seen = []
 
@@ -41,8 +40,6 @@ class ConcurrentLoads(unittest.TestCase):
                         t.join()
                 self.assertEqual(len(seen), 8)
                 self.assertTrue(all(lib is not None for lib in seen), f"{sum(lib is None for lib in seen)} of 8 threads saw no library")
-        finally:
-            capi._lib, capi._why, capi._tried = saved
 
 
 class WarmUp(unittest.TestCase):
