@@ -71,6 +71,12 @@ export interface NativeAddon {
    * (native/philox-fill.ts then fills in JS).
    */
   philoxFill?(seed: number, normal: boolean, a: number, b: number, start: number, rows: number, cols: number, stride: number, out: FloatArray, outStride: number, threads: number): void;
+  /**
+   * philoxFill on a libuv thread: the arguments are checked (and bad ones thrown) before it
+   * returns, the fill settles the promise; `out` must not be detached meanwhile. Absent in builds
+   * before it (native/philox-fill.ts then fills synchronously).
+   */
+  philoxFillAsync?(seed: number, normal: boolean, a: number, b: number, start: number, rows: number, cols: number, stride: number, out: FloatArray, outStride: number, threads: number): Promise<void>;
   /** The fill's log / sin / cos of each x (native/src/js_math.h: V8's fdlibm), for tests. */
   jsMath?(x: Float64Array, log: Float64Array, sin: Float64Array, cos: Float64Array): void;
   /** The fill's Box-Muller step on given uniforms: c = r cos t, s = r sin t (its vector path where the CPU has one), for tests. */

@@ -7,16 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { philox4x32, PhiloxStream, uniform64 } from '../../../common/philox';
 import type { NativeAddon } from '../../../native/addon-types';
 import { loadNative } from '../../../native/index';
-import { fillStream, fillStreamJs } from '../../../native/philox-fill';
+import { fillStream, fillStreamAsync, fillStreamJs } from '../../../native/philox-fill';
 
 const skip = process.env.GPUFLOW_NO_NATIVE === '1';
 
-function addon(): Required<Pick<NativeAddon, 'philoxFill' | 'jsMath' | 'jsBoxMuller'>> {
+function addon(): Required<Pick<NativeAddon, 'philoxFill' | 'philoxFillAsync' | 'jsMath' | 'jsBoxMuller'>> {
   const n = loadNative();
   if ('unavailable' in n) throw new Error(`addon unavailable: ${n.unavailable}`);
-  const { philoxFill, jsMath, jsBoxMuller } = n.addon;
-  if (!philoxFill || !jsMath || !jsBoxMuller) throw new Error('this addon build has no philoxFill / jsMath / jsBoxMuller; run node native/build.mjs');
-  return { philoxFill, jsMath, jsBoxMuller };
+  const { philoxFill, philoxFillAsync, jsMath, jsBoxMuller } = n.addon;
+  if (!philoxFill || !philoxFillAsync || !jsMath || !jsBoxMuller) throw new Error('this addon build has no philoxFill / philoxFillAsync / jsMath / jsBoxMuller; run node native/build.mjs');
+  return { philoxFill, philoxFillAsync, jsMath, jsBoxMuller };
 }
 
 /** Runs fn with GPUFLOW_CPU_SIMD set to simd (the addon reads it on every call). */
@@ -109,7 +109,7 @@ describe.skipIf(skip)('philoxFill: a strided block of the float64 stream, bit-id
   ];
   for (const c of cases) {
     for (const type of ['float64', 'float32'] as const) {
-      it(`${c.dist}(${c.a}, ${c.b}) seed ${c.seed}, ${c.rows} x ${c.cols} from ${c.start} stride ${c.stride}, into ${type}`, () => {
+      it(`${c.dist}(${c.a}, ${c.b}) seed ${c.seed}, ${c.rows} x ${c.cols} from ${c.start} stride ${c.stride}, into ${type}, sync and async`, async () => {
         const outStride = c.cols + 3; // a gap after each row that the fill must leave alone
         const len = (c.rows - 1) * outStride + c.cols + 2;
         const make = () => (type === 'float64' ? new Float64Array(len) : new Float32Array(len)).fill(-7);
@@ -119,6 +119,9 @@ describe.skipIf(skip)('philoxFill: a strided block of the float64 stream, bit-id
           const got = make();
           addon().philoxFill(c.seed, c.dist === 'normal', c.a, c.b, c.start, c.rows, c.cols, c.stride, got, outStride, threads);
           expect(differing(got, want)).toEqual([]);
+          const later = make();
+          await addon().philoxFillAsync(c.seed, c.dist === 'normal', c.a, c.b, c.start, c.rows, c.cols, c.stride, later, outStride, threads);
+          expect(differing(later, want)).toEqual([]);
         }
       });
     }
@@ -131,6 +134,39 @@ describe.skipIf(skip)('philoxFill: a strided block of the float64 stream, bit-id
     const got = new Float64Array(n);
     addon().philoxFill(4242, true, 0, 1, 3, 1, n, n, got, n, 2);
     expect(differing(got, want).length).toBe(0);
+  });
+
+  it('philoxFillAsync: the JS thread runs timers while 4 M normals fill, and the bytes equal PhiloxStream.read', async () => {
+    const n = 2 ** 22 + 5;
+    const got = new Float32Array(n);
+    let ticks = 0;
+    let filling = true;
+    // A chain of immediates, each a turn of the event loop: with the fill on this thread (the sync
+    // form, or the sync form behind a promise) none runs before the fill is done.
+    const tick = (): void => {
+      if (!filling) return;
+      ticks++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    await addon().philoxFillAsync(99, true, 0, 1, 5, 1, n, n, got, n, 2);
+    const ticksWhileFilling = ticks;
+    filling = false;
+    expect(ticksWhileFilling).toBeGreaterThan(0);
+    const want = new Float64Array(n);
+    new PhiloxStream(99, 'normal', 0, 1, false).read(5, want);
+    expect(differing(got, Float32Array.from(want))).toEqual([]);
+  });
+
+  it('fillStreamAsync writes what fillStream writes, at an offset', async () => {
+    const spec = { seed: 13, dist: 'uniform' as const, a: -1, b: 4 };
+    const block = { start: 9, rows: 70, cols: 33, stride: 100 };
+    const a = new Float64Array(7 + 69 * 40 + 33);
+    const b = new Float64Array(a.length);
+    expect(await fillStreamAsync(spec, block, a, 7, 40)).toBe('native');
+    fillStreamJs(spec, block, b.subarray(7), 40);
+    expect(differing(a, b)).toEqual([]);
+    expect(a[7]).not.toBe(0);
   });
 
   // Pairs of seed 4242 whose lanes the vector path hands back to the scalar code (found by a scan):
@@ -191,5 +227,9 @@ describe.skipIf(skip)('philoxFill: a strided block of the float64 stream, bit-id
     expect(() => philoxFill(-1, true, 0, 1, 0, 1, 4, 4, out, 4, 1)).toThrow(RangeError);
     expect(() => philoxFill(1, true, 0, 1, 2 ** 53 - 2, 1, 4, 4, out, 4, 1)).toThrow(/last element 9007199254740993 is past the stream's 2\^53 - 1/);
     expect(() => philoxFill(1, true, 0, 1, 0, 1, 4, 4, new Int32Array(4) as unknown as Float64Array, 4, 1)).toThrow(/out must be a Float64Array or Float32Array/);
+    // The async form checks the same way, before anything is queued.
+    const { philoxFillAsync } = addon();
+    expect(() => philoxFillAsync(1, true, 0, 1, 0, 2, 6, 6, out, 6, 1)).toThrow(/out holds 10 elements; 2 rows of 6 at outStride 6 need 12/);
+    expect(() => philoxFillAsync(1, true, 0, 1, 2 ** 53 - 2, 1, 4, 4, out, 4, 1)).toThrow(/last element 9007199254740993 is past the stream's 2\^53 - 1/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tableFromArrays } from 'apache-arrow';
-import { datasetFromArrow, makeClassification, makeRegression } from '../../../worker/kernels/tfjs/datasets';
+import { datasetFromArrow, makeClassification, makeClassificationAsync, makeRegression, makeRegressionAsync } from '../../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../../worker/kernels/tfjs/split';
 import { PhiloxStream } from '../../../common/philox';
 import { deriveSeed, SeedTag } from '../../../common/tuning/random';
@@ -78,6 +78,27 @@ describe('synthetic datasets', () => {
   it('rejects impossible requests with the reason', () => {
     expect(() => makeClassification({ nSamples: 10, nInformative: 1, nClasses: 3, seed: 0 })).toThrow('nClasses (3) must be <= 2^nInformative (2)');
     expect(() => makeClassification({ nSamples: 10, nFeatures: 2, nInformative: 2, nRedundant: 1, seed: 0 })).toThrow(/nFeatures \(2\) must be >= nInformative \+ nRedundant \(3\)/);
+  });
+
+  // The workers' form (fills off the JS thread) against the synchronous one, itself checked
+  // against PhiloxStream above: every byte of x and y, every block of rows.
+  it('the async generators (what workers run) give the same bytes as the synchronous ones', async () => {
+    for (const o of [
+      { nSamples: 3000, nFeatures: 50, nInformative: 4, nRedundant: 3, nClasses: 5, seed: 21 },
+      { nSamples: 500, nFeatures: 9, nInformative: 3, linearlySeparable: true, seed: 3 },
+    ]) {
+      const want = makeClassification(o);
+      const got = await makeClassificationAsync(o);
+      expect(Buffer.from(got.x.buffer).equals(Buffer.from(want.x.buffer))).toBe(true);
+      expect(Buffer.from(got.y.buffer).equals(Buffer.from(want.y.buffer))).toBe(true);
+    }
+    const o = { nSamples: 1100, nFeatures: 1000, nInformative: 3, noise: 0.5, bias: 2, seed: 8 };
+    const want = makeRegression(o);
+    const got = await makeRegressionAsync(o);
+    expect(Buffer.from(got.x.buffer).equals(Buffer.from(want.x.buffer))).toBe(true);
+    expect(Buffer.from(got.y.buffer).equals(Buffer.from(want.y.buffer))).toBe(true);
+    expect(got.coef).toEqual(want.coef);
+    await expect(makeClassificationAsync({ nSamples: 10, nInformative: 1, nClasses: 3, seed: 0 })).rejects.toThrow('nClasses (3) must be <= 2^nInformative (2)');
   });
 });
 

@@ -5,13 +5,13 @@
 import type { JsonValue } from '../../../common/arrays';
 import type { HandlerResult } from '../../handlers';
 import { fromIPC } from '../df/ipc';
-import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
+import { datasetFromArrow, makeClassificationAsync, makeRegressionAsync, type Dataset } from './datasets';
 import { SearchTaskError } from './search-record';
 import { trainValidationSplit } from './split';
 import type { TrialOpParams } from '../../../common/tuning/op-params';
 
 /** The 'dataset-info' summary: what a dataset or split node's data looks like. */
-export function datasetInfo(p: TrialOpParams<'dataset-info'>, inputs: { kind: string; value?: unknown }[] = []): HandlerResult {
+export async function datasetInfo(p: TrialOpParams<'dataset-info'>, inputs: { kind: string; value?: unknown }[] = []): Promise<HandlerResult> {
   const meta = p.data;
   const s = meta.source;
   let ds: Dataset;
@@ -20,7 +20,7 @@ export function datasetInfo(p: TrialOpParams<'dataset-info'>, inputs: { kind: st
     const t = inputs.find((v) => v.kind === 'table') as { ipc?: Uint8Array } | undefined;
     if (!t?.ipc) throw new SearchTaskError(`dataset-info: the table source '${s.ref}' did not arrive among the task's inputs`);
     ds = datasetFromArrow(fromIPC(t.ipc), s);
-  } else ds = s.kind === 'classification' ? makeClassification(s) : makeRegression(s);
+  } else ds = await (s.kind === 'classification' ? makeClassificationAsync(s) : makeRegressionAsync(s));
   const classCounts = (y: Float32Array, k: number) => Array.from({ length: k }, (_, c) => y.reduce((n, v) => n + (v === c ? 1 : 0), 0));
   const part = (d: typeof ds) => ({ rows: d.nRows, ...(d.task === 'classification' ? { classCounts: classCounts(d.y, d.classes.length) } : {}) });
   const value: Record<string, unknown> = { task: ds.task, rows: ds.nRows, features: ds.nFeatures, featureNames: ds.featureNames, classes: ds.classes, all: part(ds) };

@@ -5,10 +5,14 @@
  * into a table by the caller). No tfjs, so it is cheap to test and to run in any worker; the
  * synthetic rows' normals come from the addon's stream fill where it is loaded (native/philox-fill.ts:
  * the same bytes as the JS stream, several times faster on several threads).
+ *
+ * Each synthetic generator is written once, as a generator function that yields the stream blocks
+ * it needs filled; makeX runs it with synchronous fills (tests, benches), makeXAsync with the
+ * addon's fill off the JS thread, which workers use so they keep answering messages meanwhile.
  */
 import * as arrow from 'apache-arrow';
 import { PhiloxStream } from '../../../common/philox';
-import { fillStream, type StreamBlock } from '../../../native/philox-fill';
+import { fillStream, fillStreamAsync, type StreamBlock } from '../../../native/philox-fill';
 import { deriveSeed, indexOf, permutation, SeedTag, Uniforms } from '../../../common/tuning/random';
 import type { Task } from '../../../common/tuning/trial';
 
@@ -34,8 +38,34 @@ function normals(seed: number, tag: number): PhiloxStream {
 }
 
 /** A block of the standard normal stream `tag` into out (at outOffset, rows outStride apart). */
-function fillNormals(seed: number, tag: number, block: StreamBlock, out: Float32Array | Float64Array, outOffset: number, outStride: number): void {
-  fillStream({ seed: deriveSeed(seed, SeedTag.data, tag), dist: 'normal', a: 0, b: 1 }, block, out, outOffset, outStride);
+interface NormalsFill {
+  seed: number;
+  tag: number;
+  block: StreamBlock;
+  out: Float32Array | Float64Array;
+  outOffset: number;
+  outStride: number;
+}
+
+/** A generator's body: yields the fills it needs (each done before it resumes), returns the data. */
+type Steps<T> = Generator<NormalsFill, T, void>;
+
+function fillArgs(f: NormalsFill): Parameters<typeof fillStream> {
+  return [{ seed: deriveSeed(f.seed, SeedTag.data, f.tag), dist: 'normal', a: 0, b: 1 }, f.block, f.out, f.outOffset, f.outStride];
+}
+
+function runSync<T>(steps: Steps<T>): T {
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return r.value;
+    fillStream(...fillArgs(r.value));
+  }
+}
+
+async function runAsync<T>(steps: Steps<T>): Promise<T> {
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return r.value;
+    await fillStreamAsync(...fillArgs(r.value));
+  }
 }
 
 function checkCount(name: string, v: number, min: number): void {
@@ -75,6 +105,15 @@ export interface ClassificationOptions {
  * order (sklearn shuffles columns; we do not, so the informative ones are known).
  */
 export function makeClassification(o: ClassificationOptions): Dataset {
+  return runSync(classificationSteps(o));
+}
+
+/** makeClassification with the large fills off the JS thread: the same bytes. */
+export function makeClassificationAsync(o: ClassificationOptions): Promise<Dataset> {
+  return runAsync(classificationSteps(o));
+}
+
+function* classificationSteps(o: ClassificationOptions): Steps<Dataset> {
   const n = o.nSamples;
   const nInf = o.nInformative ?? 2;
   const nRed = o.nRedundant ?? 0;
@@ -119,7 +158,7 @@ export function makeClassification(o: ClassificationOptions): Dataset {
     const vertices = permutation(2 ** Math.min(nInf, 20), deriveSeed(o.seed, SeedTag.data, 5));
     // The informative block in float64 (the shift is added before the one rounding to float32).
     const inf = new Float64Array(n * nInf);
-    fillNormals(o.seed, 1, { start: 0, rows: n, cols: nInf, stride: d }, inf, 0, nInf);
+    yield { seed: o.seed, tag: 1, block: { start: 0, rows: n, cols: nInf, stride: d }, out: inf, outOffset: 0, outStride: nInf };
     for (let i = 0; i < n; i++) {
       const v = vertices[y[i]];
       for (let j = 0; j < nInf; j++) x[i * d + j] = inf[i * nInf + j] + ((v >> j) & 1 ? sep : -sep);
@@ -138,7 +177,7 @@ export function makeClassification(o: ClassificationOptions): Dataset {
   }
   // The noise features straight into x (most of 60 000 x 784's values: 720 of each row's 784).
   const first = nInf + nRed;
-  fillNormals(o.seed, 1, { start: first, rows: n, cols: d - first, stride: d }, x, first, d);
+  yield { seed: o.seed, tag: 1, block: { start: first, rows: n, cols: d - first, stride: d }, out: x, outOffset: first, outStride: d };
   return { task: 'classification', nRows: n, nFeatures: d, featureNames: names(d), x, y, classes: Array.from({ length: k }, (_, c) => c) };
 }
 
@@ -158,6 +197,15 @@ export interface RegressionOptions {
  * Returns the true coefficients too.
  */
 export function makeRegression(o: RegressionOptions): Dataset & { coef: Float64Array } {
+  return runSync(regressionSteps(o));
+}
+
+/** makeRegression with the large fills off the JS thread: the same bytes. */
+export function makeRegressionAsync(o: RegressionOptions): Promise<Dataset & { coef: Float64Array }> {
+  return runAsync(regressionSteps(o));
+}
+
+function* regressionSteps(o: RegressionOptions): Steps<Dataset & { coef: Float64Array }> {
   const n = o.nSamples;
   const d = regressionFeatures(o);
   const nInf = Math.min(o.nInformative ?? 10, d);
@@ -171,13 +219,13 @@ export function makeRegression(o: RegressionOptions): Dataset & { coef: Float64A
   const x = new Float32Array(n * d);
   const y = new Float32Array(n);
   const e = new Float64Array(n);
-  fillNormals(o.seed, 12, { start: 0, rows: 1, cols: n, stride: n }, e, 0, n);
+  yield { seed: o.seed, tag: 12, block: { start: 0, rows: 1, cols: n, stride: n }, out: e, outOffset: 0, outStride: n };
   // X in float64 a block of rows at a time (y sums the unrounded values), about 1 M values each.
   const step = Math.max(1, Math.floor(2 ** 20 / d));
   const z = new Float64Array(Math.min(n, step) * d);
   for (let i0 = 0; i0 < n; i0 += step) {
     const rows = Math.min(step, n - i0);
-    fillNormals(o.seed, 11, { start: i0 * d, rows: 1, cols: rows * d, stride: rows * d }, z, 0, rows * d);
+    yield { seed: o.seed, tag: 11, block: { start: i0 * d, rows: 1, cols: rows * d, stride: rows * d }, out: z, outOffset: 0, outStride: rows * d };
     for (let i = i0; i < i0 + rows; i++) {
       let s = o.bias ?? 0;
       for (let j = 0; j < d; j++) {

@@ -25,7 +25,7 @@ export async function predictTask(p: TrialOpParams<'predict'>, inputs: { kind: s
   const best = inputs[0]?.value as { trialId?: string; model?: PackedModel } | undefined;
   if (inputs[0]?.kind !== 'json' || !best?.model) throw new SearchTaskError('predict: input 0 is not a search best-model output');
   const sel = await workerBackend(ctx);
-  const all = datasetOf(p.data, table, 'predict');
+  const all = await datasetOf(p.data, table, 'predict');
   const rows = p.part === 'validation' ? trainValidationSplit(all, p.data.split).validation : all;
   const m = await unpackModel(best.model, `trial ${best.trialId}`);
   try {

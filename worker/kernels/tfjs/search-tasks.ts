@@ -18,7 +18,8 @@ import type { TrialOpParams } from '../../../common/tuning/op-params';
 import type { LeaderboardEntry } from '../../../common/tuning/types';
 import type { HandlerContext, HandlerResult } from '../../handlers';
 import { selectTfjsBackend, type BackendSelection } from './backend';
-import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
+import { builtOnce } from './built-once';
+import { datasetFromArrow, makeClassificationAsync, makeRegressionAsync, type Dataset } from './datasets';
 import { fromIPC } from '../df/ipc';
 import { packModel, unpackModel } from './pack';
 import { saveTrialModel } from './persist';
@@ -57,10 +58,11 @@ function exclusive<T>(sel: BackendSelection, fn: () => Promise<T>): Promise<T> {
   return next;
 }
 
-const dataCache = new Map<string, TrialData>();
+// Promises (built-once.ts): two tasks wanting the same rows while they are built share one build.
+const dataCache = new Map<string, Promise<TrialData>>();
 // Table data are cached per received table (its IPC bytes), never by spec alone: a task key names
 // different rows in another run.
-const tableCache = new WeakMap<Uint8Array, Map<string, TrialData>>();
+const tableCache = new WeakMap<Uint8Array, Map<string, Promise<TrialData>>>();
 
 /** A task's inputs split into its table input (a table source's gathered rows) and the rest. */
 export function splitTableInput<T extends { kind: string; value?: unknown }>(inputs: readonly T[]): { table: Uint8Array | undefined; rest: T[] } {
@@ -73,28 +75,28 @@ export function splitTableInput<T extends { kind: string; value?: unknown }>(inp
   return { table, rest };
 }
 
-/** The rows of a DataSpec: synthetic ones generated here, a table's from the task's table input. */
-export function datasetOf(spec: DataSpec, table: Uint8Array | undefined, where: string): Dataset {
+/**
+ * The rows of a DataSpec: synthetic ones generated here (their fills off the JS thread, so the
+ * worker answers heartbeats and cancels meanwhile), a table's from the task's table input.
+ */
+export async function datasetOf(spec: DataSpec, table: Uint8Array | undefined, where: string): Promise<Dataset> {
   const s = spec.source;
-  if (s.kind !== 'table') return s.kind === 'classification' ? makeClassification(s) : makeRegression(s);
+  if (s.kind !== 'table') return s.kind === 'classification' ? makeClassificationAsync(s) : makeRegressionAsync(s);
   if (!table) throw new SearchTaskError(`${where}: the table source '${s.ref}' did not arrive among the task's inputs`);
   return datasetFromArrow(fromIPC(table), s);
 }
 
-function dataFor(spec: DataSpec, table: Uint8Array | undefined): TrialData {
-  const key = JSON.stringify(spec);
+function dataFor(spec: DataSpec, table: Uint8Array | undefined): Promise<TrialData> {
   const cache = spec.source.kind === 'table' && table ? (tableCache.get(table) ?? tableCache.set(table, new Map()).get(table)!) : dataCache;
-  let d = cache.get(key);
-  if (!d) {
+  return builtOnce(cache, JSON.stringify(spec), async () => {
     traceStart('worker-trial-data-start');
-    d = trainValidationSplit(datasetOf(spec, table, 'search-trial'), spec.split);
-    nameSyntheticRows(spec, d.train);
-    cache.set(key, d);
+    const split = trainValidationSplit(await datasetOf(spec, table, 'search-trial'), spec.split);
+    nameSyntheticRows(spec, split.train);
     // What each worker spends building the rows before its first trial (docs/tuning.md, the
     // search over four GPUs): the start-up trace shows it beside the worker's start.
     traceStart('worker-trial-data-built');
-  }
-  return d;
+    return split;
+  });
 }
 
 interface Chosen {
@@ -147,7 +149,7 @@ async function train(
       if (!packed) throw new SearchTaskError(`trial ${c.trial.trialId}: no weights at ${c.from} epochs among this task's inputs`);
       store.set(c.trial.trialId, await unpackModel(packed, `trial ${c.trial.trialId}`));
     }
-    const { result: r, label } = await trainOnChosenBackend(sel, c.trial, dataFor(data, table), {
+    const { result: r, label } = await trainOnChosenBackend(sel, c.trial, await dataFor(data, table), {
       store,
       onEpoch: (e) => {
         curve.push({ epoch: e.epoch, loss: e.loss, score: e.score });

@@ -17,7 +17,8 @@ import { formatIssues } from '../../../common/tuning/space';
 import { trialSpecSchema, type EpochRecord, type TrialResult } from '../../../common/tuning/trial';
 import { dataSpecSchema, type DataSpec } from '../../../common/tuning/data-spec';
 import { selectTfjsBackend, type BackendSelection, type TfjsEnvironment } from './backend';
-import { datasetFromArrow, makeClassification, makeRegression, type Dataset } from './datasets';
+import { builtOnce } from './built-once';
+import { datasetFromArrow, makeClassificationAsync, makeRegressionAsync, type Dataset } from './datasets';
 import { saveTrialModel } from './persist';
 import { trainValidationSplit } from './split';
 import type { TrialData } from './train';
@@ -49,7 +50,8 @@ export interface TrialTaskContext {
 
 export class TrialWorker {
   readonly store = new TrialModelStore();
-  private readonly data = new Map<string, TrialData>();
+  /** Promises (built-once.ts): two trials wanting the same rows while they are built share one build. */
+  private readonly data = new Map<string, Promise<TrialData>>();
   private selection: BackendSelection | null = null;
 
   constructor(private readonly opts: { gpu: boolean; env?: TfjsEnvironment }) {}
@@ -66,7 +68,7 @@ export class TrialWorker {
       case 'train': {
         const sel = await this.init();
         const p = parse(trainParams, params, where);
-        const data = this.dataFor(p.data, ctx, `${where}.data`);
+        const data = await this.dataFor(p.data, ctx, `${where}.data`);
         const opts = { store: this.store, resumeFrom: p.resumeFrom, onEpoch: ctx.onEpoch, shouldStop: ctx.shouldStop };
         return (await trainOnChosenBackend(sel, p.trial, data, opts)).result;
       }
@@ -90,14 +92,16 @@ export class TrialWorker {
     this.data.clear();
   }
 
-  private dataFor(spec: DataSpec, ctx: TrialTaskContext, where: string): TrialData {
-    const key = JSON.stringify(spec);
-    const hit = this.data.get(key);
-    if (hit) return hit;
+  /** The rows of `spec`, built once (synthetic fills off the JS thread: the worker answers meanwhile). */
+  private dataFor(spec: DataSpec, ctx: TrialTaskContext, where: string): Promise<TrialData> {
+    return builtOnce(this.data, JSON.stringify(spec), () => this.build(spec, ctx, where));
+  }
+
+  private async build(spec: DataSpec, ctx: TrialTaskContext, where: string): Promise<TrialData> {
     const s = spec.source;
     let ds: Dataset;
-    if (s.kind === 'classification') ds = makeClassification(s);
-    else if (s.kind === 'regression') ds = makeRegression(s);
+    if (s.kind === 'classification') ds = await makeClassificationAsync(s);
+    else if (s.kind === 'regression') ds = await makeRegressionAsync(s);
     else {
       const table = ctx.resolveTable?.(s.ref);
       if (!table) throw new TrialTaskError(`${where}.source.ref: no table '${s.ref}' on this worker`);
@@ -105,7 +109,6 @@ export class TrialWorker {
     }
     const split = trainValidationSplit(ds, spec.split);
     nameSyntheticRows(spec, split.train);
-    this.data.set(key, split);
     return split;
   }
 }
