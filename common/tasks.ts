@@ -50,6 +50,15 @@ export interface TaskDef {
    * a 1-D row of blocks (worker index mod P: TSQR's row blocks).
    */
   place?: TaskPlace;
+  /**
+   * Set by an op whose tasks (no place) are long next to a worker's start and come many to a node
+   * (a search's trials: seconds each, a GPU's work): while GPU workers are still starting, the
+   * node's `deal` tasks are dealt round robin over the grid and those dealt to a starting worker
+   * wait for it (scheduler/placement.ts heldFor) rather than queue on the first ready worker.
+   * Short tasks (chunk programs, dataframe partitions, a prediction per partition) leave it unset:
+   * waiting for a worker's start would cost them more than running now.
+   */
+  deal?: true;
 }
 
 /** How a workflow node's result is assembled from task outputs. */

@@ -41,15 +41,17 @@ export function gridWorkers<W extends GridWorker>(candidates: W[]): W[] {
 }
 
 /**
- * The worker still starting that a trial (a task of kind 'trial' with no place: a search's
- * trial, its leaderboard) waits for, or null to place it now as any other. While GPU workers
- * start, trials are dealt round robin over the grid (`seq`: how many were dealt so far), as 1-D
- * places are, and the one dealt to a starting worker is held for it, not taken by an idle ready
- * one: without this the first ready worker took every trial of a search (25 of 25 on four H100s).
- * Unlike a grid share's chunk, a trial lasts long enough that doing a late worker's share after
- * one's own costs more than waiting for it. Held only when its node has at least one trial per
- * grid worker (`siblings`): a lone task has no share to keep and runs at once. Other tasks with no
- * place (a dataframe's partitions) are short: they run at once on the ready workers, as before.
+ * The worker still starting that a `deal` task (TaskDef.deal, no place: a search's trial) waits
+ * for, or null to place it now as any other. While GPU workers start, such tasks are dealt round
+ * robin over the grid (`seq`: how many were dealt so far), as 1-D places are, and the one dealt
+ * to a starting worker is held for it, not taken by an idle ready one: without this the first
+ * ready worker took every trial of a search (25 of 25 on four H100s). Unlike a grid share's
+ * chunk, a trial lasts long enough that doing a late worker's share after one's own costs more
+ * than waiting for it; the op that emits a task knows that, so it sets `deal` (the scheduler
+ * does not infer it from a task's kind or resource). Held only when its node has at least one
+ * such task per grid worker (`siblings`): a lone task has no share to keep and runs at once.
+ * Tasks without `deal` (chunk programs, a dataframe's partitions, a search's leaderboard) run at
+ * once on the ready workers.
  */
 export function heldFor<W extends GridWorker>(seq: number, siblings: number, grid: W[], isStarting: (w: W) => boolean): W | null {
   if (grid.length < 2 || siblings < grid.length) return null;

@@ -15,11 +15,13 @@
  * and a grid worker stands idle: that one takes them. So every GPU gets work, and a transient
  * wait for the owner does not turn into moving a block.
  *
- * A search's trials (no place) are dealt round robin over the grid while GPU workers are still
- * starting (placement.ts heldFor): those dealt to a starting worker are held for it (not taken
- * by the idle ones), so a run starts on the first ready GPU worker and a late one still gets its
- * share of the trials. When it comes they become its parked work; when it is gone they go back to
- * the ready queues.
+ * Tasks whose op marks them `deal` (TaskDef.deal: long, no place, many to a node; a search's
+ * trials) are dealt round robin over the grid while GPU workers are still starting (placement.ts
+ * heldFor): those dealt to a starting worker are held for it (not taken by the idle ones), so a
+ * run starts on the first ready GPU worker and a late one still gets its share of the trials.
+ * When it comes they become its parked work; when it is gone they go back to the ready queues.
+ * The scheduler does not guess which tasks are long from their kind or resource: chunk programs
+ * on the GPU are short, and holding them for a starting worker would only delay them.
  *
  * Example: sum over 4 blocks, split_every 2, two workers A and B. b0..b3 become ready; A takes
  * b0, B takes b1 (two slots each: A also b2, B b3). When b0 and b1 are in memory, combine(0)
@@ -119,12 +121,12 @@ export class Scheduler {
   private readonly ready: Record<Resource, KeyHeap>;
   /** Ready tasks with grid coordinates waiting for their owner's free slot, by owner. */
   private readonly parked = new Map<string, KeyHeap>();
-  /** Ready trials held for a worker still starting (placement.ts heldFor), by worker. */
+  /** Ready `deal` tasks held for a worker still starting (placement.ts heldFor), by worker. */
   private readonly held = new Map<string, KeyHeap>();
-  /** Trials dealt round robin while workers were starting (heldFor's `seq`). */
+  /** `deal` tasks dealt round robin while workers were starting (heldFor's `seq`). */
   private dealt = 0;
-  /** Trials with no place per node (heldFor's `siblings`), counted when first needed. */
-  private trialsOf: Map<string, number> | null = null;
+  /** `deal` tasks with no place per node (heldFor's `siblings`), counted when first needed. */
+  private dealtOf: Map<string, number> | null = null;
   private readonly prioOf: (k: string) => number;
   private out: Instruction[] = [];
   private cause = 0;
@@ -592,7 +594,7 @@ export class Scheduler {
         else this.parkOn(owner.id, key);
         continue;
       }
-      const wait = t.def.place || t.def.spec.kind !== 'trial' || !starting.length ? null : heldFor(this.dealt++, this.trials(t.def.node), grids[chosen], (w) => this.starting.has(w.id));
+      const wait = t.def.place || !t.def.deal || !starting.length ? null : heldFor(this.dealt++, this.dealtIn(t.def.node), grids[chosen], (w) => this.starting.has(w.id));
       if (wait) {
         let h = this.held.get(wait.id);
         if (!h) this.held.set(wait.id, (h = new KeyHeap(this.prioOf)));
@@ -621,13 +623,13 @@ export class Scheduler {
     h.push(key);
   }
 
-  /** How many trials of `node` carry no place. */
-  private trials(node: string): number {
-    if (!this.trialsOf) {
-      this.trialsOf = new Map();
-      for (const t of this.tasks.values()) if (!t.def.place && t.def.spec.kind === 'trial') this.trialsOf.set(t.def.node, (this.trialsOf.get(t.def.node) ?? 0) + 1);
+  /** How many tasks of `node` are dealt (TaskDef.deal, no place). */
+  private dealtIn(node: string): number {
+    if (!this.dealtOf) {
+      this.dealtOf = new Map();
+      for (const t of this.tasks.values()) if (!t.def.place && t.def.deal) this.dealtOf.set(t.def.node, (this.dealtOf.get(t.def.node) ?? 0) + 1);
     }
-    return this.trialsOf.get(node) ?? 0;
+    return this.dealtOf.get(node) ?? 0;
   }
 
   /** The ready tasks held for worker `id`, each handed to `to`; the hold ends. */

@@ -1,6 +1,6 @@
-// A search's trials (no place) while GPU workers are still starting
-// (main/engine/scheduler/placement.ts heldFor): dealt round robin over the grid, the starting
-// workers' deal held for them, a lone task run at once, a dataframe's partitions never held. Completions are simulated in the order
+// Tasks marked `deal` (TaskDef.deal: a search's trials, or any op's) while GPU workers are still
+// starting (main/engine/scheduler/placement.ts heldFor): dealt round robin over the grid, the
+// starting workers' deal held for them, a lone task run at once, unmarked tasks never held. Completions are simulated in the order
 // tasks were placed, with no processes.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { compileWorkflow, type Compiled } from '../../../main/engine/compile/com
 import { heldFor } from '../../../main/engine/scheduler/placement';
 import { Scheduler, type Instruction, type Stimulus } from '../../../main/engine/scheduler/scheduler';
 import { validateWorkflow } from '../../../main/engine/validate';
+import type { Resource, TaskDef } from '../../../common/tasks';
 
 type Exec = Extract<Instruction, { type: 'execute' }>;
 const executes = (ins: Instruction[]) => ins.filter((i): i is Exec => i.type === 'execute');
@@ -33,7 +34,7 @@ describe('heldFor', () => {
  * A run of `graph` begun on gpu0 with the `late` GPU workers still starting: what it places runs to
  * the end, each task finishing on its worker; `step` feeds another stimulus the same way.
  */
-function begin(graph: Compiled, late: string[]) {
+function begin(graph: Pick<Compiled, 'tasks' | 'outputs'>, late: string[]) {
   const s = new Scheduler(graph.tasks, graph.outputs, () => 0);
   let cause = 1;
   const ranOn = new Map<string, string>();
@@ -85,5 +86,41 @@ describe('a search started on the first ready GPU worker', () => {
 
   it('with every worker ready, holds nothing: one worker takes the trials as before', () => {
     expect(begin(c, []).ranOn.size).toBe(c.tasks.size);
+  });
+});
+
+describe('the hold follows TaskDef.deal, not the task kind', () => {
+  // Six tasks of one node with no place, no inputs, and one output node reading them all.
+  function graph(spec: TaskDef['spec'], resource: Resource, deal: boolean): Pick<Compiled, 'tasks' | 'outputs'> {
+    const tasks = new Map<string, TaskDef>();
+    for (let i = 0; i < 6; i++) {
+      const key = `part-${i}`;
+      tasks.set(key, { key, deps: [], spec, resource, node: 'n', op: 'part', outBytes: 8, workBytes: 8, ...(deal ? { deal: true as const } : {}) });
+    }
+    return { tasks, outputs: { n: { kind: 'values', keys: [...tasks.keys()] } } };
+  }
+  const onGpu0 = (r: { ranOn: Map<string, string> }) => [...r.ranOn.values()].filter((w) => w === 'gpu0').length;
+
+  it('a non-trial op that sets deal has its tasks dealt and held like trials (hand count: 2 of 6 on gpu0, 2 more when gpu1 comes)', () => {
+    const g = graph({ kind: 'array-op', op: 'long-fit', params: {} }, 'gpu', true);
+    const run = begin(g, ['gpu1', 'gpu2']);
+    // Dealt over gpu0, gpu1, gpu2: seq 0, 3 to gpu0; 1, 4 held for gpu1; 2, 5 for gpu2.
+    expect(onGpu0(run)).toBe(2);
+    expect(run.ranOn.size).toBe(2);
+    run.step({ type: 'worker-added', id: 'gpu1', kind: 'gpu', slots: 2 });
+    expect([...run.ranOn.values()].filter((w) => w === 'gpu1').length).toBe(2);
+    run.step({ type: 'worker-removed', id: 'gpu2', reason: 'no CUDA context', gone: true });
+    expect(run.ranOn.size).toBe(6);
+  });
+
+  it('the same tasks without deal run at once on the ready worker, GPU work included; a trial without deal too', () => {
+    for (const [spec, resource] of [
+      [{ kind: 'array-op', op: 'long-fit', params: {} }, 'gpu'],
+      [{ kind: 'program', program: { dtype: 'float64', shape: [2], expr: { kind: 'leaf', leaf: { kind: 'fill', value: 1 } } } }, 'gpu'],
+      [{ kind: 'trial', op: 'predict-table', params: {} }, 'any'],
+    ] as const satisfies ReadonlyArray<readonly [TaskDef['spec'], Resource]>) {
+      const run = begin(graph(spec, resource, false), ['gpu1', 'gpu2']);
+      expect(onGpu0(run)).toBe(6);
+    }
   });
 });

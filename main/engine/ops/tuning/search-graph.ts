@@ -89,7 +89,8 @@ export function* emitSearchTasks(ctx: BuildContext, g: SearchGraphInput): Steps<
         } else {
           params = { ...common, bracket: b.bracket, round: k, index: i, search: g.spec, keepModel: keep };
         }
-        ctx.emit({ key, deps: [...prev, ...tableDeps], spec: trialOpSpec('search-trial', params), resource: 'any', op, outBytes: 64 * KiB, workBytes });
+        // deal: a trial trains for seconds; a GPU worker still starting gets its share (TaskDef.deal).
+        ctx.emit({ key, deps: [...prev, ...tableDeps], spec: trialOpSpec('search-trial', params), resource: 'any', op, outBytes: 64 * KiB, workBytes, deal: true });
         keys.push(key);
       }
       trialTasks += r.tasks;
