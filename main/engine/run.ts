@@ -440,7 +440,12 @@ export class RunController {
     for (const key of [...this.pins.keys()]) this.unpin(key);
     const restarts = [...this.pool.restarts.values()].reduce((a, b) => a + b, 0) - this.restartsAtStart;
     if (this.lostCachedOutput) this.bus.emit({ type: 'log', level: 'warn', message: `run ${this.runId}: ${error ?? 'an output'}; an output taken from the result cache was lost with its worker, running again without reuse` });
-    else this.bus.emit({ type: 'run', runId: this.runId, state: status, error });
+    else {
+      // The counts as the run ends, before its end: progress is sent only as tasks finish (at most
+      // every 100 ms), so a run cancelled or failed before any task finished had no bars to paint.
+      if (status !== 'finished') this.progress(true);
+      this.bus.emit({ type: 'run', runId: this.runId, state: status, error });
+    }
     this.settle({
       runId: this.runId,
       status,

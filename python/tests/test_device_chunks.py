@@ -182,9 +182,14 @@ class DeviceChunkOnClusterTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        import dask
         from distributed import Client, LocalCluster
 
-        cls.cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
+        # Without the active memory manager: its ReduceReplicas policy (on by default, every 2 s)
+        # may drop the GPU worker's copy of x once the CPU worker holds one too, and the test
+        # reads it there (a KeyError in CI under load, 2026-11-27).
+        with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
+            cls.cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
         cls.client = Client(cls.cluster)
         cls.gpu, cls.cpu = sorted(cls.client.scheduler_info()["workers"])
         cls.client.run(install_fake_gpu, workers=[cls.gpu])

@@ -199,6 +199,9 @@ describe.skipIf(skip)('the first five minutes', () => {
     // 14,400 chunks: the cancel always lands mid-run.
     await setSize(page, '120000, 120000', '1000, 1000');
     await page.getByTestId('run').click();
+    // 'running' first: until the page redraws after the click, the task stream's count is the
+    // last run's (a cancel sent then lands before this run has anything to paint).
+    await expect.poll(() => status(page), { timeout: 60_000 }).toBe('running');
     await expect.poll(() => items(page), { timeout: 60_000 }).toBeGreaterThan(8);
     await page.getByTestId('cancel').click();
     await expect.poll(() => status(page), { timeout: 75_000 }).toBe('cancelled');

@@ -190,6 +190,13 @@ describe('the run queue', () => {
       expect([status.get(a.runId!), status.get(second)]).toEqual(['cancelled', 'finished']);
       expect(status.size).toBe(2);
       expect(b.state).toBe('queued');
+      // Cancelled at once (few or none of its 3,600+ tasks finished): its counts still come before
+      // its end, so the page has bars to paint as cancelled.
+      const its = events.filter((e) => 'runId' in e && e.runId === a.runId);
+      const endAt = its.findIndex((e) => e.type === 'run' && e.state === 'cancelled');
+      const last = its.slice(0, endAt).findLast((e) => e.type === 'progress');
+      expect(endAt).toBeGreaterThan(0);
+      expect(last?.type === 'progress' && [last.total >= 3600, last.done < last.total, Object.values(last.byNode).reduce((n, [, t]) => n + t, 0) === last.total]).toEqual([true, true, true]);
     } finally {
       unsub();
     }
