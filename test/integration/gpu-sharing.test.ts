@@ -52,6 +52,15 @@ describe.skipIf(!nativeInfo().available)('GPU workers per GPU for a search', () 
     expect(big.stats.gpuWorkersPerDevice).toEqual({ perDevice: 1, why: 'one per GPU: largest trial 280064 multiply-adds per row > 74496: sharing a GPU not measured for it' });
   }, 600_000);
 
+  it("a benchmark's GPU configurations train the small search on 4 workers of the GPU, one digest with the CPU rows", async () => {
+    const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(1), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_GPU_WORKERS_PER_DEVICE: '', GPUFLOW_DB: `${tempDir('gpuflow-sharing-bench-')}/gpuflow.db` };
+    const r = await runCli(['bench', FILE, '--repeat', '1', '--warmup', '0', '--json', '--param', 'trials=4'], env, 400_000);
+    expect(r.code, r.stderr).toBe(0);
+    const b = JSON.parse(r.stdout) as { configs: Array<{ name: string; workers: number; digest: string }>; digestsAgree: boolean };
+    expect(b.configs.map((c) => [c.name, c.workers])).toEqual([['1 CPU core', 1], ['all CPU cores', expect.any(Number)], ['1 GPU', 4], ['all GPUs', 4]]);
+    expect(b.digestsAgree).toBe(true);
+  }, 600_000);
+
   it('a warm serve takes the small search on 4 workers of its GPU and the big one on 1; a hand-set k is another pool', async () => {
     const db = `${tempDir('gpuflow-sharing-')}/gpuflow.db`;
     const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(1), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_START_ON_FIRST: '0', GPUFLOW_DB: db, GPUFLOW_GPU_WORKERS_PER_DEVICE: '', GPUFLOW_DEVICES: '0' };
