@@ -145,14 +145,17 @@ export class WorkerPool {
     };
   }
 
-  /** Whether `id` is a GPU worker lent to runs that share GPUs (lendGpuWorkers). */
+  /**
+   * Whether `id` is a GPU worker lent to runs that share GPUs (lendGpuWorkers), or one that was
+   * and is stopping: until it has ended, no other run may take it.
+   */
   isLent(id: string): boolean {
-    return this.lent.has(id);
+    return this.lent.has(id) || [...this.retiring].some((w) => w.id === id);
   }
 
   /** The workers but the lent ones: what every compile and every run without a lease sees. */
   get ownWorkers(): WorkerHandle[] {
-    return [...this.workers.values()].filter((w) => !this.lent.has(w.id));
+    return [...this.workers.values()].filter((w) => !this.isLent(w.id));
   }
 
   /** Stops the lent workers; the pool is back to its plan (their ids leave `workers` as they end). */
@@ -169,10 +172,13 @@ export class WorkerPool {
       this.retiring.add(w);
       this.readyWaiters.get(w)?.reject(new Error(`${id} is no longer lent`));
       this.readyWaiters.delete(w);
-      if (w.alive) {
+      if (!w.alive) this.dropRetired(w);
+      // Still starting (its CUDA context): nothing to finish, and it may not read a shutdown yet.
+      else if (w.address === null) w.kill('shutdown', 'SIGKILL');
+      else {
         w.send({ type: 'shutdown' });
         void w.waitForExit(2000);
-      } else this.dropRetired(w);
+      }
     }
     this.lent.clear();
     this.lentSharing = null;
@@ -328,7 +334,11 @@ export class WorkerPool {
     const waiter = this.readyWaiters.get(w);
     this.readyWaiters.delete(w);
     waiter?.reject(new Error(`worker ${w.id} ended before it was ready (${end.reason}, code ${end.code}, signal ${end.signal})`));
-    if (this.workers.get(w.id) !== w) return;
+    if (this.workers.get(w.id) !== w) {
+      // A retired lent worker whose id was lent again meanwhile: its new process has the id now.
+      this.retiring.delete(w);
+      return;
+    }
     for (const l of this.listeners) l.down?.(w, end);
     if (this.retiring.has(w)) return this.dropRetired(w);
     // A worker that died while starting is retried by startWithRetries, not restarted here.

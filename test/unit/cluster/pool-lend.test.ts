@@ -83,6 +83,9 @@ describe('GPU workers lent for a run', () => {
     a.release();
     expect(ids(pool)).toHaveLength(9);
     b.release();
+    // Stopping, they are still kept from other runs until they have ended.
+    expect(lent.every((id) => !pool.workers.has(id) || pool.isLent(id))).toBe(true);
+    expect(pool.ownWorkers.map((w) => w.id).sort()).toEqual(['cpu0', 'gpu0', 'gpu1']);
     await until(() => ids(pool).length === 3);
     expect(ids(pool)).toEqual(['cpu0', 'gpu0', 'gpu1']);
     expect(pool.leftOut.size + pool.gone.size).toBe(0);
@@ -92,6 +95,21 @@ describe('GPU workers lent for a run', () => {
     await until(() => started.length === 15);
     c.release();
     await until(() => ids(pool).length === 3);
+    await pool.shutdown();
+  });
+
+  it('lent again while the last set is stopping: the new processes take the ids, none is kept from runs after', async () => {
+    const { launcher, started } = fakeLauncher();
+    const pool = new WorkerPool({ launcher, discovery: discovery(1), cpuWorkers: 0, restart: false });
+    await pool.start();
+    pool.lendGpuWorkers(SHARING)!.release();
+    const again = pool.lendGpuWorkers(SHARING)!;
+    await until(() => pool.ready.length === 4);
+    expect(started.filter((id) => id === 'gpu0-1').length).toBeGreaterThan(0);
+    expect(ids(pool)).toEqual(['gpu0', 'gpu0-1', 'gpu0-2', 'gpu0-3']);
+    again.release();
+    await until(() => ids(pool).length === 1);
+    expect(['gpu0-1', 'gpu0-2', 'gpu0-3'].some((id) => pool.isLent(id))).toBe(false);
     await pool.shutdown();
   });
 
