@@ -5,6 +5,7 @@
  * GPUs and GPUFLOW_BENCH_FAKE_CUDA answers their CUDA calls with the CPU kernels; one CPU worker
  * beside them. The oracle is the CLI's own run of the same search (its own pool, 4 per GPU).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nativeInfo } from '../../native/index';
 import type { RunResult } from '../../common/results';
@@ -36,7 +37,7 @@ async function workersOf(s: Serving, storeId: number, prefix = ''): Promise<stri
 const poolIds = async (s: Serving) => ((await api(s, 'GET', '/api/workers')).json as Array<{ id: string }>).map((w) => w.id).sort();
 
 describe.skipIf(!nativeInfo().available)('serve: GPU workers per GPU for a search', () => {
-  it('trains a small-trial search on 2 x 4 GPU workers with the CLI digest, then keeps one per GPU', async () => {
+  it('trains a small-trial search on 2 x 4 GPU workers with the CLI digest, and keeps one per GPU for other runs, after it and beside it', async () => {
     const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(2), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_DEVICES: '0,1', GPUFLOW_GPU_WORKERS_PER_DEVICE: '', GPUFLOW_DB: `${tempDir('gpuflow-serve-sharing-')}/gpuflow.db` };
     // The oracle: the CLI's run in its own pool, before serve is there to take it.
     const local = (await cli([SEARCH, ...TRIALS, '--no-store'], { ...env, GPUFLOW_START_ON_FIRST: '0' })).out;
@@ -68,6 +69,29 @@ describe.skipIf(!nativeInfo().available)('serve: GPU workers per GPU for a searc
       expect(ran.length).toBeGreaterThan(0);
       expect(ran.every((w) => ['cpu0', 'gpu0', 'gpu1'].includes(w))).toBe(true);
       expect(await poolIds(s)).toEqual(['cpu0', 'gpu0', 'gpu1']);
+
+      // Both at once: the seed run beside the search never sees the workers lent to the search
+      // (nor waits for those still starting), and its record does not list them.
+      const post = async (file: string, params: Record<string, number>) => {
+        const r = await api(s, 'POST', '/api/runs', { doc: JSON.parse(readFileSync(file, 'utf8')) as unknown, params });
+        expect(r.status, JSON.stringify(r.json)).toBe(200);
+        return (r.json as { storeId: number }).storeId;
+      };
+      const search = await post(SEARCH, { trials: 16 });
+      // Once the lent workers are ready (and training), so they are there to be taken.
+      const readyIds = async () => ((await api(s, 'GET', '/api/workers')).json as Array<{ id: string; backends: unknown[] }>).filter((w) => w.backends.length > 0).map((w) => w.id).sort();
+      await expect.poll(readyIds, { timeout: 120_000, interval: 200 }).toEqual(['cpu0', ...gpus]);
+      const beside = await post(SEED, { N: 8000, chunks: 1000 });
+      const status = async (id: number) => ((await api(s, 'GET', `/api/runs/${id}`)).json as { status: string }).status;
+      await expect.poll(async () => [await status(search), await status(beside)], { timeout: 240_000, interval: 500 }).toEqual(['done', 'done']);
+      expect((await workersOf(s, search, 'search/trial(')).filter((w) => w.startsWith('gpu'))).toEqual(gpus);
+      const besideRan = await workersOf(s, beside);
+      expect(besideRan.length).toBeGreaterThan(0);
+      expect(besideRan.every((w) => ['cpu0', 'gpu0', 'gpu1'].includes(w))).toBe(true);
+      const besideRec = (await api(s, 'GET', `/api/runs/${beside}`)).json as { devices: Array<{ id: string; workersPerGpu?: number }> };
+      expect(besideRec.devices.map((d) => d.id).sort()).toEqual(['cpu0', 'gpu0', 'gpu1']);
+      expect(besideRec.devices.filter((d) => d.id.startsWith('gpu')).map((d) => d.workersPerGpu)).toEqual([1, 1]);
+      await expect.poll(() => poolIds(s), { timeout: 30_000 }).toEqual(['cpu0', 'gpu0', 'gpu1']);
     } finally {
       await s.stop();
     }
