@@ -407,7 +407,7 @@ export class GpuflowService {
       uuid = rec.uuid;
     }
     const handle: RunHandle = dask ? this.daskHandle(dask, compiled, uuid) : this.engine.run(wf, uuid, { compiled, reuse: opts.reuse, retain: opts.reuse, lent });
-    if (lease) void handle.result.finally(() => lease.release());
+    if (lease) void handle.result.then(lease.release, lease.release);
     const t0 = Date.now();
     const unsubscribe = this.writer && storeId !== null ? this.recordEvents(handle.runId, storeId, t0) : () => undefined;
     const done = handle.result.then(async (r) => {
