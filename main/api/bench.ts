@@ -122,8 +122,9 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
     opts.onStep?.({ type: 'starting', configIndex: index });
     const engine = new Engine(opts.discovery, { ...c.pool, launcher: opts.launcher, backends: opts.backends });
     // A configuration with GPUs plans its GPU workers per GPU as `gpuflow run` and serve do
-    // (main/engine/gpu-sharing.ts: k for a search of small GPU trials), before its pool starts.
-    if (c.pool.useGpus) {
+    // (main/engine/gpu-sharing.ts: k for a search of small GPU trials), before its pool starts; a
+    // workflow without a search is not compiled for it.
+    if (c.pool.useGpus && wf.doc.nodes.some((n) => n.op === 'search')) {
       const sharing = planGpuSharing(compileWorkflow(wf), { useGpus: true, backends: opts.backends });
       if (sharing) engine.pool.shareGpus(sharing);
     }
