@@ -19,6 +19,7 @@ import { runDigest } from './run-record';
 import { randomUUID } from 'node:crypto';
 import type { RunResult } from '../../common/results';
 import { compileWorkflow } from '../engine/compile/compile';
+import { planGpuSharing } from '../engine/gpu-sharing';
 import type { DaskTarget } from '../dask/target';
 
 export interface BenchConfig {
@@ -120,6 +121,13 @@ export async function runBenchmark(doc: unknown, opts: BenchOptions): Promise<Be
     opts.onProgress?.(`${c.name}${c.virtual ? ' (virtual)' : ''}: starting workers`);
     opts.onStep?.({ type: 'starting', configIndex: index });
     const engine = new Engine(opts.discovery, { ...c.pool, launcher: opts.launcher, backends: opts.backends });
+    // A configuration with GPUs plans its GPU workers per GPU as `gpuflow run` and serve do
+    // (main/engine/gpu-sharing.ts: k for a search of small GPU trials), before its pool starts; a
+    // workflow without a search is not compiled for it.
+    if (c.pool.useGpus && wf.doc.nodes.some((n) => n.op === 'search')) {
+      const sharing = planGpuSharing(compileWorkflow(wf), { useGpus: true, backends: opts.backends });
+      if (sharing) engine.pool.shareGpus(sharing);
+    }
     const onEvent = opts.onEvent;
     const unsubscribe = onEvent ? engine.bus.subscribe((e) => {
           if ('runId' in e) onEvent(e);

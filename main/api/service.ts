@@ -35,6 +35,7 @@ import type { Store } from '../store/store';
 import type { EventWriter } from '../store/event-writer';
 import { shortReason } from '../store/errors';
 import { compiledAs, compileWorkflow, compileWorkflowAsync } from '../engine/compile/compile';
+import { planGpuSharing } from '../engine/gpu-sharing';
 import { CompileBusy } from '../engine/compile/compile-gate';
 import { WorkAborted } from '../engine/slices';
 import { DaskTarget, type ClusterInfo, type ConnectOptions } from '../dask/target';
@@ -362,33 +363,51 @@ export class GpuflowService {
     let storeId: number | null = null;
     let uuid: string | undefined;
     const dask = this.dask;
+    // A search whose trials share GPUs (the rule `gpuflow run` plans its pool by) trains on k GPU
+    // workers per GPU here too: the pool lends the missing ones for this run (its graph is
+    // compiled for the pool as it is, so it compiles once).
+    const sharing = dask ? undefined : planGpuSharing(compiled, { useGpus: this.engine.pool.gpuSharing !== undefined, backends: this.options.backends });
+    const pool = this.engine.pool;
+    const lease = sharing ? pool.lendGpuWorkers(sharing) : null;
+    const lent = lease?.sharing;
+    const recorded = lent ?? pool.gpuSharing;
+    // The run's workers: the ready ones, and those lent to it (still starting: they join it when ready).
+    const local = [...pool.workers.values()].filter((w) => (pool.isLent(w.id) ? lent !== undefined && w.alive : pool.ready.includes(w)));
     const workers: Record<string, JsonValue>[] = dask
       ? dask.currentWorkers.map((w) => ({ id: `dask-${w.name}`, kind: w.gpus.length ? 'gpu' : 'cpu', label: `Dask ${w.name}`, host: w.host, threads: w.nthreads, memoryLimit: w.memory_limit, gpus: w.gpus.map((g) => g.name) }))
-      : this.engine.pool.ready.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name), ...gpuSharingOf(w.config.kind, this.engine.pool.gpuSharing) }));
+      : local.map((w) => ({ id: w.id, kind: w.config.kind, label: w.config.label, backends: w.backends.filter((b) => b.available).map((b) => b.name), ...(w.address === null ? { starting: true } : {}), ...gpuSharingOf(w.config.kind, recorded) }));
     // Workers the run goes without (failed to start, device gone) are part of its record, with why.
     if (!dask)
-      for (const [id, reason] of this.engine.pool.gone) {
-        const w = this.engine.pool.workers.get(id);
+      for (const [id, reason] of pool.gone) {
+        if (pool.isLent(id) && lent === undefined) continue;
+        const w = pool.workers.get(id);
         workers.push({ id, kind: w?.config.kind ?? null, label: w?.config.label ?? id, backends: [], leftOut: reason });
       }
     if (this.store) {
       const store = this.store;
       // The run's id comes from this write, so it cannot wait: a lock held elsewhere is a 503.
-      const rec = busyAs503(() =>
-        store.startRun({
-          workflowHash: store.saveWorkflowVersion(wf.doc).hash,
-          params: (wf.doc.params ?? {}) as Record<string, JsonValue>,
-          seeds: seedsOf(wf.doc, wf),
-          devices: workers as unknown as JsonValue,
-          machine: this.machine,
-          replayOf: opts.replayOf,
-          target: dask ? dask.record() : null,
-        }),
-      );
+      const rec = busyAs503(() => {
+        try {
+          return store.startRun({
+            workflowHash: store.saveWorkflowVersion(wf.doc).hash,
+            params: (wf.doc.params ?? {}) as Record<string, JsonValue>,
+            seeds: seedsOf(wf.doc, wf),
+            devices: workers as unknown as JsonValue,
+            machine: this.machine,
+            replayOf: opts.replayOf,
+            target: dask ? dask.record() : null,
+          });
+        } catch (e) {
+          // Not started: the workers lent for it go back.
+          lease?.release();
+          throw e;
+        }
+      });
       storeId = rec.id;
       uuid = rec.uuid;
     }
-    const handle: RunHandle = dask ? this.daskHandle(dask, compiled, uuid) : this.engine.run(wf, uuid, { compiled, reuse: opts.reuse, retain: opts.reuse });
+    const handle: RunHandle = dask ? this.daskHandle(dask, compiled, uuid) : this.engine.run(wf, uuid, { compiled, reuse: opts.reuse, retain: opts.reuse, lent });
+    if (lease) void handle.result.then(lease.release, lease.release);
     const t0 = Date.now();
     const unsubscribe = this.writer && storeId !== null ? this.recordEvents(handle.runId, storeId, t0) : () => undefined;
     const done = handle.result.then(async (r) => {

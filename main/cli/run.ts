@@ -70,11 +70,9 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // the document goes to it unvalidated: serve validates it (a refusal is exit 2 with the errors a
   // local run prints, main/cli.ts), and this process loads no op registry (issue 30 item 3).
   const attachAsIs = pool ? (await import('./attach')).samePaths(pool.file, true) : false;
-  // A search may plan several GPU workers per GPU (main/engine/gpu-sharing.ts), which serve's pool
-  // lacks unless GPUFLOW_GPU_WORKERS_PER_DEVICE asked for them (then the pool keys differ): such a
-  // document is read here before it may go.
-  const search = hasSearchNode(doc);
-  if (pool && attachAsIs && !search) {
+  // A search goes too: serve plans its GPU workers per GPU by the rule this process would
+  // (main/engine/gpu-sharing.ts), lending its pool the workers a search of small trials wants.
+  if (pool && attachAsIs) {
     const code = await attached(pool, doc, params, opts.json);
     if (code !== null) return code;
   }
@@ -82,13 +80,8 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
   // A bad document is refused before the engine starts (workers forked early are killed).
   const wf = validateWorkflow(doc, params);
   traceStart('workflow-valid');
-  // With a warm pool the search's GPU workers per GPU decide where it runs: planned here, from a
-  // graph of its own (without one, the engine's early compile plans them below).
-  const sharing = pool && opts.dask === undefined && search ? await searchSharing(import('../engine/compile/compile').then((m) => m.compileWorkflow(wf)), opts) : undefined;
-  if (pool && sharing && sharing.perDevice !== 1) {
-    process.stderr.write(`gpuflow: running here: the warm pool has one GPU worker per GPU, this search plans ${sharing.perDevice} (${sharing.why})\n`);
-  } else if (pool && (attachAsIs ? search : !namesFiles(wf))) {
-    // A search read here for its GPU workers goes as above; elsewhere, only a workflow that names no file.
+  if (pool && !attachAsIs && !namesFiles(wf)) {
+    // Where serve reads paths otherwise, only a workflow that names no file goes there.
     const code = await attached(pool, doc, params, opts.json);
     if (code !== null) return code;
   }
@@ -103,6 +96,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     const refused = firstRefusal(compiledBare);
     if (refused) throw new UsageError(`--dask: ${refused.message}`);
   }
+  const search = hasSearchNode(doc);
   // The graph compiles while the workers start (a Dask target compiles for its own workers). The
   // engine's modules load here, not at import: an attached run never needs them.
   const { startService } = await import('./cluster');
@@ -126,7 +120,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     // A search's GPU workers per GPU come from the engine's early compile, made for one per GPU
     // before the pool forks the others; the run takes that graph (compiled again, while the
     // workers start, only when the sharing changed what the compiler is told: forPlan above).
-    opts.dask === undefined && search ? async (engine) => sharing ?? searchSharing((compiled = engine.precompile(wf)).planned, opts) : undefined,
+    opts.dask === undefined && search ? async (engine) => searchSharing((compiled = engine.precompile(wf)).planned, opts) : undefined,
   );
   try {
     let current: string | null = null;

@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import type { FromWorker, WorkerConfig } from '../../common/messages';
 import { discover, type Discovery } from './discovery';
 import type { Launcher } from './launcher';
-import { gpuWorkersPerDevice, launchEnv, planWorkers, type GpuSharing, type PlanOptions } from './plan';
+import { gpuWorkersPerDevice, launchEnv, planWorkers, type GpuSharing, type PlanOptions, type PlannedWorker } from './plan';
 import { WorkerHandle, type WorkerEnd } from './worker-handle';
 
 export { planWorkers };
@@ -82,6 +82,14 @@ export class WorkerPool {
   private readonly recentRestarts = new Map<string, number[]>();
   /** Workers given up after too many restarts: `restart(id)` starts them again. */
   private readonly givenUp = new Set<string>();
+  /** GPU workers started beyond the plan's for runs that share GPUs (lendGpuWorkers), by id. */
+  private readonly lent = new Map<string, PlannedWorker>();
+  /** GPU workers per GPU with the lent ones, while there are any. */
+  private lentSharing: GpuSharing | null = null;
+  /** Runs holding the lent workers: the last one's release stops them. */
+  private leases = 0;
+  /** Lent workers told to stop: dropped from `workers` once they have ended. */
+  private readonly retiring = new Set<WorkerHandle>();
 
   constructor(private opts: PoolOptions) {
     this.plan = planWorkers(opts, this.token);
@@ -100,6 +108,85 @@ export class WorkerPool {
   /** GPU worker processes per GPU and why, when the pool has GPU workers (the run record's). */
   get gpuSharing(): GpuSharing | undefined {
     return this.plan.some((p) => p.config.kind === 'gpu') ? gpuWorkersPerDevice(this.opts) : undefined;
+  }
+
+  /**
+   * Starts GPU workers so that each GPU has `sharing.perDevice` of them, for a run whose search
+   * plans more than the pool has (serve: main/engine/gpu-sharing.ts), without waiting for them:
+   * the run starts on the workers it has and the new ones join it as they become ready (its
+   * trials are held for them, scheduler/placement.ts heldFor). They take only the work of runs
+   * that hold a lease (`isLent`; every other run, and every compile, sees the pool as planned),
+   * and each gets its share of its GPU's memory as the CLI's k-per-GPU plan gives it. The last
+   * lease's `release()` stops them: each holds a CUDA context and a tfjs load that the pool's
+   * other runs, planned on one worker per GPU, do not use. The lease's `sharing`: what the run
+   * trains on. Null (nothing lent) when the pool has no GPU worker or as many per GPU of its own.
+   */
+  lendGpuWorkers(sharing: GpuSharing): { sharing: GpuSharing; release(): void } | null {
+    const own = this.gpuSharing;
+    if (!own || sharing.perDevice <= own.perDevice) return null;
+    if (!this.lentSharing || sharing.perDevice > this.lentSharing.perDevice) {
+      const more = planWorkers({ ...this.opts, gpuWorkersPerDevice: sharing.perDevice, gpuWorkersWhy: sharing.why }, this.token).filter((p) => p.config.kind === 'gpu' && !this.plan.some((q) => q.config.id === p.config.id));
+      this.lentSharing = sharing;
+      for (const p of more) {
+        this.plan.push(p);
+        this.lent.set(p.config.id, p);
+        void this.startWithRetries(p, 60_000);
+      }
+    }
+    this.leases++;
+    let held = true;
+    return {
+      sharing: this.lentSharing,
+      release: () => {
+        if (!held) return;
+        held = false;
+        if (--this.leases === 0) this.retireLent();
+      },
+    };
+  }
+
+  /**
+   * Whether `id` is a GPU worker lent to runs that share GPUs (lendGpuWorkers), or one that was
+   * and is stopping: until it has ended, no other run may take it.
+   */
+  isLent(id: string): boolean {
+    return this.lent.has(id) || [...this.retiring].some((w) => w.id === id);
+  }
+
+  /** The workers but the lent ones: what every compile and every run without a lease sees. */
+  get ownWorkers(): WorkerHandle[] {
+    return [...this.workers.values()].filter((w) => !this.isLent(w.id));
+  }
+
+  /** Stops the lent workers; the pool is back to its plan (their ids leave `workers` as they end). */
+  private retireLent(): void {
+    for (const [id, p] of this.lent) {
+      this.plan.splice(this.plan.indexOf(p), 1);
+      this.gone.delete(id);
+      this.leftOut.delete(id);
+      this.restarts.delete(id);
+      this.recentRestarts.delete(id);
+      this.givenUp.delete(id);
+      const w = this.workers.get(id);
+      if (!w) continue;
+      this.retiring.add(w);
+      this.readyWaiters.get(w)?.reject(new Error(`${id} is no longer lent`));
+      this.readyWaiters.delete(w);
+      if (!w.alive) this.dropRetired(w);
+      // Still starting (its CUDA context): nothing to finish, and it may not read a shutdown yet.
+      else if (w.address === null) w.kill('shutdown', 'SIGKILL');
+      else {
+        w.send({ type: 'shutdown' });
+        void w.waitForExit(2000);
+      }
+    }
+    this.lent.clear();
+    this.lentSharing = null;
+  }
+
+  private dropRetired(w: WorkerHandle): void {
+    this.retiring.delete(w);
+    if (this.workers.get(w.id) === w) this.workers.delete(w.id);
   }
 
   /** Every planned worker's config, known before any has started (Engine.precompile). */
@@ -174,15 +261,17 @@ export class WorkerPool {
     const attempts = Math.max(1, this.opts.startAttempts ?? 3);
     let pause = this.opts.startBackoffMs ?? 250;
     let last = '';
+    // A lent worker retired while it started is not tried again, nor left out.
+    const planned = () => !this.closing && this.plan.includes(p);
     for (let i = 1; i <= attempts; i++) {
-      if (this.closing) return false;
+      if (!planned()) return false;
       try {
         // The try number reaches the worker, for its logs (and the test-only start fault, worker/faults.ts).
         await this.spawn(p.config, launchEnv(p.env, i), timeoutMs);
         return true;
       } catch (e) {
         last = e instanceof Error ? e.message : String(e);
-        if (this.closing) return false;
+        if (!planned()) return false;
         if (i < attempts) {
           process.stderr.write(`[${p.config.id}] start ${i} of ${attempts} failed (${last}); trying again in ${pause} ms\n`);
           await new Promise((r) => setTimeout(r, pause));
@@ -245,8 +334,13 @@ export class WorkerPool {
     const waiter = this.readyWaiters.get(w);
     this.readyWaiters.delete(w);
     waiter?.reject(new Error(`worker ${w.id} ended before it was ready (${end.reason}, code ${end.code}, signal ${end.signal})`));
-    if (this.workers.get(w.id) !== w) return;
+    if (this.workers.get(w.id) !== w) {
+      // A retired lent worker whose id was lent again meanwhile: its new process has the id now.
+      this.retiring.delete(w);
+      return;
+    }
     for (const l of this.listeners) l.down?.(w, end);
+    if (this.retiring.has(w)) return this.dropRetired(w);
     // A worker that died while starting is retried by startWithRetries, not restarted here.
     if (waiter || this.closing || this.opts.restart === false || this.gone.has(w.id) || end.reason === 'shutdown' || end.reason === 'init-failed') return;
     const p = this.plan.find((x) => x.config.id === w.id);

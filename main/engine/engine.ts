@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunResult } from '../../common/results';
 import type { Discovery } from '../cluster/discovery';
+import type { GpuSharing } from '../cluster/plan';
 import { WorkerPool, type PoolOptions } from '../cluster/pool';
 import { CPU_BACKED_TASK_ELEMENTS, GPU_TASK_ELEMENTS } from './compile/coarsen';
 import { compileWorkflow, compileWorkflowAsync, type CompileOptions, type Compiled } from './compile/compile';
@@ -89,6 +90,11 @@ export interface EngineRunOptions {
   reuse?: boolean;
   /** Keep this run's outputs in the result cache for later runs. */
   retain?: boolean;
+  /**
+   * The run trains on the GPU workers the pool lent for this sharing too (WorkerPool.lendGpuWorkers:
+   * serve, a search whose trials share GPUs), and its record says so.
+   */
+  lent?: GpuSharing;
 }
 
 export class Engine {
@@ -112,9 +118,13 @@ export class Engine {
     return this.pool.start();
   }
 
-  /** The largest memory limit among workers: no task may need more (none without workers: a Dask-only engine). */
+  /**
+   * The largest memory limit among workers: no task may need more (none without workers: a
+   * Dask-only engine). Here and in every view the compiler gets, the pool's own workers: GPU
+   * workers lent to a run that shares GPUs (WorkerPool.lendGpuWorkers) come and go with it.
+   */
   get maxTaskBytes(): number | undefined {
-    return largest([...this.pool.workers.values()].map((w) => w.config.memoryLimit));
+    return largest(this.pool.ownWorkers.map((w) => w.config.memoryLimit));
   }
 
   /**
@@ -128,7 +138,7 @@ export class Engine {
 
   /** The ready GPU workers whose cuda backend loaded. */
   private get cudaGpus(): WorkerConfig[] {
-    return [...this.pool.workers.values()].filter((w) => w.config.kind === 'gpu' && w.backends.some((b) => b.name === 'cuda' && b.available)).map((w) => w.config);
+    return this.pool.ownWorkers.filter((w) => w.config.kind === 'gpu' && w.backends.some((b) => b.name === 'cuda' && b.available)).map((w) => w.config);
   }
 
   /**
@@ -137,7 +147,7 @@ export class Engine {
    * worker is ready: WorkerPool.whenFirstReady), none that are gone.
    */
   private get expectedCudaGpus(): WorkerConfig[] {
-    return [...this.pool.workers.values()]
+    return this.pool.ownWorkers
       .filter((w) => w.config.kind === 'gpu' && !this.pool.gone.has(w.id))
       .filter((w) => (w.address === null ? w.alive && w.config.backends.includes('cuda') : w.backends.some((b) => b.name === 'cuda' && b.available)))
       .map((w) => w.config);
@@ -145,7 +155,7 @@ export class Engine {
 
   /** Every worker's config but the gone ones'. */
   private get liveConfigs(): WorkerConfig[] {
-    return [...this.pool.workers.values()].filter((w) => !this.pool.gone.has(w.id)).map((w) => w.config);
+    return this.pool.ownWorkers.filter((w) => !this.pool.gone.has(w.id)).map((w) => w.config);
   }
 
   /** The planned GPU workers whose backends include cuda. */
@@ -194,7 +204,7 @@ export class Engine {
 
   /** The compiler's view of the ready workers' kinds (workerOptions). */
   private get workerOptions(): WorkerOptions {
-    return workerOptions([...this.pool.workers.values()].map((w) => w.config), this.cudaGpus.length);
+    return workerOptions(this.pool.ownWorkers.map((w) => w.config), this.cudaGpus.length);
   }
 
   /** GPU workers already asked to warm their libraries (a restarted worker is a new handle). */
@@ -237,7 +247,7 @@ export class Engine {
   run(wf: ValidWorkflow, runId: string = randomUUID(), opts: EngineRunOptions = {}): RunHandle {
     const compiled = opts.compiled ?? this.compile(wf);
     const cacheUse = opts.reuse || opts.retain ? { cache: this.cache, reuse: opts.reuse ?? false, retain: opts.retain ?? false } : null;
-    let ctl = new RunController(runId, compiled, this.pool, this.bus, cacheUse);
+    let ctl = new RunController(runId, compiled, this.pool, this.bus, cacheUse, opts.lent);
     this.runs.set(runId, ctl);
     void ctl.start();
     // An output taken from the cache whose holder died after scheduling ended cannot be
@@ -246,7 +256,7 @@ export class Engine {
     const result = ctl.result
       .then((r) => {
         if (!ctl.lostCachedOutput || r.status !== 'failed') return r;
-        ctl = new RunController(runId, compiled, this.pool, this.bus, cacheUse && { ...cacheUse, reuse: false });
+        ctl = new RunController(runId, compiled, this.pool, this.bus, cacheUse && { ...cacheUse, reuse: false }, opts.lent);
         this.runs.set(runId, ctl);
         void ctl.start();
         return ctl.result;

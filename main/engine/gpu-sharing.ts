@@ -2,8 +2,10 @@
  * How many GPU worker processes a run starts on each GPU, read from its compiled graph: a search
  * whose trials train on gpuflow-cuda and are all small enough that one process leaves the GPU
  * idle most of the time (the JS side of its kernel calls bounds a trial, docs/tuning.md) gets
- * several, so several trials train on one GPU at once. The pool is planned before it starts and
- * does not add workers later, so `gpuflow run` asks this before it starts the engine.
+ * several, so several trials train on one GPU at once. One rule for every front end: `gpuflow
+ * run` and a benchmark's GPU configurations ask it before their pool starts (WorkerPool.shareGpus);
+ * serve and the app, whose pool is warm, ask it for each run they start and lend that run the
+ * missing workers (GpuflowService.launch, WorkerPool.lendGpuWorkers).
  */
 import type { TaskGraph } from '../../common/tasks';
 import { parseTrialOpParams } from '../../common/tuning/op-params';
@@ -15,7 +17,8 @@ import { ENV_PER_DEVICE, type GpuSharing, type PlanOptions } from '../cluster/pl
  * The rule: GPUFLOW_GPU_WORKERS_PER_DEVICE when set; else, for a search with trials on
  * gpuflow-cuda (the cuda backend allowed, largest trial >= GPU_MIN_MACS_PER_ROW) whose largest
  * trial is at most the largest measured sharing a GPU, SHARED_GPU_WORKERS; else one, with why.
- * Undefined when the variable is set (the pool reads it). `workers`: --no-gpus and --backend.
+ * Undefined when the variable is set (the pool reads it). `workers`: --no-gpus and --backend (serve:
+ * whether its pool has GPU workers, and its --backend).
  */
 export function planGpuSharing(graph: TaskGraph, workers: Pick<PlanOptions, 'useGpus' | 'backends'>, env: NodeJS.ProcessEnv = process.env): GpuSharing | undefined {
   const set = env[ENV_PER_DEVICE];

@@ -17,6 +17,7 @@ import type { FromWorker } from '../../common/messages';
 import type { ResultValue, RunResult, WorkerStat } from '../../common/results';
 import type { TaskGraph } from '../../common/tasks';
 import type { WorkerPool } from '../cluster/pool';
+import type { GpuSharing } from '../cluster/plan';
 import { endedByItself, type WorkerHandle } from '../cluster/worker-handle';
 import type { EventBus } from './event-bus';
 import { outputValue } from './outputs';
@@ -92,23 +93,38 @@ export class RunController {
     private readonly pool: WorkerPool,
     private readonly bus: EventBus,
     private readonly cacheUse: CacheUse | null = null,
+    /** GPU workers per GPU with those the pool lent this run (Engine.run's `lent`); without, it never sees them. */
+    private readonly lent?: GpuSharing,
   ) {
     this.setup = this.prepare();
     traceStart('run-start');
     this.result = new Promise((r) => (this.settle = (res) => (traceStart('run-end'), r(res))));
     this.restartsAtStart = [...pool.restarts.values()].reduce((a, b) => a + b, 0);
+    const mine = (w: WorkerHandle) => this.mine(w.id);
     this.unlisten = pool.listen({
-      message: (w, msg) => this.onWorkerMessage(w, msg),
-      up: (w) => this.stimulus({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }),
+      message: (w, msg) => mine(w) && this.onWorkerMessage(w, msg),
+      up: (w) => mine(w) && this.stimulus({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }),
       down: (w, end) => {
+        if (!mine(w)) return;
         this.failFetches(w.id, end.reason);
         this.stimulus({ type: 'worker-removed', id: w.id, reason: end.reason, fault: endedByItself(end) });
       },
       gone: (w, reason) => {
+        if (!mine(w)) return;
         this.failFetches(w.id, reason);
         this.stimulus({ type: 'worker-removed', id: w.id, reason, gone: true });
       },
     });
+  }
+
+  /** Whether this run may use worker `id`: any but a lent GPU worker, which only a run it was lent to. */
+  private mine(id: string): boolean {
+    return this.lent !== undefined || !this.pool.isLent(id);
+  }
+
+  /** The pool's ready workers this run may use. */
+  private get ready(): WorkerHandle[] {
+    return this.pool.ready.filter((w) => this.mine(w.id));
   }
 
   /**
@@ -121,7 +137,7 @@ export class RunController {
     const use = this.cacheUse;
     if (use) {
       this.digests = yield* taskDigestSteps(this.graph.tasks);
-      const ready = new Set(this.pool.ready.map((w) => w.id));
+      const ready = new Set(this.ready.map((w) => w.id));
       if (use.reuse) {
         for (const [key, digest] of this.digests) {
           const hit = digest === null ? undefined : use.cache.lookup(digest);
@@ -176,7 +192,7 @@ export class RunController {
     yield* this.setup;
     const started = this.bus.emit({ type: 'run', runId: this.runId, state: 'started', tasks: this.graph.tasks.size });
     if (this.reused.tasks > 0) this.bus.emit({ type: 'reused', runId: this.runId, tasks: this.reused.tasks, nodes: this.reused.nodes, cause: started.seq });
-    for (const w of this.pool.ready) {
+    for (const w of this.ready) {
       this.stat(w);
       this.apply(this.scheduler.handle({ type: 'worker-added', id: w.id, kind: w.config.kind, slots: slotsOf(w) }, started.seq));
     }
@@ -186,8 +202,8 @@ export class RunController {
     // Restarting ones first: the scheduler gives up as soon as it knows only gone workers.
     // A worker whose process is alive but not ready yet (a GPU worker still making its CUDA
     // context: `gpuflow run` starts once the first GPU worker is ready) keeps its grid place.
-    const ready = new Set(this.pool.ready.map((w) => w.id));
-    const others = [...this.pool.workers.keys()].filter((id) => !ready.has(id));
+    const ready = new Set(this.ready.map((w) => w.id));
+    const others = [...this.pool.workers.keys()].filter((id) => !ready.has(id) && this.mine(id));
     for (const id of others.filter((x) => !this.pool.gone.has(x))) {
       const w = this.pool.workers.get(id)!;
       const s: Stimulus = w.alive ? { type: 'worker-starting', id, kind: w.config.kind } : { type: 'worker-removed', id, reason: 'restarting' };
@@ -446,6 +462,8 @@ export class RunController {
       if (status !== 'finished') this.progress(true);
       this.bus.emit({ type: 'run', runId: this.runId, state: status, error });
     }
+    const leftOut = [...this.pool.gone].filter(([worker]) => this.mine(worker)).map(([worker, reason]) => ({ worker, reason }));
+    const sharing = this.lent ?? this.pool.gpuSharing;
     this.settle({
       runId: this.runId,
       status,
@@ -460,8 +478,8 @@ export class RunController {
         ...(this.device.tasks > 0 ? { device: this.device } : {}),
         restarts,
         reused: this.reused,
-        ...(this.pool.gone.size > 0 ? { leftOut: [...this.pool.gone].map(([worker, reason]) => ({ worker, reason })) } : {}),
-        ...(this.pool.gpuSharing ? { gpuWorkersPerDevice: this.pool.gpuSharing } : {}),
+        ...(leftOut.length > 0 ? { leftOut } : {}),
+        ...(sharing ? { gpuWorkersPerDevice: sharing } : {}),
       },
     });
   }

@@ -4,6 +4,7 @@ import { readSearchResult } from '../logic/leaderboard';
 import { lazy, Suspense, useMemo, type ReactNode } from 'react';
 import { useEditor, useRun, useSession, useVersion } from './hooks';
 import { LeftOutWorkers } from './LeftOutWorkers';
+import { GpuSharing } from './GpuSharing';
 import { ExpandResult } from './ExpandResult';
 
 // Tables (Arrow) and search charts load when a result needs them, so the editor paints first.
@@ -120,6 +121,7 @@ export function ResultsPanel() {
       )}
       {result.error && <div className="gf-field-error">{result.error}</div>}
       <LeftOutWorkers stats={result.stats} />
+      <GpuSharing stats={result.stats} />
       {shown.map(([k, v]) => (
         <div key={k} className="gf-result" data-testid={`result-${k}`}>
           <h4>

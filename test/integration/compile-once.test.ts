@@ -3,22 +3,28 @@
  * compile, main/engine/compile/compile.ts): a search's GPU workers per GPU are planned from the
  * engine's early compile, and `--dask` runs the graph its refusal check compiled before it
  * connected. Before, each compiled twice (run.ts searchSharing, then the engine's precompile;
- * firstRefusal's compile, then the Dask run's).
+ * firstRefusal's compile, then the Dask run's). A search beside a warm serve goes there unread and
+ * serve compiles it once (before, the CLI compiled it to plan its GPU workers per GPU, then ran
+ * it here and compiled it again).
  */
 import { describe, expect, it } from 'vitest';
 import { nativeInfo } from '../../native/index';
 import { skipDask, DASK_PYTHON } from '../helpers/dask-cluster';
+import { startServe, tempDir } from '../reliability/helpers';
 import { runCli, type CliResult } from './cli-helpers';
 import { fakeNvidiaSmi } from './fake-gpus';
 
 /** How many compiles main's trace shows (workers trace under their own pids and never compile). */
 function compiles(r: CliResult): number {
   expect(r.code, r.stderr.split('\n').filter((l) => !l.startsWith('gpuflow-trace')).join('\n')).toBe(0);
-  return r.stderr.split('\n').filter((l) => {
+  return traced(r.stderr);
+}
+
+const traced = (stderr: string) =>
+  stderr.split('\n').filter((l) => {
     const f = l.split(' ');
     return f[0] === 'gpuflow-trace' && f[2] === 'compiled';
   }).length;
-}
 
 describe('gpuflow run compiles once', () => {
   it.skipIf(!nativeInfo().available)('a search on GPU workers: the early compile plans the GPU workers per GPU and is the run’s', async () => {
@@ -29,6 +35,22 @@ describe('gpuflow run compiles once', () => {
     expect(out.status).toBe('finished');
     // The small search's plan, read from that one graph: one GPU worker per GPU.
     expect(out.stats.gpuWorkersPerDevice?.perDevice).toBe(1);
+  }, 300_000);
+
+  it.skipIf(!nativeInfo().available)('a search beside a warm serve: serve compiles it, once; the CLI not at all', async () => {
+    const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(1), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_DEVICES: '0', GPUFLOW_GPU_WORKERS_PER_DEVICE: '', GPUFLOW_TRACE_START: '1', GPUFLOW_DB: `${tempDir('gpuflow-compile-once-')}/gpuflow.db` };
+    const s = await startServe(['--cpu-workers', '0'], env);
+    try {
+      const before = traced(s.stderr());
+      const r = await runCli(['run', 'test/fixtures/workflows/search-wide-small.json', '--json', '--cpu-workers', '0'], env, 200_000);
+      expect(compiles(r)).toBe(0);
+      const out = JSON.parse(r.stdout) as { status: string; stats: { gpuWorkersPerDevice?: { perDevice: number } } };
+      expect(out.status).toBe('finished');
+      expect(out.stats.gpuWorkersPerDevice?.perDevice).toBe(4);
+      expect(traced(s.stderr()) - before).toBe(1);
+    } finally {
+      await s.stop();
+    }
   }, 300_000);
 
   it.skipIf(skipDask)('--dask: the graph of the refusal check is the one the cluster runs', async () => {
