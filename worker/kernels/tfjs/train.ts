@@ -121,7 +121,7 @@ function targetTensor(m: TrainedModel, train: Dataset): tf.Tensor {
  * with Math.random (or not at all), and its per-call set-up cost about as much as the epoch
  * itself on small data. Returns the mean training loss over rows, as fit reports it.
  */
-async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, order: Int32Array, batchSize: number, epoch: number): Promise<number> {
+export async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, order: Int32Array, batchSize: number, epoch: number): Promise<number> {
   startEpoch(m.model, epoch);
   let sum = 0;
   for (let b = 0; b < order.length; b += batchSize) {

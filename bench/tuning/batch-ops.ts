@@ -1,0 +1,89 @@
+// What one training batch asks of the device on gpuflow-cuda: the device ops by name (each one
+// kernel launch or cuBLAS call), uploads and reads (host <-> device copies, count and bytes),
+// allocs and frees, at the MNIST-shaped example's model (examples/tuning-mnist-mlp.json: 784
+// features, 3 x 512 relu, 10 classes, batch 128; fewer rows), over the fake device
+// (native/fake-tf-ops.ts: the same argument records the CUDA kernels read, so the same calls).
+// Four training processes at once contend for the host's launch and small-copy path
+// (docs/performance.md, issue 26), so these counts are what a batch pays there. Also the tfjs
+// kernels a batch runs (tf.profile) and the totals of one epoch's validation pass.
+// Run: node --import tsx bench/tuning/batch-ops.ts [rows=2048] [optimizer=adam] [dropout=0.1]
+// Writes bench/results/tuning-batch-ops-vm-<commit>.json and prints it.
+import * as tf from '@tensorflow/tfjs';
+import { execSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { fakeTfCalls } from '../../native/fake-tf-ops';
+import { countingDevice } from '../../native/tf-op-counter';
+import { modelSpecFromParams, type OptimizerName } from '../../common/tuning/trial';
+import { makeClassification } from '../../worker/kernels/tfjs/datasets';
+import { trainValidationSplit } from '../../worker/kernels/tfjs/split';
+import { GPUFLOW_CUDA } from '../../worker/kernels/tfjs/cuda/backend';
+import { registerGpuflowCuda } from '../../worker/kernels/tfjs/cuda/register';
+import { buildModel } from '../../worker/kernels/tfjs/models';
+import { fitScaler } from '../../worker/kernels/tfjs/scaling';
+import { deviceScaledFeatures } from '../../worker/kernels/tfjs/cuda/device-data';
+import { evaluate, trainEpoch } from '../../worker/kernels/tfjs/train';
+
+const rows = Number(process.argv[2] ?? 2048);
+const optimizer = (process.argv[3] ?? 'adam') as OptimizerName;
+const dropout = Number(process.argv[4] ?? 0.1);
+const BATCH = 128;
+const MEASURED = 3;
+
+type Buf = Float64Array | Float32Array | Int32Array;
+const buffers = new Map<number, Buf>();
+let next = 1;
+const get = (id: number): Buf => {
+  const b = buffers.get(id);
+  if (!b) throw new RangeError(`no buffer ${id}`);
+  return b;
+};
+const counter = countingDevice({ ...fakeTfCalls(get, (b) => (buffers.set(next, b), next++)), cudaResidentFree: (id) => buffers.delete(id) });
+registerGpuflowCuda(() => counter.device);
+await tf.setBackend(GPUFLOW_CUDA);
+
+const data = trainValidationSplit(makeClassification({ nSamples: rows, nFeatures: 784, nInformative: 64, nClasses: 10, flipY: 0.02, seed: 1 }), { validationFraction: 0.2, seed: 2, stratify: true });
+const { train, validation } = data;
+const spec = modelSpecFromParams({ kind: 'mlp', batchSize: BATCH }, { layers: 3, units: 512, optimizer, learningRate: 0.001, dropout });
+const model = buildModel(spec, { task: 'classification', nFeatures: 784, nClasses: 10 }, 3);
+const scaler = fitScaler(train);
+const x = deviceScaledFeatures(scaler, train);
+const y = tf.tidy(() => tf.oneHot(tf.tensor1d(train.y, 'int32'), 10).toFloat());
+const meta = { model, meta: { format: 'gpuflow.trial-model/1', trialId: 'b', spec, seed: 3, epochs: 0, task: 'classification' as const, nFeatures: 784, featureNames: train.featureNames, classes: train.classes, scaler } };
+const order = (k: number) => Int32Array.from({ length: BATCH }, (_, i) => (k * BATCH + i) % train.nRows);
+
+// The first batch makes the optimizer's state and tfjs's caches: counted apart.
+counter.take();
+await trainEpoch(meta as never, x, y, order(0), BATCH, 1);
+const firstBatch = counter.take();
+const batches = [];
+for (let k = 1; k <= MEASURED; k++) {
+  await trainEpoch(meta as never, x, y, order(k), BATCH, 1);
+  batches.push(counter.take());
+}
+const same = batches.every((b) => JSON.stringify(b) === JSON.stringify(batches[0]));
+if (!same) throw new Error('batch-ops: the measured batches differ in their device calls');
+const profile = await tf.profile(() => trainEpoch(meta as never, x, y, order(MEASURED + 1), BATCH, 1).then(() => tf.scalar(0)));
+const kernels: Record<string, number> = {};
+for (const k of profile.kernels) kernels[k.name] = (kernels[k.name] ?? 0) + 1;
+counter.take();
+evaluate(meta as never, validation);
+const validationPass = counter.take();
+
+const commit = execSync('git rev-parse --short HEAD').toString().trim();
+const result = {
+  bench: 'tuning-batch-ops',
+  commit,
+  device: 'fake (native/fake-tf-ops.ts)',
+  model: { features: 784, hidden: spec.hiddenLayers, classes: 10, activation: spec.activation, optimizer, dropout, batchSize: BATCH },
+  trainRows: train.nRows,
+  validationRows: validation.nRows,
+  perBatch: batches[0],
+  tfjsKernelsPerBatch: Object.fromEntries(Object.entries(kernels).sort(([a], [b]) => a.localeCompare(b))),
+  tfjsKernelCount: profile.kernels.length,
+  firstBatch,
+  validationPass,
+};
+const out = `bench/results/tuning-batch-ops-vm-${commit}.json`;
+writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+tf.dispose([x, y]);
