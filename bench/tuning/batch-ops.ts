@@ -5,14 +5,14 @@
 // (native/fake-tf-ops.ts: the same argument records the CUDA kernels read, so the same calls).
 // Four training processes at once contend for the host's launch and small-copy path
 // (docs/performance.md, issue 26), so these counts are what a batch pays there. Also the tfjs
-// kernels a batch runs (tf.profile) and the totals of one epoch's validation pass.
+// kernels a batch runs (tf.profile), what an epoch costs besides its batches, and its validation pass.
 // Run: node --import tsx bench/tuning/batch-ops.ts [rows=2048] [optimizer=adam] [dropout=0.1]
 // Writes bench/results/tuning-batch-ops-vm-<commit>.json and prints it.
 import * as tf from '@tensorflow/tfjs';
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fakeTfCalls } from '../../native/fake-tf-ops';
-import { countingDevice } from '../../native/tf-op-counter';
+import { countingDevice, type TfOpCounts } from '../../worker/kernels/tfjs/cuda/op-counter';
 import { modelSpecFromParams, type OptimizerName } from '../../common/tuning/trial';
 import { makeClassification } from '../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../worker/kernels/tfjs/split';
@@ -28,6 +28,7 @@ const optimizer = (process.argv[3] ?? 'adam') as OptimizerName;
 const dropout = Number(process.argv[4] ?? 0.1);
 const BATCH = 128;
 const MEASURED = 3;
+
 
 type Buf = Float64Array | Float32Array | Int32Array;
 const buffers = new Map<number, Buf>();
@@ -49,20 +50,39 @@ const scaler = fitScaler(train);
 const x = deviceScaledFeatures(scaler, train);
 const y = tf.tidy(() => tf.oneHot(tf.tensor1d(train.y, 'int32'), 10).toFloat());
 const meta = { model, meta: { format: 'gpuflow.trial-model/1', trialId: 'b', spec, seed: 3, epochs: 0, task: 'classification' as const, nFeatures: 784, featureNames: train.featureNames, classes: train.classes, scaler } };
-const order = (k: number) => Int32Array.from({ length: BATCH }, (_, i) => (k * BATCH + i) % train.nRows);
+const orderOf = (batches: number) => Int32Array.from({ length: batches * BATCH }, (_, i) => i % train.nRows);
 
-// The first batch makes the optimizer's state and tfjs's caches: counted apart.
+// The first epoch makes the optimizer's state and tfjs's caches: not counted. Then an epoch of
+// one batch and one of 1 + MEASURED: their difference over MEASURED is what each further batch
+// costs, and the one-batch epoch less that is the epoch's fixed part (its order's upload).
+await trainEpoch(meta as never, x, y, orderOf(2), BATCH, 1);
 counter.take();
-await trainEpoch(meta as never, x, y, order(0), BATCH, 1);
-const firstBatch = counter.take();
-const batches = [];
-for (let k = 1; k <= MEASURED; k++) {
-  await trainEpoch(meta as never, x, y, order(k), BATCH, 1);
-  batches.push(counter.take());
+await trainEpoch(meta as never, x, y, orderOf(1), BATCH, 2);
+const oneBatch = counter.take();
+await trainEpoch(meta as never, x, y, orderOf(1 + MEASURED), BATCH, 3);
+const more = counter.take();
+function per(a: TfOpCounts, b: TfOpCounts, k: number): TfOpCounts {
+  const q = (v: number, what: string) => {
+    if (v % k !== 0) throw new Error(`batch-ops: ${what} differs between batches (${v} over ${k})`);
+    return v / k;
+  };
+  const ops: Record<string, number> = {};
+  for (const name of new Set([...Object.keys(a.ops), ...Object.keys(b.ops)])) {
+    const v = q((b.ops[name] ?? 0) - (a.ops[name] ?? 0), name);
+    if (v !== 0) ops[name] = v;
+  }
+  return {
+    ops,
+    opCount: q(b.opCount - a.opCount, 'opCount'),
+    uploads: { count: q(b.uploads.count - a.uploads.count, 'uploads'), bytes: q(b.uploads.bytes - a.uploads.bytes, 'upload bytes'), sizes: b.uploads.sizes.slice(a.uploads.sizes.length, a.uploads.sizes.length + (b.uploads.sizes.length - a.uploads.sizes.length) / k) },
+    reads: { count: q(b.reads.count - a.reads.count, 'reads'), bytes: q(b.reads.bytes - a.reads.bytes, 'read bytes') },
+    allocs: q(b.allocs - a.allocs, 'allocs'),
+    frees: q(b.frees - a.frees, 'frees'),
+  };
 }
-const same = batches.every((b) => JSON.stringify(b) === JSON.stringify(batches[0]));
-if (!same) throw new Error('batch-ops: the measured batches differ in their device calls');
-const profile = await tf.profile(() => trainEpoch(meta as never, x, y, order(MEASURED + 1), BATCH, 1).then(() => tf.scalar(0)));
+const perBatch = per(oneBatch, more, MEASURED);
+const perEpochFixed = per(perBatch, oneBatch, 1);
+const profile = await tf.profile(() => trainEpoch(meta as never, x, y, orderOf(1), BATCH, 4).then(() => tf.scalar(0)));
 const kernels: Record<string, number> = {};
 for (const k of profile.kernels) kernels[k.name] = (kernels[k.name] ?? 0) + 1;
 counter.take();
@@ -77,10 +97,10 @@ const result = {
   model: { features: 784, hidden: spec.hiddenLayers, classes: 10, activation: spec.activation, optimizer, dropout, batchSize: BATCH },
   trainRows: train.nRows,
   validationRows: validation.nRows,
-  perBatch: batches[0],
+  perBatch,
+  perEpochFixed,
   tfjsKernelsPerBatch: Object.fromEntries(Object.entries(kernels).sort(([a], [b]) => a.localeCompare(b))),
   tfjsKernelCount: profile.kernels.length,
-  firstBatch,
   validationPass,
 };
 const out = `bench/results/tuning-batch-ops-vm-${commit}.json`;

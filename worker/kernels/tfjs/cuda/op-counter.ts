@@ -5,8 +5,8 @@
  * one cuBLAS call) and every upload or read one host <-> device copy, the per-batch costs that
  * four training processes contend for (docs/performance.md, issue 26).
  */
-import { Bop, OptKind, Rop, TfOp, Uop } from './tf-ops';
-import type { TfDevice } from '../worker/kernels/tfjs/cuda/device';
+import { Bop, OptKind, Rop, TfOp, Uop } from '../../../../native/tf-ops';
+import type { TfDevice } from './device';
 
 export interface TfOpCounts {
   ops: Record<string, number>;
