@@ -124,17 +124,25 @@ function targetTensor(m: TrainedModel, train: Dataset): tf.Tensor {
 export async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, order: Int32Array, batchSize: number, epoch: number): Promise<number> {
   startEpoch(m.model, epoch);
   let sum = 0;
-  for (let b = 0; b < order.length; b += batchSize) {
-    const rows = order.subarray(b, Math.min(order.length, b + batchSize));
-    const idx = tf.tensor1d(rows, 'int32');
-    const xb = tf.gather(x, idx);
-    const yb = tf.gather(y, idx);
-    try {
-      const loss = await m.model.trainOnBatch(xb, yb);
-      sum += (Array.isArray(loss) ? loss[0] : loss) * rows.length;
-    } finally {
-      tf.dispose([idx, xb, yb]);
+  // The epoch's order goes up once and each batch's indices are a slice of it: on the GPU a copy
+  // per batch costs more than a launch, and four training processes contend for copies
+  // (docs/performance.md).
+  const all = tf.tensor1d(order, 'int32');
+  try {
+    for (let b = 0; b < order.length; b += batchSize) {
+      const n = Math.min(order.length, b + batchSize) - b;
+      const idx = tf.slice(all, b, n);
+      const xb = tf.gather(x, idx);
+      const yb = tf.gather(y, idx);
+      try {
+        const loss = await m.model.trainOnBatch(xb, yb);
+        sum += (Array.isArray(loss) ? loss[0] : loss) * n;
+      } finally {
+        tf.dispose([idx, xb, yb]);
+      }
     }
+  } finally {
+    all.dispose();
   }
   return sum / order.length;
 }

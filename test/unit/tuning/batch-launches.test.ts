@@ -1,0 +1,108 @@
+// What a training batch asks of the device on gpuflow-cuda (fake device, counted by
+// worker/kernels/tfjs/cuda/op-counter.ts): the copies and launches issue 26 cuts, with the results still those
+// of tfjs's cpu backend.
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fakeTfCalls } from '../../../native/fake-tf-ops';
+import { countingDevice } from '../../../worker/kernels/tfjs/cuda/op-counter';
+import { GPUFLOW_CUDA } from '../../../worker/kernels/tfjs/cuda/backend';
+import { registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
+import { modelSpecFromParams } from '../../../common/tuning/trial';
+import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
+import { buildModel } from '../../../worker/kernels/tfjs/models';
+import { trainEpoch } from '../../../worker/kernels/tfjs/train';
+import type { TrainedModel } from '../../../worker/kernels/tfjs/trained-model';
+
+type Buf = Float64Array | Float32Array | Int32Array;
+const buffers = new Map<number, Buf>();
+let next = 1;
+const get = (id: number): Buf => {
+  const b = buffers.get(id);
+  if (!b) throw new RangeError(`no buffer ${id}`);
+  return b;
+};
+const counter = countingDevice({ ...fakeTfCalls(get, (b) => (buffers.set(next, b), next++)), cudaResidentFree: (id) => buffers.delete(id) });
+
+beforeAll(async () => {
+  registerGpuflowCuda(() => counter.device);
+  await tf.setBackend(GPUFLOW_CUDA);
+});
+
+describe('constants on the device', () => {
+  it('a tensor of one repeated value shares one buffer per dtype, size and value, uploads nothing, and outlives its tensors', () => {
+    const a = tf.ones([4, 5]);
+    counter.take();
+    const b = tf.ones([4, 5]);
+    const c = tf.fill([4, 5], 1);
+    const z = tf.zeros([4, 5]);
+    const negZero = tf.tensor1d([-0, -0]);
+    const zero = tf.tensor1d([0, 0]);
+    const i = tf.tensor1d([1, 1], 'int32');
+    const mixed = tf.tensor1d([1, 2]);
+    const made = counter.take();
+    // b reuses a's buffer; the fill kernel makes its own; z, -0, 0 and int 1 are new constants
+    // (one Fill each); `mixed` is uploaded.
+    expect(made.uploads.count).toBe(1);
+    expect(made.ops).toEqual({ Fill: 5 });
+    expect(Array.from(b.dataSync())).toEqual(new Array(20).fill(1));
+    expect(Array.from(z.dataSync())).toEqual(new Array(20).fill(0));
+    expect(Object.is(negZero.dataSync()[0], -0)).toBe(true);
+    expect(Object.is(zero.dataSync()[0], 0)).toBe(true);
+    expect(i.dtype).toBe('int32');
+    expect(Array.from(i.dataSync())).toEqual([1, 1]);
+    const before = buffers.size;
+    tf.dispose([a, b]);
+    // The shared buffer stays for the next tensor of ones.
+    expect(buffers.size).toBe(before);
+    const again = tf.ones([4, 5]);
+    expect(counter.take().allocs).toBe(0);
+    expect(Array.from(tf.add(again, mixed.reshape([1, 2]).slice([0, 0], [1, 1])).dataSync())).toEqual(new Array(20).fill(2));
+    tf.dispose([again, c, z, negZero, zero, i, mixed]);
+  });
+});
+
+describe('a training batch on gpuflow-cuda', () => {
+  const ds = makeClassification({ nSamples: 256, nFeatures: 12, nInformative: 5, nClasses: 3, seed: 8 });
+  const spec = modelSpecFromParams({ kind: 'mlp', hiddenLayers: [16, 16], optimizer: 'adam', dropout: 0.1, batchSize: 32 }, {});
+  const model = (): TrainedModel => {
+    const m = buildModel(spec, { task: 'classification', nFeatures: 12, nClasses: 3 }, 5);
+    return { model: m, meta: { format: 'gpuflow.trial-model/1', trialId: 't', spec, seed: 5, epochs: 0, task: 'classification', nFeatures: 12, featureNames: ds.featureNames, classes: ds.classes, scaler: { xMean: [], xStd: [], yMean: 0, yStd: 1 } } } as unknown as TrainedModel;
+  };
+  const order = (batches: number) => Int32Array.from({ length: batches * 32 }, (_, i) => (i * 7) % ds.nRows);
+
+  it('uploads nothing per batch after the first (the epoch order goes up once) and reads only the loss', async () => {
+    const m = model();
+    const x = tf.tensor2d(ds.x, [ds.nRows, 12]);
+    const y = tf.tidy(() => tf.oneHot(tf.tensor1d(ds.y, 'int32'), 3).toFloat());
+    await trainEpoch(m, x, y, order(2), 32, 1);
+    counter.take();
+    await trainEpoch(m, x, y, order(1), 32, 2);
+    const one = counter.take();
+    await trainEpoch(m, x, y, order(4), 32, 3);
+    const four = counter.take();
+    expect(one.uploads.sizes).toEqual([32 * 4]);
+    expect(four.uploads.sizes).toEqual([4 * 32 * 4]);
+    expect(four.reads.count).toBe(4);
+    expect(four.reads.bytes).toBe(16);
+    tf.dispose([x, y]);
+    m.model.dispose();
+  });
+
+  it('trains as on the cpu backend (losses per epoch within float32 tolerance)', async () => {
+    const run = async (backend: string) => {
+      await tf.setBackend(backend);
+      const m = model();
+      const x = tf.tensor2d(ds.x, [ds.nRows, 12]);
+      const y = tf.tidy(() => tf.oneHot(tf.tensor1d(ds.y, 'int32'), 3).toFloat());
+      const losses = [];
+      for (let e = 1; e <= 3; e++) losses.push(await trainEpoch(m, x, y, order(8), 32, e));
+      tf.dispose([x, y]);
+      m.model.dispose();
+      return losses;
+    };
+    const cpu = await run('cpu');
+    const gpu = await run(GPUFLOW_CUDA);
+    gpu.forEach((l, i) => expect(Math.abs(l - cpu[i])).toBeLessThan(1e-4 * cpu[i]));
+    expect(cpu[2]).toBeLessThan(cpu[0]);
+  }, 60_000);
+});
