@@ -66,6 +66,7 @@ function binary(op: number, a: number, b: number): number {
     case Bop.And: return +(a !== 0 && b !== 0);
     case Bop.Or: return +(a !== 0 || b !== 0);
     case Bop.EluGrad: return b >= 0 ? a : a * (b + 1);
+    case Bop.ReluGrad: return a * (Number.isNaN(b) ? b : b > 0 ? 1 : 0);
     default: throw new RangeError(`fake tf: unknown binary op ${op}`);
   }
 }
@@ -254,6 +255,32 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
         const xs = get(x), o = get(out);
         // Float32Array stores round to nearest once, as the kernel's __double2float_rn.
         for (let i = 0; i < rows * cols; i++) o[i] = (xs[i] - mean[i % cols]) / std[i % cols];
+        return;
+      }
+      case TfOp.ReduceCols: {
+        const [rop, x, out, rows, cols] = r.list(6);
+        if (rop !== Rop.Sum && rop !== Rop.Mean) throw new RangeError(`fake tf: ReduceCols takes Sum or Mean, not ${rop}`);
+        const X = get(x), O = get(out);
+        for (let c = 0; c < cols; c++) {
+          let s = 0;
+          for (let q = 0; q < rows; q++) s += X[q * cols + c];
+          O[c] = rop === Rop.Mean ? s / rows : s;
+        }
+        return;
+      }
+      case TfOp.SoftmaxGrad: {
+        const [dy, y, out, outer, inner] = r.list(5);
+        const D = get(dy), Y = get(y), O = get(out);
+        const f = Math.fround;
+        for (let o = 0; o < outer; o++) {
+          let s = 0;
+          for (let i = 0; i < inner; i++) s += f(D[o * inner + i] * Y[o * inner + i]);
+          const sf = f(s);
+          for (let i = 0; i < inner; i++) {
+            const k = o * inner + i;
+            O[k] = f(f(D[k] * Y[k]) - f(sf * Y[k]));
+          }
+        }
         return;
       }
       default:

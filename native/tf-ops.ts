@@ -27,8 +27,13 @@
  *            uniform of word i % 4 of Philox block i / 4 under key (k0, k1) (docs/random.md)
  *   ScaleColumns x, out, rows, cols, mean[cols], std[cols]   out[r, c] = (x[r, c] - mean[c]) / std[c]
  *            in doubles, rounded once to float32 (worker/kernels/tfjs/scaling.ts scaleX's bytes)
+ *   ReduceCols rop, x, out, rows, cols, dtype     out[c] = Sum or Mean over r of x[r, c] (the leading
+ *            axes reduced in one pass, without a transpose first: a dense layer's bias gradient)
+ *   SoftmaxGrad dy, y, out, outer, inner          out = dy y - (sum over the row of dy y) y, float32,
+ *            tfjs's softmax gradient in one op (the row sum in doubles, rounded once, as cpu's Sum)
+ *   Binary's ReluGrad (a = dy, b = x)             dy * step(x): tfjs's relu gradient in one op
  */
-export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14 } as const;
+export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14, ReduceCols: 15, SoftmaxGrad: 16 } as const;
 
 /** Optimizer kinds of TfOp.Optimizer, and the slots (state buffers per variable) each keeps. */
 export const OptKind = { Sgd: 0, Momentum: 1, Adam: 2, Rmsprop: 3 } as const;
@@ -44,7 +49,7 @@ export const Uop = {
 
 export const Bop = {
   Add: 0, Sub: 1, Mul: 2, Div: 3, Max: 4, Min: 5, Pow: 6, SqDiff: 7, Equal: 8, NotEqual: 9, Less: 10, LessEq: 11, Greater: 12, GreaterEq: 13,
-  And: 14, Or: 15, EluGrad: 16,
+  And: 14, Or: 15, EluGrad: 16, ReluGrad: 17,
 } as const;
 
 export const Rop = { Sum: 0, Max: 1, Min: 2, Prod: 3, Mean: 4, ArgMax: 5, ArgMin: 6, Any: 7, All: 8 } as const;

@@ -77,7 +77,7 @@ __global__ void unaryKernel(int op, const T* x, T* out, int64_t n, float p0, flo
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) out[i] = unaryOp(op, x[i], p0, p1);
 }
 
-enum Bop { bAdd, bSub, bMul, bDiv, bMax, bMin, bPow, bSqDiff, bEqual, bNotEqual, bLess, bLessEq, bGreater, bGreaterEq, bAnd, bOr, bEluGrad };
+enum Bop { bAdd, bSub, bMul, bDiv, bMax, bMin, bPow, bSqDiff, bEqual, bNotEqual, bLess, bLessEq, bGreater, bGreaterEq, bAnd, bOr, bEluGrad, bReluGrad };
 
 template <typename T>
 __device__ T binaryOp(int op, T a, T b) {
@@ -91,6 +91,7 @@ __device__ T binaryOp(int op, T a, T b) {
     case bPow: return T(powf(float(a), float(b)));
     case bSqDiff: return (a - b) * (a - b);
     case bEluGrad: return b >= 0 ? a : a * (b + T(1));  // a = dy, b = y
+    case bReluGrad: return a * (b != b ? b : b > T(0) ? T(1) : T(0));  // a = dy, b = x: dy * step(x), NaN stays NaN
     default: return T(0);
   }
 }
@@ -245,6 +246,17 @@ __global__ void reduceKernel(int op, const T* x, T* out, int64_t outer, int64_t 
   }
 }
 
+// Sum or mean over the leading rows of rows x cols, one thread per column (a bias gradient:
+// rows = batch, cols = units), in doubles as reduceKernel, rounded once.
+template <typename T>
+__global__ void reduceColsKernel(int op, const T* x, T* out, int64_t rows, int64_t cols) {
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < cols; c += int64_t(gridDim.x) * blockDim.x) {
+    double acc = 0;
+    for (int64_t r = 0; r < rows; r++) acc += double(x[r * cols + c]);
+    out[c] = T(op == rMean ? acc / double(rows) : acc);
+  }
+}
+
 // ---- gather, one-hot, softmax ----
 __global__ void gatherKernel(const uint32_t* x, const int* idx, uint32_t* out, int64_t outer, int64_t axisLen, int64_t inner, int64_t nIdx) {
   const int64_t n = outer * nIdx * inner;
@@ -292,6 +304,22 @@ __global__ void softmaxKernel(const float* x, float* out, int64_t outer, int64_t
   for (int64_t i = lane; i < inner; i += 32) sum += expf(r[i] - m);
   for (int s = 16; s > 0; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
   for (int64_t i = lane; i < inner; i += 32) out[row * inner + i] = expf(r[i] - m) / sum;
+}
+
+// tfjs's softmax gradient, one warp per row: p = dy y (float), s = the row's sum of p (doubles,
+// rounded once, as cpu's Sum), out = p - s y, each step rounded as tfjs's separate kernels round
+// it (__fmul_rn / __fsub_rn: no contraction into an fma).
+__global__ void softmaxGradKernel(const float* dy, const float* y, float* out, int64_t outer, int64_t inner) {
+  const int64_t row = blockIdx.x * int64_t(8) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= outer) return;
+  const float* d = dy + row * inner;
+  const float* yr = y + row * inner;
+  double sum = 0;
+  for (int64_t i = lane; i < inner; i += 32) sum += double(__fmul_rn(d[i], yr[i]));
+  for (int s = 16; s > 0; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
+  const float sf = float(sum);
+  for (int64_t i = lane; i < inner; i += 32) out[row * inner + i] = __fsub_rn(__fmul_rn(d[i], yr[i]), __fmul_rn(sf, yr[i]));
 }
 
 // ---- fused optimizer updates (tfjs's formulas, one pass over a variable) ----
@@ -606,6 +634,30 @@ void tfRun(int code, const double* raw, size_t nargs) {
       check(cudaMemcpyAsync(dev, stats.data(), bytes, cudaMemcpyHostToDevice, s), "scale columns statistics");
       scaleColumnsKernel<<<grid(rows * cols), 256, 0, s>>>(static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), dev, rows, cols);
       check(cudaFreeAsync(dev, s), "scale columns free");
+      break;
+    }
+    case 15: {  // reduce columns: rop (Sum or Mean), x, out, rows, cols, dtype
+      const int op = int(a.i("rop"));
+      if (op != rSum && op != rMean) throw std::invalid_argument("tf op: reduce columns takes Sum or Mean, not " + std::to_string(op));
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t rows = a.i("rows"), cols = a.i("cols");
+      const int dtype = int(a.i("dtype"));
+      if (rows < 0 || cols < 0) throw std::invalid_argument("tf op: reduce columns: rows and cols must be >= 0");
+      need(x, rows * cols, "x");
+      need(out, cols, "out");
+      if (cols == 0) return;
+      if (dtype == 0) reduceColsKernel<float><<<grid(cols), 256, 0, s>>>(op, static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), rows, cols);
+      else reduceColsKernel<int><<<grid(cols), 256, 0, s>>>(op, static_cast<const int*>(x->ptr), static_cast<int*>(out->ptr), rows, cols);
+      break;
+    }
+    case 16: {  // softmax gradient: dy, y, out, outer, inner
+      BlockRef dy = a.block("dy"), y = a.block("y"), out = a.block("out");
+      const int64_t outer = a.i("outer"), inner = a.i("inner");
+      if (outer < 0 || inner < 0) throw std::invalid_argument("tf op: softmax gradient: outer and inner must be >= 0");
+      need(dy, outer * inner, "dy");
+      need(y, outer * inner, "y");
+      need(out, outer * inner, "out");
+      if (outer * inner) softmaxGradKernel<<<blocks(outer, 8), 256, 0, s>>>(static_cast<const float*>(dy->ptr), static_cast<const float*>(y->ptr), static_cast<float*>(out->ptr), outer, inner);
       break;
     }
     default: throw std::invalid_argument("tf op: unknown op code " + std::to_string(code));

@@ -106,3 +106,38 @@ describe('a training batch on gpuflow-cuda', () => {
     expect(cpu[2]).toBeLessThan(cpu[0]);
   }, 60_000);
 });
+
+describe('gradients in one op (gradients.ts)', () => {
+  const onBoth = async (f: () => tf.Tensor) => {
+    await tf.setBackend('cpu');
+    const want = Array.from(tf.tidy(f).dataSync());
+    await tf.setBackend(GPUFLOW_CUDA);
+    counter.take();
+    const got = Array.from(tf.tidy(f).dataSync());
+    return { want, got, ops: counter.take().ops };
+  };
+
+  it("relu's gradient is dy * step(x) in one op: 0 at x = 0, NaN at NaN", async () => {
+    const { want, got, ops } = await onBoth(() => tf.grad((x: tf.Tensor) => tf.relu(x).mul(tf.tensor1d([1, 2, 3, 4, 5])))(tf.tensor1d([-1, 0, 2, NaN, 1e-30])));
+    expect(want).toEqual([0, 0, 3, NaN, 5]);
+    expect(got).toEqual(want);
+    expect(ops['Binary.ReluGrad']).toBe(1);
+    expect(ops['Unary.Step']).toBeUndefined();
+  });
+
+  it("softmax's gradient is one op with cpu's values", async () => {
+    const logits = [0.3, -1.2, 2.5, 0, 1, 1, 1, 1, -4, 3, 0.5, 2];
+    const w = [1, -2, 0.5, 3, 0.1, 0.2, 0.3, 0.4, -1, 2, 1.5, -0.5];
+    const { want, got, ops } = await onBoth(() => tf.grad((x: tf.Tensor) => tf.softmax(x).mul(tf.tensor2d(w, [3, 4])))(tf.tensor2d(logits, [3, 4])));
+    got.forEach((g, i) => expect(Math.abs(g - want[i])).toBeLessThan(1e-7));
+    expect(ops.SoftmaxGrad).toBe(1);
+    expect(ops['Reduce.Sum']).toBeUndefined();
+  });
+
+  it("a bias gradient's batch sum is one pass, no transpose", async () => {
+    const { want, got, ops } = await onBoth(() => tf.sum(tf.tensor2d([1, 2, 3, 4, 5, 6, 7, 8], [4, 2]), 0));
+    expect(want).toEqual([16, 20]);
+    expect(got).toEqual(want);
+    expect(ops).toEqual({ ReduceCols: 1 });
+  });
+});

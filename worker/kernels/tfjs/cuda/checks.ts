@@ -108,6 +108,10 @@ function otherCases(): Case[] {
     axesCases.push({ name: `argMin axis ${axis}`, inputs: (r) => [{ shape: m2(r) }], f: (x) => tf.argMin(x, axis) });
   }
   axesCases.push({ name: 'sum int32', inputs: (r) => [{ shape: m2(r), dtype: 'int32', lo: -9, hi: 9 }], f: (x) => tf.sum(x, 1) });
+  // The leading axes reduce in one pass (ReduceCols): a bias gradient's batch sum, unsorted axes, ints.
+  axesCases.push({ name: 'sum axis 0 of 2-d (bias gradient)', inputs: (r) => [{ shape: [dim(r, 1, 140), dim(r, 1, 70)] }], f: (x) => tf.sum(x, 0), grad: true });
+  axesCases.push({ name: 'mean axes 1,0 of 3-d', inputs: (r) => [{ shape: [dim(r, 1, 9), dim(r, 1, 11), dim(r, 1, 13)] }], f: (x) => tf.mean(x, [1, 0]), grad: true });
+  axesCases.push({ name: 'sum axis 0 int32', inputs: (r) => [{ shape: m2(r), dtype: 'int32', lo: -9, hi: 9 }], f: (x) => tf.sum(x, 0) });
   axesCases.push({ name: 'any / all', inputs: (r) => [{ shape: m2(r), dtype: 'bool', lo: 0, hi: 2 }], f: (x) => [tf.any(x, 1), tf.all(x, 0)] });
   const mm = (ta: boolean, tb: boolean): Case => ({
     name: `matMul${ta ? ' transA' : ''}${tb ? ' transB' : ''}`,

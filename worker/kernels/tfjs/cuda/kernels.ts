@@ -62,7 +62,7 @@ export function collapse(shape: number[], strides: number[][]): { shape: number[
 function binary(b: GpuflowCudaBackend, bop: number, x: tf.TensorInfo, y: tf.TensorInfo): tf.TensorInfo | null {
   if (x.dtype !== y.dtype) return null;
   const float = x.dtype === 'float32';
-  if (!float && (bop === Bop.Div || bop === Bop.Pow || bop === Bop.EluGrad)) return null;
+  if (!float && (bop === Bop.Div || bop === Bop.Pow || bop === Bop.EluGrad || bop === Bop.ReluGrad)) return null;
   const outShape = tf.backend_util.assertAndGetBroadcastShape(x.shape, y.shape);
   const c = collapse(outShape, [broadcastStrides(x.shape, outShape), broadcastStrides(y.shape, outShape)]);
   if (c.shape.length > MAX_RANK) return null;
@@ -97,6 +97,15 @@ function reduce(b: GpuflowCudaBackend, rop: number, x: tf.TensorInfo, axis: unkn
   const rank = x.shape.length;
   const axes = tf.util.parseAxisParam(axis as number | number[], x.shape);
   const perm = tf.backend_util.getAxesPermutation(axes, rank);
+  // The leading axes (a dense layer's bias gradient sums the batch axis): one pass down the
+  // columns instead of a transpose and a row reduction.
+  const lead = [...axes].sort((p, q) => p - q);
+  if (perm && (rop === Rop.Sum || rop === Rop.Mean) && lead.every((a, k) => a === k)) {
+    const rest = x.shape.slice(lead.length);
+    const out = b.makeOutput(keepDims ? tf.backend_util.expandShapeToKeepDim(rest, axes) : rest, outDtype);
+    b.run(TfOp.ReduceCols, [rop, b.idOf(x), b.idOf(out), sizeOf(x.shape.slice(0, lead.length)), sizeOf(rest), devType(x.dtype)]);
+    return out;
+  }
   let xt = x;
   if (perm) {
     const t = transpose(b, x, perm);
@@ -210,7 +219,27 @@ function scaleColumnsKernel(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.Tens
   return out;
 }
 
+/**
+ * Kernel names of gradients in one op (gradients.ts routes tfjs's Relu and Softmax gradients to
+ * them on gpuflow-cuda; no cpu version): relu's dy * step(x), softmax's dy y - sum(dy y) y.
+ */
+export const RELU_GRAD = 'GpuflowReluGrad';
+export const SOFTMAX_GRAD = 'GpuflowSoftmaxGrad';
+
+function softmaxGrad(b: GpuflowCudaBackend, dy: tf.TensorInfo, y: tf.TensorInfo): tf.TensorInfo | null {
+  if (dy.dtype !== 'float32' || y.dtype !== 'float32' || dy.shape.join() !== y.shape.join() || y.shape.length === 0) return null;
+  const inner = y.shape[y.shape.length - 1];
+  const out = b.makeOutput(y.shape, 'float32');
+  b.run(TfOp.SoftmaxGrad, [b.idOf(dy), b.idOf(y), b.idOf(out), inner === 0 ? 0 : sizeOf(y.shape) / inner, inner]);
+  return out;
+}
+
 export const CUDA_KERNELS: Record<string, CudaKernel> = {
+  [RELU_GRAD]: (b, i) => {
+    const dy = input(i, 'dy'), x = input(i, 'x');
+    return dy.shape.join() === x.shape.join() ? binary(b, Bop.ReluGrad, dy, x) : null;
+  },
+  [SOFTMAX_GRAD]: (b, i) => softmaxGrad(b, input(i, 'dy'), input(i, 'y')),
   [OPTIMIZER_STEP]: optimizerStep,
   [DROPOUT_MASK]: dropoutMaskKernel,
   [SCALE_COLUMNS]: scaleColumnsKernel,

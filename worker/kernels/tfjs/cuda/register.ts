@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import { GPUFLOW_CUDA, GpuflowCudaBackend } from './backend';
 import type { TfDevice } from './device';
 import { CUDA_KERNELS, type CudaKernel } from './kernels';
+import { registerFusedGradients } from './gradients';
 
 const fallbackCounts = new Map<string, number>();
 
@@ -85,6 +86,7 @@ export function registerGpuflowCuda(device: () => TfDevice): void {
   tf.registerBackend(GPUFLOW_CUDA, () => new GpuflowCudaBackend(device()), 0);
   const names = new Set([...Object.keys(CUDA_KERNELS), ...tf.getKernelsForBackend('cpu').map((k) => k.kernelName)]);
   for (const name of names) tf.registerKernel({ kernelName: name, backendName: GPUFLOW_CUDA, kernelFunc: wrap(name, CUDA_KERNELS[name]) });
+  registerFusedGradients();
 }
 
 /** Kernel names that run on the device (the rest of the cpu backend's fall back). */
