@@ -283,6 +283,40 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
         }
         return;
       }
+      case TfOp.CrossEntropy:
+      case TfOp.CrossEntropyGrad: {
+        const grad = op === TfOp.CrossEntropyGrad;
+        const dy = grad ? r.n() : 0;
+        const [labels, probs, out, rows, k, lo, hi] = r.list(7);
+        const T = get(labels), P = get(probs), O = get(out), D = grad ? get(dy) : undefined;
+        const f = Math.fround;
+        for (let q = 0; q < rows; q++) {
+          const row = q * k;
+          let sd = 0;
+          for (let j = 0; j < k; j++) sd += P[row + j];
+          const s = f(sd);
+          const clipped = (j: number) => {
+            const v = f(P[row + j] / s);
+            return { v, c: v < lo ? lo : v > hi ? hi : v };
+          };
+          if (!D) {
+            let acc = 0;
+            for (let j = 0; j < k; j++) acc += f(T[row + j] * f(Math.log(clipped(j).c)));
+            O[q] = -f(acc);
+            continue;
+          }
+          const g = -D[q];
+          const dq = (j: number) => {
+            const { v, c } = clipped(j);
+            return v >= lo && v <= hi ? f(f(g * T[row + j]) / c) : 0;
+          };
+          let rd = 0;
+          for (let j = 0; j < k; j++) rd += f(dq(j) * P[row + j]);
+          const db = -f(f(rd) / f(s * s));
+          for (let j = 0; j < k; j++) O[row + j] = f(f(dq(j) / s) + db);
+        }
+        return;
+      }
       default:
         throw new RangeError(`fake tf: unknown op code ${op}`);
     }

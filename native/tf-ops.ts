@@ -32,8 +32,12 @@
  *   SoftmaxGrad dy, y, out, outer, inner          out = dy y - (sum over the row of dy y) y, float32,
  *            tfjs's softmax gradient in one op (the row sum in doubles, rounded once, as cpu's Sum)
  *   Binary's ReluGrad (a = dy, b = x)             dy * step(x): tfjs's relu gradient in one op
+ *   CrossEntropy labels, probs, out, rows, k, lo, hi   out[r] = tfjs-layers' categorical cross-entropy
+ *            of row r: q = p / sum(p), c = clip(q, lo, hi), -sum(t log c), float32 step by step
+ *   CrossEntropyGrad dy, labels, probs, out, rows, k, lo, hi   its gradient with respect to probs,
+ *            the chain of tfjs's op gradients (neg, sum, mul, log, clip, div) in one op
  */
-export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14, ReduceCols: 15, SoftmaxGrad: 16 } as const;
+export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14, ReduceCols: 15, SoftmaxGrad: 16, CrossEntropy: 17, CrossEntropyGrad: 18 } as const;
 
 /** Optimizer kinds of TfOp.Optimizer, and the slots (state buffers per variable) each keeps. */
 export const OptKind = { Sgd: 0, Momentum: 1, Adam: 2, Rmsprop: 3 } as const;

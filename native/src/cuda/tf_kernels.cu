@@ -322,6 +322,42 @@ __global__ void softmaxGradKernel(const float* dy, const float* y, float* out, i
   for (int64_t i = lane; i < inner; i += 32) out[row * inner + i] = __fsub_rn(__fmul_rn(d[i], yr[i]), __fmul_rn(sf, yr[i]));
 }
 
+// tfjs-layers' categorical cross-entropy (losses.js) per row of rows x k, one thread per row:
+// S = sum(p) (doubles, rounded once, as cpu's Sum), q = p / S, c = clip(q, lo, hi),
+// loss = -sum(t log c). With dy (the loss's gradient per row) it writes d loss / d p instead: the
+// chain of tfjs's op gradients, each step rounded as tfjs's kernels round it (__f*_rn: no fma):
+// dq = (lo <= q <= hi) ? (-dy t) / c : 0, dp = dq / S - (sum(dq p) / (S S)).
+__device__ float clipTo(float q, float lo, float hi) { return q < lo ? lo : q > hi ? hi : q; }
+
+__global__ void crossEntropyKernel(const float* dy, const float* t, const float* p, float* out, int64_t rows, int64_t k, float lo, float hi) {
+  for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows; r += int64_t(gridDim.x) * blockDim.x) {
+    const float* tr = t + r * k;
+    const float* pr = p + r * k;
+    double sd = 0;
+    for (int64_t j = 0; j < k; j++) sd += double(pr[j]);
+    const float S = float(sd);
+    if (dy == nullptr) {
+      double acc = 0;
+      for (int64_t j = 0; j < k; j++) acc += double(__fmul_rn(tr[j], logf(clipTo(__fdiv_rn(pr[j], S), lo, hi))));
+      out[r] = -float(acc);
+      continue;
+    }
+    const float g = -dy[r];
+    double rd = 0;
+    for (int64_t j = 0; j < k; j++) {
+      const float q = __fdiv_rn(pr[j], S);
+      const float dq = q >= lo && q <= hi ? __fdiv_rn(__fmul_rn(g, tr[j]), clipTo(q, lo, hi)) : 0.0f;
+      rd += double(__fmul_rn(dq, pr[j]));
+    }
+    const float db = -__fdiv_rn(float(rd), __fmul_rn(S, S));
+    for (int64_t j = 0; j < k; j++) {
+      const float q = __fdiv_rn(pr[j], S);
+      const float dq = q >= lo && q <= hi ? __fdiv_rn(__fmul_rn(g, tr[j]), clipTo(q, lo, hi)) : 0.0f;
+      out[r * k + j] = __fadd_rn(__fdiv_rn(dq, S), db);
+    }
+  }
+}
+
 // ---- fused optimizer updates (tfjs's formulas, one pass over a variable) ----
 // Each writes new buffers (the variable and its slots are swapped in by the backend's assign), so
 // a tensor that still shares the old buffer keeps its values.
@@ -658,6 +694,21 @@ void tfRun(int code, const double* raw, size_t nargs) {
       need(y, outer * inner, "y");
       need(out, outer * inner, "out");
       if (outer * inner) softmaxGradKernel<<<blocks(outer, 8), 256, 0, s>>>(static_cast<const float*>(dy->ptr), static_cast<const float*>(y->ptr), static_cast<float*>(out->ptr), outer, inner);
+      break;
+    }
+    case 17:    // cross-entropy: labels, probs, out, rows, k, lo, hi
+    case 18: {  // its gradient: dy, labels, probs, out, rows, k, lo, hi
+      BlockRef dy;
+      if (code == 18) dy = a.block("dy");
+      BlockRef t = a.block("labels"), p = a.block("probs"), out = a.block("out");
+      const int64_t rows = a.i("rows"), k = a.i("k");
+      const float lo = a.f("lo"), hi = a.f("hi");
+      if (rows < 0 || k < 0) throw std::invalid_argument("tf op: cross-entropy: rows and k must be >= 0");
+      need(t, rows * k, "labels");
+      need(p, rows * k, "probs");
+      if (dy) need(dy, rows, "dy");
+      need(out, code == 18 ? rows * k : rows, "out");
+      if (rows) crossEntropyKernel<<<grid(rows), 256, 0, s>>>(dy ? static_cast<const float*>(dy->ptr) : nullptr, static_cast<const float*>(t->ptr), static_cast<const float*>(p->ptr), static_cast<float*>(out->ptr), rows, k, lo, hi);
       break;
     }
     default: throw std::invalid_argument("tf op: unknown op code " + std::to_string(code));

@@ -12,6 +12,8 @@ import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
 import { buildModel } from '../../../worker/kernels/tfjs/models';
 import { trainEpoch } from '../../../worker/kernels/tfjs/train';
 import type { TrainedModel } from '../../../worker/kernels/tfjs/trained-model';
+import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
+import { CROSS_ENTROPY, CROSS_ENTROPY_GRAD } from '../../../worker/kernels/tfjs/cuda/kernels';
 
 type Buf = Float64Array | Float32Array | Int32Array;
 const buffers = new Map<number, Buf>();
@@ -139,5 +141,35 @@ describe('gradients in one op (gradients.ts)', () => {
     expect(want).toEqual([16, 20]);
     expect(got).toEqual(want);
     expect(ops).toEqual({ ReduceCols: 1 });
+  });
+});
+
+describe('categorical cross-entropy in one op each way (cross-entropy.ts)', () => {
+  it("the GPU checks' fused cases run the fused kernels and agree with tfjs-layers' loss on cpu, values and gradients", async () => {
+    const results = (await runKernelChecks(4)).filter((r) => r.name.startsWith('categorical cross-entropy (fused'));
+    expect(results.map((r) => r.name)).toEqual(['categorical cross-entropy (fused)', 'categorical cross-entropy (fused, zeros)']);
+    for (const r of results) {
+      expect(r.error).toBeUndefined();
+      expect(r.ok).toBe(true);
+      expect(r.kernels).toEqual(expect.arrayContaining([CROSS_ENTROPY, CROSS_ENTROPY_GRAD]));
+    }
+  }, 60_000);
+
+  it('a model compiled on gpuflow-cuda trains with the fused loss: one op forward, one back', async () => {
+    await tf.setBackend(GPUFLOW_CUDA);
+    const spec = modelSpecFromParams({ kind: 'mlp', hiddenLayers: [8], batchSize: 16 }, {});
+    const m = buildModel(spec, { task: 'classification', nFeatures: 4, nClasses: 3 }, 2);
+    const x = tf.tensor2d(Array.from({ length: 64 }, (_, i) => Math.sin(i)), [16, 4]);
+    const y = tf.oneHot(tf.tensor1d(Array.from({ length: 16 }, (_, i) => i % 3), 'int32'), 3).toFloat();
+    await m.trainOnBatch(x, y);
+    counter.take();
+    const prof = await tf.profile(async () => tf.scalar(Number(await m.trainOnBatch(x, y))));
+    const names = prof.kernels.map((k) => k.name);
+    expect(names.filter((n) => n === CROSS_ENTROPY)).toHaveLength(1);
+    expect(names.filter((n) => n === CROSS_ENTROPY_GRAD)).toHaveLength(1);
+    expect(names).not.toContain('ClipByValue');
+    expect(names).not.toContain('Log');
+    tf.dispose([x, y]);
+    m.dispose();
   });
 });

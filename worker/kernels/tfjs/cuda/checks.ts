@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Uniforms } from '../../../../common/tuning/random';
 import { GPUFLOW_CUDA } from './backend';
+import { fusedCategoricalCrossentropy } from './cross-entropy';
 
 export interface CheckResult {
   name: string;
@@ -148,6 +149,10 @@ function otherCases(): Case[] {
     { name: 'addN', inputs: (r) => { const s = m2(r); return [{ shape: s }, { shape: s }, { shape: s }]; }, f: (a, b, c) => tf.addN([a, b, c]), grad: true },
     { name: 'softmax cross-entropy', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 10)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: -3, hi: 3 }]; }, f: (y, p) => tf.losses.softmaxCrossEntropy(y, p), grad: true },
     { name: 'categorical cross-entropy (layers)', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 10)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0.05, hi: 1 }]; }, f: (y, p) => tf.metrics.categoricalCrossentropy(y, p), grad: true },
+    // The fused loss (cross-entropy.ts) against tfjs-layers' on cpu, values and both gradients;
+    // the relu puts exact zeros in (clipped to eps, gradient masked).
+    { name: 'categorical cross-entropy (fused)', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 12)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0.05, hi: 1 }]; }, f: (y, p) => fusedCategoricalCrossentropy(y, p), grad: true },
+    { name: 'categorical cross-entropy (fused, zeros)', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 12)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0, hi: 1 }]; }, f: (y, p) => fusedCategoricalCrossentropy(y, tf.relu(tf.sub(p, 0.3))), grad: true },
     { name: 'binary cross-entropy (layers)', inputs: (r) => { const s = [dim(r, 1, 40), 1]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0.05, hi: 0.95 }]; }, f: (y, p) => tf.metrics.binaryCrossentropy(y, p), grad: true },
     { name: 'mean squared error (layers)', inputs: (r) => { const s = [dim(r, 1, 40), 1]; return [{ shape: s }, { shape: s }]; }, f: (y, p) => tf.metrics.meanSquaredError(y, p), grad: true },
   ];

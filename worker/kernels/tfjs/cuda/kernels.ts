@@ -234,7 +234,33 @@ function softmaxGrad(b: GpuflowCudaBackend, dy: tf.TensorInfo, y: tf.TensorInfo)
   return out;
 }
 
+/**
+ * Kernel names of tfjs-layers' categorical cross-entropy (per row) and its gradient with respect
+ * to the probabilities in one op each (cross-entropy.ts; no cpu version): inputs labels, probs
+ * (and dy), rows x k float32; attrs lo, hi the clip bounds (float32 values).
+ */
+export const CROSS_ENTROPY = 'GpuflowCrossEntropy';
+export const CROSS_ENTROPY_GRAD = 'GpuflowCrossEntropyGrad';
+
+function crossEntropy(b: GpuflowCudaBackend, i: Inputs, a: Attrs, grad: boolean): tf.TensorInfo {
+  const labels = input(i, 'labels'), probs = input(i, 'probs');
+  const dy = grad ? input(i, 'dy') : undefined;
+  const [rows, k] = probs.shape;
+  const lo = Number(a.lo), hi = Number(a.hi);
+  if (probs.shape.length !== 2 || labels.shape.join() !== probs.shape.join() || labels.dtype !== 'float32' || probs.dtype !== 'float32' || (dy && (dy.dtype !== 'float32' || dy.shape.join() !== String(rows)))) {
+    throw new TypeError(`gpuflow-cuda ${grad ? CROSS_ENTROPY_GRAD : CROSS_ENTROPY}: labels and probs must be float32 rows x k of one shape${grad ? ', dy float32 [rows]' : ''}; got labels ${labels.dtype} [${labels.shape}], probs ${probs.dtype} [${probs.shape}]${dy ? `, dy ${dy.dtype} [${dy.shape}]` : ''}`);
+  }
+  if (!(lo >= 0 && lo < hi && hi <= 1)) throw new RangeError(`gpuflow-cuda ${CROSS_ENTROPY}: clip bounds must satisfy 0 <= lo < hi <= 1, got ${lo}, ${hi}`);
+  const out = b.makeOutput(grad ? probs.shape : [rows], 'float32');
+  const rec = [b.idOf(labels), b.idOf(probs), b.idOf(out), rows, k, lo, hi];
+  if (dy) b.run(TfOp.CrossEntropyGrad, [b.idOf(dy), ...rec]);
+  else b.run(TfOp.CrossEntropy, rec);
+  return out;
+}
+
 export const CUDA_KERNELS: Record<string, CudaKernel> = {
+  [CROSS_ENTROPY]: (b, i, a) => crossEntropy(b, i, a, false),
+  [CROSS_ENTROPY_GRAD]: (b, i, a) => crossEntropy(b, i, a, true),
   [RELU_GRAD]: (b, i) => {
     const dy = input(i, 'dy'), x = input(i, 'x');
     return dy.shape.join() === x.shape.join() ? binary(b, Bop.ReluGrad, dy, x) : null;
