@@ -7,7 +7,7 @@
 // (docs/performance.md, issue 26), so these counts are what a batch pays there. Also the tfjs
 // kernels a batch runs (tf.profile), what an epoch costs besides its batches, and its validation pass.
 // Run: node --import tsx bench/tuning/batch-ops.ts [rows=2048] [optimizer=adam] [dropout=0.1]
-// Writes bench/results/tuning-batch-ops-vm-<commit>.json and prints it.
+// Writes bench/results/tuning-batch-ops-vm-<commit>[-<optimizer>-dropout<rate>].json and prints it.
 import * as tf from '@tensorflow/tfjs';
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -103,7 +103,9 @@ const result = {
   tfjsKernelCount: profile.kernels.length,
   validationPass,
 };
-const out = `bench/results/tuning-batch-ops-vm-${commit}.json`;
+// Another optimizer or rate is another file (the example's adam and 0.1 keep the plain name).
+const variant = optimizer === 'adam' && dropout === 0.1 ? '' : `-${optimizer}-dropout${dropout}`;
+const out = `bench/results/tuning-batch-ops-vm-${commit}${variant}.json`;
 writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
 process.stdout.write(JSON.stringify(result, null, 2) + '\n');
 tf.dispose([x, y]);
