@@ -94,6 +94,12 @@ class Record {
   }
 }
 
+/** The double a LossSum buffer (two 4-byte elements) holds. */
+function doubleIn(b: Buf): number {
+  if (b.byteLength < 8) throw new RangeError('fake tf: a LossSum accumulator holds 8 bytes');
+  return new Float64Array(b.buffer, b.byteOffset, 1)[0];
+}
+
 export interface FakeTfCalls {
   tfAlloc(elems: number, dtype: number): number;
   tfWrite(id: number, src: Float32Array | Int32Array): void;
@@ -315,6 +321,13 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
           const db = -f(f(rd) / f(s * s));
           for (let j = 0; j < k; j++) O[row + j] = f(f(dq(j) / s) + db);
         }
+        return;
+      }
+      case TfOp.LossSum: {
+        const [acc, loss, out, n] = r.list(4);
+        const O = get(out);
+        const prev = acc === 0 ? 0 : doubleIn(get(acc));
+        new Float64Array(O.buffer, O.byteOffset, 1)[0] = prev + get(loss)[0] * n;
         return;
       }
       default:

@@ -358,6 +358,12 @@ __global__ void crossEntropyKernel(const float* dy, const float* t, const float*
   }
 }
 
+// An epoch's running sum of batch loss x rows (train-step.ts): a double in a buffer of two
+// 4-byte elements, acc + double(loss) * n (__dmul_rn / __dadd_rn: the host's `sum += loss * n`).
+__global__ void lossSumKernel(const double* acc, const float* loss, double* out, double n) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = __dadd_rn(acc ? acc[0] : 0.0, __dmul_rn(double(loss[0]), n));
+}
+
 // ---- fused optimizer updates (tfjs's formulas, one pass over a variable) ----
 // Each writes new buffers (the variable and its slots are swapped in by the backend's assign), so
 // a tensor that still shares the old buffer keeps its values.
@@ -709,6 +715,21 @@ void tfRun(int code, const double* raw, size_t nargs) {
       if (dy) need(dy, rows, "dy");
       need(out, code == 18 ? rows * k : rows, "out");
       if (rows) crossEntropyKernel<<<grid(rows), 256, 0, s>>>(dy ? static_cast<const float*>(dy->ptr) : nullptr, static_cast<const float*>(t->ptr), static_cast<const float*>(p->ptr), static_cast<float*>(out->ptr), rows, k, lo, hi);
+      break;
+    }
+    case 19: {  // loss sum: acc (id 0: none), loss, out, n
+      const int64_t accId = a.i("acc");
+      BlockRef acc;
+      if (accId != 0) {
+        acc = residentFind(accId);
+        if (!acc) throw std::invalid_argument("tf op: loss sum: no device buffer " + std::to_string(accId));
+        need(acc, 2, "acc");
+      }
+      BlockRef loss = a.block("loss"), out = a.block("out");
+      const int64_t n = a.i("n");
+      need(loss, 1, "loss");
+      need(out, 2, "out");
+      lossSumKernel<<<1, 1, 0, s>>>(acc ? static_cast<const double*>(acc->ptr) : nullptr, static_cast<const float*>(loss->ptr), static_cast<double*>(out->ptr), double(n));
       break;
     }
     default: throw std::invalid_argument("tf op: unknown op code " + std::to_string(code));

@@ -11,8 +11,10 @@ import { modelSpecFromParams } from '../../../common/tuning/trial';
 import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
 import { buildModel } from '../../../worker/kernels/tfjs/models';
 import { trainEpoch } from '../../../worker/kernels/tfjs/train';
+import { startEpoch } from '../../../worker/kernels/tfjs/dropout';
 import type { TrainedModel } from '../../../worker/kernels/tfjs/trained-model';
 import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
+import { runLossSumChecks } from '../../../worker/kernels/tfjs/cuda/fused-checks';
 import { CROSS_ENTROPY, CROSS_ENTROPY_GRAD } from '../../../worker/kernels/tfjs/cuda/kernels';
 
 type Buf = Float64Array | Float32Array | Int32Array;
@@ -72,7 +74,7 @@ describe('a training batch on gpuflow-cuda', () => {
   };
   const order = (batches: number) => Int32Array.from({ length: batches * 32 }, (_, i) => (i * 7) % ds.nRows);
 
-  it('uploads nothing per batch after the first (the epoch order goes up once) and reads only the loss', async () => {
+  it('uploads nothing per batch (the epoch order goes up once) and reads once an epoch (the loss sum)', async () => {
     const m = model();
     const x = tf.tensor2d(ds.x, [ds.nRows, 12]);
     const y = tf.tidy(() => tf.oneHot(tf.tensor1d(ds.y, 'int32'), 3).toFloat());
@@ -84,10 +86,38 @@ describe('a training batch on gpuflow-cuda', () => {
     const four = counter.take();
     expect(one.uploads.sizes).toEqual([32 * 4]);
     expect(four.uploads.sizes).toEqual([4 * 32 * 4]);
-    expect(four.reads.count).toBe(4);
-    expect(four.reads.bytes).toBe(16);
+    expect(one.reads).toEqual({ count: 1, bytes: 8 });
+    expect(four.reads).toEqual({ count: 1, bytes: 8 });
     tf.dispose([x, y]);
     m.model.dispose();
+  });
+
+  it("the epoch's loss summed on the device is the host's sum of trainOnBatch's losses, bit for bit", async () => {
+    const x = tf.tensor2d(ds.x, [ds.nRows, 12]);
+    const y = tf.tidy(() => tf.oneHot(tf.tensor1d(ds.y, 'int32'), 3).toFloat());
+    const a = model(), b = model();
+    const rows = order(5).subarray(0, 150); // a last batch of 22 rows
+    const device = await trainEpoch(a, x, y, rows, 32, 1);
+    let sum = 0;
+    startEpoch(b.model, 1); // the same dropout masks as trainEpoch's
+    for (let k = 0; k < rows.length; k += 32) {
+      const idx = tf.tensor1d(rows.subarray(k, k + 32), 'int32');
+      const [xb, yb] = [tf.gather(x, idx), tf.gather(y, idx)];
+      sum += Number(await b.model.trainOnBatch(xb, yb)) * idx.size;
+      tf.dispose([idx, xb, yb]);
+    }
+    expect(device).toBe(sum / rows.length);
+    expect(Array.from(a.model.getWeights()[0].dataSync())).toEqual(Array.from(b.model.getWeights()[0].dataSync()));
+    tf.dispose([x, y]);
+    a.model.dispose();
+    b.model.dispose();
+  });
+
+  it("the GPU checks' loss sums equal the host's bit for bit", async () => {
+    const checks = [...(await runLossSumChecks(1)), ...(await runLossSumChecks(2))];
+    expect(checks.map((c) => c.batches)).toEqual([1, 7, 375, 1, 7, 375]);
+    expect(checks.filter((c) => !c.ok)).toEqual([]);
+    expect(checks[2].host).toBeGreaterThan(0);
   });
 
   it('trains as on the cpu backend (losses per epoch within float32 tolerance)', async () => {

@@ -29,6 +29,7 @@ import { disposeModel, MODEL_FORMAT, type TrainedModel } from './trained-model';
 import type { TrialModelStore } from './trial-store';
 import { GPUFLOW_CUDA } from './cuda/backend';
 import { deviceScaledFeatures, trainingTensors, type TrainingTensors } from './cuda/device-data';
+import { deviceEpoch } from './cuda/train-step';
 import { traceStart } from '../../../common/start-trace';
 
 const ownTensors = (t: { x: tf.Tensor; y: tf.Tensor }): TrainingTensors => ({ ...t, release: () => tf.dispose([t.x, t.y]) });
@@ -128,6 +129,8 @@ export async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, or
   // per batch costs more than a launch, and four training processes contend for copies
   // (docs/performance.md).
   const all = tf.tensor1d(order, 'int32');
+  // On the GPU the batch losses are summed there and read once (cuda/train-step.ts).
+  const device = deviceEpoch(m.model);
   try {
     for (let b = 0; b < order.length; b += batchSize) {
       const n = Math.min(order.length, b + batchSize) - b;
@@ -135,13 +138,18 @@ export async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, or
       const xb = tf.gather(x, idx);
       const yb = tf.gather(y, idx);
       try {
-        const loss = await m.model.trainOnBatch(xb, yb);
-        sum += (Array.isArray(loss) ? loss[0] : loss) * n;
+        if (device) device.step(xb, yb, n);
+        else {
+          const loss = await m.model.trainOnBatch(xb, yb);
+          sum += (Array.isArray(loss) ? loss[0] : loss) * n;
+        }
       } finally {
         tf.dispose([idx, xb, yb]);
       }
     }
+    if (device) sum = device.finish();
   } finally {
+    device?.release();
     all.dispose();
   }
   return sum / order.length;

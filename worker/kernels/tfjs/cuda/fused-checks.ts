@@ -4,14 +4,15 @@
  * the same variables and gradients (seeded), `steps` updates, then the variables and the
  * optimizer state compared within TOLERANCE_AFTER_STEPS; and a state hand-over (the fused
  * optimizer's getWeights loaded into tfjs's on cpu, trained on there), so a trial packed on the
- * GPU resumes on a CPU backend. Run by the unit test over the fake device and by
+ * GPU resumes on a CPU backend; the device's feature scaling and running loss sum against the
+ * host's bytes. Run by the unit test over the fake device and by
  * bench/tuning/gpu-checks.ts on the GPU.
  */
 import * as tf from '@tensorflow/tfjs';
 import { Uniforms } from '../../../../common/tuning/random';
 import { dropoutMask } from '../../../../common/tuning/dropout-mask';
 import { GPUFLOW_CUDA } from './backend';
-import { DROPOUT_MASK, SCALE_COLUMNS } from './kernels';
+import { DROPOUT_MASK, LOSS_SUM, SCALE_COLUMNS } from './kernels';
 import { scaleX, type Scaler } from '../scaling';
 import { FusedAdam, FusedRmsprop, FusedSgd } from './fused-optimizers';
 
@@ -199,6 +200,45 @@ export async function runScaleChecks(seed = 1): Promise<ScaleCheck[]> {
     const t = tf.tidy(() => tf.engine().runKernel(SCALE_COLUMNS, { x: tf.tensor2d(x, [rows, cols]) }, { mean: s.xMean, std: s.xStd }) as tf.Tensor);
     const differing = differingBits(t, scaleX(s, x, rows));
     out.push({ rows, cols, differing, ok: differing === 0 });
+  }
+  return out;
+}
+
+export interface LossSumCheck {
+  batches: number;
+  /** The device's sum of loss x rows and the host's `sum += loss * rows` (equal expected: same bits). */
+  device: number;
+  host: number;
+  ok: boolean;
+}
+
+/**
+ * The device's running loss sum (LOSS_SUM, train-step.ts) against the host's double sum of
+ * float32 losses times rows, bit for bit: seeded losses over five orders of magnitude, batches
+ * of 1 to 512 rows.
+ */
+export async function runLossSumChecks(seed = 1): Promise<LossSumCheck[]> {
+  await tf.setBackend(GPUFLOW_CUDA);
+  const draws = new Uniforms(seed);
+  let k = 0;
+  const next = () => draws.at(k++);
+  const out: LossSumCheck[] = [];
+  for (const batches of [1, 7, 375]) {
+    let host = 0;
+    let acc: tf.Tensor | undefined;
+    for (let b = 0; b < batches; b++) {
+      const loss = Math.fround(next() * 10 ** Math.floor(next() * 5 - 2));
+      const rows = 1 + Math.floor(next() * 512);
+      host += loss * rows;
+      const l = tf.scalar(loss);
+      const sum = tf.engine().runKernel(LOSS_SUM, acc ? { acc, loss: l } : { loss: l }, { n: rows }) as tf.Tensor;
+      tf.dispose([l, ...(acc ? [acc] : [])]);
+      acc = sum;
+    }
+    const bits = acc ? acc.dataSync() : new Float32Array(2);
+    acc?.dispose();
+    const device = new Float64Array(bits.buffer, bits.byteOffset, 1)[0];
+    out.push({ batches, device, host, ok: Object.is(device, host) });
   }
   return out;
 }

@@ -258,7 +258,26 @@ function crossEntropy(b: GpuflowCudaBackend, i: Inputs, a: Attrs, grad: boolean)
   return out;
 }
 
+/**
+ * The kernel name of an epoch's running loss sum on the device (train-step.ts; no cpu version):
+ * inputs acc (optional: the sum so far, float32 [2] holding a double) and loss (a float32
+ * scalar), attr n (the batch's rows); output the new sum, float32 [2].
+ */
+export const LOSS_SUM = 'GpuflowLossSum';
+
+function lossSum(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.TensorInfo {
+  const acc = i.acc, loss = input(i, 'loss');
+  const n = Number(a.n);
+  if (loss.dtype !== 'float32' || sizeOf(loss.shape) !== 1 || (acc && (acc.dtype !== 'float32' || sizeOf(acc.shape) !== 2)) || !Number.isInteger(n) || n < 0) {
+    throw new TypeError(`gpuflow-cuda ${LOSS_SUM}: loss must be a float32 scalar, acc float32 [2], n a row count; got loss ${loss.dtype} [${loss.shape}], n ${String(a.n)}`);
+  }
+  const out = b.makeOutput([2], 'float32');
+  b.run(TfOp.LossSum, [acc ? b.idOf(acc) : 0, b.idOf(loss), b.idOf(out), n]);
+  return out;
+}
+
 export const CUDA_KERNELS: Record<string, CudaKernel> = {
+  [LOSS_SUM]: lossSum,
   [CROSS_ENTROPY]: (b, i, a) => crossEntropy(b, i, a, false),
   [CROSS_ENTROPY_GRAD]: (b, i, a) => crossEntropy(b, i, a, true),
   [RELU_GRAD]: (b, i) => {
