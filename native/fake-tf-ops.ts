@@ -350,3 +350,19 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
     tfSync() {},
   };
 }
+
+/**
+ * A whole fake device over a map of host arrays (tests and benches without a GPU): the tfjs calls,
+ * the free of a buffer, and the map itself (a test counts what is left in it).
+ */
+export function fakeTfDevice(): { device: FakeTfCalls & { cudaResidentFree(id: number): boolean }; buffers: Map<number, Buf> } {
+  const buffers = new Map<number, Buf>();
+  let next = 1;
+  const get = (id: number): Buf => {
+    const b = buffers.get(id);
+    if (!b) throw new RangeError(`no buffer ${id}`);
+    return b;
+  };
+  const calls = fakeTfCalls(get, (b) => (buffers.set(next, b), next++));
+  return { device: { ...calls, cudaResidentFree: (id) => buffers.delete(id) }, buffers };
+}

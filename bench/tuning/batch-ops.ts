@@ -11,7 +11,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { fakeTfCalls } from '../../native/fake-tf-ops';
+import { fakeTfDevice } from '../../native/fake-tf-ops';
 import { countingDevice, type TfOpCounts } from '../../worker/kernels/tfjs/cuda/op-counter';
 import { modelSpecFromParams, type OptimizerName } from '../../common/tuning/trial';
 import { makeClassification } from '../../worker/kernels/tfjs/datasets';
@@ -30,15 +30,8 @@ const BATCH = 128;
 const MEASURED = 3;
 
 
-type Buf = Float64Array | Float32Array | Int32Array;
-const buffers = new Map<number, Buf>();
-let next = 1;
-const get = (id: number): Buf => {
-  const b = buffers.get(id);
-  if (!b) throw new RangeError(`no buffer ${id}`);
-  return b;
-};
-const counter = countingDevice({ ...fakeTfCalls(get, (b) => (buffers.set(next, b), next++)), cudaResidentFree: (id) => buffers.delete(id) });
+const { device: fake } = fakeTfDevice();
+const counter = countingDevice(fake);
 registerGpuflowCuda(() => counter.device);
 await tf.setBackend(GPUFLOW_CUDA);
 

@@ -3,7 +3,7 @@
 // of tfjs's cpu backend.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fakeTfCalls } from '../../../native/fake-tf-ops';
+import { fakeTfDevice } from '../../../native/fake-tf-ops';
 import { countingDevice } from '../../../worker/kernels/tfjs/cuda/op-counter';
 import { GPUFLOW_CUDA } from '../../../worker/kernels/tfjs/cuda/backend';
 import { registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register';
@@ -17,15 +17,8 @@ import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
 import { runLossSumChecks } from '../../../worker/kernels/tfjs/cuda/fused-checks';
 import { CROSS_ENTROPY, CROSS_ENTROPY_GRAD } from '../../../worker/kernels/tfjs/cuda/kernels';
 
-type Buf = Float64Array | Float32Array | Int32Array;
-const buffers = new Map<number, Buf>();
-let next = 1;
-const get = (id: number): Buf => {
-  const b = buffers.get(id);
-  if (!b) throw new RangeError(`no buffer ${id}`);
-  return b;
-};
-const counter = countingDevice({ ...fakeTfCalls(get, (b) => (buffers.set(next, b), next++)), cudaResidentFree: (id) => buffers.delete(id) });
+const { device: fake, buffers } = fakeTfDevice();
+const counter = countingDevice(fake);
 
 beforeAll(async () => {
   registerGpuflowCuda(() => counter.device);

@@ -2,8 +2,8 @@
  * `gpuflow-cuda`: a TensorFlow.js backend whose tensors live in device buffers of the worker's
  * GPU (the addon's resident blocks, 4-byte elements: float32, or int32 for int32 and bool) and
  * whose kernels (kernels.ts) queue work on the JS thread's CUDA stream. Nothing is copied back
- * until something reads a tensor (dataSync / data: the loss and the metrics once per batch and
- * epoch). Reshape and Identity share a buffer, counted by refCount as tfjs's own backends do.
+ * until something reads a tensor (dataSync / data: the epoch's loss sum and its validation
+ * outputs, once an epoch: train-step.ts). Reshape and Identity share a buffer, counted by refCount as tfjs's own backends do.
  */
 import * as tf from '@tensorflow/tfjs';
 import { DType, TfOp } from '../../../../native/tf-ops';
