@@ -255,6 +255,14 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
         writeDropoutMask(get(out), n, k0, k1, rate, scale);
         return;
       }
+      case TfOp.DropoutApply: {
+        const [x, out, n, k0, k1, rate, scale] = r.list(7);
+        const X = get(x), O = get(out);
+        writeDropoutMask(O, n, k0, k1, rate, scale);
+        // A float32 store of the double product of two float32 values: float32's multiply.
+        for (let i = 0; i < n; i++) O[i] = X[i] * O[i];
+        return;
+      }
       case TfOp.ScaleColumns: {
         const [x, out, rows, cols] = r.list(4);
         const mean = r.list(cols), std = r.list(cols);

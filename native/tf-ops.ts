@@ -36,11 +36,13 @@
  *            of row r: q = p / sum(p), c = clip(q, lo, hi), -sum(t log c), float32 step by step
  *   CrossEntropyGrad dy, labels, probs, out, rows, k, lo, hi   its gradient with respect to probs,
  *            the chain of tfjs's op gradients (neg, sum, mul, log, clip, div) in one op
+ *   DropoutApply x, out, n, k0, k1, rate, scale   out[i] = x[i] * DropoutMask's element i (float32),
+ *            the mask never stored: dropout's forward, and on dy its gradient, in one op
  *   LossSum  acc, loss, out, n                      out (2 float32 elements holding one double) =
  *            acc's double (0 for acc id 0) + double(loss[0]) * n: an epoch's sum of batch losses
  *            times rows, in the host's order and rounding, kept on the device until the epoch ends
  */
-export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14, ReduceCols: 15, SoftmaxGrad: 16, CrossEntropy: 17, CrossEntropyGrad: 18, LossSum: 19 } as const;
+export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14, ReduceCols: 15, SoftmaxGrad: 16, CrossEntropy: 17, CrossEntropyGrad: 18, LossSum: 19, DropoutApply: 20 } as const;
 
 /** Optimizer kinds of TfOp.Optimizer, and the slots (state buffers per variable) each keeps. */
 export const OptKind = { Sgd: 0, Momentum: 1, Adam: 2, Rmsprop: 3 } as const;

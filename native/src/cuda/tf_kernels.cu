@@ -406,11 +406,15 @@ __global__ void optimizerKernel(int kind, const float* x, const float* g, const 
 // ---- dropout's mask (docs/random.md's Philox, float32 uniforms: element i is word i % 4 of block i / 4) ----
 // Bit-identical to common/tuning/dropout-mask.ts on the host, so a trial with dropout gives
 // the same masks on every backend.
-__global__ void dropoutMaskKernel(float* out, int64_t n, uint32_t k0, uint32_t k1, double rate, float scale) {
+// With x (DropoutApply) it writes x times the mask instead, the mask never stored.
+__global__ void dropoutMaskKernel(const float* x, float* out, int64_t n, uint32_t k0, uint32_t k1, double rate, float scale) {
   for (int64_t b = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; b * 4 < n; b += int64_t(gridDim.x) * blockDim.x) {
     const Words w = philox(static_cast<uint64_t>(b), k0, k1);
     const uint32_t ws[4] = {w.w0, w.w1, w.w2, w.w3};
-    for (int j = 0; j < 4 && b * 4 + j < n; j++) out[b * 4 + j] = static_cast<double>(uniform32(ws[j])) > rate ? scale : 0.0f;
+    for (int j = 0; j < 4 && b * 4 + j < n; j++) {
+      const float m = static_cast<double>(uniform32(ws[j])) > rate ? scale : 0.0f;
+      out[b * 4 + j] = x ? __fmul_rn(x[b * 4 + j], m) : m;
+    }
   }
 }
 
@@ -657,7 +661,18 @@ void tfRun(int code, const double* raw, size_t nargs) {
       const float scale = a.f("scale");
       if (k0 < 0 || k0 > 0xFFFFFFFFll || k1 < 0 || k1 > 0xFFFFFFFFll) throw std::invalid_argument("tf op: dropout key words must be in [0, 2^32)");
       need(out, n, "out");
-      if (n) dropoutMaskKernel<<<grid((n + 3) / 4), 256, 0, s>>>(static_cast<float*>(out->ptr), n, uint32_t(k0), uint32_t(k1), rate, scale);
+      if (n) dropoutMaskKernel<<<grid((n + 3) / 4), 256, 0, s>>>(nullptr, static_cast<float*>(out->ptr), n, uint32_t(k0), uint32_t(k1), rate, scale);
+      break;
+    }
+    case 20: {  // dropout apply: x, out, n, k0, k1, rate, scale
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t n = a.i("n"), k0 = a.i("k0"), k1 = a.i("k1");
+      const double rate = a.d("rate");
+      const float scale = a.f("scale");
+      if (k0 < 0 || k0 > 0xFFFFFFFFll || k1 < 0 || k1 > 0xFFFFFFFFll) throw std::invalid_argument("tf op: dropout key words must be in [0, 2^32)");
+      need(x, n, "x");
+      need(out, n, "out");
+      if (n) dropoutMaskKernel<<<grid((n + 3) / 4), 256, 0, s>>>(static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), n, uint32_t(k0), uint32_t(k1), rate, scale);
       break;
     }
     case 14: {  // scale columns: x, out, rows, cols, mean[cols], std[cols]

@@ -11,7 +11,7 @@ import { modelSpecFromParams } from '../../../common/tuning/trial';
 import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
 import { buildModel } from '../../../worker/kernels/tfjs/models';
 import { trainEpoch } from '../../../worker/kernels/tfjs/train';
-import { startEpoch } from '../../../worker/kernels/tfjs/dropout';
+import { SeededDropout, startEpoch } from '../../../worker/kernels/tfjs/dropout';
 import type { TrainedModel } from '../../../worker/kernels/tfjs/trained-model';
 import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
 import { runLossSumChecks } from '../../../worker/kernels/tfjs/cuda/fused-checks';
@@ -157,6 +157,30 @@ describe('gradients in one op (gradients.ts)', () => {
     got.forEach((g, i) => expect(Math.abs(g - want[i])).toBeLessThan(1e-7));
     expect(ops.SoftmaxGrad).toBe(1);
     expect(ops['Reduce.Sum']).toBeUndefined();
+  });
+
+  it("dropout is one op each way on the device, with the cpu backend's mask: values and gradient equal", async () => {
+    const layer = new SeededDropout({ rate: 0.3, seed: 12 });
+    const x = Array.from({ length: 40 }, (_, i) => Math.cos(i) * 3);
+    const run = () => {
+      layer.startEpoch(2);
+      const y = tf.tidy(() => layer.apply(tf.tensor2d(x, [5, 8]), { training: true }) as tf.Tensor);
+      layer.startEpoch(2);
+      const g = tf.grad((t: tf.Tensor) => (layer.apply(t, { training: true }) as tf.Tensor).mul(tf.range(0, 40).reshape([5, 8])))(tf.tensor2d(x, [5, 8]));
+      const out = [...Array.from(y.dataSync()), ...Array.from(g.dataSync())];
+      tf.dispose([y, g]);
+      return out;
+    };
+    await tf.setBackend('cpu');
+    const want = run();
+    await tf.setBackend(GPUFLOW_CUDA);
+    counter.take();
+    const got = run();
+    expect(got).toEqual(want);
+    expect(want.slice(0, 40).filter((v) => v === 0).length).toBeGreaterThan(3);
+    const ops = counter.take().ops;
+    expect(ops.DropoutApply).toBe(3); // the first forward, then the forward and backward of the gradient
+    expect(ops.DropoutMask).toBeUndefined();
   });
 
   it("a bias gradient's batch sum is one pass, no transpose", async () => {

@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs';
 import { Uniforms } from '../../../../common/tuning/random';
 import { dropoutMask } from '../../../../common/tuning/dropout-mask';
 import { GPUFLOW_CUDA } from './backend';
-import { DROPOUT_MASK, LOSS_SUM, SCALE_COLUMNS } from './kernels';
+import { DROPOUT, DROPOUT_MASK, LOSS_SUM, SCALE_COLUMNS } from './kernels';
 import { scaleX, type Scaler } from '../scaling';
 import { FusedAdam, FusedRmsprop, FusedSgd } from './fused-optimizers';
 
@@ -148,6 +148,8 @@ export interface DropoutCheck {
   seed: number;
   /** Elements whose device value differs from the host mask's (0 expected: same bits). */
   differing: number;
+  /** Elements of dropout applied on the device (DROPOUT) that differ from x times the host mask. */
+  differingApplied: number;
   keptFraction: number;
   ok: boolean;
 }
@@ -169,9 +171,13 @@ export async function runDropoutChecks(seed = 1): Promise<DropoutCheck[]> {
     const s = seed * 7919 + n;
     const want = dropoutMask(n, s, rate);
     const differing = differingBits(tf.engine().runKernel(DROPOUT_MASK, {}, { shape: [n], seed: s, rate }) as tf.Tensor, want);
+    const draws = new Uniforms(s);
+    const x = Float32Array.from({ length: n }, (_, i) => (draws.at(i) - 0.5) * 8);
+    const applied = tf.tidy(() => tf.engine().runKernel(DROPOUT, { x: tf.tensor1d(x) }, { seed: s, rate }) as tf.Tensor);
+    const differingApplied = differingBits(applied, Float32Array.from(x, (v, i) => v * want[i]));
     let kept = 0;
     for (let i = 0; i < n; i++) if (want[i] !== 0) kept++;
-    out.push({ n, rate, seed: s, differing, keptFraction: kept / n, ok: differing === 0 });
+    out.push({ n, rate, seed: s, differing, differingApplied, keptFraction: kept / n, ok: differing === 0 && differingApplied === 0 });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 /**
- * tfjs's Relu and Softmax gradients in one device op each on gpuflow-cuda (a training batch of the
+ * tfjs's Relu and Softmax gradients in one device op each on gpuflow-cuda, and the gradient of
+ * dropout's device op (DROPOUT) (a training batch of the
  * MNIST-shaped model ran relu's as step + multiply per layer and softmax's as four ops:
  * bench/tuning/batch-ops.ts). tfjs's gradient registry is global, so each override runs tfjs's
  * own gradient on every other backend, and on gpuflow-cuda wherever the fused kernel does not
@@ -7,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { GPUFLOW_CUDA } from './backend';
-import { RELU_GRAD, SOFTMAX_GRAD } from './kernels';
+import { DROPOUT, RELU_GRAD, SOFTMAX_GRAD } from './kernels';
 
 function base(kernelName: string): tf.GradConfig {
   const g = tf.getGradient(kernelName);
@@ -30,6 +31,11 @@ export function registerFusedGradients(): void {
       if (tf.getBackend() !== GPUFLOW_CUDA || d.dtype !== 'float32' || x.dtype !== 'float32' || d.shape.join() !== x.shape.join()) return relu.gradFunc(dy, saved, attrs);
       return { x: () => tf.engine().runKernel(RELU_GRAD, { dy: d, x }) as tf.Tensor };
     },
+  });
+  // Dropout's gradient is dy times the same mask: the same op, the same seed.
+  tf.registerGradient({
+    kernelName: DROPOUT,
+    gradFunc: (dy, _saved, attrs) => ({ x: () => tf.engine().runKernel(DROPOUT, { x: dy as tf.Tensor }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor }),
   });
   const softmax = base('Softmax');
   tf.registerGradient({

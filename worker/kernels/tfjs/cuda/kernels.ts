@@ -276,7 +276,26 @@ function lossSum(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.TensorInfo {
   return out;
 }
 
+/**
+ * The kernel name of dropout applied on the device (dropout.ts; no cpu version): input x, attrs
+ * seed and rate; x times DROPOUT_MASK's mask, which is never stored. Its gradient (gradients.ts)
+ * is the same op on dy: the same mask.
+ */
+export const DROPOUT = 'GpuflowDropout';
+
+function dropoutKernel(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.TensorInfo | null {
+  const x = input(i, 'x');
+  const rate = Number(a.rate);
+  if (!(rate >= 0 && rate < 1)) throw new RangeError(`gpuflow-cuda ${DROPOUT}: rate must be in [0, 1), got ${rate}`);
+  if (x.dtype !== 'float32') return null;
+  const [k0, k1] = seedKey(Number(a.seed));
+  const out = b.makeOutput(x.shape, 'float32');
+  b.run(TfOp.DropoutApply, [b.idOf(x), b.idOf(out), sizeOf(x.shape), k0, k1, rate, dropoutScale(rate)]);
+  return out;
+}
+
 export const CUDA_KERNELS: Record<string, CudaKernel> = {
+  [DROPOUT]: dropoutKernel,
   [LOSS_SUM]: lossSum,
   [CROSS_ENTROPY]: (b, i, a) => crossEntropy(b, i, a, false),
   [CROSS_ENTROPY_GRAD]: (b, i, a) => crossEntropy(b, i, a, true),
