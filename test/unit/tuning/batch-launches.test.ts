@@ -77,6 +77,12 @@ describe('a training batch on gpuflow-cuda', () => {
     const one = counter.take();
     await trainEpoch(m, x, y, order(4), 32, 3);
     const four = counter.take();
+    // Nothing a batch makes outlives its epoch: no tensor, no device buffer.
+    const tensors = tf.memory().numTensors, held = buffers.size;
+    await trainEpoch(m, x, y, order(3), 32, 4);
+    expect(tf.memory().numTensors).toBe(tensors);
+    expect(buffers.size).toBe(held);
+    counter.take();
     expect(one.uploads.sizes).toEqual([32 * 4]);
     expect(four.uploads.sizes).toEqual([4 * 32 * 4]);
     expect(one.reads).toEqual({ count: 1, bytes: 8 });
