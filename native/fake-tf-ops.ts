@@ -66,6 +66,7 @@ function binary(op: number, a: number, b: number): number {
     case Bop.And: return +(a !== 0 && b !== 0);
     case Bop.Or: return +(a !== 0 || b !== 0);
     case Bop.EluGrad: return b >= 0 ? a : a * (b + 1);
+    case Bop.ReluGrad: return a * (Number.isNaN(b) ? b : b > 0 ? 1 : 0);
     default: throw new RangeError(`fake tf: unknown binary op ${op}`);
   }
 }
@@ -91,6 +92,12 @@ class Record {
   list(k: number): number[] {
     return Array.from({ length: k }, () => this.n());
   }
+}
+
+/** The double a LossSum buffer (two 4-byte elements) holds. */
+function doubleIn(b: Buf): number {
+  if (b.byteLength < 8) throw new RangeError('fake tf: a LossSum accumulator holds 8 bytes');
+  return new Float64Array(b.buffer, b.byteOffset, 1)[0];
 }
 
 export interface FakeTfCalls {
@@ -248,12 +255,87 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
         writeDropoutMask(get(out), n, k0, k1, rate, scale);
         return;
       }
+      case TfOp.DropoutApply: {
+        const [x, out, n, k0, k1, rate, scale] = r.list(7);
+        const X = get(x), O = get(out);
+        writeDropoutMask(O, n, k0, k1, rate, scale);
+        // A float32 store of the double product of two float32 values: float32's multiply.
+        for (let i = 0; i < n; i++) O[i] = X[i] * O[i];
+        return;
+      }
       case TfOp.ScaleColumns: {
         const [x, out, rows, cols] = r.list(4);
         const mean = r.list(cols), std = r.list(cols);
         const xs = get(x), o = get(out);
         // Float32Array stores round to nearest once, as the kernel's __double2float_rn.
         for (let i = 0; i < rows * cols; i++) o[i] = (xs[i] - mean[i % cols]) / std[i % cols];
+        return;
+      }
+      case TfOp.ReduceCols: {
+        const [rop, x, out, rows, cols] = r.list(6);
+        if (rop !== Rop.Sum && rop !== Rop.Mean) throw new RangeError(`fake tf: ReduceCols takes Sum or Mean, not ${rop}`);
+        const X = get(x), O = get(out);
+        for (let c = 0; c < cols; c++) {
+          let s = 0;
+          for (let q = 0; q < rows; q++) s += X[q * cols + c];
+          O[c] = rop === Rop.Mean ? s / rows : s;
+        }
+        return;
+      }
+      case TfOp.SoftmaxGrad: {
+        const [dy, y, out, outer, inner] = r.list(5);
+        const D = get(dy), Y = get(y), O = get(out);
+        const f = Math.fround;
+        for (let o = 0; o < outer; o++) {
+          let s = 0;
+          for (let i = 0; i < inner; i++) s += f(D[o * inner + i] * Y[o * inner + i]);
+          const sf = f(s);
+          for (let i = 0; i < inner; i++) {
+            const k = o * inner + i;
+            O[k] = f(f(D[k] * Y[k]) - f(sf * Y[k]));
+          }
+        }
+        return;
+      }
+      case TfOp.CrossEntropy:
+      case TfOp.CrossEntropyGrad: {
+        const grad = op === TfOp.CrossEntropyGrad;
+        const dy = grad ? r.n() : 0;
+        const [labels, probs, out, rows, k, lo, hi] = r.list(7);
+        const T = get(labels), P = get(probs), O = get(out), D = grad ? get(dy) : undefined;
+        const f = Math.fround;
+        for (let q = 0; q < rows; q++) {
+          const row = q * k;
+          let sd = 0;
+          for (let j = 0; j < k; j++) sd += P[row + j];
+          const s = f(sd);
+          const clipped = (j: number) => {
+            const v = f(P[row + j] / s);
+            return { v, c: v < lo ? lo : v > hi ? hi : v };
+          };
+          if (!D) {
+            let acc = 0;
+            for (let j = 0; j < k; j++) acc += f(T[row + j] * f(Math.log(clipped(j).c)));
+            O[q] = -f(acc);
+            continue;
+          }
+          const g = -D[q];
+          const dq = (j: number) => {
+            const { v, c } = clipped(j);
+            return v >= lo && v <= hi ? f(f(g * T[row + j]) / c) : 0;
+          };
+          let rd = 0;
+          for (let j = 0; j < k; j++) rd += f(dq(j) * P[row + j]);
+          const db = -f(f(rd) / f(s * s));
+          for (let j = 0; j < k; j++) O[row + j] = f(f(dq(j) / s) + db);
+        }
+        return;
+      }
+      case TfOp.LossSum: {
+        const [acc, loss, out, n] = r.list(4);
+        const O = get(out);
+        const prev = acc === 0 ? 0 : doubleIn(get(acc));
+        new Float64Array(O.buffer, O.byteOffset, 1)[0] = prev + get(loss)[0] * n;
         return;
       }
       default:
@@ -275,4 +357,20 @@ export function fakeTfCalls(get: (id: number) => Buf, put: (b: Buf) => number): 
     tfRun: run,
     tfSync() {},
   };
+}
+
+/**
+ * A whole fake device over a map of host arrays (tests and benches without a GPU): the tfjs calls,
+ * the free of a buffer, and the map itself (a test counts what is left in it).
+ */
+export function fakeTfDevice(): { device: FakeTfCalls & { cudaResidentFree(id: number): boolean }; buffers: Map<number, Buf> } {
+  const buffers = new Map<number, Buf>();
+  let next = 1;
+  const get = (id: number): Buf => {
+    const b = buffers.get(id);
+    if (!b) throw new RangeError(`no buffer ${id}`);
+    return b;
+  };
+  const calls = fakeTfCalls(get, (b) => (buffers.set(next, b), next++));
+  return { device: { ...calls, cudaResidentFree: (id) => buffers.delete(id) }, buffers };
 }

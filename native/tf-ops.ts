@@ -27,8 +27,22 @@
  *            uniform of word i % 4 of Philox block i / 4 under key (k0, k1) (docs/random.md)
  *   ScaleColumns x, out, rows, cols, mean[cols], std[cols]   out[r, c] = (x[r, c] - mean[c]) / std[c]
  *            in doubles, rounded once to float32 (worker/kernels/tfjs/scaling.ts scaleX's bytes)
+ *   ReduceCols rop, x, out, rows, cols, dtype     out[c] = Sum or Mean over r of x[r, c] (the leading
+ *            axes reduced in one pass, without a transpose first: a dense layer's bias gradient)
+ *   SoftmaxGrad dy, y, out, outer, inner          out = dy y - (sum over the row of dy y) y, float32,
+ *            tfjs's softmax gradient in one op (the row sum in doubles, rounded once, as cpu's Sum)
+ *   Binary's ReluGrad (a = dy, b = x)             dy * step(x): tfjs's relu gradient in one op
+ *   CrossEntropy labels, probs, out, rows, k, lo, hi   out[r] = tfjs-layers' categorical cross-entropy
+ *            of row r: q = p / sum(p), c = clip(q, lo, hi), -sum(t log c), float32 step by step
+ *   CrossEntropyGrad dy, labels, probs, out, rows, k, lo, hi   its gradient with respect to probs,
+ *            the chain of tfjs's op gradients (neg, sum, mul, log, clip, div) in one op
+ *   DropoutApply x, out, n, k0, k1, rate, scale   out[i] = x[i] * DropoutMask's element i (float32),
+ *            the mask never stored: dropout's forward, and on dy its gradient, in one op
+ *   LossSum  acc, loss, out, n                      out (2 float32 elements holding one double) =
+ *            acc's double (0 for acc id 0) + double(loss[0]) * n: an epoch's sum of batch losses
+ *            times rows, in the host's order and rounding, kept on the device until the epoch ends
  */
-export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14 } as const;
+export const TfOp = { Unary: 1, Cast: 2, Binary: 3, Select: 4, Reduce: 5, Strided: 6, Gather: 7, Gemm: 8, Fill: 9, OneHot: 10, Softmax: 11, Optimizer: 12, DropoutMask: 13, ScaleColumns: 14, ReduceCols: 15, SoftmaxGrad: 16, CrossEntropy: 17, CrossEntropyGrad: 18, LossSum: 19, DropoutApply: 20 } as const;
 
 /** Optimizer kinds of TfOp.Optimizer, and the slots (state buffers per variable) each keeps. */
 export const OptKind = { Sgd: 0, Momentum: 1, Adam: 2, Rmsprop: 3 } as const;
@@ -44,7 +58,7 @@ export const Uop = {
 
 export const Bop = {
   Add: 0, Sub: 1, Mul: 2, Div: 3, Max: 4, Min: 5, Pow: 6, SqDiff: 7, Equal: 8, NotEqual: 9, Less: 10, LessEq: 11, Greater: 12, GreaterEq: 13,
-  And: 14, Or: 15, EluGrad: 16,
+  And: 14, Or: 15, EluGrad: 16, ReluGrad: 17,
 } as const;
 
 export const Rop = { Sum: 0, Max: 1, Min: 2, Prod: 3, Mean: 4, ArgMax: 5, ArgMin: 6, Any: 7, All: 8 } as const;

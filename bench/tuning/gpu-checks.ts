@@ -11,7 +11,7 @@ import { modelSpecFromParams, type TrialResult } from '../../common/tuning/trial
 import { GPUFLOW_CUDA } from '../../worker/kernels/tfjs/cuda/backend';
 import { runKernelChecks, TOLERANCE } from '../../worker/kernels/tfjs/cuda/checks';
 import { registerOnNativeAddon } from '../../worker/kernels/tfjs/cuda/native-device';
-import { runDropoutChecks, runOptimizerChecks, runScaleChecks, TOLERANCE_AFTER_STEPS } from '../../worker/kernels/tfjs/cuda/fused-checks';
+import { runDropoutChecks, runLossSumChecks, runOptimizerChecks, runScaleChecks, TOLERANCE_AFTER_STEPS } from '../../worker/kernels/tfjs/cuda/fused-checks';
 import { cpuFallbackCounts, deviceKernelNames, fallbacksSince } from '../../worker/kernels/tfjs/cuda/register';
 import { makeClassification, makeRegression } from '../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../worker/kernels/tfjs/split';
@@ -31,6 +31,7 @@ const optimizerResults = [];
 for (const seed of [1, 2, 3]) optimizerResults.push(...(await runOptimizerChecks(seed, 5)).map((r) => ({ seed, ...r })));
 const dropoutResults = [...(await runDropoutChecks(1)), ...(await runDropoutChecks(2))];
 const scaleResults = [...(await runScaleChecks(1)), ...(await runScaleChecks(2))];
+const lossSumResults = [...(await runLossSumChecks(1)), ...(await runLossSumChecks(2))];
 
 const trials = [];
 const settings = [
@@ -97,9 +98,11 @@ const result = {
   dropoutMasksEqual: dropoutResults.every((d) => d.ok),
   featureScaling: scaleResults,
   featureScalingEqual: scaleResults.every((d) => d.ok),
+  lossSums: lossSumResults,
+  lossSumsEqual: lossSumResults.every((d) => d.ok),
   trials,
   kernelResults,
 };
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-console.log(JSON.stringify({ kernelCases: result.kernelCases, passed: result.kernelCasesPassed, failed: failed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), optimizers: `${result.optimizerChecksPassed}/${result.optimizerChecks}`, dropoutMasksEqual: result.dropoutMasksEqual, featureScalingEqual: result.featureScalingEqual, optimizerFailed: optimizerFailed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), trials: trials.map((t) => ({ ok: t.ok, maxLossRel: t.maxLossRel, fb: t.cpuFallbacks })) }));
+console.log(JSON.stringify({ kernelCases: result.kernelCases, passed: result.kernelCasesPassed, failed: failed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), optimizers: `${result.optimizerChecksPassed}/${result.optimizerChecks}`, dropoutMasksEqual: result.dropoutMasksEqual, featureScalingEqual: result.featureScalingEqual, lossSumsEqual: result.lossSumsEqual, optimizerFailed: optimizerFailed.map((f) => `${f.name} (seed ${f.seed}): ${f.error}`), trials: trials.map((t) => ({ ok: t.ok, maxLossRel: t.maxLossRel, fb: t.cpuFallbacks })) }));

@@ -77,7 +77,7 @@ __global__ void unaryKernel(int op, const T* x, T* out, int64_t n, float p0, flo
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) out[i] = unaryOp(op, x[i], p0, p1);
 }
 
-enum Bop { bAdd, bSub, bMul, bDiv, bMax, bMin, bPow, bSqDiff, bEqual, bNotEqual, bLess, bLessEq, bGreater, bGreaterEq, bAnd, bOr, bEluGrad };
+enum Bop { bAdd, bSub, bMul, bDiv, bMax, bMin, bPow, bSqDiff, bEqual, bNotEqual, bLess, bLessEq, bGreater, bGreaterEq, bAnd, bOr, bEluGrad, bReluGrad };
 
 template <typename T>
 __device__ T binaryOp(int op, T a, T b) {
@@ -91,6 +91,7 @@ __device__ T binaryOp(int op, T a, T b) {
     case bPow: return T(powf(float(a), float(b)));
     case bSqDiff: return (a - b) * (a - b);
     case bEluGrad: return b >= 0 ? a : a * (b + T(1));  // a = dy, b = y
+    case bReluGrad: return a * (b != b ? b : b > T(0) ? T(1) : T(0));  // a = dy, b = x: dy * step(x), NaN stays NaN
     default: return T(0);
   }
 }
@@ -245,6 +246,17 @@ __global__ void reduceKernel(int op, const T* x, T* out, int64_t outer, int64_t 
   }
 }
 
+// Sum or mean over the leading rows of rows x cols, one thread per column (a bias gradient:
+// rows = batch, cols = units), in doubles as reduceKernel, rounded once.
+template <typename T>
+__global__ void reduceColsKernel(int op, const T* x, T* out, int64_t rows, int64_t cols) {
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < cols; c += int64_t(gridDim.x) * blockDim.x) {
+    double acc = 0;
+    for (int64_t r = 0; r < rows; r++) acc += double(x[r * cols + c]);
+    out[c] = T(op == rMean ? acc / double(rows) : acc);
+  }
+}
+
 // ---- gather, one-hot, softmax ----
 __global__ void gatherKernel(const uint32_t* x, const int* idx, uint32_t* out, int64_t outer, int64_t axisLen, int64_t inner, int64_t nIdx) {
   const int64_t n = outer * nIdx * inner;
@@ -294,6 +306,64 @@ __global__ void softmaxKernel(const float* x, float* out, int64_t outer, int64_t
   for (int64_t i = lane; i < inner; i += 32) out[row * inner + i] = expf(r[i] - m) / sum;
 }
 
+// tfjs's softmax gradient, one warp per row: p = dy y (float), s = the row's sum of p (doubles,
+// rounded once, as cpu's Sum), out = p - s y, each step rounded as tfjs's separate kernels round
+// it (__fmul_rn / __fsub_rn: no contraction into an fma).
+__global__ void softmaxGradKernel(const float* dy, const float* y, float* out, int64_t outer, int64_t inner) {
+  const int64_t row = blockIdx.x * int64_t(8) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= outer) return;
+  const float* d = dy + row * inner;
+  const float* yr = y + row * inner;
+  double sum = 0;
+  for (int64_t i = lane; i < inner; i += 32) sum += double(__fmul_rn(d[i], yr[i]));
+  for (int s = 16; s > 0; s >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, s);
+  const float sf = float(sum);
+  for (int64_t i = lane; i < inner; i += 32) out[row * inner + i] = __fsub_rn(__fmul_rn(d[i], yr[i]), __fmul_rn(sf, yr[i]));
+}
+
+// tfjs-layers' categorical cross-entropy (losses.js) per row of rows x k, one thread per row:
+// S = sum(p) (doubles, rounded once, as cpu's Sum), q = p / S, c = clip(q, lo, hi),
+// loss = -sum(t log c). With dy (the loss's gradient per row) it writes d loss / d p instead: the
+// chain of tfjs's op gradients, each step rounded as tfjs's kernels round it (__f*_rn: no fma):
+// dq = (lo <= q <= hi) ? (-dy t) / c : 0, dp = dq / S - (sum(dq p) / (S S)).
+__device__ float clipTo(float q, float lo, float hi) { return q < lo ? lo : q > hi ? hi : q; }
+
+__global__ void crossEntropyKernel(const float* dy, const float* t, const float* p, float* out, int64_t rows, int64_t k, float lo, float hi) {
+  for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows; r += int64_t(gridDim.x) * blockDim.x) {
+    const float* tr = t + r * k;
+    const float* pr = p + r * k;
+    double sd = 0;
+    for (int64_t j = 0; j < k; j++) sd += double(pr[j]);
+    const float S = float(sd);
+    if (dy == nullptr) {
+      double acc = 0;
+      for (int64_t j = 0; j < k; j++) acc += double(__fmul_rn(tr[j], logf(clipTo(__fdiv_rn(pr[j], S), lo, hi))));
+      out[r] = -float(acc);
+      continue;
+    }
+    const float g = -dy[r];
+    double rd = 0;
+    for (int64_t j = 0; j < k; j++) {
+      const float q = __fdiv_rn(pr[j], S);
+      const float dq = q >= lo && q <= hi ? __fdiv_rn(__fmul_rn(g, tr[j]), clipTo(q, lo, hi)) : 0.0f;
+      rd += double(__fmul_rn(dq, pr[j]));
+    }
+    const float db = -__fdiv_rn(float(rd), __fmul_rn(S, S));
+    for (int64_t j = 0; j < k; j++) {
+      const float q = __fdiv_rn(pr[j], S);
+      const float dq = q >= lo && q <= hi ? __fdiv_rn(__fmul_rn(g, tr[j]), clipTo(q, lo, hi)) : 0.0f;
+      out[r * k + j] = __fadd_rn(__fdiv_rn(dq, S), db);
+    }
+  }
+}
+
+// An epoch's running sum of batch loss x rows (train-step.ts): a double in a buffer of two
+// 4-byte elements, acc + double(loss) * n (__dmul_rn / __dadd_rn: the host's `sum += loss * n`).
+__global__ void lossSumKernel(const double* acc, const float* loss, double* out, double n) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = __dadd_rn(acc ? acc[0] : 0.0, __dmul_rn(double(loss[0]), n));
+}
+
 // ---- fused optimizer updates (tfjs's formulas, one pass over a variable) ----
 // Each writes new buffers (the variable and its slots are swapped in by the backend's assign), so
 // a tensor that still shares the old buffer keeps its values.
@@ -336,11 +406,15 @@ __global__ void optimizerKernel(int kind, const float* x, const float* g, const 
 // ---- dropout's mask (docs/random.md's Philox, float32 uniforms: element i is word i % 4 of block i / 4) ----
 // Bit-identical to common/tuning/dropout-mask.ts on the host, so a trial with dropout gives
 // the same masks on every backend.
-__global__ void dropoutMaskKernel(float* out, int64_t n, uint32_t k0, uint32_t k1, double rate, float scale) {
+// With x (DropoutApply) it writes x times the mask instead, the mask never stored.
+__global__ void dropoutMaskKernel(const float* x, float* out, int64_t n, uint32_t k0, uint32_t k1, double rate, float scale) {
   for (int64_t b = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; b * 4 < n; b += int64_t(gridDim.x) * blockDim.x) {
     const Words w = philox(static_cast<uint64_t>(b), k0, k1);
     const uint32_t ws[4] = {w.w0, w.w1, w.w2, w.w3};
-    for (int j = 0; j < 4 && b * 4 + j < n; j++) out[b * 4 + j] = static_cast<double>(uniform32(ws[j])) > rate ? scale : 0.0f;
+    for (int j = 0; j < 4 && b * 4 + j < n; j++) {
+      const float m = static_cast<double>(uniform32(ws[j])) > rate ? scale : 0.0f;
+      out[b * 4 + j] = x ? __fmul_rn(x[b * 4 + j], m) : m;
+    }
   }
 }
 
@@ -587,7 +661,18 @@ void tfRun(int code, const double* raw, size_t nargs) {
       const float scale = a.f("scale");
       if (k0 < 0 || k0 > 0xFFFFFFFFll || k1 < 0 || k1 > 0xFFFFFFFFll) throw std::invalid_argument("tf op: dropout key words must be in [0, 2^32)");
       need(out, n, "out");
-      if (n) dropoutMaskKernel<<<grid((n + 3) / 4), 256, 0, s>>>(static_cast<float*>(out->ptr), n, uint32_t(k0), uint32_t(k1), rate, scale);
+      if (n) dropoutMaskKernel<<<grid((n + 3) / 4), 256, 0, s>>>(nullptr, static_cast<float*>(out->ptr), n, uint32_t(k0), uint32_t(k1), rate, scale);
+      break;
+    }
+    case 20: {  // dropout apply: x, out, n, k0, k1, rate, scale
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t n = a.i("n"), k0 = a.i("k0"), k1 = a.i("k1");
+      const double rate = a.d("rate");
+      const float scale = a.f("scale");
+      if (k0 < 0 || k0 > 0xFFFFFFFFll || k1 < 0 || k1 > 0xFFFFFFFFll) throw std::invalid_argument("tf op: dropout key words must be in [0, 2^32)");
+      need(x, n, "x");
+      need(out, n, "out");
+      if (n) dropoutMaskKernel<<<grid((n + 3) / 4), 256, 0, s>>>(static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), n, uint32_t(k0), uint32_t(k1), rate, scale);
       break;
     }
     case 14: {  // scale columns: x, out, rows, cols, mean[cols], std[cols]
@@ -606,6 +691,60 @@ void tfRun(int code, const double* raw, size_t nargs) {
       check(cudaMemcpyAsync(dev, stats.data(), bytes, cudaMemcpyHostToDevice, s), "scale columns statistics");
       scaleColumnsKernel<<<grid(rows * cols), 256, 0, s>>>(static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), dev, rows, cols);
       check(cudaFreeAsync(dev, s), "scale columns free");
+      break;
+    }
+    case 15: {  // reduce columns: rop (Sum or Mean), x, out, rows, cols, dtype
+      const int op = int(a.i("rop"));
+      if (op != rSum && op != rMean) throw std::invalid_argument("tf op: reduce columns takes Sum or Mean, not " + std::to_string(op));
+      BlockRef x = a.block("x"), out = a.block("out");
+      const int64_t rows = a.i("rows"), cols = a.i("cols");
+      const int dtype = int(a.i("dtype"));
+      if (rows < 0 || cols < 0) throw std::invalid_argument("tf op: reduce columns: rows and cols must be >= 0");
+      need(x, rows * cols, "x");
+      need(out, cols, "out");
+      if (cols == 0) return;
+      if (dtype == 0) reduceColsKernel<float><<<grid(cols), 256, 0, s>>>(op, static_cast<const float*>(x->ptr), static_cast<float*>(out->ptr), rows, cols);
+      else reduceColsKernel<int><<<grid(cols), 256, 0, s>>>(op, static_cast<const int*>(x->ptr), static_cast<int*>(out->ptr), rows, cols);
+      break;
+    }
+    case 16: {  // softmax gradient: dy, y, out, outer, inner
+      BlockRef dy = a.block("dy"), y = a.block("y"), out = a.block("out");
+      const int64_t outer = a.i("outer"), inner = a.i("inner");
+      if (outer < 0 || inner < 0) throw std::invalid_argument("tf op: softmax gradient: outer and inner must be >= 0");
+      need(dy, outer * inner, "dy");
+      need(y, outer * inner, "y");
+      need(out, outer * inner, "out");
+      if (outer * inner) softmaxGradKernel<<<blocks(outer, 8), 256, 0, s>>>(static_cast<const float*>(dy->ptr), static_cast<const float*>(y->ptr), static_cast<float*>(out->ptr), outer, inner);
+      break;
+    }
+    case 17:    // cross-entropy: labels, probs, out, rows, k, lo, hi
+    case 18: {  // its gradient: dy, labels, probs, out, rows, k, lo, hi
+      BlockRef dy;
+      if (code == 18) dy = a.block("dy");
+      BlockRef t = a.block("labels"), p = a.block("probs"), out = a.block("out");
+      const int64_t rows = a.i("rows"), k = a.i("k");
+      const float lo = a.f("lo"), hi = a.f("hi");
+      if (rows < 0 || k < 0) throw std::invalid_argument("tf op: cross-entropy: rows and k must be >= 0");
+      need(t, rows * k, "labels");
+      need(p, rows * k, "probs");
+      if (dy) need(dy, rows, "dy");
+      need(out, code == 18 ? rows * k : rows, "out");
+      if (rows) crossEntropyKernel<<<grid(rows), 256, 0, s>>>(dy ? static_cast<const float*>(dy->ptr) : nullptr, static_cast<const float*>(t->ptr), static_cast<const float*>(p->ptr), static_cast<float*>(out->ptr), rows, k, lo, hi);
+      break;
+    }
+    case 19: {  // loss sum: acc (id 0: none), loss, out, n
+      const int64_t accId = a.i("acc");
+      BlockRef acc;
+      if (accId != 0) {
+        acc = residentFind(accId);
+        if (!acc) throw std::invalid_argument("tf op: loss sum: no device buffer " + std::to_string(accId));
+        need(acc, 2, "acc");
+      }
+      BlockRef loss = a.block("loss"), out = a.block("out");
+      const int64_t n = a.i("n");
+      need(loss, 1, "loss");
+      need(out, 2, "out");
+      lossSumKernel<<<1, 1, 0, s>>>(acc ? static_cast<const double*>(acc->ptr) : nullptr, static_cast<const float*>(loss->ptr), static_cast<double*>(out->ptr), double(n));
       break;
     }
     default: throw std::invalid_argument("tf op: unknown op code " + std::to_string(code));

@@ -3,7 +3,7 @@
 // buffers freed, and the cpu fallback counted per kernel name.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fakeTfCalls } from '../../../native/fake-tf-ops';
+import { fakeTfDevice } from '../../../native/fake-tf-ops';
 import { GPUFLOW_CUDA } from '../../../worker/kernels/tfjs/cuda/backend';
 import { runKernelChecks } from '../../../worker/kernels/tfjs/cuda/checks';
 import { runDropoutChecks, runOptimizerChecks, runScaleChecks } from '../../../worker/kernels/tfjs/cuda/fused-checks';
@@ -25,15 +25,7 @@ import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../../worker/kernels/tfjs/split';
 import { trainTrial } from '../../../worker/kernels/tfjs/train';
 
-type Buf = Float64Array | Float32Array | Int32Array;
-const buffers = new Map<number, Buf>();
-let next = 1;
-const get = (id: number): Buf => {
-  const b = buffers.get(id);
-  if (!b) throw new RangeError(`no buffer ${id}`);
-  return b;
-};
-const calls = fakeTfCalls(get, (b) => (buffers.set(next, b), next++));
+const { device: calls, buffers } = fakeTfDevice();
 // Sizes (elements) of every upload, so a test can tell whether the training rows went up again.
 const writeSizes: number[] = [];
 let writeCount = 0;
@@ -42,7 +34,6 @@ let onWrite: ((src: Float32Array | Int32Array) => void) | undefined;
 const device: TfDevice = {
   ...calls,
   tfWrite: (id, src) => (writeSizes.push(src.length), writeCount++, onWrite?.(src), calls.tfWrite(id, src)),
-  cudaResidentFree: (id) => buffers.delete(id),
 };
 
 beforeAll(() => registerGpuflowCuda(() => device));
@@ -81,7 +72,7 @@ describe('gpuflow-cuda over the fake device', () => {
     expect(buffers.size).toBe(before);
   });
 
-  it("dropout's device mask is the host's Philox mask, and a dropout layer draws it on the device", async () => {
+  it("dropout's device mask is the host's Philox mask, and a dropout layer draws and applies it in one device op", async () => {
     const checks = await runDropoutChecks(1);
     expect(checks.every((c) => c.ok)).toBe(true);
     // 100 001 draws at rate 0.9 keep about a tenth.
@@ -92,7 +83,7 @@ describe('gpuflow-cuda over the fake device', () => {
     layer.startEpoch(1);
     const x = tf.ones([4, 8]);
     const prof = await tf.profile(() => layer.apply(x, { training: true }) as tf.Tensor);
-    expect(prof.kernelNames).toEqual(['GpuflowDropoutMask', 'Multiply']);
+    expect(prof.kernelNames).toEqual(['GpuflowDropout']);
     tf.dispose(x);
   });
 

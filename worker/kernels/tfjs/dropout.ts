@@ -10,7 +10,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { deriveSeed, SeedTag } from '../../../common/tuning/random';
 import { GPUFLOW_CUDA } from './cuda/backend';
-import { DROPOUT_MASK } from './cuda/kernels';
+import { DROPOUT } from './cuda/kernels';
 import { dropoutMask } from '../../../common/tuning/dropout-mask';
 
 export interface SeededDropoutArgs {
@@ -47,12 +47,10 @@ export class SeededDropout extends tf.layers.Layer {
     const x = Array.isArray(inputs) ? inputs[0] : inputs;
     if (!kwargs.training || this.rate === 0) return x;
     const seed = deriveSeed(this.seed, SeedTag.dropout, this.epoch, this.call_++);
-    // The mask from Philox (dropout-mask.ts): drawn on the device on gpuflow-cuda, here otherwise.
-    const mask =
-      tf.getBackend() === GPUFLOW_CUDA
-        ? (tf.engine().runKernel(DROPOUT_MASK, {}, { shape: x.shape, seed, rate: this.rate }) as tf.Tensor)
-        : tf.tensor(dropoutMask(x.size, seed, this.rate), x.shape, 'float32');
-    return tf.mul(x, mask);
+    // The mask from Philox (dropout-mask.ts): on gpuflow-cuda drawn and applied in one device op
+    // (its gradient the same op on dy), here a host mask and a multiply.
+    if (tf.getBackend() === GPUFLOW_CUDA && x.dtype === 'float32') return tf.engine().runKernel(DROPOUT, { x }, { seed, rate: this.rate }) as tf.Tensor;
+    return tf.mul(x, tf.tensor(dropoutMask(x.size, seed, this.rate), x.shape, 'float32'));
   }
 
   override getConfig(): tf.serialization.ConfigDict {

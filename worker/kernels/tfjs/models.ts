@@ -13,6 +13,7 @@ import { deriveSeed, SeedTag } from '../../../common/tuning/random';
 import type { ModelSpec, Task } from '../../../common/tuning/trial';
 import { GPUFLOW_CUDA } from './cuda/backend';
 import { FusedAdam, FusedRmsprop, FusedSgd } from './cuda/fused-optimizers';
+import { fusedCategoricalCrossentropy } from './cuda/cross-entropy';
 import { SeededDropout } from './dropout';
 
 export interface ModelShape {
@@ -53,6 +54,17 @@ export function checkModelFitsTask(spec: ModelSpec, task: Task): void {
   if (spec.kind === 'logistic' && task !== 'classification') throw new ModelSpecError('a logistic regression model needs a classification target; use linear for numbers');
 }
 
+/**
+ * The same categorical cross-entropy in one device op each way (cross-entropy.ts). The compiled
+ * loss stays the string, so a saved model's training config is the same on every backend (a
+ * function loss does not serialise); trainOnBatch reads the loss functions of the Sequential's
+ * inner LayersModel (a private field, checked here: without it the compiled loss just stays).
+ */
+function useFusedLoss(model: tf.Sequential): void {
+  const inner: unknown = Reflect.get(model, 'model');
+  if (inner instanceof tf.LayersModel && inner.lossFunctions.length === 1) inner.lossFunctions = [fusedCategoricalCrossentropy];
+}
+
 export function buildModel(spec: ModelSpec, shape: ModelShape, seed: number): tf.LayersModel {
   checkModelFitsTask(spec, shape.task);
   if (shape.task === 'classification' && shape.nClasses < 2) throw new ModelSpecError(`classification needs at least 2 classes, got ${shape.nClasses}`);
@@ -88,5 +100,6 @@ export function buildModel(spec: ModelSpec, shape: ModelShape, seed: number): tf
     optimizer: optimizer(spec),
     loss: shape.task === 'regression' ? 'meanSquaredError' : multi ? 'categoricalCrossentropy' : 'binaryCrossentropy',
   });
+  if (multi && tf.getBackend() === GPUFLOW_CUDA) useFusedLoss(model);
   return model;
 }

@@ -29,6 +29,7 @@ import { disposeModel, MODEL_FORMAT, type TrainedModel } from './trained-model';
 import type { TrialModelStore } from './trial-store';
 import { GPUFLOW_CUDA } from './cuda/backend';
 import { deviceScaledFeatures, trainingTensors, type TrainingTensors } from './cuda/device-data';
+import { deviceEpoch } from './cuda/train-step';
 import { traceStart } from '../../../common/start-trace';
 
 const ownTensors = (t: { x: tf.Tensor; y: tf.Tensor }): TrainingTensors => ({ ...t, release: () => tf.dispose([t.x, t.y]) });
@@ -121,20 +122,35 @@ function targetTensor(m: TrainedModel, train: Dataset): tf.Tensor {
  * with Math.random (or not at all), and its per-call set-up cost about as much as the epoch
  * itself on small data. Returns the mean training loss over rows, as fit reports it.
  */
-async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, order: Int32Array, batchSize: number, epoch: number): Promise<number> {
+export async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, order: Int32Array, batchSize: number, epoch: number): Promise<number> {
   startEpoch(m.model, epoch);
   let sum = 0;
-  for (let b = 0; b < order.length; b += batchSize) {
-    const rows = order.subarray(b, Math.min(order.length, b + batchSize));
-    const idx = tf.tensor1d(rows, 'int32');
-    const xb = tf.gather(x, idx);
-    const yb = tf.gather(y, idx);
-    try {
-      const loss = await m.model.trainOnBatch(xb, yb);
-      sum += (Array.isArray(loss) ? loss[0] : loss) * rows.length;
-    } finally {
-      tf.dispose([idx, xb, yb]);
+  // The epoch's order goes up once and each batch's indices are a slice of it: on the GPU a copy
+  // per batch costs more than a launch, and four training processes contend for copies
+  // (docs/performance.md).
+  const all = tf.tensor1d(order, 'int32');
+  // On the GPU the batch losses are summed there and read once (cuda/train-step.ts).
+  const device = deviceEpoch(m.model);
+  try {
+    for (let b = 0; b < order.length; b += batchSize) {
+      const n = Math.min(order.length, b + batchSize) - b;
+      const idx = tf.slice(all, b, n);
+      const xb = tf.gather(x, idx);
+      const yb = tf.gather(y, idx);
+      try {
+        if (device) device.step(xb, yb, n);
+        else {
+          const loss = await m.model.trainOnBatch(xb, yb);
+          sum += (Array.isArray(loss) ? loss[0] : loss) * n;
+        }
+      } finally {
+        tf.dispose([idx, xb, yb]);
+      }
     }
+    if (device) sum = device.finish();
+  } finally {
+    device?.release();
+    all.dispose();
   }
   return sum / order.length;
 }

@@ -2,8 +2,8 @@
  * `gpuflow-cuda`: a TensorFlow.js backend whose tensors live in device buffers of the worker's
  * GPU (the addon's resident blocks, 4-byte elements: float32, or int32 for int32 and bool) and
  * whose kernels (kernels.ts) queue work on the JS thread's CUDA stream. Nothing is copied back
- * until something reads a tensor (dataSync / data: the loss and the metrics once per batch and
- * epoch). Reshape and Identity share a buffer, counted by refCount as tfjs's own backends do.
+ * until something reads a tensor (dataSync / data: the epoch's loss sum and its validation
+ * outputs, once an epoch: train-step.ts). Reshape and Identity share a buffer, counted by refCount as tfjs's own backends do.
  */
 import * as tf from '@tensorflow/tfjs';
 import { DType, TfOp } from '../../../../native/tf-ops';
@@ -17,6 +17,25 @@ interface Data {
   dtype: tf.DataType;
   size: number;
   refCount: number;
+  /** A buffer of the constant cache (constants below): tensors share it; it is freed with the backend. */
+  shared?: true;
+}
+
+/**
+ * Tensors of one repeated value up to this size (tfjs's gradients make `ones` of the batch's
+ * shape and scalars such as the mean's divisor and the clip bounds anew every batch) share one
+ * device buffer per (dtype, size, value) instead of an upload each: tfjs tensors are immutable and
+ * every kernel here writes a fresh output, so a shared buffer is never written after it is made.
+ */
+const CONSTANT_MAX_ELEMS = 16_384;
+const CONSTANT_MAX_ENTRIES = 64;
+
+/** The one value every element of `values` holds, else undefined (early out on the first other). */
+function uniformValue(values: tf.BackendValues): number | undefined {
+  if (values.length === 0 || values.length > CONSTANT_MAX_ELEMS || !(values instanceof Float32Array || values instanceof Int32Array || values instanceof Uint8Array)) return undefined;
+  const v = values[0];
+  for (let i = 1; i < values.length; i++) if (!Object.is(values[i], v)) return undefined;
+  return v;
 }
 
 /** The device element type of a tfjs dtype; string and complex64 have none. */
@@ -34,6 +53,8 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
   private readonly data = new tf.DataStorage<Data>(this, tf.engine());
   private liveBytes = 0;
   private readonly args: Float64Array[] = [];
+  /** The constant cache: `dtype:size:value` -> device buffer id. */
+  private readonly constants = new Map<string, number>();
 
   constructor(readonly device: TfDevice) {
     super();
@@ -75,9 +96,32 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
   }
 
   override write(values: tf.BackendValues | null, shape: number[], dtype: tf.DataType): tf.DataId {
+    const shared = values === null ? undefined : this.constant(values, shape, dtype);
+    if (shared !== undefined) {
+      const dataId = {};
+      this.data.set(dataId, { id: shared, dtype, size: sizeOf(shape), refCount: 1, shared: true });
+      return dataId;
+    }
     const t = this.makeOutput(shape, dtype);
     if (values !== null) this.upload(t, values);
     return t.dataId;
+  }
+
+  /** The constant cache's buffer for `values` when they repeat one value (made on first use), else undefined. */
+  private constant(values: tf.BackendValues, shape: number[], dtype: tf.DataType): number | undefined {
+    const v = uniformValue(values);
+    if (v === undefined) return undefined;
+    // Float32Array / Int32Array keep their values exactly; Object.is tells -0 from 0 and finds NaN.
+    const key = `${dtype}:${sizeOf(shape)}:${Object.is(v, -0) ? '-0' : String(v)}`;
+    let id = this.constants.get(key);
+    if (id === undefined) {
+      if (this.constants.size >= CONSTANT_MAX_ENTRIES) return undefined;
+      id = this.device.tfAlloc(sizeOf(shape), deviceType(dtype));
+      this.run(TfOp.Fill, [id, sizeOf(shape), v, dtype === 'float32' ? DType.float32 : DType.int32]);
+      this.constants.set(key, id);
+      this.liveBytes += sizeOf(shape) * 4;
+    }
+    return id;
   }
 
   private upload(t: tf.TensorInfo, values: tf.BackendValues): void {
@@ -126,8 +170,9 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
     if (!this.data.has(dataId)) return true;
     const d = this.entry(dataId);
     if (!force && --d.refCount > 0) return false;
-    this.device.cudaResidentFree(d.id);
     this.data.delete(dataId);
+    if (d.shared) return true;
+    this.device.cudaResidentFree(d.id);
     this.liveBytes -= d.size * 4;
     return true;
   }
@@ -159,7 +204,10 @@ export class GpuflowCudaBackend extends tf.KernelBackend {
     return 1e-7;
   }
 
-  override dispose(): void {}
+  override dispose(): void {
+    for (const id of this.constants.values()) this.device.cudaResidentFree(id);
+    this.constants.clear();
+  }
 
   /** Waits for every op queued (bench timing). */
   sync(): void {

@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Uniforms } from '../../../../common/tuning/random';
 import { GPUFLOW_CUDA } from './backend';
+import { fusedCategoricalCrossentropy } from './cross-entropy';
 
 export interface CheckResult {
   name: string;
@@ -108,6 +109,10 @@ function otherCases(): Case[] {
     axesCases.push({ name: `argMin axis ${axis}`, inputs: (r) => [{ shape: m2(r) }], f: (x) => tf.argMin(x, axis) });
   }
   axesCases.push({ name: 'sum int32', inputs: (r) => [{ shape: m2(r), dtype: 'int32', lo: -9, hi: 9 }], f: (x) => tf.sum(x, 1) });
+  // The leading axes reduce in one pass (ReduceCols): a bias gradient's batch sum, unsorted axes, ints.
+  axesCases.push({ name: 'sum axis 0 of 2-d (bias gradient)', inputs: (r) => [{ shape: [dim(r, 1, 140), dim(r, 1, 70)] }], f: (x) => tf.sum(x, 0), grad: true });
+  axesCases.push({ name: 'mean axes 1,0 of 3-d', inputs: (r) => [{ shape: [dim(r, 1, 9), dim(r, 1, 11), dim(r, 1, 13)] }], f: (x) => tf.mean(x, [1, 0]), grad: true });
+  axesCases.push({ name: 'sum axis 0 int32', inputs: (r) => [{ shape: m2(r), dtype: 'int32', lo: -9, hi: 9 }], f: (x) => tf.sum(x, 0) });
   axesCases.push({ name: 'any / all', inputs: (r) => [{ shape: m2(r), dtype: 'bool', lo: 0, hi: 2 }], f: (x) => [tf.any(x, 1), tf.all(x, 0)] });
   const mm = (ta: boolean, tb: boolean): Case => ({
     name: `matMul${ta ? ' transA' : ''}${tb ? ' transB' : ''}`,
@@ -144,6 +149,10 @@ function otherCases(): Case[] {
     { name: 'addN', inputs: (r) => { const s = m2(r); return [{ shape: s }, { shape: s }, { shape: s }]; }, f: (a, b, c) => tf.addN([a, b, c]), grad: true },
     { name: 'softmax cross-entropy', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 10)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: -3, hi: 3 }]; }, f: (y, p) => tf.losses.softmaxCrossEntropy(y, p), grad: true },
     { name: 'categorical cross-entropy (layers)', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 10)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0.05, hi: 1 }]; }, f: (y, p) => tf.metrics.categoricalCrossentropy(y, p), grad: true },
+    // The fused loss (cross-entropy.ts) against tfjs-layers' on cpu, values and both gradients;
+    // the relu puts exact zeros in (clipped to eps, gradient masked).
+    { name: 'categorical cross-entropy (fused)', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 12)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0.05, hi: 1 }]; }, f: (y, p) => fusedCategoricalCrossentropy(y, p), grad: true },
+    { name: 'categorical cross-entropy (fused, zeros)', inputs: (r) => { const s = [dim(r, 1, 40), dim(r, 2, 12)]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0, hi: 1 }]; }, f: (y, p) => fusedCategoricalCrossentropy(y, tf.relu(tf.sub(p, 0.3))), grad: true },
     { name: 'binary cross-entropy (layers)', inputs: (r) => { const s = [dim(r, 1, 40), 1]; return [{ shape: s, lo: 0, hi: 1 }, { shape: s, lo: 0.05, hi: 0.95 }]; }, f: (y, p) => tf.metrics.binaryCrossentropy(y, p), grad: true },
     { name: 'mean squared error (layers)', inputs: (r) => { const s = [dim(r, 1, 40), 1]; return [{ shape: s }, { shape: s }]; }, f: (y, p) => tf.metrics.meanSquaredError(y, p), grad: true },
   ];

@@ -4,14 +4,15 @@
  * the same variables and gradients (seeded), `steps` updates, then the variables and the
  * optimizer state compared within TOLERANCE_AFTER_STEPS; and a state hand-over (the fused
  * optimizer's getWeights loaded into tfjs's on cpu, trained on there), so a trial packed on the
- * GPU resumes on a CPU backend. Run by the unit test over the fake device and by
+ * GPU resumes on a CPU backend; the device's feature scaling and running loss sum against the
+ * host's bytes. Run by the unit test over the fake device and by
  * bench/tuning/gpu-checks.ts on the GPU.
  */
 import * as tf from '@tensorflow/tfjs';
 import { Uniforms } from '../../../../common/tuning/random';
 import { dropoutMask } from '../../../../common/tuning/dropout-mask';
 import { GPUFLOW_CUDA } from './backend';
-import { DROPOUT_MASK, SCALE_COLUMNS } from './kernels';
+import { DROPOUT, DROPOUT_MASK, LOSS_SUM, SCALE_COLUMNS } from './kernels';
 import { scaleX, type Scaler } from '../scaling';
 import { FusedAdam, FusedRmsprop, FusedSgd } from './fused-optimizers';
 
@@ -147,6 +148,8 @@ export interface DropoutCheck {
   seed: number;
   /** Elements whose device value differs from the host mask's (0 expected: same bits). */
   differing: number;
+  /** Elements of dropout applied on the device (DROPOUT) that differ from x times the host mask. */
+  differingApplied: number;
   keptFraction: number;
   ok: boolean;
 }
@@ -168,9 +171,13 @@ export async function runDropoutChecks(seed = 1): Promise<DropoutCheck[]> {
     const s = seed * 7919 + n;
     const want = dropoutMask(n, s, rate);
     const differing = differingBits(tf.engine().runKernel(DROPOUT_MASK, {}, { shape: [n], seed: s, rate }) as tf.Tensor, want);
+    const draws = new Uniforms(s);
+    const x = Float32Array.from({ length: n }, (_, i) => (draws.at(i) - 0.5) * 8);
+    const applied = tf.tidy(() => tf.engine().runKernel(DROPOUT, { x: tf.tensor1d(x) }, { seed: s, rate }) as tf.Tensor);
+    const differingApplied = differingBits(applied, Float32Array.from(x, (v, i) => v * want[i]));
     let kept = 0;
     for (let i = 0; i < n; i++) if (want[i] !== 0) kept++;
-    out.push({ n, rate, seed: s, differing, keptFraction: kept / n, ok: differing === 0 });
+    out.push({ n, rate, seed: s, differing, differingApplied, keptFraction: kept / n, ok: differing === 0 && differingApplied === 0 });
   }
   return out;
 }
@@ -199,6 +206,45 @@ export async function runScaleChecks(seed = 1): Promise<ScaleCheck[]> {
     const t = tf.tidy(() => tf.engine().runKernel(SCALE_COLUMNS, { x: tf.tensor2d(x, [rows, cols]) }, { mean: s.xMean, std: s.xStd }) as tf.Tensor);
     const differing = differingBits(t, scaleX(s, x, rows));
     out.push({ rows, cols, differing, ok: differing === 0 });
+  }
+  return out;
+}
+
+export interface LossSumCheck {
+  batches: number;
+  /** The device's sum of loss x rows and the host's `sum += loss * rows` (equal expected: same bits). */
+  device: number;
+  host: number;
+  ok: boolean;
+}
+
+/**
+ * The device's running loss sum (LOSS_SUM, train-step.ts) against the host's double sum of
+ * float32 losses times rows, bit for bit: seeded losses over five orders of magnitude, batches
+ * of 1 to 512 rows.
+ */
+export async function runLossSumChecks(seed = 1): Promise<LossSumCheck[]> {
+  await tf.setBackend(GPUFLOW_CUDA);
+  const draws = new Uniforms(seed);
+  let k = 0;
+  const next = () => draws.at(k++);
+  const out: LossSumCheck[] = [];
+  for (const batches of [1, 7, 375]) {
+    let host = 0;
+    let acc: tf.Tensor | undefined;
+    for (let b = 0; b < batches; b++) {
+      const loss = Math.fround(next() * 10 ** Math.floor(next() * 5 - 2));
+      const rows = 1 + Math.floor(next() * 512);
+      host += loss * rows;
+      const l = tf.scalar(loss);
+      const sum = tf.engine().runKernel(LOSS_SUM, acc ? { acc, loss: l } : { loss: l }, { n: rows }) as tf.Tensor;
+      tf.dispose([l, ...(acc ? [acc] : [])]);
+      acc = sum;
+    }
+    const bits = acc ? acc.dataSync() : new Float32Array(2);
+    acc?.dispose();
+    const device = new Float64Array(bits.buffer, bits.byteOffset, 1)[0];
+    out.push({ batches, device, host, ok: Object.is(device, host) });
   }
   return out;
 }

@@ -62,7 +62,7 @@ export function collapse(shape: number[], strides: number[][]): { shape: number[
 function binary(b: GpuflowCudaBackend, bop: number, x: tf.TensorInfo, y: tf.TensorInfo): tf.TensorInfo | null {
   if (x.dtype !== y.dtype) return null;
   const float = x.dtype === 'float32';
-  if (!float && (bop === Bop.Div || bop === Bop.Pow || bop === Bop.EluGrad)) return null;
+  if (!float && (bop === Bop.Div || bop === Bop.Pow || bop === Bop.EluGrad || bop === Bop.ReluGrad)) return null;
   const outShape = tf.backend_util.assertAndGetBroadcastShape(x.shape, y.shape);
   const c = collapse(outShape, [broadcastStrides(x.shape, outShape), broadcastStrides(y.shape, outShape)]);
   if (c.shape.length > MAX_RANK) return null;
@@ -97,6 +97,15 @@ function reduce(b: GpuflowCudaBackend, rop: number, x: tf.TensorInfo, axis: unkn
   const rank = x.shape.length;
   const axes = tf.util.parseAxisParam(axis as number | number[], x.shape);
   const perm = tf.backend_util.getAxesPermutation(axes, rank);
+  // The leading axes (a dense layer's bias gradient sums the batch axis): one pass down the
+  // columns instead of a transpose and a row reduction.
+  const lead = [...axes].sort((p, q) => p - q);
+  if (perm && (rop === Rop.Sum || rop === Rop.Mean) && lead.every((a, k) => a === k)) {
+    const rest = x.shape.slice(lead.length);
+    const out = b.makeOutput(keepDims ? tf.backend_util.expandShapeToKeepDim(rest, axes) : rest, outDtype);
+    b.run(TfOp.ReduceCols, [rop, b.idOf(x), b.idOf(out), sizeOf(x.shape.slice(0, lead.length)), sizeOf(rest), devType(x.dtype)]);
+    return out;
+  }
   let xt = x;
   if (perm) {
     const t = transpose(b, x, perm);
@@ -210,7 +219,91 @@ function scaleColumnsKernel(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.Tens
   return out;
 }
 
+/**
+ * Kernel names of gradients in one op (gradients.ts routes tfjs's Relu and Softmax gradients to
+ * them on gpuflow-cuda; no cpu version): relu's dy * step(x), softmax's dy y - sum(dy y) y.
+ */
+export const RELU_GRAD = 'GpuflowReluGrad';
+export const SOFTMAX_GRAD = 'GpuflowSoftmaxGrad';
+
+function softmaxGrad(b: GpuflowCudaBackend, dy: tf.TensorInfo, y: tf.TensorInfo): tf.TensorInfo | null {
+  if (dy.dtype !== 'float32' || y.dtype !== 'float32' || dy.shape.join() !== y.shape.join() || y.shape.length === 0) return null;
+  const inner = y.shape[y.shape.length - 1];
+  const out = b.makeOutput(y.shape, 'float32');
+  b.run(TfOp.SoftmaxGrad, [b.idOf(dy), b.idOf(y), b.idOf(out), inner === 0 ? 0 : sizeOf(y.shape) / inner, inner]);
+  return out;
+}
+
+/**
+ * Kernel names of tfjs-layers' categorical cross-entropy (per row) and its gradient with respect
+ * to the probabilities in one op each (cross-entropy.ts; no cpu version): inputs labels, probs
+ * (and dy), rows x k float32; attrs lo, hi the clip bounds (float32 values).
+ */
+export const CROSS_ENTROPY = 'GpuflowCrossEntropy';
+export const CROSS_ENTROPY_GRAD = 'GpuflowCrossEntropyGrad';
+
+function crossEntropy(b: GpuflowCudaBackend, i: Inputs, a: Attrs, grad: boolean): tf.TensorInfo {
+  const labels = input(i, 'labels'), probs = input(i, 'probs');
+  const dy = grad ? input(i, 'dy') : undefined;
+  const [rows, k] = probs.shape;
+  const lo = Number(a.lo), hi = Number(a.hi);
+  if (probs.shape.length !== 2 || labels.shape.join() !== probs.shape.join() || labels.dtype !== 'float32' || probs.dtype !== 'float32' || (dy && (dy.dtype !== 'float32' || dy.shape.join() !== String(rows)))) {
+    throw new TypeError(`gpuflow-cuda ${grad ? CROSS_ENTROPY_GRAD : CROSS_ENTROPY}: labels and probs must be float32 rows x k of one shape${grad ? ', dy float32 [rows]' : ''}; got labels ${labels.dtype} [${labels.shape}], probs ${probs.dtype} [${probs.shape}]${dy ? `, dy ${dy.dtype} [${dy.shape}]` : ''}`);
+  }
+  if (!(lo >= 0 && lo < hi && hi <= 1)) throw new RangeError(`gpuflow-cuda ${CROSS_ENTROPY}: clip bounds must satisfy 0 <= lo < hi <= 1, got ${lo}, ${hi}`);
+  const out = b.makeOutput(grad ? probs.shape : [rows], 'float32');
+  const rec = [b.idOf(labels), b.idOf(probs), b.idOf(out), rows, k, lo, hi];
+  if (dy) b.run(TfOp.CrossEntropyGrad, [b.idOf(dy), ...rec]);
+  else b.run(TfOp.CrossEntropy, rec);
+  return out;
+}
+
+/**
+ * The kernel name of an epoch's running loss sum on the device (train-step.ts; no cpu version):
+ * inputs acc (optional: the sum so far, float32 [2] holding a double) and loss (a float32
+ * scalar), attr n (the batch's rows); output the new sum, float32 [2].
+ */
+export const LOSS_SUM = 'GpuflowLossSum';
+
+function lossSum(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.TensorInfo {
+  const acc = i.acc, loss = input(i, 'loss');
+  const n = Number(a.n);
+  if (loss.dtype !== 'float32' || sizeOf(loss.shape) !== 1 || (acc && (acc.dtype !== 'float32' || sizeOf(acc.shape) !== 2)) || !Number.isInteger(n) || n < 0) {
+    throw new TypeError(`gpuflow-cuda ${LOSS_SUM}: loss must be a float32 scalar, acc float32 [2], n a row count; got loss ${loss.dtype} [${loss.shape}], n ${String(a.n)}`);
+  }
+  const out = b.makeOutput([2], 'float32');
+  b.run(TfOp.LossSum, [acc ? b.idOf(acc) : 0, b.idOf(loss), b.idOf(out), n]);
+  return out;
+}
+
+/**
+ * The kernel name of dropout applied on the device (dropout.ts; no cpu version): input x, attrs
+ * seed and rate; x times DROPOUT_MASK's mask, which is never stored. Its gradient (gradients.ts)
+ * is the same op on dy: the same mask.
+ */
+export const DROPOUT = 'GpuflowDropout';
+
+function dropoutKernel(b: GpuflowCudaBackend, i: Inputs, a: Attrs): tf.TensorInfo | null {
+  const x = input(i, 'x');
+  const rate = Number(a.rate);
+  if (!(rate >= 0 && rate < 1)) throw new RangeError(`gpuflow-cuda ${DROPOUT}: rate must be in [0, 1), got ${rate}`);
+  if (x.dtype !== 'float32') return null;
+  const [k0, k1] = seedKey(Number(a.seed));
+  const out = b.makeOutput(x.shape, 'float32');
+  b.run(TfOp.DropoutApply, [b.idOf(x), b.idOf(out), sizeOf(x.shape), k0, k1, rate, dropoutScale(rate)]);
+  return out;
+}
+
 export const CUDA_KERNELS: Record<string, CudaKernel> = {
+  [DROPOUT]: dropoutKernel,
+  [LOSS_SUM]: lossSum,
+  [CROSS_ENTROPY]: (b, i, a) => crossEntropy(b, i, a, false),
+  [CROSS_ENTROPY_GRAD]: (b, i, a) => crossEntropy(b, i, a, true),
+  [RELU_GRAD]: (b, i) => {
+    const dy = input(i, 'dy'), x = input(i, 'x');
+    return dy.shape.join() === x.shape.join() ? binary(b, Bop.ReluGrad, dy, x) : null;
+  },
+  [SOFTMAX_GRAD]: (b, i) => softmaxGrad(b, input(i, 'dy'), input(i, 'y')),
   [OPTIMIZER_STEP]: optimizerStep,
   [DROPOUT_MASK]: dropoutMaskKernel,
   [SCALE_COLUMNS]: scaleColumnsKernel,

@@ -10,6 +10,8 @@ import * as tf from '@tensorflow/tfjs';
 import { GPUFLOW_CUDA, GpuflowCudaBackend } from './backend';
 import type { TfDevice } from './device';
 import { CUDA_KERNELS, type CudaKernel } from './kernels';
+import { registerFusedGradients } from './gradients';
+import { registerCrossEntropyGradient } from './cross-entropy';
 
 const fallbackCounts = new Map<string, number>();
 
@@ -85,6 +87,8 @@ export function registerGpuflowCuda(device: () => TfDevice): void {
   tf.registerBackend(GPUFLOW_CUDA, () => new GpuflowCudaBackend(device()), 0);
   const names = new Set([...Object.keys(CUDA_KERNELS), ...tf.getKernelsForBackend('cpu').map((k) => k.kernelName)]);
   for (const name of names) tf.registerKernel({ kernelName: name, backendName: GPUFLOW_CUDA, kernelFunc: wrap(name, CUDA_KERNELS[name]) });
+  registerFusedGradients();
+  registerCrossEntropyGradient();
 }
 
 /** Kernel names that run on the device (the rest of the cpu backend's fall back). */
