@@ -27,10 +27,10 @@ import { rawOutput, toPrediction } from './predict';
 import { fitScaler, scaledFeatures, scaleX, scaleY } from './scaling';
 import { disposeModel, MODEL_FORMAT, type TrainedModel } from './trained-model';
 import type { TrialModelStore } from './trial-store';
-import { GPUFLOW_CUDA } from './cuda/backend';
+import { GPUFLOW_CUDA, GpuflowCudaBackend } from './cuda/backend';
 import { deviceScaledFeatures, trainingTensors, type TrainingTensors } from './cuda/device-data';
 import { deviceEpoch } from './cuda/train-step';
-import { traceStart } from '../../../common/start-trace';
+import { traceOn, traceStart } from '../../../common/start-trace';
 
 const ownTensors = (t: { x: tf.Tensor; y: tf.Tensor }): TrainingTensors => ({ ...t, release: () => tf.dispose([t.x, t.y]) });
 
@@ -122,7 +122,7 @@ function targetTensor(m: TrainedModel, train: Dataset): tf.Tensor {
  * with Math.random (or not at all), and its per-call set-up cost about as much as the epoch
  * itself on small data. Returns the mean training loss over rows, as fit reports it.
  */
-export async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, order: Int32Array, batchSize: number, epoch: number): Promise<number> {
+export async function trainEpoch(m: Pick<TrainedModel, 'model'>, x: tf.Tensor, y: tf.Tensor, order: Int32Array, batchSize: number, epoch: number, afterFirstBatch?: () => void): Promise<number> {
   startEpoch(m.model, epoch);
   let sum = 0;
   // The epoch's order goes up once and each batch's indices are a slice of it: on the GPU a copy
@@ -146,6 +146,7 @@ export async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, or
       } finally {
         tf.dispose([idx, xb, yb]);
       }
+      if (b === 0) afterFirstBatch?.();
     }
     if (device) sum = device.finish();
   } finally {
@@ -155,8 +156,29 @@ export async function trainEpoch(m: TrainedModel, x: tf.Tensor, y: tf.Tensor, or
   return sum / order.length;
 }
 
+// A worker's first trial took 1.0-1.4 s on an H100 where its later trials of the same size took
+// 0.42-0.55 s (docs/tuning.md). With the start-up trace on, the first TRACED_TRIALS trials of a
+// process mark their steps, each after a wait for the device so the mark says when the GPU got
+// there, not when the JS thread queued it: `worker-trial-<n>-<step>`.
+const TRACED_TRIALS = 2;
+const TRACED_EPOCHS = 2;
+let trialsStarted = 0;
+
+/** The trace's mark for step `what` of the process's n-th trial (the device's queue drained first), or undefined. */
+function trialMarks(): ((what: string) => void) | undefined {
+  const n = ++trialsStarted;
+  if (!traceOn || n > TRACED_TRIALS) return undefined;
+  return (what) => {
+    const b = tf.backend();
+    if (b instanceof GpuflowCudaBackend) b.sync();
+    traceStart(`worker-trial-${n}-${what}`);
+  };
+}
+
 export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOptions = {}): Promise<TrialResult> {
   checkData(spec, data);
+  const mark = trialMarks();
+  mark?.('start');
   const m = await obtain(spec, data, opts);
   const { train, validation } = data;
   const history: EpochRecord[] = [];
@@ -168,6 +190,7 @@ export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOp
   const make = () => ({ x: features(), y: targetTensor(m, train) });
   const rows: TrainingTensors = onDevice ? trainingTensors(train, JSON.stringify([m.meta.task, m.meta.classes.length, m.meta.scaler]), make) : ownTensors(make());
   const { x, y } = rows;
+  mark?.('rows-ready');
   try {
     while (m.meta.epochs < spec.epochs) {
       if (opts.shouldStop?.()) {
@@ -175,9 +198,12 @@ export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOp
         break;
       }
       const epoch = m.meta.epochs + 1;
-      const loss = await trainEpoch(m, x, y, permutation(train.nRows, deriveSeed(spec.seed, SeedTag.epoch, epoch)), spec.model.batchSize, epoch);
+      const traced = epoch <= TRACED_EPOCHS ? mark : undefined;
+      const loss = await trainEpoch(m, x, y, permutation(train.nRows, deriveSeed(spec.seed, SeedTag.epoch, epoch)), spec.model.batchSize, epoch, traced && (() => traced(`epoch-${epoch}-batch-1`)));
+      traced?.(`epoch-${epoch}-trained`);
       m.meta.epochs = epoch;
       const metrics = evaluate(m, validation);
+      traced?.(`epoch-${epoch}-validated`);
       const record: EpochRecord = { trialId: spec.trialId, epoch, loss, metrics, score: scoreOf(spec.metric, metrics[spec.metric] ?? NaN) };
       history.push(record);
       opts.onEpoch?.(record);
@@ -203,5 +229,6 @@ export async function trainTrial(spec: TrialSpec, data: TrialData, opts: TrainOp
   };
   if (opts.store) opts.store.set(spec.trialId, m);
   else disposeModel(m.model);
+  mark?.('done');
   return result;
 }
