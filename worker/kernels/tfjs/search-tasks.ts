@@ -28,6 +28,7 @@ import { trainValidationSplit } from './split';
 import type { TrialData } from './train';
 import { nameSyntheticRows } from './cuda/device-data';
 import { trainOnChosenBackend } from './trial-backend';
+import { buildWhileWarming, warmTrialKernels, warmupShape } from './trial-warmup';
 import { backendLabel } from './backend-label';
 import { traceStart } from '../../../common/start-trace';
 
@@ -86,11 +87,22 @@ export async function datasetOf(spec: DataSpec, table: Uint8Array | undefined, w
   return datasetFromArrow(fromIPC(table), s);
 }
 
-function dataFor(spec: DataSpec, table: Uint8Array | undefined): Promise<TrialData> {
+// The first gpuflow-cuda trial's warm-up (trial-warmup.ts) runs once per worker process.
+let warmupDone = false;
+
+/** The warm-up to run while `trial`'s rows are built, if one is still due in this process. */
+function warmupFor(sel: BackendSelection, trial: TrialSpec, data: DataSpec): (() => Promise<void>) | undefined {
+  if (warmupDone) return undefined;
+  const shape = warmupShape(sel, trial, data);
+  if (!shape) return undefined;
+  return () => ((warmupDone = true), warmTrialKernels(trial.model, shape));
+}
+
+function dataFor(spec: DataSpec, table: Uint8Array | undefined, warm?: () => Promise<void>): Promise<TrialData> {
   const cache = spec.source.kind === 'table' && table ? (tableCache.get(table) ?? tableCache.set(table, new Map()).get(table)!) : dataCache;
   return builtOnce(cache, JSON.stringify(spec), async () => {
     traceStart('worker-trial-data-start');
-    const split = trainValidationSplit(await datasetOf(spec, table, 'search-trial'), spec.split);
+    const split = trainValidationSplit(await buildWhileWarming(() => datasetOf(spec, table, 'search-trial'), warm), spec.split);
     nameSyntheticRows(spec, split.train);
     // What each worker spends building the rows before its first trial (docs/tuning.md, the
     // search over four GPUs): the start-up trace shows it beside the worker's start.
@@ -149,7 +161,7 @@ async function train(
       if (!packed) throw new SearchTaskError(`trial ${c.trial.trialId}: no weights at ${c.from} epochs among this task's inputs`);
       store.set(c.trial.trialId, await unpackModel(packed, `trial ${c.trial.trialId}`));
     }
-    const { result: r, label } = await trainOnChosenBackend(sel, c.trial, await dataFor(data, table), {
+    const { result: r, label } = await trainOnChosenBackend(sel, c.trial, await dataFor(data, table, warmupFor(sel, c.trial, data)), {
       store,
       onEpoch: (e) => {
         curve.push({ epoch: e.epoch, loss: e.loss, score: e.score });

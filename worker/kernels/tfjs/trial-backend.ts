@@ -10,17 +10,23 @@ import { backendLabel } from './backend-label';
 import { macsPerRow, trialBackend, type BackendSelection } from './backend';
 import { cpuFallbackCounts, fallbacksSince } from './cuda/register';
 import { trainTrial, type TrainOptions, type TrialData } from './train';
+import type { ModelShape } from './models';
 import { traceStart } from '../../../common/start-trace';
 
 /** Layer widths of the trial's dense model, features to outputs. */
-function widths(spec: TrialSpec, data: TrialData): number[] {
-  const { train } = data;
-  const outputs = train.task === 'classification' && train.classes.length > 2 ? train.classes.length : 1;
-  return [train.nFeatures, ...(spec.model.kind === 'mlp' ? spec.model.hiddenLayers : []), outputs];
+function widths(spec: TrialSpec, shape: ModelShape): number[] {
+  const outputs = shape.task === 'classification' && shape.nClasses > 2 ? shape.nClasses : 1;
+  return [shape.nFeatures, ...(spec.model.kind === 'mlp' ? spec.model.hiddenLayers : []), outputs];
+}
+
+/** The backend the measured rule picks for a trial of `spec` over rows of `shape`. */
+export function backendForTrial(sel: BackendSelection, spec: TrialSpec, shape: ModelShape): ReturnType<typeof trialBackend> {
+  return trialBackend(sel, macsPerRow(widths(spec, shape)));
 }
 
 export async function trainOnChosenBackend(sel: BackendSelection, spec: TrialSpec, data: TrialData, opts: TrainOptions): Promise<{ result: TrialResult; label: string }> {
-  const choice = trialBackend(sel, macsPerRow(widths(spec, data)));
+  const { train } = data;
+  const choice = backendForTrial(sel, spec, { task: train.task, nFeatures: train.nFeatures, nClasses: train.classes.length });
   if (tf.getBackend() !== choice.backend) {
     await tf.setBackend(choice.backend);
     await tf.ready();
