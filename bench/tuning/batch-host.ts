@@ -9,10 +9,10 @@ import * as tf from '@tensorflow/tfjs';
 import { execSync } from 'node:child_process';
 import { modelSpecFromParams, type OptimizerName } from '../../common/tuning/trial';
 import { GPUFLOW_CUDA } from '../../worker/kernels/tfjs/cuda/backend';
-import type { TfDevice } from '../../worker/kernels/tfjs/cuda/device';
 import { registerGpuflowCuda } from '../../worker/kernels/tfjs/cuda/register';
 import { buildModel } from '../../worker/kernels/tfjs/models';
 import { trainEpoch } from '../../worker/kernels/tfjs/train';
+import { nullDevice } from './null-device';
 
 const batches = Number(process.argv[2] ?? 40);
 const reps = Number(process.argv[3] ?? 7);
@@ -20,18 +20,8 @@ const optimizer = (process.argv[4] ?? 'adam') as OptimizerName;
 const dropout = Number(process.argv[5] ?? 0.1);
 const BATCH = 128;
 
-const live = new Set<number>();
-let next = 1;
-let calls = 0;
-const nullDevice: TfDevice = {
-  tfAlloc: () => (live.add(next), next++),
-  tfWrite: () => undefined,
-  tfRead: (_id, dst) => void dst.fill(0),
-  tfRun: () => void calls++,
-  tfSync: () => undefined,
-  cudaResidentFree: (id) => live.delete(id),
-};
-registerGpuflowCuda(() => nullDevice);
+const { device, calls } = nullDevice();
+registerGpuflowCuda(() => device);
 await tf.setBackend(GPUFLOW_CUDA);
 
 const rows = batches * BATCH;
@@ -44,12 +34,12 @@ const order = Int32Array.from({ length: rows }, (_, i) => i);
 const ms: number[] = [];
 let opsPerBatch = 0;
 for (let r = 0; r <= reps; r++) {
-  const c0 = calls;
+  const c0 = calls();
   const t0 = performance.now();
   await trainEpoch(m as never, x, y, order, BATCH, r + 1);
   // The first epoch makes the optimizer's state and tfjs's caches: not timed.
   if (r > 0) ms.push((performance.now() - t0) / batches);
-  opsPerBatch = (calls - c0) / batches;
+  opsPerBatch = (calls() - c0) / batches;
 }
 ms.sort((a, b) => a - b);
 const commit = execSync('git rev-parse --short HEAD').toString().trim();

@@ -13,7 +13,7 @@ import { registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register'
 import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../../worker/kernels/tfjs/split';
 import { trainOnChosenBackend } from '../../../worker/kernels/tfjs/trial-backend';
-import { buildWhileWarming, warmTrialKernels, warmupShape } from '../../../worker/kernels/tfjs/trial-warmup';
+import { buildWhileWarming, WARMUP_BATCHES, warmTrialKernels, warmupBatches, warmupShape } from '../../../worker/kernels/tfjs/trial-warmup';
 
 const { device, buffers } = fakeTfDevice();
 const sel: BackendSelection = { backend: 'gpuflow-cuda', candidate: 'gpuflow-cuda', tried: [], gpuRequestedButCpu: false, smallTrials: 'cpu' };
@@ -108,6 +108,9 @@ describe("the first trial's warm-up", () => {
   it('is due only for a synthetic source whose trial the size rule sends to gpuflow-cuda, and not with GPUFLOW_TRIAL_WARMUP=0', () => {
     expect(warmupShape(sel, trial, dataSpec, {})).toEqual(shape);
     expect(warmupShape(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: '0' })).toBeNull();
+    expect(warmupBatches({})).toBe(WARMUP_BATCHES);
+    expect(warmupBatches({ GPUFLOW_TRIAL_WARMUP: '5' })).toBe(5);
+    expect(() => warmupShape(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: 'yes' })).toThrow("GPUFLOW_TRIAL_WARMUP must be a number of batches from 0 (off) to 10000, got 'yes'");
     const small = { ...trial, model: { ...model, hiddenLayers: [16] } };
     expect(warmupShape(sel, small, dataSpec, {})).toBeNull();
     expect(warmupShape({ ...sel, backend: 'wasm', candidate: 'wasm', smallTrials: undefined }, trial, dataSpec, {})).toBeNull();

@@ -12,10 +12,13 @@ export type Prediction =
   | { task: 'regression'; values: Float32Array }
   | { task: 'classification'; probabilities: Float32Array; nClasses: number; classIndex: Int32Array; labels: (string | number)[] };
 
+/** Rows per forward pass of predict (and of a trial's validation pass). */
+export const PREDICT_BATCH = 1024;
+
 /** Raw model output on already-scaled features, as a flat array. */
 export function rawOutput(model: tf.LayersModel, xScaled: Float32Array, nRows: number, nFeatures: number): Float32Array {
   return tf.tidy(() => {
-    const out = model.predict(tf.tensor2d(xScaled, [nRows, nFeatures]), { batchSize: 1024 }) as tf.Tensor;
+    const out = model.predict(tf.tensor2d(xScaled, [nRows, nFeatures]), { batchSize: PREDICT_BATCH }) as tf.Tensor;
     return out.dataSync() as Float32Array;
   });
 }

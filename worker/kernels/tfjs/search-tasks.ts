@@ -28,7 +28,7 @@ import { trainValidationSplit } from './split';
 import type { TrialData } from './train';
 import { nameSyntheticRows } from './cuda/device-data';
 import { trainOnChosenBackend } from './trial-backend';
-import { buildWhileWarming, warmTrialKernels, warmupShape } from './trial-warmup';
+import { buildWhileWarming, warmTrialKernels, warmupBatches, warmupShape } from './trial-warmup';
 import { backendLabel } from './backend-label';
 import { traceStart } from '../../../common/start-trace';
 
@@ -95,7 +95,7 @@ function warmupFor(sel: BackendSelection, trial: TrialSpec, data: DataSpec): (()
   if (warmupDone) return undefined;
   const shape = warmupShape(sel, trial, data);
   if (!shape) return undefined;
-  return () => ((warmupDone = true), warmTrialKernels(trial.model, shape));
+  return () => ((warmupDone = true), warmTrialKernels(trial.model, shape, warmupBatches()));
 }
 
 function dataFor(spec: DataSpec, table: Uint8Array | undefined, warm?: () => Promise<void>): Promise<TrialData> {

@@ -6,7 +6,7 @@
  * growing) fell on that trial, after the 0.55-0.65 s the rows take to fill. The fill runs on
  * libuv's threads (native/philox-fill.ts), so the JS thread is idle meanwhile: here it trains a
  * throwaway model of the trial's architecture for WARMUP_BATCHES batches on device rows of the
- * trial's shapes, runs its validation pass once, and frees all of it before the rows are ready.
+ * trial's shapes, runs a validation pass once, and frees all of it, while the rows fill.
  *
  * The trial's results cannot change: the throwaway model draws its weights and dropout masks
  * from its own seed (WARMUP_SEED), each initialiser and dropout layer holds its own generator
@@ -26,13 +26,25 @@ import type { BackendSelection } from './backend';
 import { GPUFLOW_CUDA } from './cuda/backend';
 import { classificationShape, regressionFeatures } from './datasets';
 import { buildModel, type ModelShape } from './models';
-import { rawOutput } from './predict';
+import { PREDICT_BATCH, rawOutput } from './predict';
 import { backendForTrial } from './trial-backend';
 import { trainEpoch } from './train';
 import { disposeModel } from './trained-model';
 
-/** Batches the throwaway model trains: the first makes the optimizer's state, the next ones run the steady path. */
-export const WARMUP_BATCHES = 3;
+/**
+ * Batches the throwaway model trains by default: the first makes the optimizer's state, the rest
+ * run the steady path often enough for V8 to optimise it (bench/tuning/first-trial.ts).
+ */
+export const WARMUP_BATCHES = 32;
+
+/** GPUFLOW_TRIAL_WARMUP: unset for WARMUP_BATCHES, 0 for no warm-up, n for n batches. */
+export function warmupBatches(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.GPUFLOW_TRIAL_WARMUP;
+  if (v === undefined || v === '') return WARMUP_BATCHES;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 10_000) throw new RangeError(`GPUFLOW_TRIAL_WARMUP must be a number of batches from 0 (off) to 10000, got '${v}'`);
+  return n;
+}
 /** The throwaway model's seed: any fixed number; no trial's generator is shared with it. */
 const WARMUP_SEED = 0x5a17;
 
@@ -52,13 +64,17 @@ export function syntheticShape(data: DataSpec): ModelShape | null {
  * off (GPUFLOW_TRIAL_WARMUP=0), the rows are a table's, or the trial trains off gpuflow-cuda.
  */
 export function warmupShape(sel: BackendSelection, trial: TrialSpec, data: DataSpec, env: NodeJS.ProcessEnv = process.env): ModelShape | null {
-  if (env.GPUFLOW_TRIAL_WARMUP === '0') return null;
+  if (warmupBatches(env) === 0) return null;
   const shape = syntheticShape(data);
   if (!shape || backendForTrial(sel, trial, shape).backend !== GPUFLOW_CUDA) return null;
   return shape;
 }
 
-/** Row i of the warm-up's features and targets: a fixed, varied pattern (an all-equal tensor would be a shared constant, not an upload). */
+/**
+ * n rows of features and targets in a fixed, varied pattern (an all-equal tensor would be a shared
+ * constant, not an upload). The batches gather from them over and over: a full predict batch of
+ * rows is enough, and it gives the validation pass its own gemm shapes.
+ */
 function warmupRows(shape: ModelShape, n: number): { x: Float32Array; y: Float32Array; outputs: number } {
   const x = Float32Array.from({ length: n * shape.nFeatures }, (_, i) => ((i * 7919) % 13) / 13 - 0.5);
   const multi = shape.task === 'classification' && shape.nClasses > 2;
@@ -72,22 +88,23 @@ function warmupRows(shape: ModelShape, n: number): { x: Float32Array; y: Float32
 }
 
 /**
- * Trains a throwaway model of `spec` over rows of `shape` on gpuflow-cuda for WARMUP_BATCHES
+ * Trains a throwaway model of `spec` over rows of `shape` on gpuflow-cuda for `batches`
  * batches (one epoch, the trial's batch size), predicts its rows once (the validation pass), and
  * frees every tensor it made. Never rejects: a warm-up that fails leaves the trial to meet (and
  * report) the same error itself.
  */
-export async function warmTrialKernels(spec: ModelSpec, shape: ModelShape): Promise<void> {
+export async function warmTrialKernels(spec: ModelSpec, shape: ModelShape, batches = WARMUP_BATCHES): Promise<void> {
   traceStart('worker-trial-warmup-start');
   let model: tf.LayersModel | undefined;
   const made: tf.Tensor[] = [];
   try {
     if (tf.getBackend() !== GPUFLOW_CUDA) await tf.setBackend(GPUFLOW_CUDA);
     model = buildModel(spec, shape, WARMUP_SEED);
-    const n = spec.batchSize * WARMUP_BATCHES;
+    const n = Math.max(spec.batchSize, PREDICT_BATCH);
     const rows = warmupRows(shape, n);
     made.push(tf.tensor2d(rows.x, [n, shape.nFeatures]), tf.tensor2d(rows.y, [n, rows.outputs]));
-    await trainEpoch({ model }, made[0], made[1], Int32Array.from({ length: n }, (_, i) => i), spec.batchSize, 1);
+    const order = Int32Array.from({ length: spec.batchSize * batches }, (_, i) => i % n);
+    await trainEpoch({ model }, made[0], made[1], order, spec.batchSize, 1);
     rawOutput(model, rows.x, n, shape.nFeatures);
     traceStart('worker-trial-warmup-done');
   } catch (e) {
