@@ -13,7 +13,7 @@ import { registerGpuflowCuda } from '../../../worker/kernels/tfjs/cuda/register'
 import { makeClassification } from '../../../worker/kernels/tfjs/datasets';
 import { trainValidationSplit } from '../../../worker/kernels/tfjs/split';
 import { trainOnChosenBackend } from '../../../worker/kernels/tfjs/trial-backend';
-import { buildWhileWarming, WARMUP_BATCHES, warmTrialKernels, warmupBatches, warmupShape } from '../../../worker/kernels/tfjs/trial-warmup';
+import { buildWhileWarming, WARMUP_BATCHES, warmTrialKernels, warmupBatches, warmupPlan } from '../../../worker/kernels/tfjs/trial-warmup';
 
 const { device, buffers } = fakeTfDevice();
 const sel: BackendSelection = { backend: 'gpuflow-cuda', candidate: 'gpuflow-cuda', tried: [], gpuRequestedButCpu: false, smallTrials: 'cpu' };
@@ -106,17 +106,19 @@ describe("the first trial's warm-up", () => {
   });
 
   it('is due only for a synthetic source whose trial the size rule sends to gpuflow-cuda, and not with GPUFLOW_TRIAL_WARMUP=0', () => {
-    expect(warmupShape(sel, trial, dataSpec, {})).toEqual(shape);
-    expect(warmupShape(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: '0' })).toBeNull();
+    // 240 rows, 180 of them training rows: 6 batches of 32 an epoch, fewer than the 32 asked.
+    expect(warmupPlan(sel, trial, dataSpec, {})).toEqual({ shape, batches: 6 });
+    expect(warmupPlan(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: '4' })).toEqual({ shape, batches: 4 });
+    expect(warmupPlan(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: '0' })).toBeNull();
     expect(warmupBatches({})).toBe(WARMUP_BATCHES);
     expect(warmupBatches({ GPUFLOW_TRIAL_WARMUP: '5' })).toBe(5);
-    expect(() => warmupShape(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: 'yes' })).toThrow("GPUFLOW_TRIAL_WARMUP must be a number of batches from 0 (off) to 10000, got 'yes'");
+    expect(() => warmupPlan(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: 'yes' })).toThrow("GPUFLOW_TRIAL_WARMUP must be a number of batches from 0 (off) to 10000, got 'yes'");
     const small = { ...trial, model: { ...model, hiddenLayers: [16] } };
-    expect(warmupShape(sel, small, dataSpec, {})).toBeNull();
-    expect(warmupShape({ ...sel, backend: 'wasm', candidate: 'wasm', smallTrials: undefined }, trial, dataSpec, {})).toBeNull();
+    expect(warmupPlan(sel, small, dataSpec, {})).toBeNull();
+    expect(warmupPlan({ ...sel, backend: 'wasm', candidate: 'wasm', smallTrials: undefined }, trial, dataSpec, {})).toBeNull();
     const table: DataSpec = { source: { kind: 'table', ref: 'rows', features: ['a'], target: 'b', task: 'classification' }, split: dataSpec.split };
-    expect(warmupShape(sel, trial, table, {})).toBeNull();
+    expect(warmupPlan(sel, trial, table, {})).toBeNull();
     const regression: DataSpec = { source: { kind: 'regression', nSamples: 100, nFeatures: 200, seed: 3 }, split: dataSpec.split };
-    expect(warmupShape(sel, { ...trial, metric: 'r2' }, regression, {})).toEqual({ task: 'regression', nFeatures: 200, nClasses: 0 });
+    expect(warmupPlan(sel, { ...trial, metric: 'r2' }, regression, {})).toEqual({ shape: { task: 'regression', nFeatures: 200, nClasses: 0 }, batches: 3 });
   });
 });

@@ -28,7 +28,7 @@ import { trainValidationSplit } from './split';
 import type { TrialData } from './train';
 import { nameSyntheticRows } from './cuda/device-data';
 import { trainOnChosenBackend } from './trial-backend';
-import { buildWhileWarming, warmTrialKernels, warmupBatches, warmupShape } from './trial-warmup';
+import { buildWhileWarming, warmTrialKernels, warmupPlan } from './trial-warmup';
 import { backendLabel } from './backend-label';
 import { traceStart } from '../../../common/start-trace';
 
@@ -93,9 +93,9 @@ let warmupDone = false;
 /** The warm-up to run while `trial`'s rows are built, if one is still due in this process. */
 function warmupFor(sel: BackendSelection, trial: TrialSpec, data: DataSpec): (() => Promise<void>) | undefined {
   if (warmupDone) return undefined;
-  const shape = warmupShape(sel, trial, data);
-  if (!shape) return undefined;
-  return () => ((warmupDone = true), warmTrialKernels(trial.model, shape, warmupBatches()));
+  const plan = warmupPlan(sel, trial, data);
+  if (!plan) return undefined;
+  return () => ((warmupDone = true), warmTrialKernels(trial.model, plan.shape, plan.batches));
 }
 
 function dataFor(spec: DataSpec, table: Uint8Array | undefined, warm?: () => Promise<void>): Promise<TrialData> {

@@ -59,15 +59,22 @@ export function syntheticShape(data: DataSpec): ModelShape | null {
   return null;
 }
 
+export interface WarmupPlan {
+  shape: ModelShape;
+  /** GPUFLOW_TRIAL_WARMUP's batches, at most one epoch of the trial's (a small data set's trial must not wait for more). */
+  batches: number;
+}
+
 /**
- * The shape to warm up for before `trial`'s rows are built, or null when no warm-up is due: it is
- * off (GPUFLOW_TRIAL_WARMUP=0), the rows are a table's, or the trial trains off gpuflow-cuda.
+ * The warm-up to run before `trial`'s rows are built, or null when none is due: it is off
+ * (GPUFLOW_TRIAL_WARMUP=0), the rows are a table's, or the trial trains off gpuflow-cuda.
  */
-export function warmupShape(sel: BackendSelection, trial: TrialSpec, data: DataSpec, env: NodeJS.ProcessEnv = process.env): ModelShape | null {
-  if (warmupBatches(env) === 0) return null;
+export function warmupPlan(sel: BackendSelection, trial: TrialSpec, data: DataSpec, env: NodeJS.ProcessEnv = process.env): WarmupPlan | null {
+  const asked = warmupBatches(env);
   const shape = syntheticShape(data);
-  if (!shape || backendForTrial(sel, trial, shape).backend !== GPUFLOW_CUDA) return null;
-  return shape;
+  if (asked === 0 || !shape || data.source.kind === 'table' || backendForTrial(sel, trial, shape).backend !== GPUFLOW_CUDA) return null;
+  const trainRows = Math.ceil(data.source.nSamples * (1 - data.split.validationFraction));
+  return { shape, batches: Math.min(asked, Math.ceil(trainRows / trial.model.batchSize)) };
 }
 
 /**
