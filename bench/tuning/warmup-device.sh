@@ -1,7 +1,7 @@
 #!/bin/bash
 # The first trial's warm-up (worker/kernels/tfjs/trial-warmup.ts) on and off, on the GPU machine
 # (nvidia-h100-x4), in one call: the MNIST-shaped search (examples/tuning-mnist-mlp.json,
-# trials=12 epochs=1) on GPUFLOW_DEVICES=0,1,2,3 and 0, GPUFLOW_TRIAL_WARMUP unset (32 batches)
+# trials=12 epochs=1) on GPUFLOW_DEVICES=0,1,2,3 and 0, GPUFLOW_TRIAL_WARMUP=32 (batches)
 # and 0, alternated, WARMUP_REPS times (default 2; about 10 s a run). Build here first, as for
 # search-device.sh:
 #   bench/engine-gpu/build.sh --with-tfjs     (.devbuild/gpuflow-tfjs: the CLI and worker with tfjs)
@@ -25,8 +25,8 @@ command -v nvidia-smi > /dev/null && nvidia-smi -L | tee "$OUT/machine.txt"
 for rep in $(seq 1 "${WARMUP_REPS:-2}"); do
   for gpus in 0,1,2,3 0; do
     n=$(( $(echo "$gpus" | tr -cd , | wc -c) + 1 ))
-    for w in default 0; do
-      if [ "$w" = default ]; then unset GPUFLOW_TRIAL_WARMUP; else export GPUFLOW_TRIAL_WARMUP=$w; fi
+    for w in 32 0; do
+      export GPUFLOW_TRIAL_WARMUP=$w
       # shellcheck disable=SC2086 # WARMUP_EXTRA is a list of arguments
       GPUFLOW_DEVICES=$gpus node bench/engine-gpu/timed-run.mjs "{\"kind\":\"warmup-ab\",\"warmup\":\"$w\",\"gpus\":$n,\"devices\":\"$gpus\",\"rep\":$rep}" --timeout 280 -- \
         $CLI run examples/tuning-mnist-mlp.json --param trials=12 --param epochs=1 ${WARMUP_EXTRA:-} --cpu-workers 0 --no-store --json |

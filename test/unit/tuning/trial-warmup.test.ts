@@ -105,20 +105,23 @@ describe("the first trial's warm-up", () => {
     expect(tf.memory().numTensors).toBe(tensors);
   });
 
-  it('is due only for a synthetic source whose trial the size rule sends to gpuflow-cuda, and not with GPUFLOW_TRIAL_WARMUP=0', () => {
+  it('is due only when asked for, for a synthetic source whose trial the size rule sends to gpuflow-cuda', () => {
+    const on = { GPUFLOW_TRIAL_WARMUP: String(WARMUP_BATCHES) };
+    // Off unless asked for (it did not pay on the GPU machine).
+    expect(warmupPlan(sel, trial, dataSpec, {})).toBeNull();
     // 240 rows, 180 of them training rows: 6 batches of 32 an epoch, fewer than the 32 asked.
-    expect(warmupPlan(sel, trial, dataSpec, {})).toEqual({ shape, batches: 6 });
+    expect(warmupPlan(sel, trial, dataSpec, on)).toEqual({ shape, batches: 6 });
     expect(warmupPlan(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: '4' })).toEqual({ shape, batches: 4 });
     expect(warmupPlan(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: '0' })).toBeNull();
-    expect(warmupBatches({})).toBe(WARMUP_BATCHES);
+    expect(warmupBatches({})).toBe(0);
     expect(warmupBatches({ GPUFLOW_TRIAL_WARMUP: '5' })).toBe(5);
     expect(() => warmupPlan(sel, trial, dataSpec, { GPUFLOW_TRIAL_WARMUP: 'yes' })).toThrow("GPUFLOW_TRIAL_WARMUP must be a number of batches from 0 (off) to 10000, got 'yes'");
     const small = { ...trial, model: { ...model, hiddenLayers: [16] } };
-    expect(warmupPlan(sel, small, dataSpec, {})).toBeNull();
-    expect(warmupPlan({ ...sel, backend: 'wasm', candidate: 'wasm', smallTrials: undefined }, trial, dataSpec, {})).toBeNull();
+    expect(warmupPlan(sel, small, dataSpec, on)).toBeNull();
+    expect(warmupPlan({ ...sel, backend: 'wasm', candidate: 'wasm', smallTrials: undefined }, trial, dataSpec, on)).toBeNull();
     const table: DataSpec = { source: { kind: 'table', ref: 'rows', features: ['a'], target: 'b', task: 'classification' }, split: dataSpec.split };
-    expect(warmupPlan(sel, trial, table, {})).toBeNull();
+    expect(warmupPlan(sel, trial, table, on)).toBeNull();
     const regression: DataSpec = { source: { kind: 'regression', nSamples: 100, nFeatures: 200, seed: 3 }, split: dataSpec.split };
-    expect(warmupPlan(sel, { ...trial, metric: 'r2' }, regression, {})).toEqual({ shape: { task: 'regression', nFeatures: 200, nClasses: 0 }, batches: 3 });
+    expect(warmupPlan(sel, { ...trial, metric: 'r2' }, regression, on)).toEqual({ shape: { task: 'regression', nFeatures: 200, nClasses: 0 }, batches: 3 });
   });
 });

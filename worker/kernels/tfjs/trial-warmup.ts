@@ -16,7 +16,7 @@
  *
  * Only for a synthetic source (its shape is known before its rows exist, and its rows take long
  * enough to hide the warm-up behind) and a trial the size rule sends to gpuflow-cuda; once per
- * worker process (search-tasks.ts). GPUFLOW_TRIAL_WARMUP=0 turns it off.
+ * worker process (search-tasks.ts), when GPUFLOW_TRIAL_WARMUP asks for it (off by default).
  */
 import * as tf from '@tensorflow/tfjs';
 import type { DataSpec } from '../../../common/tuning/data-spec';
@@ -37,10 +37,15 @@ import { disposeModel } from './trained-model';
  */
 export const WARMUP_BATCHES = 32;
 
-/** GPUFLOW_TRIAL_WARMUP: unset for WARMUP_BATCHES, 0 for no warm-up, n for n batches. */
+/**
+ * GPUFLOW_TRIAL_WARMUP: unset or 0 for no warm-up (the default), n for n batches. Off by default:
+ * on nvidia-h100-x4 at 4f6f238 (bench/results/tuning-warmup-device-nvidia-h100-x4-4f6f238.jsonl)
+ * the 32-batch warm-up did not hide behind the fill (the rows' build took 0.8-1.4 s with it, 0.5-0.7 s
+ * without) and the first trial's epoch did not get shorter: the search took as long or longer.
+ */
 export function warmupBatches(env: NodeJS.ProcessEnv = process.env): number {
   const v = env.GPUFLOW_TRIAL_WARMUP;
-  if (v === undefined || v === '') return WARMUP_BATCHES;
+  if (v === undefined || v === '') return 0;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 10_000) throw new RangeError(`GPUFLOW_TRIAL_WARMUP must be a number of batches from 0 (off) to 10000, got '${v}'`);
   return n;
