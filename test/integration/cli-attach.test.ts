@@ -126,7 +126,7 @@ describe('gpuflow run attaches to a running serve', () => {
     }
   }, 180_000);
 
-  it('an attached run loads no engine, worker, store or cluster module, nor fetch\'s undici (the local run loads the engine: the oracle)', async () => {
+  it('an attached run loads no engine, worker, store or cluster module, nor fetch\'s undici, nor zod\'s full API (the local run loads the engine and zod\'s full API: the oracle)', async () => {
     // V8's coverage lists every script the process compiled; the sources run under tsx so each
     // module is named by its own path.
     const loaded = async (extra: string[]) => {
@@ -152,7 +152,11 @@ describe('gpuflow run attaches to a running serve', () => {
     expect(a.urls.some((u) => u === 'main/cli/attach.ts')).toBe(true);
     // Its HTTP calls go through node:http: fetch would load undici first (about 30 ms of its start).
     expect(a.all.filter((u) => u.includes('undici'))).toEqual([]);
+    // Its schemas are zod/mini's: the full API (zod/v4/classic, about 10 ms of its start) is not loaded.
+    expect(a.urls.filter((u) => u.startsWith('node_modules/zod/v4/classic/'))).toEqual([]);
+    expect(a.urls.some((u) => u.startsWith('node_modules/zod/v4/mini/'))).toBe(true);
     const l = await loaded(['--no-attach']);
+    expect(l.urls.some((u) => u.startsWith('node_modules/zod/v4/classic/'))).toBe(true);
     expect(l.attached).toBe(false);
     expect(l.urls.some((u) => u === 'main/engine/engine.ts')).toBe(true);
     expect(l.urls.some((u) => u.startsWith('node_modules/better-sqlite3/'))).toBe(true);
