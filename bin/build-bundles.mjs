@@ -52,7 +52,8 @@ async function main() {
   const result = await build({
     absWorkingDir: root,
     // The worker's entry is worker/boot.ts: the CUDA warm-up starts before the rest (a chunk) loads.
-    entryPoints: { cli: 'main/cli.ts', worker: 'worker/boot.ts' },
+    // early: bin/gpuflow.mjs's question before nvidia-smi starts (main/cli/early.ts).
+    entryPoints: { cli: 'main/cli.ts', worker: 'worker/boot.ts', early: 'main/cli/early.ts' },
     outdir,
     bundle: true,
     splitting: true,

@@ -10,10 +10,20 @@ import { defaultDbPath, serveFilePath } from '../store/default-path';
 import { UsageError, type Parsed } from './args';
 import { workerPoolKey } from './workers';
 
-export async function findWarmPool(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): Promise<ServeFile | null> {
+/**
+ * The serve file a run with these options would attach through, when one is there; null when the
+ * run may not attach (`--no-attach`, `--dask`, `--no-store`, GPUFLOW_ATTACH=0) or no serve
+ * announced itself beside its database. One stat: bin/gpuflow.mjs asks it too (main/cli/early.ts).
+ */
+export function serveFileFor(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): string | null {
   if (opts['no-attach'] || opts.dask !== undefined || opts['no-store'] || env.GPUFLOW_ATTACH === '0') return null;
   const path = serveFilePath(opts.db ?? env.GPUFLOW_DB ?? defaultDbPath(undefined, env));
-  if (!existsSync(path)) return null;
+  return existsSync(path) ? path : null;
+}
+
+export async function findWarmPool(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): Promise<ServeFile | null> {
+  const path = serveFileFor(opts, env);
+  if (path === null) return null;
   let pool: string;
   try {
     pool = workerPoolKey(opts, env);

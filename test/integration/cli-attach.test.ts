@@ -162,6 +162,25 @@ describe('gpuflow run attaches to a running serve', () => {
     expect(l.urls.some((u) => u.startsWith('node_modules/better-sqlite3/'))).toBe(true);
   }, 180_000);
 
+  // bin/gpuflow.mjs asks the bundle's small entry (out/cli/early.mjs, main/cli/early.ts) before it
+  // starts nvidia-smi early; without a bundle it starts it as before.
+  it.skipIf(!existsSync('out/cli/early.mjs'))('an attached run starts no early nvidia-smi; a local run does (the oracle)', async () => {
+    const dir = tempDir('gpuflow-attach-smi-');
+    const marks = path.join(dir, 'asked');
+    const smi = path.join(dir, 'nvidia-smi');
+    // A stand-in that notes each call and lists no GPU.
+    writeFileSync(smi, `#!/bin/sh\necho asked >> '${marks}'\n`);
+    chmodSync(smi, 0o755);
+    const asked = () => (existsSync(marks) ? readFileSync(marks, 'utf8').split('\n').filter(Boolean).length : 0);
+    const a = await runCli([...WF, ...POOL, '--json'], { ...env, GPUFLOW_NVIDIA_SMI: smi, GPUFLOW_TRACE_START: '1' });
+    expect(a.code).toBe(0);
+    expect(a.stderr).toMatch(/attach-run-started/);
+    expect(asked()).toBe(0);
+    const l = await runCli([...WF, ...POOL, '--json', '--no-attach'], { ...env, GPUFLOW_NVIDIA_SMI: smi });
+    expect(l.code).toBe(0);
+    expect(asked()).toBeGreaterThan(0);
+  }, 180_000);
+
   it('another worker set, or another database, runs here', async () => {
     const watch = await watchRuns(s);
     try {
