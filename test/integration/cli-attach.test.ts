@@ -70,6 +70,8 @@ describe('gpuflow run attaches to a running serve', () => {
       expect(attached.code).toBe(0);
       const a = JSON.parse(attached.stdout) as { runId: string; storeId: number; digest: string; results: unknown; tasksPerWorker: Record<string, number> };
       expect(watch.runs.has(a.runId)).toBe(true);
+      // serve's warm-up at start (main/cli/serve.ts warmRunPath) validated and compiled, recording nothing: this is run 1.
+      expect(a.storeId).toBe(1);
       // Both of serve's virtual GPUs took tasks.
       expect(Object.keys(a.tasksPerWorker).sort()).toEqual(['vgpu0', 'vgpu1']);
 
