@@ -7,8 +7,9 @@
 // two checkouts in every round so drift in the machine's load hits both alike. Each run's start
 // trace (GPUFLOW_TRACE_START=1, common/start-trace.ts) gives: node and the CLI bundle (`cli`), the
 // connection (`warm-pool-found` to `attach-connected`), the run started on serve
-// (`attach-run-started`), the stream's upgrade and the cluster query sent (`attach-requested`,
-// absent in older builds), the POST to the run's start (`attach` to `attach-run-started`: serve's
+// (`attach-run-started`), the first request sent (`attach-requested`, absent in older builds; up
+// to 151ade9 the stream's upgrade and the cluster query, since then the one POST
+// /api/runs/attached whose answer streams the run, so `attach-connected` comes after the start), the POST to the run's start (`attach` to `attach-run-started`: serve's
 // validate, compile and record), and the exit after the command's end (`cli-done` to `exit`); the
 // process wall is timed here, and the wall above the engine run is the wall less the run's
 // `durationMs` (--json). serve's own trace lines, where its build has them, split its side
@@ -147,8 +148,8 @@ const result = {
   digest,
   steps: {
     cli: 'ms from the process start to the CLI bundle loaded (trace `cli`)',
-    firstRequest: 'ms from the process start to the stream upgrade and cluster query sent (trace `attach-requested`)',
-    connection: 'ms from the serve file found to the event stream open and the cluster answered',
+    firstRequest: 'ms from the process start to its first request to serve sent (trace `attach-requested`: the stream upgrade and cluster query up to 151ade9, the one POST /api/runs/attached after)',
+    connection: 'ms from the serve file found to serve answering (`attach-connected`: the event stream open and the cluster answered up to 151ade9; after, the POST answer head, sent once the run started)',
     postToStarted: 'ms from the run POSTed (trace `attach`) to serve answering it started (`attach-run-started`)',
     serveCompile: "ms on serve from the POST's body read to the graph compiled (serve's trace `api-run-read` to `run-compiled`; null before those lines)",
     runStarted: 'ms from the process start to the run started on serve',

@@ -61,6 +61,6 @@ export const attachMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run-result'), result: attachedResultSchema }),
 ]);
 
+/** The attached run's first line (main/api/attached-run.ts): its id once it started. */
 export const startedSchema = z.object({ runId: z.string(), storeId: z.nullable(z.number()) });
 export const refusalSchema = z.object({ error: z.string(), errors: z.optional(z.array(z.string())) });
-export const clusterSchema = z.looseObject({ target: z.nullable(z.string()) });

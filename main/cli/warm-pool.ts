@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import type { ServeFile } from '../api/serve-file';
-import type { Preconnection } from './attach-connect';
 import { defaultDbPath, serveFilePath } from '../store/default-path';
 import { UsageError, type Parsed } from './args';
 import { workerPoolKey } from './workers';
@@ -37,8 +36,7 @@ export async function findWarmPool(opts: Parsed['values'], env: NodeJS.ProcessEn
   return file && file.pool === pool ? file : null;
 }
 
-/** A warm pool found, and the connection to it begun at once (main/cli/attach-connect.ts preconnect). */
+/** A warm pool found (its run goes there in one request: main/cli/attach.ts). */
 export interface WarmPool {
   file: ServeFile;
-  pre: Preconnection;
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readServeFile } from '../../../main/api/serve-file';
-import { attachMessageSchema, clusterSchema, refusalSchema, startedSchema } from '../../../main/cli/attach-messages';
+import { attachMessageSchema, refusalSchema, startedSchema } from '../../../main/cli/attach-messages';
 
 const result = {
   runId: 'r1',
@@ -44,8 +44,6 @@ describe('the attached run’s messages', () => {
     expect(attachMessageSchema.safeParse({ type: 'log' }).success).toBe(false);
     expect(startedSchema.parse({ runId: 'r', storeId: null })).toEqual({ runId: 'r', storeId: null });
     expect(refusalSchema.parse({ error: 'invalid workflow', errors: ['nodes[0]: bad'] }).errors).toEqual(['nodes[0]: bad']);
-    expect(clusterSchema.parse({ target: null, workers: 2 })).toEqual({ target: null, workers: 2 });
-    expect(clusterSchema.safeParse({ target: 3 }).success).toBe(false);
   });
 });
 
