@@ -14,6 +14,7 @@ import { CompileCache, type GraphOptions } from '../../main/engine/compile/compi
 import { CPU_BACKED_TASK_ELEMENTS, GPU_TASK_ELEMENTS } from '../../main/engine/compile/coarsen';
 import { compileWorkflow } from '../../main/engine/compile/compile';
 import { validateWorkflow } from '../../main/engine/validate';
+import { median, ms } from './timing';
 
 const repeats = Number(process.argv[2] ?? 9);
 const out = process.argv[3] ?? path.join('bench', 'results', 'compile-cache.jsonl');
@@ -28,12 +29,6 @@ const cases: Array<{ label: string; params: Record<string, number>; opts: GraphO
   { label: 'CPU workers only, default params', params: {}, opts: {} },
 ];
 
-const ms = (f: () => void) => {
-  const t = performance.now();
-  f();
-  return performance.now() - t;
-};
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 for (const c of cases) {
   const wf = validateWorkflow(seed, c.params);
