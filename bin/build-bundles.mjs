@@ -7,8 +7,9 @@
 //
 // esbuild (a dependency of tsx, so always installed) bundles our sources and the pure-JS packages
 // they use; native and heavy packages (better-sqlite3, DuckDB, TensorFlow.js) stay imported
-// from node_modules at run time. `ws` is bundled: loading it from node_modules (its CommonJS files
-// one by one) took about 40 ms of an attached run's start on the 2-core build machine, bundled 12-15. `import()` of an area's kernels (TensorFlow.js, the dataframe
+// from node_modules at run time. `ws` is bundled (serve's event stream): loading it from node_modules
+// (its CommonJS files one by one) took about 40 ms on the 2-core build machine, bundled 12-15 (an
+// attached run loaded it until it moved to one streamed HTTP request). `import()` of an area's kernels (TensorFlow.js, the dataframe
 // code) becomes a separate chunk loaded on first use, as from the sources. Each source file's `import.meta.url` is rewritten to that file's own URL
 // (relative to the bundle), so paths computed from it (the native addon's build folder, examples/,
 // out/renderer) are what they are from the sources.
@@ -52,7 +53,8 @@ async function main() {
   const result = await build({
     absWorkingDir: root,
     // The worker's entry is worker/boot.ts: the CUDA warm-up starts before the rest (a chunk) loads.
-    entryPoints: { cli: 'main/cli.ts', worker: 'worker/boot.ts' },
+    // early: bin/gpuflow.mjs's question before nvidia-smi starts (main/cli/early.ts).
+    entryPoints: { cli: 'main/cli.ts', worker: 'worker/boot.ts', early: 'main/cli/early.ts' },
     outdir,
     bundle: true,
     splitting: true,

@@ -14,7 +14,10 @@ export function freshBundles(root, env = process.env) {
   try {
     const m = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     if (m.root !== pathToFileURL(root).href || !Array.isArray(m.inputs) || typeof m.builtAt !== 'number') return null;
-    for (const f of m.inputs) if (statSync(path.join(root, f)).mtimeMs > m.builtAt) return null;
+    // Concatenated, not path.join: the manifest's paths are already relative and normal, and
+    // join's normalising of ~330 paths was 1.5-2 ms of every command's start here.
+    const base = root + path.sep;
+    for (const f of m.inputs) if (statSync(base + f).mtimeMs > m.builtAt) return null;
     statSync(path.join(dir, 'cli.mjs'));
     statSync(path.join(dir, 'worker.mjs'));
     return dir;

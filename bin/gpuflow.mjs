@@ -7,12 +7,31 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freshBundles } from './bundles.mjs';
-import { startEarlyNvidiaSmi } from './early-nvidia-smi.mjs';
 
-// `gpuflow run`: nvidia-smi answers while the CLI loads (main/cluster/discovery.ts takes it).
-const smi = startEarlyNvidiaSmi(process.argv.slice(2));
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const bundles = freshBundles(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'));
+/**
+ * Whether the run will likely go to a warm serve (main/cli/early.ts), from the bundle's small
+ * entry; false without a bundle (the sources: tsx would cost more than it saves) or when asked
+ * for the sources. Not checked for freshness: a stale answer costs only time, never a result.
+ */
+async function likelyAttached(argv) {
+  if (argv[0] !== 'run' || process.env.GPUFLOW_NO_BUNDLE === '1') return false;
+  try {
+    const early = await import(pathToFileURL(path.join(root, 'out', 'cli', 'early.mjs')).href);
+    return early.likelyAttached(argv);
+  } catch {
+    return false;
+  }
+}
+
+// `gpuflow run`: nvidia-smi answers while the CLI loads (main/cluster/discovery.ts takes it),
+// unless a warm serve will take the run (an attached run asks no GPU of its own).
+const argv = process.argv.slice(2);
+// Imported only then: child_process's load is part of what an attached run saves.
+const smi = (await likelyAttached(argv)) ? null : (await import('./early-nvidia-smi.mjs')).startEarlyNvidiaSmi(argv);
+
+const bundles = freshBundles(root);
 let main;
 if (bundles) {
   process.env.GPUFLOW_WORKER_ENTRY ??= path.join(bundles, 'worker.mjs');
@@ -22,6 +41,6 @@ if (bundles) {
   register();
   ({ main } = await import('../main/cli.ts'));
 }
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(argv);
 // A query nobody took (a refused workflow) must not hold the process open.
 if (smi && smi.exitCode === null && smi.signalCode === null) smi.kill();

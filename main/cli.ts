@@ -68,9 +68,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     // A warm serve takes the run (main/cli/attach.ts): then no worker is forked here.
     const file = cmd === 'run' ? await findWarmPool(parsed.values) : null;
-    // Connecting to it starts now, while the run's module loads and reads its workflow.
     if (file) traceStart('warm-pool-found');
-    pool = file ? { file, pre: (await import('./cli/attach-connect')).preconnect(file) } : null;
+    pool = file ? { file } : null;
     if (cmd === 'run' && !pool) early = await prelaunchFor(parsed.values);
     // A Dask run's bridge (and local cluster) starts now, while the workflow is read and compiled.
     if (cmd === 'run' && parsed.values.dask !== undefined) {
@@ -92,11 +91,9 @@ export async function main(argv: string[]): Promise<number> {
     // A refused document (ApiError 400) is a usage error like an invalid workflow file.
     return e instanceof Error && 'status' in e && e.status === 400 ? 2 : 1;
   } finally {
-    // Workers forked for a run that never started them (a refused workflow, an error); a warm
-    // pool's connection the run did not use.
+    // Workers forked for a run that never started them (a refused workflow, an error).
     early?.dispose();
     earlyDask?.disposeEarlyBridge();
-    pool?.pre.close();
     traceStart('cli-done');
   }
 }

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { compileWorkflow } from '../../main/engine/compile/compile';
 import { validateWorkflow } from '../../main/engine/validate';
+import { median, ms } from './timing';
 
 const repeats = Number(process.argv[2] ?? 9);
 const out = process.argv[3] ?? path.join('bench', 'results', 'compile-once.jsonl');
@@ -28,12 +29,6 @@ const cases: Array<{ example: string; params: Record<string, number>; path: stri
   { example: 'tuning-random-search.json', params: {}, path: 'search beside a warm serve: the CLI planning its GPU workers per GPU' },
 ];
 
-const ms = (f: () => void) => {
-  const t = performance.now();
-  f();
-  return performance.now() - t;
-};
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 for (const c of cases) {
   const wf = validateWorkflow(JSON.parse(readFileSync(path.join('examples', c.example), 'utf8')), c.params);

@@ -58,14 +58,16 @@ echo '{"type":"module"}' > $D/package.json
 # bin/gpuflow.mjs runs them: what the engine runs of device.sh time, start-up included.
 node bin/build-bundles.mjs --quiet
 # bin/gpuflow.mjs itself would not take bundles built for another checkout path; this does what
-# it does around them (the early nvidia-smi query; BENCH_NO_EARLY_SMI=1 leaves it out, for A/B).
+# it does around them (the early nvidia-smi query unless a warm serve will likely take the run,
+# out/cli/early.mjs; BENCH_NO_EARLY_SMI=1 leaves it out, for A/B).
 cat > .devbuild/cli.mjs <<'JS'
 import { fileURLToPath } from 'node:url';
-import { startEarlyNvidiaSmi } from '../bin/early-nvidia-smi.mjs';
-const smi = process.env.BENCH_NO_EARLY_SMI === '1' ? null : startEarlyNvidiaSmi(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const { likelyAttached } = await import('../out/cli/early.mjs');
+const smi = process.env.BENCH_NO_EARLY_SMI === '1' || likelyAttached(argv) ? null : (await import('../bin/early-nvidia-smi.mjs')).startEarlyNvidiaSmi(argv);
 process.env.GPUFLOW_WORKER_ENTRY ??= fileURLToPath(new URL('../out/cli/worker.mjs', import.meta.url));
 const { main } = await import('../out/cli/cli.mjs');
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(argv);
 if (smi && smi.exitCode === null && smi.signalCode === null) smi.kill();
 JS
 npx esbuild bench/native/device-run.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=.devbuild/device-run.mjs \

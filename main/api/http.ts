@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import { WorkflowError, WorkflowErrors } from '../engine/errors';
 import { abortOnClose } from './abort-on-close';
 import { ApiError } from './api-error';
+import { answerAttachedRun, ATTACHED_RUN_ROUTE } from './attached-run';
 import { authorized, contentSecurityPolicy, cookieName } from './auth';
 import { countersLine, guardConnections, isClientAbort, limitsFromEnv, type ConnectionGuard } from './connections';
 import { eventsUpgrade } from './events-upgrade';
@@ -86,6 +87,8 @@ export function serve(svc: GpuflowService, opts: ServeOptions): Promise<Served> 
       return serveStatic(req, res, url, cookie);
     }
     checkJsonBody(req);
+    // An attached `gpuflow run`: its answer streams the run (attached-run.ts), not one JSON body.
+    if (req.method === 'POST' && url.pathname === ATTACHED_RUN_ROUTE) return void answerAttachedRun(svc, req, res, abortOnClose(res)).catch((e: unknown) => answerFailure(res, e, conns));
     answerApi(svc, req, url, abortOnClose(res)).then(
       (body) => send(res, 200, body),
       (e: unknown) => answerFailure(res, e, conns),

@@ -19,6 +19,7 @@ import {
   startRunRequest,
 } from './requests';
 import type { GpuflowService } from './service';
+import { traceStart } from '../../common/start-trace';
 
 /** What a route sees: the service, the request, its path segments after /api, and an abort on close. */
 interface RouteRequest {
@@ -67,6 +68,7 @@ const ROUTES: Record<string, Route> = {
   },
   'POST /runs': async ({ svc, req, signal }) => {
     const b = parseRequest(startRunRequest, await readBody(req));
+    traceStart('api-run-read');
     const started = detach(await svc.runAsync(b.doc, { params: b.params, node: b.node, reuse: b.reuse, signal }));
     return { runId: started.runId, storeId: started.storeId };
   },

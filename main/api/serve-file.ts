@@ -11,21 +11,23 @@
  * (a second serve on the same database took it over).
  */
 import { chmodSync, closeSync, constants, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import * as z from 'zod';
+// zod/mini: an attached `gpuflow run` reads this file first, and mini's part of zod loads in about
+// a third of the time of the full API's (bench/startup/attach.mjs; docs/performance.md).
+import * as z from 'zod/mini';
 
 export const SERVE_FILE_FORMAT = 'gpuflow.serve/1';
 
 const serveFileSchema = z.object({
   format: z.literal(SERVE_FILE_FORMAT),
-  pid: z.number().int().positive(),
+  pid: z.number().check(z.int(), z.positive()),
   /** Loopback origin to reach the API at, e.g. http://127.0.0.1:7077. */
-  origin: z.string().regex(/^http:\/\/(127\.0\.0\.1|\[::1\]):\d+$/),
-  token: z.string().min(16),
+  origin: z.string().check(z.regex(/^http:\/\/(127\.0\.0\.1|\[::1\]):\d+$/)),
+  token: z.string().check(z.minLength(16)),
   /** The pool's identity (workerPoolKey): a run attaches only to the pool it would have started. */
   pool: z.string(),
   /** serve's working directory and allowed folders: relative paths in a workflow mean the same there only when these match. */
   cwd: z.string(),
-  allowedDirs: z.string().nullable(),
+  allowedDirs: z.nullable(z.string()),
 });
 
 export type ServeFile = z.infer<typeof serveFileSchema>;

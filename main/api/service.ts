@@ -217,6 +217,7 @@ export class GpuflowService {
    */
   async runAsync(doc: unknown, opts: RunOptions = {}): Promise<StartedRun> {
     const wf = this.runWorkflow(doc, opts);
+    traceStart('run-valid');
     if (this.dask && !this.dask.connected) await this.reconnectDask(this.dask);
     const dask = this.dask;
     let compiled: Compiled;
@@ -230,7 +231,7 @@ export class GpuflowService {
     } catch (e) {
       throw compileRefusal(e) ?? e;
     }
-    if (dask) traceStart('dask-compiled');
+    traceStart(dask ? 'dask-compiled' : 'run-compiled');
     const refused = dask ? firstRefusal(compiled) : null;
     if (refused) throw new ApiError(400, 'not runnable on the Dask cluster', [refused.message]);
     return this.launch(wf, compiled, opts);
@@ -405,9 +406,11 @@ export class GpuflowService {
       });
       storeId = rec.id;
       uuid = rec.uuid;
+      traceStart('run-recorded');
     }
     const handle: RunHandle = dask ? this.daskHandle(dask, compiled, uuid) : this.engine.run(wf, uuid, { compiled, reuse: opts.reuse, retain: opts.reuse, lent });
     if (lease) void handle.result.then(lease.release, lease.release);
+    traceStart('run-launched');
     const t0 = Date.now();
     const unsubscribe = this.writer && storeId !== null ? this.recordEvents(handle.runId, storeId, t0) : () => undefined;
     const done = handle.result.then(async (r) => {

@@ -12,19 +12,24 @@
  * shortcut); once it has started there, a lost connection fails the command (exit 1) naming the
  * run, which serve keeps recording.
  *
- * How (main/cli/attach-connect.ts): the event stream is opened first (WS /api/events, the token in the Authorization header),
- * then POST /api/runs; the run's progress events draw the progress bar and its `run-result`
- * message is the result. Ctrl-C cancels the run on serve (POST /api/runs/:id/cancel).
+ * How (main/api/attached-run.ts): one POST /api/runs/attached with the document and params (the
+ * token in the Authorization header), whose answer streams the run: its id once started, its
+ * progress (the progress bar), its `run-result` message (the result). Ctrl-C cancels the run on
+ * serve (POST /api/runs/:id/cancel). A serve without that route (another version: 404) or whose
+ * runs go to a Dask cluster (409) leaves the run to this process.
  */
+import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../api/api-error';
 import type { ServeFile } from '../api/serve-file';
 import { traceStart } from '../../common/start-trace';
-import { call, PoolUnavailable, preconnect, type Preconnection } from './attach-connect';
-import { type AttachedResult, attachMessageSchema, clusterSchema, refusalSchema, startedSchema } from './attach-messages';
+import { call, CONNECT_MS, PoolUnavailable, readJson, send } from './attach-connect';
+import type { AttachedResult } from './attach-messages';
 import type { ProgressPrinter } from './progress';
 
+type Schemas = typeof import('./attach-messages');
+
 /** A refusal from serve as the error the command reports (400: exit 2, as a local refusal). */
-function refusal(status: number, json: unknown, what: string): ApiError {
+function refusal({ refusalSchema }: Schemas, status: number, json: unknown, what: string): ApiError {
   const r = refusalSchema.safeParse(json);
   return new ApiError(status, r.success ? r.data.error : `${what}: HTTP ${status}`, r.success ? r.data.errors : undefined);
 }
@@ -32,72 +37,87 @@ function refusal(status: number, json: unknown, what: string): ApiError {
 /**
  * Runs `doc` on serve and resolves with its result. Rejects with PoolUnavailable when nothing was
  * started there (the caller runs locally), with ApiError when serve refused the workflow.
- * `pre`: the connection main/cli.ts began (preconnect), else one made now; closed at the end.
  */
-export async function attachRun(
-  pool: ServeFile,
-  doc: unknown,
-  params: Record<string, number | string | boolean>,
-  progress: ProgressPrinter,
-  onRunId: (id: string) => void,
-  pre: Preconnection = preconnect(pool),
-): Promise<AttachedResult> {
-  const { ws, cluster } = await pre.connected;
-  try {
-    const target = clusterSchema.safeParse(cluster.json);
-    if (cluster.status !== 200 || !target.success) throw new PoolUnavailable(`serve at ${pool.origin} refused the attach (HTTP ${cluster.status}): its token changed?`);
-    if (target.data.target !== null) throw new PoolUnavailable(`serve at ${pool.origin} sends its runs to ${target.data.target}`);
-    // Results are collected from the moment the stream is open: a short run may end before POST answers.
-    const results = new Map<string, AttachedResult>();
+export function attachRun(pool: ServeFile, doc: unknown, params: Record<string, number | string | boolean>, progress: ProgressPrinter, onRunId: (id: string) => void): Promise<AttachedResult> {
+  return new Promise<AttachedResult>((resolve, reject) => {
+    // The message schemas load while serve validates, compiles and starts the run: the request
+    // goes out first. Its answer waits, unread, until they are there.
+    let schemas: Promise<Schemas> | null = null;
     let runId: string | null = null;
-    let settle: ((r: AttachedResult) => void) | null = null;
-    let fail: ((e: Error) => void) | null = null;
-    const onMessage = (m: unknown) => {
-      const t = typeof m === 'object' && m !== null && 'type' in m ? m.type : null;
-      if (t !== 'progress' && t !== 'run-result') return;
-      const parsed = attachMessageSchema.safeParse(m);
-      if (!parsed.success) return void fail?.(new Error(`serve sent a ${t} message this gpuflow cannot read (a different version?)`));
-      const msg = parsed.data;
-      if (msg.type === 'progress') return progress.onProgress(msg);
-      if (msg.result.runId === runId) settle?.(msg.result);
-      else results.set(msg.result.runId, msg.result);
+    let name = '';
+    let settled = false;
+    const stop = () => {
+      if (runId !== null) void call(pool, 'POST', `/api/runs/${encodeURIComponent(runId)}/cancel`, { reason: 'interrupted (SIGINT)' }).catch(() => undefined);
     };
-    ws.on('message', (raw: Buffer) => {
-      let batch: unknown;
+    const finish = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(connecting);
+      process.off('SIGINT', stop);
+      f();
+    };
+    const lost = () => finish(() => reject(new Error(`lost the connection to serve at ${pool.origin} during run ${name} (serve goes on recording it: gpuflow history)`)));
+    const unreachable = (why: string) => finish(() => reject(new PoolUnavailable(`cannot reach serve at ${pool.origin}: ${why}`)));
+    /** One line of the answer: the start, a progress event or the result. */
+    const onLine = ({ attachMessageSchema, startedSchema }: Schemas, text: string) => {
+      let m: unknown;
       try {
-        batch = JSON.parse(raw.toString('utf8'));
+        m = JSON.parse(text);
       } catch {
         return;
       }
-      // serve sends a batch (a JSON array, in order) per tick (main/api/outbox.ts); a lone message is a batch of one.
-      for (const m of Array.isArray(batch) ? batch : [batch]) onMessage(m);
-    });
-    const started = await call(pool, 'POST', '/api/runs', { doc, params }).catch((e: unknown) => {
-      throw new PoolUnavailable(`cannot reach serve at ${pool.origin}: ${e instanceof Error ? e.message : String(e)}`);
-    });
-    if (started.status !== 200) throw refusal(started.status, started.json, 'serve refused the run');
-    const s = startedSchema.safeParse(started.json);
-    if (!s.success) throw new Error(`serve at ${pool.origin} answered the run with something this gpuflow cannot read`);
-    runId = s.data.runId;
-    traceStart('attach-run-started');
-    onRunId(runId);
-    const id = runId;
-    const stop = () => void call(pool, 'POST', `/api/runs/${encodeURIComponent(id)}/cancel`, { reason: 'interrupted (SIGINT)' }).catch(() => undefined);
-    process.once('SIGINT', stop);
-    try {
-      return await new Promise<AttachedResult>((resolve, reject) => {
-        settle = resolve;
-        fail = reject;
-        const early = results.get(id);
-        if (early) resolve(early);
-        ws.once('close', () => reject(new Error(`lost the connection to serve at ${pool.origin} during run ${s.data.storeId ?? id} (serve goes on recording it: gpuflow history)`)));
+      const t = typeof m === 'object' && m !== null && 'type' in m ? m.type : null;
+      if (t === 'started') {
+        const s = startedSchema.safeParse(m);
+        if (!s.success) return finish(() => reject(new Error(`serve at ${pool.origin} answered the run with something this gpuflow cannot read`)));
+        runId = s.data.runId;
+        name = String(s.data.storeId ?? runId);
+        traceStart('attach-run-started');
+        onRunId(runId);
+        process.once('SIGINT', stop);
+        return;
+      }
+      if (t !== 'progress' && t !== 'run-result') return;
+      const parsed = attachMessageSchema.safeParse(m);
+      if (!parsed.success) return finish(() => reject(new Error(`serve sent a ${t} message this gpuflow cannot read (a different version?)`)));
+      const msg = parsed.data;
+      if (msg.type === 'progress') return progress.onProgress(msg);
+      finish(() => resolve(msg.result));
+    };
+    const onStream = (m: Schemas, res: IncomingMessage) => {
+      // Lines split on the newline byte: no string decoder to load (UTF-8 never has 0x0a inside a character).
+      let pending: Buffer = Buffer.alloc(0);
+      res.on('data', (d: Buffer) => {
+        pending = pending.length ? Buffer.concat([pending, d]) : d;
+        for (let i = pending.indexOf(10); i >= 0; i = pending.indexOf(10)) {
+          onLine(m, pending.subarray(0, i).toString('utf8'));
+          pending = pending.subarray(i + 1);
+        }
       });
-    } finally {
-      process.off('SIGINT', stop);
-    }
-  } finally {
-    ws.terminate();
-  }
+      res.on('error', lost);
+      res.on('close', () => (runId === null ? unreachable('the answer ended before the run started') : lost()));
+    };
+    const req = send(pool, 'POST', '/api/runs/attached', { doc, params }, (res) => {
+      traceStart('attach-connected');
+      const status = res.statusCode ?? 0;
+      if (status === 200) return void schemas?.then((m) => onStream(m, res), lost);
+      void Promise.all([schemas, readJson(res)]).then(([m, json]) => {
+        if (!m) return lost();
+        // 404: a serve without this route (another version); 409: its runs go to a Dask cluster.
+        if (status === 404 || status === 409) finish(() => reject(new PoolUnavailable(`serve at ${pool.origin} did not take the run (HTTP ${status}: ${refusal(m, status, json, 'refused').message})`)));
+        else if (status === 401) finish(() => reject(new PoolUnavailable(`serve at ${pool.origin} refused the attach (HTTP 401): its token changed?`)));
+        else finish(() => reject(refusal(m, status, json, 'serve refused the run')));
+      }, lost);
+    });
+    traceStart('attach-requested');
+    schemas = import('./attach-messages');
+    const connecting = setTimeout(() => {
+      req.destroy();
+      unreachable(`no connection in ${CONNECT_MS} ms`);
+    }, CONNECT_MS);
+    req.once('socket', (socket) => socket.once('connect', () => clearTimeout(connecting)));
+    req.on('error', (e) => (runId === null ? unreachable(e.message) : lost()));
+  });
 }
 
 /** Whether serve would read the workflow's file paths as this process does (relative paths, allowed folders). */

@@ -85,8 +85,6 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     const code = await attached(pool, doc, params, opts.json);
     if (code !== null) return code;
   }
-  // Not attached: the connection begun for it is not kept open through the local run.
-  pool?.pre.close();
   // An op the Dask workers cannot run is refused before any connection (exit 2, node and op named).
   // The run takes this graph unless the cluster's options change it (compile.ts compiledAs).
   let compiledBare: Compiled | undefined;
@@ -153,7 +151,7 @@ async function attached(pool: WarmPool, doc: unknown, params: Record<string, num
   const progress = progressPrinter(() => current);
   try {
     traceStart('attach');
-    const r = await attachRun(pool.file, doc, params, progress, (id) => (current = id), pool.pre);
+    const r = await attachRun(pool.file, doc, params, progress, (id) => (current = id));
     traceStart('attach-result');
     progress.done();
     return reportRun(r, json ?? false);

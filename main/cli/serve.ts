@@ -9,6 +9,11 @@
  * the start-up is over. A second signal while stopping exits at once.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { examplesDir } from '../api/examples';
+import type { GpuflowService } from '../api/service';
+import { traceStart } from '../../common/start-trace';
 import { serve } from '../api/http';
 import { intOption, UsageError, type Parsed } from './args';
 import { daskConnectOptions, daskOption, startService } from './cluster';
@@ -54,6 +59,7 @@ export async function serveCommand(_positionals: string[], opts: Parsed['values'
         served = await serve(svc, { host, port, token });
         announced = announce(opts, host, served.port, token);
         process.stdout.write(`gpuflow serve: ${served.url}\n`);
+        void warmRunPath(svc);
       }
       await stopped;
     } finally {
@@ -68,6 +74,22 @@ export async function serveCommand(_positionals: string[], opts: Parsed['values'
     // Left installed, a later signal would go to a handler whose server is gone; the second-signal
     // exit above covers a close that hangs.
     if (!signalled) for (const s of STOP_SIGNALS) process.off(s, onSignal);
+  }
+}
+
+/**
+ * Validates and compiles a small seed workflow once, recording nothing: a serve's first run paid
+ * for V8 compiling that code on its way to starting (its POST to its start 15 ms on the 2-core
+ * build machine against 4 ms for later runs; 35 ms against 7-11 on the x4, docs/performance.md).
+ * Its failure (examples/ missing from an install) costs only that.
+ */
+async function warmRunPath(svc: GpuflowService): Promise<void> {
+  try {
+    const doc: unknown = JSON.parse(await readFile(path.join(examplesDir(), 'seed-benchmark.json'), 'utf8'));
+    await svc.validateAsync(doc, { N: 200, chunks: 100 });
+    traceStart('serve-run-path-warm');
+  } catch {
+    // Nothing to warm with: the first run pays as before.
   }
 }
 

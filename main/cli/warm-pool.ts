@@ -5,15 +5,24 @@
  */
 import { existsSync } from 'node:fs';
 import type { ServeFile } from '../api/serve-file';
-import type { Preconnection } from './attach-connect';
 import { defaultDbPath, serveFilePath } from '../store/default-path';
 import { UsageError, type Parsed } from './args';
 import { workerPoolKey } from './workers';
 
-export async function findWarmPool(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): Promise<ServeFile | null> {
+/**
+ * The serve file a run with these options would attach through, when one is there; null when the
+ * run may not attach (`--no-attach`, `--dask`, `--no-store`, GPUFLOW_ATTACH=0) or no serve
+ * announced itself beside its database. One stat: bin/gpuflow.mjs asks it too (main/cli/early.ts).
+ */
+export function serveFileFor(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): string | null {
   if (opts['no-attach'] || opts.dask !== undefined || opts['no-store'] || env.GPUFLOW_ATTACH === '0') return null;
   const path = serveFilePath(opts.db ?? env.GPUFLOW_DB ?? defaultDbPath(undefined, env));
-  if (!existsSync(path)) return null;
+  return existsSync(path) ? path : null;
+}
+
+export async function findWarmPool(opts: Parsed['values'], env: NodeJS.ProcessEnv = process.env): Promise<ServeFile | null> {
+  const path = serveFileFor(opts, env);
+  if (path === null) return null;
   let pool: string;
   try {
     pool = workerPoolKey(opts, env);
@@ -27,8 +36,7 @@ export async function findWarmPool(opts: Parsed['values'], env: NodeJS.ProcessEn
   return file && file.pool === pool ? file : null;
 }
 
-/** A warm pool found, and the connection to it begun at once (main/cli/attach-connect.ts preconnect). */
+/** A warm pool found (its run goes there in one request: main/cli/attach.ts). */
 export interface WarmPool {
   file: ServeFile;
-  pre: Preconnection;
 }

@@ -11,6 +11,7 @@ import { WorkerPool, type PoolOptions } from '../cluster/pool';
 import { CPU_BACKED_TASK_ELEMENTS, GPU_TASK_ELEMENTS } from './compile/coarsen';
 import { compileWorkflow, compileWorkflowAsync, type CompileOptions, type Compiled } from './compile/compile';
 import { CompileGate } from './compile/compile-gate';
+import { CompileCache, type GraphOptions } from './compile/compile-cache';
 import { EventBus } from './event-bus';
 import { RunController } from './run';
 import { ResultCache, type CacheOptions } from './cache/result-cache';
@@ -238,11 +239,21 @@ export class Engine {
    */
   compileAsync(wf: ValidWorkflow, signal?: AbortSignal): Promise<Compiled> {
     this.warmLibrariesFor(wf);
-    return this.compileGate.run(
-      () => compileWorkflowAsync(wf, { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, signal, ...this.workerOptions }),
-      signal,
-    );
+    // The same workflow for the same pool again (a repeated run handed to a warm serve): the graph
+    // compiled then, which a fresh compile would equal (compile-cache.ts).
+    const opts: GraphOptions = { maxTaskBytes: this.maxTaskBytes, device: this.deviceTarget, ...this.workerOptions };
+    const key = this.compiledGraphs.key(wf, opts);
+    const kept = this.compiledGraphs.get(key);
+    if (kept) return Promise.resolve(kept);
+    return this.compileGate.run(async () => {
+      const compiled = await compileWorkflowAsync(wf, { ...opts, signal });
+      this.compiledGraphs.set(key, compiled);
+      return compiled;
+    }, signal);
   }
+
+  /** Graphs compileAsync made, by workflow and the compiler's view of the pool. */
+  private readonly compiledGraphs = new CompileCache();
 
   run(wf: ValidWorkflow, runId: string = randomUUID(), opts: EngineRunOptions = {}): RunHandle {
     const compiled = opts.compiled ?? this.compile(wf);

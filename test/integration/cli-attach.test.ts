@@ -6,6 +6,7 @@
  * exit code, error text).
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -70,6 +71,8 @@ describe('gpuflow run attaches to a running serve', () => {
       expect(attached.code).toBe(0);
       const a = JSON.parse(attached.stdout) as { runId: string; storeId: number; digest: string; results: unknown; tasksPerWorker: Record<string, number> };
       expect(watch.runs.has(a.runId)).toBe(true);
+      // serve's warm-up at start (main/cli/serve.ts warmRunPath) validated and compiled, recording nothing: this is run 1.
+      expect(a.storeId).toBe(1);
       // Both of serve's virtual GPUs took tasks.
       expect(Object.keys(a.tasksPerWorker).sort()).toEqual(['vgpu0', 'vgpu1']);
 
@@ -126,7 +129,7 @@ describe('gpuflow run attaches to a running serve', () => {
     }
   }, 180_000);
 
-  it('an attached run loads no engine, worker, store or cluster module, nor fetch\'s undici (the local run loads the engine: the oracle)', async () => {
+  it('an attached run loads no engine, worker, store or cluster module, nor fetch\'s undici, ws or zod\'s full API (the local run loads the engine and zod\'s full API: the oracle)', async () => {
     // V8's coverage lists every script the process compiled; the sources run under tsx so each
     // module is named by its own path.
     const loaded = async (extra: string[]) => {
@@ -152,10 +155,35 @@ describe('gpuflow run attaches to a running serve', () => {
     expect(a.urls.some((u) => u === 'main/cli/attach.ts')).toBe(true);
     // Its HTTP calls go through node:http: fetch would load undici first (about 30 ms of its start).
     expect(a.all.filter((u) => u.includes('undici'))).toEqual([]);
+    // Its schemas are zod/mini's: the full API (zod/v4/classic, about 10 ms of its start) is not loaded.
+    expect(a.urls.filter((u) => u.startsWith('node_modules/zod/v4/classic/'))).toEqual([]);
+    expect(a.urls.some((u) => u.startsWith('node_modules/zod/v4/mini/'))).toBe(true);
+    // One streamed HTTP answer carries the run (main/api/attached-run.ts): no WebSocket client.
+    expect(a.urls.filter((u) => u.startsWith('node_modules/ws/'))).toEqual([]);
     const l = await loaded(['--no-attach']);
+    expect(l.urls.some((u) => u.startsWith('node_modules/zod/v4/classic/'))).toBe(true);
     expect(l.attached).toBe(false);
     expect(l.urls.some((u) => u === 'main/engine/engine.ts')).toBe(true);
     expect(l.urls.some((u) => u.startsWith('node_modules/better-sqlite3/'))).toBe(true);
+  }, 180_000);
+
+  // bin/gpuflow.mjs asks the bundle's small entry (out/cli/early.mjs, main/cli/early.ts) before it
+  // starts nvidia-smi early; without a bundle it starts it as before.
+  it.skipIf(!existsSync('out/cli/early.mjs'))('an attached run starts no early nvidia-smi; a local run does (the oracle)', async () => {
+    const dir = tempDir('gpuflow-attach-smi-');
+    const marks = path.join(dir, 'asked');
+    const smi = path.join(dir, 'nvidia-smi');
+    // A stand-in that notes each call and lists no GPU.
+    writeFileSync(smi, `#!/bin/sh\necho asked >> '${marks}'\n`);
+    chmodSync(smi, 0o755);
+    const asked = () => (existsSync(marks) ? readFileSync(marks, 'utf8').split('\n').filter(Boolean).length : 0);
+    const a = await runCli([...WF, ...POOL, '--json'], { ...env, GPUFLOW_NVIDIA_SMI: smi, GPUFLOW_TRACE_START: '1' });
+    expect(a.code).toBe(0);
+    expect(a.stderr).toMatch(/attach-run-started/);
+    expect(asked()).toBe(0);
+    const l = await runCli([...WF, ...POOL, '--json', '--no-attach'], { ...env, GPUFLOW_NVIDIA_SMI: smi });
+    expect(l.code).toBe(0);
+    expect(asked()).toBeGreaterThan(0);
   }, 180_000);
 
   it('another worker set, or another database, runs here', async () => {
@@ -203,6 +231,53 @@ describe('what is not a warm serve is ignored', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^gpuflow: running here: cannot reach serve at http:\/\/127\.0\.0\.1:9/);
     expect((JSON.parse(r.stdout) as { status: string }).status).toBe('finished');
+  }, 120_000);
+});
+
+describe('a serve that answers otherwise', () => {
+  /** A stand-in serve on 127.0.0.1 answering POST /api/runs/attached with `answer`, announced beside a fresh database. */
+  async function standIn(answer: (res: http.ServerResponse) => void): Promise<{ db: string; close: () => void }> {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => answer(res));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const db = path.join(tempDir('gpuflow-attach-stand-in-'), 'gpuflow.db');
+    const pool = workerPoolKey(parseCli(POOL).values, NO_GPU_ENV);
+    writeFileSync(`${db}.serve.json`, JSON.stringify({ format: 'gpuflow.serve/1', pid: process.pid, origin: `http://127.0.0.1:${port}`, token: 'x'.repeat(24), pool, cwd: process.cwd(), allowedDirs: null }), { mode: 0o600 });
+    return { db, close: () => server.close() };
+  }
+
+  it('a serve without the attached route (another version, 404): the run starts here, saying why', async () => {
+    const s = await standIn((res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'no such route' }));
+    });
+    try {
+      const r = await runCli([...WF, ...POOL, '--json'], { ...NO_GPU_ENV, GPUFLOW_DB: s.db });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/^gpuflow: running here: serve at http:\/\/127\.0\.0\.1:\d+ did not take the run \(HTTP 404: no such route\)/);
+      expect((JSON.parse(r.stdout) as { status: string }).status).toBe('finished');
+    } finally {
+      s.close();
+    }
+  }, 120_000);
+
+  it('a connection lost after the run started there: exit 1 naming the run, nothing run here', async () => {
+    const s = await standIn((res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.write(`${JSON.stringify({ type: 'started', runId: 'r-1', storeId: 41 })}\n`);
+      setTimeout(() => res.destroy(), 50);
+    });
+    try {
+      const r = await runCli([...WF, ...POOL, '--json'], { ...NO_GPU_ENV, GPUFLOW_DB: s.db });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/gpuflow: lost the connection to serve at http:\/\/127\.0\.0\.1:\d+ during run 41 \(serve goes on recording it: gpuflow history\)/);
+      expect(r.stdout).toBe('');
+    } finally {
+      s.close();
+    }
   }, 120_000);
 });
 

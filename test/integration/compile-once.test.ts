@@ -41,6 +41,9 @@ describe('gpuflow run compiles once', () => {
     const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(1), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_DEVICES: '0', GPUFLOW_GPU_WORKERS_PER_DEVICE: '', GPUFLOW_TRACE_START: '1', GPUFLOW_DB: `${tempDir('gpuflow-compile-once-')}/gpuflow.db` };
     const s = await startServe(['--cpu-workers', '0'], env);
     try {
+      // serve's own compile of a small workflow once it listens (main/cli/serve.ts warmRunPath) is not the search's.
+      for (let i = 0; i < 600 && !/ serve-run-path-warm /.test(s.stderr()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(s.stderr()).toMatch(/ serve-run-path-warm /);
       const before = traced(s.stderr());
       const r = await runCli(['run', 'test/fixtures/workflows/search-wide-small.json', '--json', '--cpu-workers', '0'], env, 200_000);
       expect(compiles(r)).toBe(0);
