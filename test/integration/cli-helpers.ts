@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 
 export interface CliResult {
   code: number | null;
@@ -34,4 +35,12 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** The digest of a `run --json` that finished; a failed command fails the test with its stderr (trace lines left out). */
+export function finishedDigest(r: CliResult): string {
+  expect(r.code, r.stderr.split('\n').filter((l) => !l.startsWith('gpuflow-trace')).join('\n')).toBe(0);
+  const out = JSON.parse(r.stdout) as { status: string; digest: string };
+  expect(out.status).toBe('finished');
+  return out.digest;
 }

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { nativeInfo } from '../../native/index';
-import { runCli, type CliResult } from './cli-helpers';
+import { finishedDigest, runCli, type CliResult } from './cli-helpers';
 import { fakeNvidiaSmi } from './fake-gpus';
 
 type Ran = CliResult;
@@ -29,12 +29,6 @@ function reached(stderr: string, label: string): string[] {
     .sort();
 }
 
-function digestOf(r: Ran): string {
-  expect(r.code, r.stderr.split("\n").filter((l) => !l.startsWith("gpuflow-trace")).join("\n")).toBe(0);
-  const out = JSON.parse(r.stdout) as { status: string; digest: string };
-  expect(out.status).toBe('finished');
-  return out.digest;
-}
 
 describe.skipIf(!nativeInfo().available)('library warm-up on GPU workers', () => {
   const gpus = () => ({ GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_TRACE_START: '1' });
@@ -43,8 +37,8 @@ describe.skipIf(!nativeInfo().available)('library warm-up on GPU workers', () =>
   it('is not started for a graph without linear algebra', async () => {
     const args = ['examples/seed-benchmark.json', '--param', 'N=2000', '--param', 'chunks=100'];
     const r = await run([...args, '--cpu-workers', '0'], gpus());
-    const one = digestOf(await run([...args, '--cpu-workers', '1'], cpu));
-    expect(digestOf(r)).toBe(one);
+    const one = finishedDigest(await run([...args, '--cpu-workers', '1'], cpu));
+    expect(finishedDigest(r)).toBe(one);
     // Both GPU workers made their context; neither made the library handles.
     expect(reached(r.stderr, 'worker-context-done')).toHaveLength(2);
     expect(reached(r.stderr, 'worker-libraries-start')).toEqual([]);
@@ -54,8 +48,8 @@ describe.skipIf(!nativeInfo().available)('library warm-up on GPU workers', () =>
   it('is started on every GPU worker for a matmul, the one-worker digest', async () => {
     const args = ['bench/scaling/matmul.json', '--param', 'N=256', '--param', 'chunks=64'];
     const r = await run([...args, '--cpu-workers', '0'], gpus());
-    const one = digestOf(await run([...args, '--cpu-workers', '1'], cpu));
-    expect(digestOf(r)).toBe(one);
+    const one = finishedDigest(await run([...args, '--cpu-workers', '1'], cpu));
+    expect(finishedDigest(r)).toBe(one);
     const contexts = reached(r.stderr, 'worker-context-done');
     expect(contexts).toHaveLength(2);
     // Every GPU worker that got as far as reading main's messages (each one that said ready)
@@ -81,9 +75,9 @@ describe.skipIf(!nativeInfo().available)('library warm-up on GPU workers', () =>
     const off = await run([...args, '--cpu-workers', '0'], { ...gpus(), GPUFLOW_WARM_DEVICE: '0' });
     const after = await run([...args, '--cpu-workers', '0'], { ...gpus(), GPUFLOW_WARM_DEVICE: 'after' });
     const one = await run([...args, '--cpu-workers', '1'], { ...cpu, GPUFLOW_TRACE_START: '1' });
-    expect(digestOf(on)).toBe(digestOf(one));
-    expect(digestOf(off)).toBe(digestOf(one));
-    expect(digestOf(after)).toBe(digestOf(one));
+    expect(finishedDigest(on)).toBe(finishedDigest(one));
+    expect(finishedDigest(off)).toBe(finishedDigest(one));
+    expect(finishedDigest(after)).toBe(finishedDigest(one));
     // A GPU worker that said ready had warmed first (a short run may end before the second is
     // ready: the run starts on the first, issue 30); the CPU worker never warms.
     const gpuWorkers = reached(on.stderr, 'worker-context-done');

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { nativeInfo } from '../../native/index';
-import { runCli, type CliResult } from './cli-helpers';
+import { finishedDigest, runCli, type CliResult } from './cli-helpers';
 import { fakeNvidiaSmi } from './fake-gpus';
 
 const FILE = 'test/fixtures/workflows/search-wide-small.json';
@@ -26,18 +26,12 @@ function trialMarks(r: CliResult): string[] {
     .map((f) => f[2]);
 }
 
-function digestOf(r: CliResult): string {
-  expect(r.code, r.stderr.split('\n').filter((l) => !l.startsWith('gpuflow-trace')).join('\n')).toBe(0);
-  const out = JSON.parse(r.stdout) as { status: string; digest: string };
-  expect(out.status).toBe('finished');
-  return out.digest;
-}
 
 describe.skipIf(!nativeInfo().available)("a GPU worker's first-trial warm-up", () => {
   it('runs once while the rows are built, and the search gives the digest it gives without it', async () => {
     const warmed = await run({ GPUFLOW_TRIAL_WARMUP: '32' });
     const off = await run({});
-    expect(digestOf(warmed)).toBe(digestOf(off));
+    expect(finishedDigest(warmed)).toBe(finishedDigest(off));
 
     const marks = trialMarks(warmed);
     expect(marks.filter((m) => m === 'worker-trial-warmup-start')).toHaveLength(1);
