@@ -15,9 +15,21 @@ const result = {
   digest: 'abc',
   results: {
     total: { kind: 'scalar', dtype: 'float64', value: null },
-    x: { kind: 'array', dtype: 'float32', shape: [2], data: [1, null], summary: { min: 1, max: null, mean: 1, histogram: { bins: 1, counts: [1] }, corner: { shape: [2], data: [1, 2] } } },
+    x: {
+      kind: 'array',
+      dtype: 'float32',
+      shape: [2],
+      data: [1, null],
+      summary: { min: 1, max: null, mean: 1, histogram: { bins: 1, counts: [1] }, corner: { shape: [2], data: [1, 2] } },
+    },
   },
-  stats: { tasks: 3, durationMs: 12, workers: [{ id: 'gpu0', kind: 'gpu', label: 'GPU 0', virtual: true, tasks: 3, busyMs: 4, backends: { js: 3 }, extra: 1 }], restarts: 0, transfers: { count: 0, bytes: 0 } },
+  stats: {
+    tasks: 3,
+    durationMs: 12,
+    workers: [{ id: 'gpu0', kind: 'gpu', label: 'GPU 0', virtual: true, tasks: 3, busyMs: 4, backends: { js: 3 }, extra: 1 }],
+    restarts: 0,
+    transfers: { count: 0, bytes: 0 },
+  },
   eventsLost: null,
   storeError: null,
   unknown: 'dropped',
@@ -38,7 +50,13 @@ describe('the attached run’s messages', () => {
   });
 
   it('reads progress with its other fields, and refuses what it cannot read', () => {
-    expect(attachMessageSchema.parse({ type: 'progress', runId: 'r1', done: 1, total: 3, tasks: 9 })).toEqual({ type: 'progress', runId: 'r1', done: 1, total: 3, tasks: 9 });
+    expect(attachMessageSchema.parse({ type: 'progress', runId: 'r1', done: 1, total: 3, tasks: 9 })).toEqual({
+      type: 'progress',
+      runId: 'r1',
+      done: 1,
+      total: 3,
+      tasks: 9,
+    });
     expect(attachMessageSchema.safeParse({ type: 'progress', runId: 'r1', done: '1', total: 3 }).success).toBe(false);
     expect(attachMessageSchema.safeParse({ type: 'run-result', result: { ...result, status: 'lost' } }).success).toBe(false);
     expect(attachMessageSchema.safeParse({ type: 'log' }).success).toBe(false);
@@ -49,7 +67,15 @@ describe('the attached run’s messages', () => {
 
 describe('the serve file', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'gpuflow-serve-file-'));
-  const good = { format: 'gpuflow.serve/1', pid: process.pid, origin: 'http://127.0.0.1:7077', token: '0123456789abcdef', pool: 'p', cwd: '/', allowedDirs: null };
+  const good = {
+    format: 'gpuflow.serve/1',
+    pid: process.pid,
+    origin: 'http://127.0.0.1:7077',
+    token: '0123456789abcdef',
+    pool: 'p',
+    cwd: '/',
+    allowedDirs: null,
+  };
   const file = (name: string, body: unknown, mode = 0o600): string => {
     const p = path.join(dir, name);
     writeFileSync(p, JSON.stringify(body));
