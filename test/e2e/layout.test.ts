@@ -38,9 +38,14 @@ function audit(page: Page): Promise<string[]> {
       return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden';
     };
     const name = (el: Element) => `${el.tagName.toLowerCase()}.${String(el.className).replace(/\s+/g, '.')}${el.getAttribute('data-testid') ? `[${el.getAttribute('data-testid')}]` : ''}`;
+    // Which panel a bare `.gf-panel-body` belongs to (CI at 270323f named only the class).
+    const owner = (el: Element) => {
+      const p = el.parentElement?.closest('[data-testid]');
+      return p ? ` in [${p.getAttribute('data-testid')}]` : '';
+    };
     const panels = '.gf-toolbar, .gf-panel, .gf-panel-body, .gf-view, .gf-card, .gf-side, .gf-palette, .gf-inspector, .gf-results, [data-panel]';
     for (const el of document.querySelectorAll(panels)) {
-      if (visible(el) && el.scrollWidth > el.clientWidth + 1) problems.push(`${name(el)} overflows sideways: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`);
+      if (visible(el) && el.scrollWidth > el.clientWidth + 1) problems.push(`${name(el)}${owner(el)} overflows sideways: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`);
     }
     for (const el of document.querySelectorAll('th, .gf-chart-label, .gf-panel-head > strong')) {
       if (!visible(el)) continue;
