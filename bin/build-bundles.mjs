@@ -45,39 +45,69 @@ const sourceUrls = {
 
 const EXTERNAL = ['better-sqlite3', '@duckdb/*', '@tensorflow/*', 'tsx', 'tsx/*', 'electron'];
 
+/**
+ * What an attached `gpuflow run` loads around its request to serve, built on its own (no code
+ * splitting): each carries only the part of zod/mini its schemas use, instead of the CLI's shared
+ * zod chunk (177 KB: the part every bundled zod/mini schema uses). The serve file's reader loads
+ * before the request (main/cli/warm-pool.ts): about 40 KB, imported and read in about 5 ms
+ * instead of 13-14 on the 2-core build machine; the run's message schemas (main/cli/attach.ts) load
+ * while serve starts the run, about 54 KB, and must be there before its answer is read
+ * (docs/performance.md). Only those importers take the standalone file (by its output name); serve's
+ * writer of the serve file keeps the shared chunk.
+ */
+const STANDALONE = [
+  { source: 'main/api/serve-file.ts', importer: 'main/cli/warm-pool.ts', out: 'serve-file-reader.mjs' },
+  { source: 'main/cli/attach-messages.ts', importer: 'main/cli/attach.ts', out: 'attach-messages.mjs' },
+];
+const standalone = {
+  name: 'gpuflow-standalone',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const importer = path.relative(root, args.importer).split(path.sep).join('/');
+      const target = path.relative(root, path.resolve(args.resolveDir, args.path)).split(path.sep).join('/');
+      const s = STANDALONE.find((x) => x.importer === importer && x.source === `${target}.ts`);
+      return s ? { path: `./${s.out}`, external: true } : undefined;
+    });
+  },
+};
+
 async function main() {
   const started = Date.now();
   const { build } = await import('esbuild');
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
-  const result = await build({
+  const common = {
     absWorkingDir: root,
-    // The worker's entry is worker/boot.ts: the CUDA warm-up starts before the rest (a chunk) loads.
-    // early: bin/gpuflow.mjs's question before nvidia-smi starts (main/cli/early.ts).
-    entryPoints: { cli: 'main/cli.ts', worker: 'worker/boot.ts', early: 'main/cli/early.ts' },
-    outdir,
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     // ES module builds first: jsonc-parser's CommonJS main is a UMD wrapper esbuild cannot follow.
     mainFields: ['module', 'main'],
     target: 'node20',
-    // Native packages and the heavy ones loaded on first use stay in node_modules; the rest
-    // (zod, apache-arrow, hyparquet, jsonc-parser) are bundled: one file read instead of hundreds.
-    external: EXTERNAL,
     // Bundled CommonJS code may require() Node's own modules.
     banner: { js: "import { createRequire as __gpuflowRequire } from 'node:module'; const require = __gpuflowRequire(import.meta.url);" },
-    outExtension: { '.js': '.mjs' },
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    plugins: [sourceUrls],
+  };
+  const alone = await Promise.all(
+    STANDALONE.map((x) => build({ ...common, entryPoints: [x.source], outfile: path.join(outdir, x.out), plugins: [sourceUrls] })),
+  );
+  const result = await build({
+    ...common,
+    // The worker's entry is worker/boot.ts: the CUDA warm-up starts before the rest (a chunk) loads.
+    // early: bin/gpuflow.mjs's question before nvidia-smi starts (main/cli/early.ts).
+    entryPoints: { cli: 'main/cli.ts', worker: 'worker/boot.ts', early: 'main/cli/early.ts' },
+    outdir,
+    splitting: true,
+    // Native packages and the heavy ones loaded on first use stay in node_modules; the rest
+    // (zod, apache-arrow, hyparquet, jsonc-parser) are bundled: one file read instead of hundreds.
+    external: EXTERNAL,
+    outExtension: { '.js': '.mjs' },
+    plugins: [sourceUrls, standalone],
   });
   // Packages change only through npm install, which builds again: the sources are what to watch.
-  const inputs = Object.keys(result.metafile.inputs)
-    .filter((f) => !f.includes('node_modules/'))
-    .sort();
+  const inputs = [...new Set([result, ...alone].flatMap((r) => Object.keys(r.metafile.inputs)))].filter((f) => !f.includes('node_modules/')).sort();
   writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ builtAt: started, root: pathToFileURL(root).href, inputs }, null, 1) + '\n');
   if (!quiet) process.stdout.write(`gpuflow: bundled the CLI and worker (${inputs.length} source files) into out/cli in ${Date.now() - started} ms\n`);
 }

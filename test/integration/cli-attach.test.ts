@@ -9,13 +9,15 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { NO_GPU_ENV, startServe, tempDir, type Serving } from '../reliability/helpers';
 import { runCli } from './cli-helpers';
 import { parseCli } from '../../main/cli/args';
 import { workerPoolKey } from '../../main/cli/workers';
+// @ts-expect-error a plain ES module of the launcher, without types
+import { freshBundles } from '../../bin/bundles.mjs';
 
 const POOL = ['--virtual-gpus', '2', '--cpu-workers', '0', '--backend', 'native-cpu'];
 const WF = ['run', 'examples/seed-benchmark.json', '--param', 'N=3000', '--param', 'chunks=500'];
@@ -165,6 +167,30 @@ describe('gpuflow run attaches to a running serve', () => {
     expect(l.attached).toBe(false);
     expect(l.urls.some((u) => u === 'main/engine/engine.ts')).toBe(true);
     expect(l.urls.some((u) => u.startsWith('node_modules/better-sqlite3/'))).toBe(true);
+  }, 180_000);
+
+  // bin/build-bundles.mjs builds the serve file's reader and the run's message schemas on their own
+  // (STANDALONE): each carries only the part of zod/mini it uses, not the CLI's shared zod chunk.
+  it.skipIf(freshBundles(process.cwd()) === null)('with the bundles, an attached run loads zod only in its two standalone files (a local run loads the shared zod chunk: the oracle)', async () => {
+    /** The out/cli files the command's main thread loaded that hold zod's core. */
+    const zodFiles = async (extra: string[]) => {
+      const cov = tempDir('gpuflow-attach-zod-');
+      const r = await runCli([...WF, ...POOL, ...extra], { ...env, NODE_V8_COVERAGE: cov, GPUFLOW_TRACE_START: '1' });
+      expect(r.code).toBe(0);
+      const pid = /^gpuflow-trace pid(\d+) cli /m.exec(r.stderr)?.[1];
+      const file = readdirSync(cov).find((f) => f.startsWith(`coverage-${pid}-`) && f.endsWith('-0.json'));
+      if (!file) throw new Error(`no coverage file of pid ${pid} in ${cov}: ${readdirSync(cov).join(', ')}`);
+      const out = `${pathToFileURL(path.resolve('out/cli')).href}/`;
+      const urls = (JSON.parse(readFileSync(path.join(cov, file), 'utf8')) as { result: Array<{ url: string }> }).result.map((x) => x.url).filter((u) => u.startsWith(out));
+      // esbuild names each bundled package file in a comment: `// <path>/node_modules/zod/v4/core/schemas.js`.
+      return { attached: /attach-run-started/.test(r.stderr), zod: urls.filter((u) => /node_modules\/zod\/v4\/core\//.test(readFileSync(fileURLToPath(u), 'utf8'))).map((u) => u.slice(out.length)).sort() };
+    };
+    const a = await zodFiles([]);
+    expect(a.attached).toBe(true);
+    expect(a.zod).toEqual(['attach-messages.mjs', 'serve-file-reader.mjs']);
+    const l = await zodFiles(['--no-attach']);
+    expect(l.attached).toBe(false);
+    expect(l.zod.some((f) => f.startsWith('chunk-'))).toBe(true);
   }, 180_000);
 
   // bin/gpuflow.mjs asks the bundle's small entry (out/cli/early.mjs, main/cli/early.ts) before it
