@@ -4,9 +4,14 @@
 // bundle; otherwise (a source file is newer than the build, or there is no build: a checkout being
 // worked on) it runs the TypeScript sources through tsx's loader, which its workers then inherit.
 // GPUFLOW_NO_BUNDLE=1 forces the sources.
+import module from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { enableCompileCache } from './compile-cache.mjs';
 import { freshBundles } from './bundles.mjs';
+
+// Before the bundles load: V8's compile cache where node has one (bin/compile-cache.mjs).
+enableCompileCache(module);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
