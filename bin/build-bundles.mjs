@@ -46,27 +46,26 @@ const sourceUrls = {
 const EXTERNAL = ['better-sqlite3', '@duckdb/*', '@tensorflow/*', 'tsx', 'tsx/*', 'electron'];
 
 /**
- * What an attached `gpuflow run` loads around its request to serve, built on its own (no code
- * splitting): each carries only the part of zod/mini its schemas use, instead of the CLI's shared
- * zod chunk (177 KB: the part every bundled zod/mini schema uses). The serve file's reader loads
- * before the request (main/cli/warm-pool.ts): about 40 KB, imported and read in about 5 ms
- * instead of 13-14 on the 2-core build machine; the run's message schemas (main/cli/attach.ts) load
- * while serve starts the run, about 54 KB, and must be there before its answer is read
- * (docs/performance.md). Only those importers take the standalone file (by its output name); serve's
- * writer of the serve file keeps the shared chunk.
+ * What an attached `gpuflow run` validates with zod/mini, built on its own (no code splitting) as
+ * one module: the serve file's reader, loaded before the request to serve (main/cli/warm-pool.ts),
+ * and the run's message schemas (main/cli/attach.ts), then already there when serve's answer is
+ * read. It carries only the part of zod/mini those schemas use (about 63 KB) instead of the CLI's
+ * shared zod chunk (177 KB: the part every bundled zod/mini schema uses): importing it took 7.2-9.1
+ * ms on the 2-core build machine against 16.2-20.8 for the shared chunks it replaces, which the
+ * attached run loaded before and after its request (docs/performance.md). Only these importers
+ * take it (by its output name); serve's writer of the serve file keeps the shared chunk.
  */
-const STANDALONE = [
-  { source: 'main/api/serve-file.ts', importer: 'main/cli/warm-pool.ts', out: 'serve-file-reader.mjs' },
-  { source: 'main/cli/attach-messages.ts', importer: 'main/cli/attach.ts', out: 'attach-messages.mjs' },
-];
+const ATTACH_STANDALONE = 'attach-standalone.mjs';
+/** Its entry's name (esbuild's stdin re-exporting the two sources): not a file, left out of the manifest. */
+const STANDALONE_ENTRY = 'attach-standalone.ts';
+const STANDALONE_FOR = { 'main/cli/warm-pool.ts': 'main/api/serve-file.ts', 'main/cli/attach.ts': 'main/cli/attach-messages.ts' };
 const standalone = {
   name: 'gpuflow-standalone',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const importer = path.relative(root, args.importer).split(path.sep).join('/');
       const target = path.relative(root, path.resolve(args.resolveDir, args.path)).split(path.sep).join('/');
-      const s = STANDALONE.find((x) => x.importer === importer && x.source === `${target}.ts`);
-      return s ? { path: `./${s.out}`, external: true } : undefined;
+      return STANDALONE_FOR[importer] === `${target}.ts` ? { path: `./${ATTACH_STANDALONE}`, external: true } : undefined;
     });
   },
 };
@@ -90,9 +89,19 @@ async function main() {
     metafile: true,
     logLevel: 'warning',
   };
-  const alone = await Promise.all(
-    STANDALONE.map((x) => build({ ...common, entryPoints: [x.source], outfile: path.join(outdir, x.out), plugins: [sourceUrls] })),
-  );
+  const alone = await build({
+    ...common,
+    stdin: {
+      contents: Object.values(STANDALONE_FOR)
+        .map((f) => `export * from './${f}';`)
+        .join('\n'),
+      resolveDir: root,
+      sourcefile: STANDALONE_ENTRY,
+      loader: 'ts',
+    },
+    outfile: path.join(outdir, ATTACH_STANDALONE),
+    plugins: [sourceUrls],
+  });
   const result = await build({
     ...common,
     // The worker's entry is worker/boot.ts: the CUDA warm-up starts before the rest (a chunk) loads.
@@ -107,7 +116,9 @@ async function main() {
     plugins: [sourceUrls, standalone],
   });
   // Packages change only through npm install, which builds again: the sources are what to watch.
-  const inputs = [...new Set([result, ...alone].flatMap((r) => Object.keys(r.metafile.inputs)))].filter((f) => !f.includes('node_modules/')).sort();
+  const inputs = [...new Set([result, alone].flatMap((r) => Object.keys(r.metafile.inputs)))]
+    .filter((f) => !f.includes('node_modules/') && f !== STANDALONE_ENTRY)
+    .sort();
   writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ builtAt: started, root: pathToFileURL(root).href, inputs }, null, 1) + '\n');
   if (!quiet) process.stdout.write(`gpuflow: bundled the CLI and worker (${inputs.length} source files) into out/cli in ${Date.now() - started} ms\n`);
 }
