@@ -46,26 +46,27 @@ const sourceUrls = {
 const EXTERNAL = ['better-sqlite3', '@duckdb/*', '@tensorflow/*', 'tsx', 'tsx/*', 'electron'];
 
 /**
- * What an attached `gpuflow run` validates with zod/mini, built on its own (no code splitting) as
- * one module: the serve file's reader, loaded before the request to serve (main/cli/warm-pool.ts),
- * and the run's message schemas (main/cli/attach.ts), then already there when serve's answer is
- * read. It carries only the part of zod/mini those schemas use (about 63 KB) instead of the CLI's
- * shared zod chunk (177 KB: the part every bundled zod/mini schema uses): importing it took 7.2-9.1
- * ms on the 2-core build machine against 16.2-20.8 for the shared chunks it replaces, which the
- * attached run loaded before and after its request (docs/performance.md). Only these importers
- * take it (by its output name); serve's writer of the serve file keeps the shared chunk.
+ * What an attached `gpuflow run` validates with zod/mini, built apart from the rest (a build of its
+ * own): the serve file's reader, loaded before the request to serve (main/cli/warm-pool.ts), and
+ * the run's message schemas (main/cli/attach.ts), loaded while serve starts the run. They share one
+ * chunk holding only the part of zod/mini their schemas use (about 60 KB) instead of the CLI's
+ * shared zod chunk (177 KB: the part every bundled zod/mini schema uses), so the request goes out
+ * after the reader and that chunk, and the messages' schemas are made while serve works. Only these
+ * importers take them (by output name); serve's writer of the serve file keeps the shared chunk.
+ * Figures: docs/performance.md, "Where an attached run's wall goes".
  */
-const ATTACH_STANDALONE = 'attach-standalone.mjs';
-/** Its entry's name (esbuild's stdin re-exporting the two sources): not a file, left out of the manifest. */
-const STANDALONE_ENTRY = 'attach-standalone.ts';
-const STANDALONE_FOR = { 'main/cli/warm-pool.ts': 'main/api/serve-file.ts', 'main/cli/attach.ts': 'main/cli/attach-messages.ts' };
+const STANDALONE = [
+  { importer: 'main/cli/warm-pool.ts', source: 'main/api/serve-file.ts', out: 'serve-file-reader' },
+  { importer: 'main/cli/attach.ts', source: 'main/cli/attach-messages.ts', out: 'attach-messages' },
+];
 const standalone = {
   name: 'gpuflow-standalone',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const importer = path.relative(root, args.importer).split(path.sep).join('/');
       const target = path.relative(root, path.resolve(args.resolveDir, args.path)).split(path.sep).join('/');
-      return STANDALONE_FOR[importer] === `${target}.ts` ? { path: `./${ATTACH_STANDALONE}`, external: true } : undefined;
+      const s = STANDALONE.find((x) => x.importer === importer && x.source === `${target}.ts`);
+      return s ? { path: `./${s.out}.mjs`, external: true } : undefined;
     });
   },
 };
@@ -91,15 +92,12 @@ async function main() {
   };
   const alone = await build({
     ...common,
-    stdin: {
-      contents: Object.values(STANDALONE_FOR)
-        .map((f) => `export * from './${f}';`)
-        .join('\n'),
-      resolveDir: root,
-      sourcefile: STANDALONE_ENTRY,
-      loader: 'ts',
-    },
-    outfile: path.join(outdir, ATTACH_STANDALONE),
+    entryPoints: Object.fromEntries(STANDALONE.map((x) => [x.out, x.source])),
+    outdir,
+    splitting: true,
+    // Named apart from the main build's chunks, which land in the same folder.
+    chunkNames: 'standalone-[hash]',
+    outExtension: { '.js': '.mjs' },
     plugins: [sourceUrls],
   });
   const result = await build({
@@ -116,9 +114,7 @@ async function main() {
     plugins: [sourceUrls, standalone],
   });
   // Packages change only through npm install, which builds again: the sources are what to watch.
-  const inputs = [...new Set([result, alone].flatMap((r) => Object.keys(r.metafile.inputs)))]
-    .filter((f) => !f.includes('node_modules/') && f !== STANDALONE_ENTRY)
-    .sort();
+  const inputs = [...new Set([result, alone].flatMap((r) => Object.keys(r.metafile.inputs)))].filter((f) => !f.includes('node_modules/')).sort();
   writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ builtAt: started, root: pathToFileURL(root).href, inputs }, null, 1) + '\n');
   if (!quiet) process.stdout.write(`gpuflow: bundled the CLI and worker (${inputs.length} source files) into out/cli in ${Date.now() - started} ms\n`);
 }
