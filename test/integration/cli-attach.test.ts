@@ -131,6 +131,22 @@ describe('gpuflow run attaches to a running serve', () => {
     }
   }, 180_000);
 
+  it('a workflow file that is not JSON: the line and column a local run names, exit 2, nothing sent to serve', async () => {
+    const watch = await watchRuns(s);
+    try {
+      const bad = path.join(dir, 'not-json.json');
+      writeFileSync(bad, '{\n  "format": oops\n}\n');
+      const attached = await runCli(['run', bad, ...POOL], env);
+      const local = await runCli(['run', bad, ...POOL, '--no-attach'], env);
+      expect(local.code).toBe(2);
+      expect(local.stderr).toMatch(/not valid JSON \(line 2, column \d+\)/);
+      expect([attached.code, attached.stderr]).toEqual([2, local.stderr]);
+      expect(watch.runs.size).toBe(0);
+    } finally {
+      watch.close();
+    }
+  }, 180_000);
+
   it('an attached run loads no engine, worker, store or cluster module, nor fetch\'s undici, ws or zod\'s full API (the local run loads the engine and zod\'s full API: the oracle)', async () => {
     // V8's coverage lists every script the process compiled; the sources run under tsx so each
     // module is named by its own path.
