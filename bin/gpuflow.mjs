@@ -37,15 +37,18 @@ const argv = process.argv.slice(2);
 const smi = (await likelyAttached(argv)) ? null : (await import('./early-nvidia-smi.mjs')).startEarlyNvidiaSmi(argv);
 
 const bundles = freshBundles(root);
-let main;
+let cli;
 if (bundles) {
   process.env.GPUFLOW_WORKER_ENTRY ??= path.join(bundles, 'worker.mjs');
-  ({ main } = await import(pathToFileURL(path.join(bundles, 'cli.mjs')).href));
+  cli = await import(pathToFileURL(path.join(bundles, 'cli.mjs')).href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  ({ main } = await import('../main/cli.ts'));
+  cli = await import('../main/cli.ts');
 }
-process.exitCode = await main(argv);
+const code = await cli.main(argv);
+process.exitCode = code;
 // A query nobody took (a refused workflow) must not hold the process open.
 if (smi && smi.exitCode === null && smi.signalCode === null) smi.kill();
+// An attached run left nothing pending: exit once its output is flushed (main/cli/exit-now.ts).
+await cli.exitWhenIdle(code);

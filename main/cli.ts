@@ -17,6 +17,8 @@ import { findWarmPool, type WarmPool } from './cli/warm-pool';
 import { traceStart } from '../common/start-trace';
 import { commandUsage, USAGE } from './cli/usage';
 
+export { exitWhenIdle } from './cli/exit-now';
+
 type Command = (positionals: string[], opts: ReturnType<typeof parseCli>['values'], early?: Prelaunch, pool?: WarmPool | null) => Promise<number>;
 
 async function lazy(name: string): Promise<Command> {

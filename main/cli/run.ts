@@ -11,6 +11,7 @@ import type { GpuSharing } from '../cluster/plan';
 import { paramOverrides, UsageError, type Parsed } from './args';
 import { progressPrinter } from './progress';
 import { traceStart } from '../../common/start-trace';
+import { markNothingPending } from './exit-now';
 
 export async function readWorkflowFile(path: string | undefined): Promise<unknown> {
   if (!path) throw new UsageError('which workflow? usage: gpuflow run <workflow.json>');
@@ -160,7 +161,10 @@ async function attached(pool: WarmPool, doc: unknown, params: Record<string, num
     const r = await attachRun(pool.file, doc, params, progress, (id) => (current = id));
     traceStart('attach-result');
     progress.done();
-    return reportRun(r, json ?? false);
+    const code = reportRun(r, json ?? false);
+    // The run was serve's and its answer is printed: the process may exit once that is flushed.
+    markNothingPending();
+    return code;
   } catch (e) {
     progress.done();
     if (!(e instanceof PoolUnavailable)) throw e;

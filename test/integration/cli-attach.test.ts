@@ -97,6 +97,25 @@ describe('gpuflow run attaches to a running serve', () => {
     }
   }, 180_000);
 
+  it('an attached run exits once its output is flushed (main/cli/exit-now.ts): the whole result and the exit code; a local run ends as before', async () => {
+    const traced = { ...env, GPUFLOW_TRACE_START: '1' };
+    const [a, l] = [await runCli([...WF, ...POOL, '--json'], traced), await runCli([...WF, ...POOL, '--json', '--no-attach'], traced)];
+    expect([a.code, l.code]).toEqual([0, 0]);
+    expect(a.stderr).toMatch(/^gpuflow-trace \S+ attach-run-started /m);
+    // The exit path taken, after the command's end and before node's 'exit' event.
+    const labels = (err: string) => err.split('\n').flatMap((x) => (x.startsWith('gpuflow-trace ') ? [x.split(' ')[2]] : []));
+    expect(labels(a.stderr).slice(-3)).toEqual(['cli-done', 'exit-now', 'exit']);
+    expect(labels(l.stderr)).not.toContain('exit-now');
+    // Everything printed: the JSON whole, the same answer as the local run.
+    const [ar, lr] = [JSON.parse(a.stdout) as { digest: string; results: unknown }, JSON.parse(l.stdout) as { digest: string; results: unknown }];
+    expect(ar.digest).toBe(lr.digest);
+    expect(ar.results).toEqual(lr.results);
+    // The text output too, ending with its summary line.
+    const t = await runCli([...WF, ...POOL], env);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toMatch(/^total = .*\n\d+ tasks in .* digest [0-9a-f]{12}\n$/);
+  }, 180_000);
+
   it('Ctrl-C cancels the run on serve: exit 1, the local run\'s message, serve goes on', async () => {
     const ws = new WebSocket(`${s.base.replace('http', 'ws')}/api/events?since=live`, { headers: { authorization: `Bearer ${s.token}` } });
     await new Promise((r, j) => ws.once('open', r).once('error', j));
