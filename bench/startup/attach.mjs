@@ -14,7 +14,16 @@
 // process wall is timed here, and the wall above the engine run is the wall less the run's
 // `durationMs` (--json). serve's own trace lines, where its build has them, split its side
 // (`api-run-read` to `run-compiled`). Every run's digest must be the first run's. Medians over
-// rounds, and after/before ratios of the same rounds.
+// rounds, after/before ratios of the same rounds, and the median of the paired differences.
+//
+// Each command runs under a small /usr/bin/python3 wrapper that times it (posix_spawn to wait4) and
+// reads its CPU time (user + system) from wait4's rusage: on this shared 2-core machine the CPU time
+// moves far less with the other builds' load than the wall does. The order alternates (after,
+// before; then before, after): the first command of a pair ran 15-20 ms slower at load 8 here.
+// `split` gives the path step by step from the trace (cli to warm-pool-found, to workflow-read, ...,
+// and `exit>end`: the wall less the exit trace's time, that is node's teardown plus its exec and
+// library loading before its clock starts), and `node` times node alone on an empty module (its
+// start to the module's first line, its wall and CPU).
 //
 //   node bench/startup/attach.mjs [--rounds 9] [--n 1000 --chunks 500] [--base /path/to/old/checkout [--base-label <commit>]] [--out file.json]
 import { spawn, spawnSync } from 'node:child_process';
@@ -43,7 +52,11 @@ const serveTrace = {};
 async function startServe(name, checkout) {
   const env = { ...baseEnv, GPUFLOW_DB: path.join(dir, name, 'gpuflow.db'), GPUFLOW_TRACE_START: '1', GPUFLOW_TRACE_NAME: 'serve' };
   mkdirSync(path.join(dir, name));
-  const serve = spawn(process.execPath, [path.join(checkout, 'bin', 'gpuflow.mjs'), 'serve', '--port', '0', `--token=${TOKEN}`, ...POOL], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const serve = spawn(process.execPath, [path.join(checkout, 'bin', 'gpuflow.mjs'), 'serve', '--port', '0', `--token=${TOKEN}`, ...POOL], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   serveTrace[name] = [];
   let rest = '';
   serve.stderr.on('data', (d) => {
@@ -69,20 +82,72 @@ async function startServe(name, checkout) {
 const cases = { after: root, ...(base ? { before: base } : {}) };
 const serves = {};
 for (const [name, checkout] of Object.entries(cases)) serves[name] = await startServe(name, checkout);
-const steps = ['cli', 'firstRequest', 'connection', 'postToStarted', 'serveCompile', 'runStarted', 'exitAfterDone', 'wall', 'engineRun', 'aboveRun'];
+const steps = ['cli', 'firstRequest', 'connection', 'postToStarted', 'serveCompile', 'runStarted', 'exitAfterDone', 'wall', 'engineRun', 'aboveRun', 'cpu'];
+/** The trace's labels in the order an attached run passes them; `split` is the ms between each and the next. */
+const PATH = [
+  'cli',
+  'warm-pool-found',
+  'workflow-read',
+  'attach',
+  'attach-requested',
+  'attach-connected',
+  'attach-run-started',
+  'attach-result',
+  'cli-done',
+  'exit',
+];
+const splitSteps = [...PATH.slice(1).map((l, i) => `${PATH[i]}>${l}`), 'exit>end'];
 const data = Object.fromEntries(Object.keys(cases).map((k) => [k, Object.fromEntries(steps.map((s) => [s, []]))]));
+const split = Object.fromEntries(Object.keys(cases).map((k) => [k, Object.fromEntries(splitSteps.map((s) => [s, []]))]));
+const nodeAlone = { firstLine: [], wall: [], cpu: [] };
+
+/** Runs `argv` under the wait4 wrapper: its result, wall and CPU ms. */
+const TIMED = [
+  'import os, sys, time',
+  't0 = time.perf_counter()',
+  'pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ)',
+  '_, status, ru = os.wait4(pid, 0)',
+  'sys.stderr.write("gpuflow-bench-rusage %.3f %.3f\\n" % ((time.perf_counter() - t0) * 1000, (ru.ru_utime + ru.ru_stime) * 1000))',
+  'sys.exit(os.waitstatus_to_exitcode(status))',
+].join('\n');
+function timed(argv, opts) {
+  const p = spawnSync('/usr/bin/python3', ['-c', TIMED, ...argv], { ...opts, encoding: 'utf8' });
+  const m = /^gpuflow-bench-rusage ([\d.]+) ([\d.]+)$/m.exec(p.stderr ?? '');
+  if (!m) throw new Error(`the timing wrapper failed (exit ${p.status}): ${p.stderr}`);
+  return { ...p, wall: Number(m[1]), cpu: Number(m[2]) };
+}
+
+/** node alone: an empty module that prints its first line's time since the process started. */
+function nodeOnce() {
+  const p = timed([process.execPath, '--input-type=module', '-e', 'process.stdout.write(String(performance.now()))'], {});
+  nodeAlone.firstLine.push(Number(p.stdout));
+  nodeAlone.wall.push(p.wall);
+  nodeAlone.cpu.push(p.cpu);
+}
 const loads = [];
 let digest = null;
 
 function once(name, checkout) {
-  const t0 = process.hrtime.bigint();
   const e0 = Date.now();
-  const p = spawnSync(process.execPath, [path.join(checkout, 'bin', 'gpuflow.mjs'), 'run', 'examples/seed-benchmark.json', '--param', `N=${n}`, '--param', `chunks=${chunks}`, '--json', ...POOL], {
-    cwd: root,
-    env: { ...serves[name].env, GPUFLOW_TRACE_START: '1', GPUFLOW_TRACE_NAME: 'cli' },
-    encoding: 'utf8',
-  });
-  const wall = Number(process.hrtime.bigint() - t0) / 1e6;
+  const p = timed(
+    [
+      process.execPath,
+      path.join(checkout, 'bin', 'gpuflow.mjs'),
+      'run',
+      'examples/seed-benchmark.json',
+      '--param',
+      `N=${n}`,
+      '--param',
+      `chunks=${chunks}`,
+      '--json',
+      ...POOL,
+    ],
+    {
+      cwd: root,
+      env: { ...serves[name].env, GPUFLOW_TRACE_START: '1', GPUFLOW_TRACE_NAME: 'cli' },
+    },
+  );
+  const wall = p.wall;
   if (p.status !== 0) throw new Error(`${checkout}: exit ${p.status}\n${p.stderr}`);
   const at = {};
   for (const m of p.stderr.matchAll(/^gpuflow-trace \S+ (\S+) ([\d.]+) /gm)) at[m[1]] ??= Number(m[2]);
@@ -104,7 +169,15 @@ function once(name, checkout) {
     exitAfterDone: at.exit - at['cli-done'],
     wall,
     aboveRun: wall - r.stats.durationMs,
+    cpu: p.cpu,
+    split: Object.fromEntries(splitSteps.map((s) => [s, s === 'exit>end' ? wall - at.exit : (at[s.split('>')[1]] ?? NaN) - (at[s.split('>')[0]] ?? NaN)])),
   };
+}
+
+/** The median of after - before, round by round (null where either is missing). */
+function paired(after, before) {
+  const m = median(after.map((a, i) => (a === null || before[i] === null ? null : a - before[i])));
+  return m === null ? null : Number(m.toFixed(1));
 }
 
 /** serve's side of the run timed from `e0` to `e1`: its read of the POST to the graph compiled (null where its build has no such lines). */
@@ -120,13 +193,17 @@ try {
   for (let r = -1; r < rounds; r++) {
     loads.push(loadavg()[0]);
     const measured = [];
-    for (const [name, checkout] of Object.entries(cases)) measured.push([name, once(name, checkout)]);
+    // The order alternates round by round (the first of a pair runs slower on a loaded machine).
+    const order = r % 2 ? Object.entries(cases).reverse() : Object.entries(cases);
+    for (const [name, checkout] of order) measured.push([name, once(name, checkout)]);
+    nodeOnce();
     // serve's trace lines of these runs arrive on its pipe, read while this script waits.
     await new Promise((resolve) => setTimeout(resolve, 100));
     for (const [name, m] of measured) {
       m.serveCompile = serveSide(name, m.e0, m.e1);
       // round -1 warms the file cache and each serve's first run (its first compile)
       if (r >= 0) for (const s of steps) data[name][s].push(m[s]);
+      if (r >= 0) for (const s of splitSteps) split[name][s].push(Number.isFinite(m.split[s]) ? m.split[s] : null);
     }
     process.stderr.write(`round ${r + 1}/${rounds}\n`);
   }
@@ -138,7 +215,9 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const medianMs = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Object.fromEntries(steps.map((s) => [s, median(v[s]) === null ? null : Number(median(v[s]).toFixed(1))]))]));
+const medianMs = Object.fromEntries(
+  Object.entries(data).map(([k, v]) => [k, Object.fromEntries(steps.map((s) => [s, median(v[s]) === null ? null : Number(median(v[s]).toFixed(1))]))]),
+);
 const result = {
   bench: 'startup-attach',
   commit,
@@ -148,8 +227,10 @@ const result = {
   digest,
   steps: {
     cli: 'ms from the process start to the CLI bundle loaded (trace `cli`)',
-    firstRequest: 'ms from the process start to its first request to serve sent (trace `attach-requested`: the stream upgrade and cluster query up to 151ade9, the one POST /api/runs/attached after)',
-    connection: 'ms from the serve file found to serve answering (`attach-connected`: the event stream open and the cluster answered up to 151ade9; after, the POST answer head, sent once the run started)',
+    firstRequest:
+      'ms from the process start to its first request to serve sent (trace `attach-requested`: the stream upgrade and cluster query up to 151ade9, the one POST /api/runs/attached after)',
+    connection:
+      'ms from the serve file found to serve answering (`attach-connected`: the event stream open and the cluster answered up to 151ade9; after, the POST answer head, sent once the run started)',
     postToStarted: 'ms from the run POSTed (trace `attach`) to serve answering it started (`attach-run-started`)',
     serveCompile: "ms on serve from the POST's body read to the graph compiled (serve's trace `api-run-read` to `run-compiled`; null before those lines)",
     runStarted: 'ms from the process start to the run started on serve',
@@ -157,10 +238,33 @@ const result = {
     wall: 'process wall, ms, timed by this script',
     engineRun: "the run's durationMs (--json)",
     aboveRun: 'process wall less the engine run, ms',
+    cpu: "the command's CPU time, user + system, ms (wait4's rusage)",
   },
+  splitSteps:
+    "ms between consecutive trace labels of the command (`exit>end`: the wall less the exit trace's time: node's teardown, and its exec and library loading before its clock starts)",
+  nodeAlone: 'node on an empty module: firstLine, ms from its start to the first line; wall and cpu as for the command',
   medianMs,
-  ...(base ? { medianRatioAfterOverBefore: Object.fromEntries(steps.filter((s) => median(data.before[s]) !== null).map((s) => [s, Number((median(data.after[s]) / median(data.before[s])).toFixed(3))])) } : {}),
+  medianSplitMs: Object.fromEntries(
+    Object.entries(split).map(([k, v]) => [k, Object.fromEntries(splitSteps.map((s) => [s, median(v[s]) === null ? null : Number(median(v[s]).toFixed(1))]))]),
+  ),
+  nodeAloneMedianMs: Object.fromEntries(Object.entries(nodeAlone).map(([k, v]) => [k, Number(median(v).toFixed(1))])),
+  ...(base
+    ? {
+        medianRatioAfterOverBefore: Object.fromEntries(
+          steps.filter((s) => median(data.before[s]) !== null).map((s) => [s, Number((median(data.after[s]) / median(data.before[s])).toFixed(3))]),
+        ),
+        medianPairedDifferenceMs: Object.fromEntries(steps.map((s) => [s, paired(data.after[s], data.before[s])])),
+      }
+    : {}),
   ms: data,
+  splitMs: split,
+  nodeAloneMs: nodeAlone,
 };
 writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-process.stdout.write(JSON.stringify({ medianMs, ratio: result.medianRatioAfterOverBefore, loadavg1: result.loadavg1 }, null, 2) + '\n');
+process.stdout.write(
+  JSON.stringify(
+    { medianMs, paired: result.medianPairedDifferenceMs, split: result.medianSplitMs, node: result.nodeAloneMedianMs, loadavg1: result.loadavg1 },
+    null,
+    2,
+  ) + '\n',
+);
