@@ -58,17 +58,23 @@ echo '{"type":"module"}' > $D/package.json
 # bin/gpuflow.mjs runs them: what the engine runs of device.sh time, start-up included.
 node bin/build-bundles.mjs --quiet
 # bin/gpuflow.mjs itself would not take bundles built for another checkout path; this does what
-# it does around them (the early nvidia-smi query unless a warm serve will likely take the run,
-# out/cli/early.mjs; BENCH_NO_EARLY_SMI=1 leaves it out, for A/B).
+# it does around them (V8's compile cache where node has one, bin/compile-cache.mjs; the early
+# nvidia-smi query unless a warm serve will likely take the run, out/cli/early.mjs,
+# BENCH_NO_EARLY_SMI=1 leaves it out, for A/B; the exit once an attached run's output is flushed).
 cat > .devbuild/cli.mjs <<'JS'
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { enableCompileCache } from '../bin/compile-cache.mjs';
+enableCompileCache(module);
 const argv = process.argv.slice(2);
 const { likelyAttached } = await import('../out/cli/early.mjs');
 const smi = process.env.BENCH_NO_EARLY_SMI === '1' || likelyAttached(argv) ? null : (await import('../bin/early-nvidia-smi.mjs')).startEarlyNvidiaSmi(argv);
 process.env.GPUFLOW_WORKER_ENTRY ??= fileURLToPath(new URL('../out/cli/worker.mjs', import.meta.url));
-const { main } = await import('../out/cli/cli.mjs');
-process.exitCode = await main(argv);
+const cli = await import('../out/cli/cli.mjs');
+const code = await cli.main(argv);
+process.exitCode = code;
 if (smi && smi.exitCode === null && smi.signalCode === null) smi.kill();
+await cli.exitWhenIdle(code);
 JS
 npx esbuild bench/native/device-run.ts --bundle --platform=node --format=esm --main-fields=module,main $EXT --log-level=warning --outfile=.devbuild/device-run.mjs \
   --banner:js="$BANNER"
