@@ -19,13 +19,15 @@
 // Each command runs under a small /usr/bin/python3 wrapper that times it (posix_spawn to wait4) and
 // reads its CPU time (user + system) from wait4's rusage: on this shared 2-core machine the CPU time
 // moves far less with the other builds' load than the wall does. The order alternates (after,
-// before; then before, after): the first command of a pair ran 15-20 ms slower at load 8 here.
+// before; then before, after), and each command starts --gap ms (250) after the one before it:
+// without the pause, the second command of a pair started while the first one's serve was still
+// busy with the run it had just answered, and ran 20-90 ms slower to its `cli` at load 6-10 here.
 // `split` gives the path step by step from the trace (cli to warm-pool-found, to workflow-read, ...,
 // and `exit>end`: the wall less the exit trace's time, that is node's teardown plus its exec and
 // library loading before its clock starts), and `node` times node alone on an empty module (its
 // start to the module's first line, its wall and CPU).
 //
-//   node bench/startup/attach.mjs [--rounds 9] [--n 1000 --chunks 500] [--base /path/to/old/checkout [--base-label <commit>]] [--out file.json]
+//   node bench/startup/attach.mjs [--rounds 9] [--gap 250] [--n 1000 --chunks 500] [--base /path/to/old/checkout [--base-label <commit>]] [--out file.json]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, loadavg, tmpdir } from 'node:os';
@@ -36,6 +38,8 @@ const rounds = Number(arg('--rounds', '9'));
 const n = arg('--n', '1000');
 const chunks = arg('--chunks', '500');
 const base = arg('--base', null);
+const gapMs = Number(arg('--gap', '250'));
+const pause = new Int32Array(new SharedArrayBuffer(4));
 const sized = n === '1000' && chunks === '500' ? '' : `-n${n}`;
 const out = arg('--out', path.join(root, 'bench', 'results', `startup-attach${sized}-${hostname()}-${commit}.json`));
 for (const dir of [root, base].filter(Boolean)) requireBundles(dir);
@@ -195,7 +199,11 @@ try {
     const measured = [];
     // The order alternates round by round (the first of a pair runs slower on a loaded machine).
     const order = r % 2 ? Object.entries(cases).reverse() : Object.entries(cases);
-    for (const [name, checkout] of order) measured.push([name, once(name, checkout)]);
+    for (const [name, checkout] of order) {
+      // serve's work after a run (its record, its events) would otherwise run beside the next command's start.
+      Atomics.wait(pause, 0, 0, gapMs);
+      measured.push([name, once(name, checkout)]);
+    }
     nodeOnce();
     // serve's trace lines of these runs arrive on its pipe, read while this script waits.
     await new Promise((resolve) => setTimeout(resolve, 100));
