@@ -100,7 +100,14 @@ const PATH = [
   'cli-done',
   'exit',
 ];
-const splitSteps = [...PATH.slice(1).map((l, i) => `${PATH[i]}>${l}`), 'exit>end'];
+// serve's side of `attach-requested>attach-connected` (its trace lines against the command's, by epoch).
+const splitSteps = [
+  ...PATH.slice(1).map((l, i) => `${PATH[i]}>${l}`),
+  'exit>end',
+  'attach-requested>serve-read',
+  'serve-read>serve-launched',
+  'serve-launched>attach-connected',
+];
 const data = Object.fromEntries(Object.keys(cases).map((k) => [k, Object.fromEntries(steps.map((s) => [s, []]))]));
 const split = Object.fromEntries(Object.keys(cases).map((k) => [k, Object.fromEntries(splitSteps.map((s) => [s, []]))]));
 const nodeAlone = { firstLine: [], wall: [], cpu: [] };
@@ -154,7 +161,11 @@ function once(name, checkout) {
   const wall = p.wall;
   if (p.status !== 0) throw new Error(`${checkout}: exit ${p.status}\n${p.stderr}`);
   const at = {};
-  for (const m of p.stderr.matchAll(/^gpuflow-trace \S+ (\S+) ([\d.]+) /gm)) at[m[1]] ??= Number(m[2]);
+  const epoch = {};
+  for (const m of p.stderr.matchAll(/^gpuflow-trace \S+ (\S+) ([\d.]+) ([\d.]+)$/gm)) {
+    at[m[1]] ??= Number(m[2]);
+    epoch[m[1]] ??= Number(m[3]);
+  }
   if (at['attach-run-started'] === undefined) throw new Error(`${checkout}: the run did not attach\n${p.stderr}`);
   const r = JSON.parse(p.stdout);
   digest ??= r.digest;
@@ -174,7 +185,12 @@ function once(name, checkout) {
     wall,
     aboveRun: wall - r.stats.durationMs,
     cpu: p.cpu,
-    split: Object.fromEntries(splitSteps.map((s) => [s, s === 'exit>end' ? wall - at.exit : (at[s.split('>')[1]] ?? NaN) - (at[s.split('>')[0]] ?? NaN)])),
+    epoch,
+    split: Object.fromEntries(
+      PATH.slice(1)
+        .map((l, i) => [`${PATH[i]}>${l}`, at[l] - at[PATH[i]]])
+        .concat([['exit>end', wall - at.exit]]),
+    ),
   };
 }
 
@@ -184,13 +200,23 @@ function paired(after, before) {
   return m === null ? null : Number(m.toFixed(1));
 }
 
-/** serve's side of the run timed from `e0` to `e1`: its read of the POST to the graph compiled (null where its build has no such lines). */
-function serveSide(name, e0, e1) {
-  const lines = serveTrace[name].filter(([, t]) => t >= e0 && t <= e1);
-  const t = (label) => lines.find(([l]) => l === label)?.[1];
-  const read = t('api-run-read');
-  const compiled = t('run-compiled');
-  return read !== undefined && compiled !== undefined ? compiled - read : null;
+/**
+ * serve's side of the run timed from `e0` to `e1` (epoch ms of its trace lines): `compile`, its read
+ * of the POST to the graph compiled, and the command's wait for serve's answer split at serve's
+ * body read and its run's launch (serve's epoch against the command's; NaN where a line is missing).
+ */
+function serveSide(name, m) {
+  const lines = serveTrace[name].filter(([, t]) => t >= m.e0 && t <= m.e1);
+  const t = (label) => lines.find(([l]) => l === label)?.[1] ?? NaN;
+  const [read, compiled, launched] = [t('api-run-read'), t('run-compiled'), t('run-launched')];
+  return {
+    compile: Number.isFinite(compiled - read) ? compiled - read : null,
+    split: {
+      'attach-requested>serve-read': read - m.epoch['attach-requested'],
+      'serve-read>serve-launched': launched - read,
+      'serve-launched>attach-connected': m.epoch['attach-connected'] - launched,
+    },
+  };
 }
 
 try {
@@ -208,7 +234,9 @@ try {
     // serve's trace lines of these runs arrive on its pipe, read while this script waits.
     await new Promise((resolve) => setTimeout(resolve, 100));
     for (const [name, m] of measured) {
-      m.serveCompile = serveSide(name, m.e0, m.e1);
+      const side = serveSide(name, m);
+      m.serveCompile = side.compile;
+      Object.assign(m.split, side.split);
       // round -1 warms the file cache and each serve's first run (its first compile)
       if (r >= 0) for (const s of steps) data[name][s].push(m[s]);
       if (r >= 0) for (const s of splitSteps) split[name][s].push(Number.isFinite(m.split[s]) ? m.split[s] : null);
