@@ -88,6 +88,8 @@ export interface NativeAddon {
    * on `threads` threads. Absent in builds before it (native/column-moments.ts then sums in JS).
    */
   columnMoments?(x: Float32Array, rows: number, cols: number, mean: Float64Array, sq: Float64Array, threads: number): void;
+  /** out = (x - mean) / sd per column, in double, rounded once to float32 (scaleX's bytes), rows split over `threads`. Absent in builds before it. */
+  scaleColumns?(x: Float32Array, rows: number, cols: number, mean: Float64Array, sd: Float64Array, out: Float32Array, threads: number): void;
   /** The fill's log / sin / cos of each x (native/src/js_math.h: V8's fdlibm), for tests. */
   jsMath?(x: Float64Array, log: Float64Array, sin: Float64Array, cos: Float64Array): void;
   /** The fill's Box-Muller step on given uniforms: c = r cos t, s = r sin t (its vector path where the CPU has one), for tests. */

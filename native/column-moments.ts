@@ -1,8 +1,8 @@
 /**
- * Each column's mean and sum of squared deviations of a row-major float32 matrix, in float64:
- * the standardisation fit of a trial's training rows (worker/kernels/tfjs/scaling.ts). The addon
- * sums on every core (native/src/column_moments.h) where the loaded build has it, else the JS
- * loops below; both add the same values in the same order, so the same doubles.
+ * The standardisation of a trial's rows (worker/kernels/tfjs/scaling.ts): each column's mean and
+ * sum of squared deviations of a row-major float32 matrix, in float64, and the scaled copy. The
+ * addon works on every core (native/src/column_moments.h) where the loaded build has it, else the
+ * JS loops below; both do the same operations in the same order, so the same bits.
  */
 import { availableParallelism } from 'node:os';
 import { loadNative } from './index';
@@ -58,4 +58,22 @@ export function columnMomentsJs(x: Float32Array, n: number, d: number): ColumnMo
   }
   for (; i < n; i++) for (let j = 0; j < d; j++) sq[j] += (x[i * d + j] - mean[j]) ** 2;
   return { mean, sq };
+}
+
+/** out[i * cols + j] = (x[i * cols + j] - mean[j]) / sd[j], computed in double, rounded once to float32. */
+export function scaleColumns(x: Float32Array, rows: number, cols: number, mean: ArrayLike<number>, sd: ArrayLike<number>): Float32Array {
+  if (x.length !== rows * cols || mean.length !== cols || sd.length !== cols) throw new RangeError(`expected ${rows} x ${cols} features and ${cols} means and deviations, got ${x.length}, ${mean.length} and ${sd.length}`);
+  const out = new Float32Array(x.length);
+  const native = loadNative();
+  if (rows > 0 && cols > 0 && 'addon' in native && native.addon.scaleColumns) {
+    native.addon.scaleColumns(x, rows, cols, Float64Array.from(mean), Float64Array.from(sd), out, availableParallelism());
+    return out;
+  }
+  return scaleColumnsJs(x, rows, cols, mean, sd, out);
+}
+
+/** The reference (and the fallback without the addon), into out. */
+export function scaleColumnsJs(x: Float32Array, rows: number, cols: number, mean: ArrayLike<number>, sd: ArrayLike<number>, out = new Float32Array(x.length)): Float32Array {
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[i * cols + j] = (x[i * cols + j] - mean[j]) / sd[j];
+  return out;
 }

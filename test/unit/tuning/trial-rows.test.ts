@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { DataSpec } from '../../../common/tuning/data-spec';
 import { deriveSeed, indexOf, permutation, permutationOfDraws, Uniforms } from '../../../common/tuning/random';
 import { loadNative } from '../../../native/index';
-import { columnMoments, columnMomentsJs } from '../../../native/column-moments';
+import { columnMoments, columnMomentsJs, scaleColumns, scaleColumnsJs } from '../../../native/column-moments';
 import { filledPermutation, fillStream, fillStreamJs, uniformDraws } from '../../../native/philox-fill';
 import { makeClassification, makeRegression, type Dataset } from '../../../worker/kernels/tfjs/datasets';
 import { trialRows } from '../../../worker/kernels/tfjs/search-tasks';
@@ -19,7 +19,7 @@ import { caseDigest, type RowsDigest } from '../../fixtures/tuning/trial-rows-di
 const recorded = JSON.parse(readFileSync(new URL('../../fixtures/tuning/trial-rows.json', import.meta.url), 'utf8')) as RowsDigest[];
 const native = loadNative();
 const addon = 'addon' in native ? native.addon : undefined;
-const skipNative = !addon?.philoxFillRowMap || !addon.columnMoments;
+const skipNative = !addon?.philoxFillRowMap || !addon.columnMoments || !addon.scaleColumns;
 
 /** An array's bytes (toEqual would let 0 equal -0). */
 const bits = (a: Float32Array | Float64Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
@@ -97,7 +97,7 @@ describe('permutations from filled draws', () => {
   });
 });
 
-describe.skipIf(skipNative)('the addon: fill with a row map, column moments', () => {
+describe.skipIf(skipNative)('the addon: fill with a row map, column moments, the scaled copy', () => {
   const spec = { seed: 123456789, dist: 'normal' as const, a: 0, b: 1 };
 
   it('fills each block row into its mapped out row, as the JS reference does, float32 and float64', () => {
@@ -136,5 +136,17 @@ describe.skipIf(skipNative)('the addon: fill with a row map, column moments', ()
       expect(bits(got.sq).equals(bits(want.sq))).toBe(true);
     }
     expect(() => columnMoments(new Float32Array(5), 2, 3)).toThrow(/expected 2 x 3 values, got 5/);
+  });
+
+  it('the scaled copy equals the JS loop to the bit (the fitted scaler, a constant column, -0)', () => {
+    let s = 7;
+    const next = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32) * 20 - 10;
+    for (const [rows, cols] of [[1, 1], [3, 5], [257, 17], [1000, 784]]) {
+      const x = Float32Array.from({ length: rows * cols }, (_, k) => (k % cols === 0 ? 2 : k % 7 === 0 ? -0 : next() * 1e3));
+      const { mean, sq } = columnMomentsJs(x, rows, cols);
+      const sd = Array.from(sq, (v) => (Math.sqrt(v / rows) > 1e-12 ? Math.sqrt(v / rows) : 1));
+      expect(bits(scaleColumns(x, rows, cols, Array.from(mean), sd)).equals(bits(scaleColumnsJs(x, rows, cols, Array.from(mean), sd)))).toBe(true);
+    }
+    expect(() => scaleColumns(new Float32Array(6), 2, 3, [0, 0], [1, 1, 1])).toThrow(/3 means and deviations, got 6, 2 and 3/);
   });
 });

@@ -4,7 +4,7 @@
  * targets are in the hundreds). Saved with the model, applied again at predict time.
  */
 import * as z from 'zod';
-import { columnMoments } from '../../../native/column-moments';
+import { columnMoments, scaleColumns } from '../../../native/column-moments';
 import type { Dataset } from './datasets';
 
 export interface Scaler {
@@ -61,12 +61,11 @@ function computeScaler(ds: Dataset): Scaler {
   return { xMean: Array.from(mean), xStd, yMean, yStd };
 }
 
+/** The features standardised (native/column-moments.ts: on every core where the addon has it, the same bytes). */
 export function scaleX(s: Scaler, x: Float32Array, nRows: number): Float32Array {
   const d = s.xMean.length;
   if (x.length !== nRows * d) throw new RangeError(`expected ${nRows} x ${d} features, got ${x.length} values`);
-  const out = new Float32Array(x.length);
-  for (let i = 0; i < nRows; i++) for (let j = 0; j < d; j++) out[i * d + j] = (x[i * d + j] - s.xMean[j]) / s.xStd[j];
-  return out;
+  return scaleColumns(x, nRows, d, s.xMean, s.xStd);
 }
 
 // The last scaling of each Dataset object: a trial scores its validation rows after every epoch
