@@ -31,29 +31,36 @@ Napi::TypedArray typedArg(const Napi::CallbackInfo& info, size_t i, const char* 
 
 void* dataOf(const Napi::TypedArray& t) { return static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset(); }
 
-Napi::Value ColumnMoments(const Napi::CallbackInfo& info) {
-  const int64_t rows = intArg(info, 1, "rows", 1, kMaxIndex);
+// The arguments both calls open with: x (a Float32Array of rows x cols), rows, cols, mean and a
+// second Float64Array of cols (the moments' sq, the scaling's sd).
+struct Columns {
+  int64_t rows, cols;
+  float* x;
+  double* mean;
+  double* second;
+};
+
+Columns columnsArgs(const Napi::CallbackInfo& info, int64_t minRows, const char* second) {
+  const int64_t rows = intArg(info, 1, "rows", minRows, kMaxIndex);
   const int64_t cols = intArg(info, 2, "cols", 1, kMaxIndex);
   if (__int128(rows) * cols > kMaxIndex) throw Napi::RangeError::New(info.Env(), "rows x cols is past 2^53 - 1");
-  Napi::TypedArray x = typedArg(info, 0, "x", napi_float32_array, "Float32Array", rows * cols);
-  Napi::TypedArray mean = typedArg(info, 3, "mean", napi_float64_array, "Float64Array", cols);
-  Napi::TypedArray sq = typedArg(info, 4, "sq", napi_float64_array, "Float64Array", cols);
-  const int threads = static_cast<int>(intArg(info, 5, "threads", 1, 1024));
-  columnMoments(Pool::get(threads), static_cast<const float*>(dataOf(x)), rows, cols, static_cast<double*>(dataOf(mean)), static_cast<double*>(dataOf(sq)));
+  return {rows, cols, static_cast<float*>(dataOf(typedArg(info, 0, "x", napi_float32_array, "Float32Array", rows * cols))),
+          static_cast<double*>(dataOf(typedArg(info, 3, "mean", napi_float64_array, "Float64Array", cols))),
+          static_cast<double*>(dataOf(typedArg(info, 4, second, napi_float64_array, "Float64Array", cols)))};
+}
+
+Pool& poolArg(const Napi::CallbackInfo& info, size_t i) { return Pool::get(static_cast<int>(intArg(info, i, "threads", 1, 1024))); }
+
+Napi::Value ColumnMoments(const Napi::CallbackInfo& info) {
+  const Columns c = columnsArgs(info, 1, "sq");
+  columnMoments(poolArg(info, 5), c.x, c.rows, c.cols, c.mean, c.second);
   return info.Env().Undefined();
 }
 
 Napi::Value ScaleColumns(const Napi::CallbackInfo& info) {
-  const int64_t rows = intArg(info, 1, "rows", 0, kMaxIndex);
-  const int64_t cols = intArg(info, 2, "cols", 1, kMaxIndex);
-  if (__int128(rows) * cols > kMaxIndex) throw Napi::RangeError::New(info.Env(), "rows x cols is past 2^53 - 1");
-  Napi::TypedArray x = typedArg(info, 0, "x", napi_float32_array, "Float32Array", rows * cols);
-  Napi::TypedArray mean = typedArg(info, 3, "mean", napi_float64_array, "Float64Array", cols);
-  Napi::TypedArray sd = typedArg(info, 4, "sd", napi_float64_array, "Float64Array", cols);
-  Napi::TypedArray out = typedArg(info, 5, "out", napi_float32_array, "Float32Array", rows * cols);
-  const int threads = static_cast<int>(intArg(info, 6, "threads", 1, 1024));
-  scaleColumns(Pool::get(threads), static_cast<const float*>(dataOf(x)), rows, cols, static_cast<const double*>(dataOf(mean)), static_cast<const double*>(dataOf(sd)),
-               static_cast<float*>(dataOf(out)));
+  const Columns c = columnsArgs(info, 0, "sd");
+  float* out = static_cast<float*>(dataOf(typedArg(info, 5, "out", napi_float32_array, "Float32Array", c.rows * c.cols)));
+  scaleColumns(poolArg(info, 6), c.x, c.rows, c.cols, c.mean, c.second, out);
   return info.Env().Undefined();
 }
 
