@@ -70,13 +70,26 @@ export interface NativeAddon {
    * (native/src/philox_fill.h), on `threads` threads; synchronous. Absent in builds before it
    * (native/philox-fill.ts then fills in JS).
    */
-  philoxFill?(seed: number, normal: boolean, a: number, b: number, start: number, rows: number, cols: number, stride: number, out: FloatArray, outStride: number, threads: number): void;
+  philoxFill?(seed: number, normal: boolean, a: number, b: number, start: number, rows: number, cols: number, stride: number, out: FloatArray, outStride: number, threads: number, rowMap?: Int32Array): void;
+  /**
+   * True where philoxFill / philoxFillAsync take `rowMap` (block row r into out row rowMap[r];
+   * each entry checked to be a row of out); older builds ignore the argument.
+   */
+  philoxFillRowMap?: boolean;
   /**
    * philoxFill on a libuv thread: the arguments are checked (and bad ones thrown) before it
    * returns, the fill settles the promise; `out` must not be detached meanwhile. Absent in builds
    * before it (native/philox-fill.ts then fills synchronously).
    */
-  philoxFillAsync?(seed: number, normal: boolean, a: number, b: number, start: number, rows: number, cols: number, stride: number, out: FloatArray, outStride: number, threads: number): Promise<void>;
+  philoxFillAsync?(seed: number, normal: boolean, a: number, b: number, start: number, rows: number, cols: number, stride: number, out: FloatArray, outStride: number, threads: number, rowMap?: Int32Array): Promise<void>;
+  /**
+   * Each column's mean and sum of squared deviations of a rows x cols row-major x, in float64,
+   * summed down the rows in order (native/src/column_moments.h: the JS fit's doubles, to the bit),
+   * on `threads` threads. Absent in builds before it (native/column-moments.ts then sums in JS).
+   */
+  columnMoments?(x: Float32Array, rows: number, cols: number, mean: Float64Array, sq: Float64Array, threads: number): void;
+  /** out = (x - mean) / sd per column, in double, rounded once to float32 (scaleX's bytes), rows split over `threads`. Absent in builds before it. */
+  scaleColumns?(x: Float32Array, rows: number, cols: number, mean: Float64Array, sd: Float64Array, out: Float32Array, threads: number): void;
   /** The fill's log / sin / cos of each x (native/src/js_math.h: V8's fdlibm), for tests. */
   jsMath?(x: Float64Array, log: Float64Array, sin: Float64Array, cos: Float64Array): void;
   /** The fill's Box-Muller step on given uniforms: c = r cos t, s = r sin t (its vector path where the CPU has one), for tests. */

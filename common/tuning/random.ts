@@ -54,11 +54,22 @@ export function indexOf(u: number, n: number): number {
 
 /** A seeded permutation of 0..n-1 (Fisher–Yates, draw k for position n-1-k). */
 export function permutation(n: number, seed: number): Int32Array {
+  const draws = new Float64Array(Math.max(0, n - 1));
+  // Uniforms(seed).at(k) for every k at once (read gives at()'s values).
+  new PhiloxStream(seed, 'uniform', 0, 1, false).read(0, draws);
+  return permutationOfDraws(n, draws);
+}
+
+/**
+ * permutation(n, seed) from its n - 1 draws, Uniforms(seed).at(0 .. n - 2), however they were
+ * made (a worker takes large ones from the addon's fill: native/philox-fill.ts).
+ */
+export function permutationOfDraws(n: number, draws: ArrayLike<number>): Int32Array {
+  if (draws.length < n - 1) throw new RangeError(`a permutation of ${n} needs ${n - 1} draws, got ${draws.length}`);
   const p = new Int32Array(n);
   for (let i = 0; i < n; i++) p[i] = i;
-  const u = new Uniforms(seed);
   for (let i = n - 1, k = 0; i > 0; i--, k++) {
-    const j = indexOf(u.at(k), i + 1);
+    const j = indexOf(draws[k], i + 1);
     const t = p[i];
     p[i] = p[j];
     p[j] = t;

@@ -24,6 +24,7 @@
 namespace gf {
 void registerDfExports(Napi::Env env, Napi::Object exports);  // df_addon.cc
 void registerPhiloxFill(Napi::Env env, Napi::Object exports);  // philox_fill_napi.cc
+void registerColumnMoments(Napi::Env env, Napi::Object exports);  // column_moments_napi.cc
 }
 
 namespace {
@@ -303,6 +304,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   gf::registerLinalgResident(env, exports);
   gf::registerDfExports(env, exports);
   gf::registerPhiloxFill(env, exports);
+  gf::registerColumnMoments(env, exports);
   return exports;
 }
 

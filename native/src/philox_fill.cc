@@ -73,7 +73,7 @@ void fillRun(const StreamFill& f, int simd, int64_t first, int64_t n, T* out) {
 constexpr int64_t kPiece = 65536;
 
 template <typename T>
-void fillAll(Pool& pool, const StreamFill& f, T* out, int64_t outStride) {
+void fillAll(Pool& pool, const StreamFill& f, T* out, int64_t outStride, const int32_t* rowMap) {
   if (f.rows <= 0 || f.cols <= 0) return;
   // A piece is a group of whole rows, or a run of columns of one row when rows are long.
   const int64_t colPieces = (f.cols + kPiece - 1) / kPiece;
@@ -85,13 +85,13 @@ void fillAll(Pool& pool, const StreamFill& f, T* out, int64_t outStride) {
     const int64_t g = p / colPieces, c0 = (p % colPieces) * colsPer;
     const int64_t n = std::min(colsPer, f.cols - c0);
     for (int64_t r = g * rowsPer; r < std::min(f.rows, (g + 1) * rowsPer); r++)
-      fillRun(f, simd, f.start + r * f.stride + c0, n, out + r * outStride + c0);
+      fillRun(f, simd, f.start + r * f.stride + c0, n, out + (rowMap ? rowMap[r] : r) * outStride + c0);
   });
 }
 
 }  // namespace
 
-void fillStream(Pool& pool, const StreamFill& f, double* out, int64_t outStride) { fillAll(pool, f, out, outStride); }
-void fillStream(Pool& pool, const StreamFill& f, float* out, int64_t outStride) { fillAll(pool, f, out, outStride); }
+void fillStream(Pool& pool, const StreamFill& f, double* out, int64_t outStride, const int32_t* rowMap) { fillAll(pool, f, out, outStride, rowMap); }
+void fillStream(Pool& pool, const StreamFill& f, float* out, int64_t outStride, const int32_t* rowMap) { fillAll(pool, f, out, outStride, rowMap); }
 
 }  // namespace gf

@@ -25,7 +25,9 @@ struct StreamFill {
 
 // out[r * outStride + c] = element (r, c), as double or rounded once to float; split over the pool
 // in fixed pieces (each element a pure function of its index: any thread count, the same bits).
-void fillStream(Pool& pool, const StreamFill& f, double* out, int64_t outStride);
-void fillStream(Pool& pool, const StreamFill& f, float* out, int64_t outStride);
+// With rowMap, block row r goes to out row rowMap[r] instead (a trial's rows generated straight
+// into their train / validation order, datasets.ts); the caller checks its entries.
+void fillStream(Pool& pool, const StreamFill& f, double* out, int64_t outStride, const int32_t* rowMap = nullptr);
+void fillStream(Pool& pool, const StreamFill& f, float* out, int64_t outStride, const int32_t* rowMap = nullptr);
 
 }  // namespace gf

@@ -1,8 +1,9 @@
 // The N-API exports of the strided stream fill (philox_fill.h), registered by addon.cc:
 //
-//   philoxFill(seed, normal, a, b, start, rows, cols, stride, out, outStride, threads)
+//   philoxFill(seed, normal, a, b, start, rows, cols, stride, out, outStride, threads[, rowMap])
 //     out[r * outStride + c] = element start + r * stride + c of the float64 stream
-//     (out a Float64Array, or a Float32Array taking each value rounded once)
+//     (out a Float64Array, or a Float32Array taking each value rounded once); with rowMap (an
+//     Int32Array of rows entries) block row r is written to out row rowMap[r]
 //   philoxFillAsync(the same arguments) -> Promise<void>
 //     the same fill on a libuv thread (napi_job.h), so the JS thread goes on meanwhile
 //   jsMath(x, log, sin, cos)   the fill's log / sin / cos of each x (js_math.h), for tests
@@ -17,6 +18,7 @@
 #include <napi.h>
 
 #include <string>
+#include <vector>
 
 #include "cpu_simd.h"
 #include "js_math.h"
@@ -63,14 +65,36 @@ struct FillWork {
   bool f64;
   int64_t outStride;
   Pool* pool;
+  const int32_t* rowMap;
   void run() const {
     if (!pool) return;
-    if (f64) fillStream(*pool, f, static_cast<double*>(data), outStride);
-    else fillStream(*pool, f, static_cast<float*>(data), outStride);
+    if (f64) fillStream(*pool, f, static_cast<double*>(data), outStride, rowMap);
+    else fillStream(*pool, f, static_cast<float*>(data), outStride, rowMap);
   }
 };
 
 constexpr size_t kOutArg = 8;
+constexpr size_t kRowMapArg = 11;
+
+bool hasRowMap(const Napi::CallbackInfo& info) { return info.Length() > kRowMapArg && !info[kRowMapArg].IsUndefined(); }
+
+// The optional row map: rows entries, each an out row the block's cols fit in (out's rows).
+const int32_t* rowMapArg(const Napi::CallbackInfo& info, int64_t rows, int64_t cols, int64_t outStride, size_t outLength) {
+  Napi::Env env = info.Env();
+  if (!hasRowMap(info)) return nullptr;
+  if (!info[kRowMapArg].IsTypedArray() || info[kRowMapArg].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)
+    throw Napi::TypeError::New(env, "rowMap must be an Int32Array");
+  Napi::TypedArray m = info[kRowMapArg].As<Napi::TypedArray>();
+  if (static_cast<int64_t>(m.ElementLength()) < rows)
+    throw Napi::RangeError::New(env, "rowMap holds " + std::to_string(m.ElementLength()) + " rows; the block has " + std::to_string(rows));
+  const int32_t* map = static_cast<const int32_t*>(dataOf(m));
+  for (int64_t r = 0; r < rows; r++) {
+    if (map[r] < 0 || __int128(map[r]) * outStride + cols > static_cast<__int128>(outLength))
+      throw Napi::RangeError::New(env, "rowMap[" + std::to_string(r) + "] = " + std::to_string(map[r]) + " is not a row of out (" + std::to_string(outLength) +
+                                           " elements, " + std::to_string(cols) + " at outStride " + std::to_string(outStride) + ")");
+  }
+  return map;
+}
 
 FillWork fillArgs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -83,16 +107,17 @@ FillWork fillArgs(const Napi::CallbackInfo& info) {
   const int64_t outStride = intArg(info, 9, "outStride", 0, kMaxIndex);
   const int threads = static_cast<int>(intArg(info, 10, "threads", 1, 1024));
   const bool f64 = out.TypedArrayType() == napi_float64_array;
-  if (f.rows == 0 || f.cols == 0) return FillWork{f, nullptr, f64, outStride, nullptr};
+  if (f.rows == 0 || f.cols == 0) return FillWork{f, nullptr, f64, outStride, nullptr, nullptr};
   // 128-bit products: rows and strides below 2^53 each cannot overflow them.
   const __int128 last = __int128(f.start) + __int128(f.rows - 1) * f.stride + (f.cols - 1);
   if (last > kMaxIndex) throw Napi::RangeError::New(env, "the block's last element " + decimal(last) + " is past the stream's 2^53 - 1");
   if (f.rows > 1 && outStride < f.cols) throw Napi::RangeError::New(env, "outStride (" + std::to_string(outStride) + ") must be >= cols (" + std::to_string(f.cols) + "): rows would overlap");
+  const int32_t* rowMap = rowMapArg(info, f.rows, f.cols, outStride, out.ElementLength());
   const __int128 need = __int128(f.rows - 1) * outStride + f.cols;
-  if (need > static_cast<__int128>(out.ElementLength()))
+  if (!rowMap && need > static_cast<__int128>(out.ElementLength()))
     throw Napi::RangeError::New(env, "out holds " + std::to_string(out.ElementLength()) + " elements; " + std::to_string(f.rows) + " rows of " +
                                          std::to_string(f.cols) + " at outStride " + std::to_string(outStride) + " need " + decimal(need));
-  return FillWork{f, dataOf(out), f64, outStride, &Pool::get(threads)};
+  return FillWork{f, dataOf(out), f64, outStride, &Pool::get(threads), rowMap};
 }
 
 Napi::Value PhiloxFill(const Napi::CallbackInfo& info) {
@@ -105,7 +130,9 @@ Napi::Value PhiloxFill(const Napi::CallbackInfo& info) {
 // buffer before the promise settles (a worker's data set buffers are its own).
 Napi::Value PhiloxFillAsync(const Napi::CallbackInfo& info) {
   const FillWork work = fillArgs(info);
-  return queueDeviceJob(info.Env(), "gpuflow.philoxFill", [work] { work.run(); }, nullptr, {info[kOutArg]});
+  std::vector<Napi::Value> keep{info[kOutArg]};
+  if (hasRowMap(info)) keep.push_back(info[kRowMapArg]);
+  return queueDeviceJob(info.Env(), "gpuflow.philoxFill", [work] { work.run(); }, nullptr, keep);
 }
 
 Napi::TypedArray float64Arg(const Napi::CallbackInfo& info, size_t i, const char* name, size_t length) {
@@ -150,6 +177,9 @@ Napi::Value JsBoxMuller(const Napi::CallbackInfo& info) {
 void registerPhiloxFill(Napi::Env env, Napi::Object exports) {
   exports.Set("philoxFill", Napi::Function::New(env, PhiloxFill));
   exports.Set("philoxFillAsync", Napi::Function::New(env, PhiloxFillAsync));
+  // Builds before the row map ignore a 12th argument (their rows would land in block order), so
+  // callers pass rowMap only where this says the fill reads it (native/philox-fill.ts).
+  exports.Set("philoxFillRowMap", Napi::Boolean::New(env, true));
   exports.Set("jsMath", Napi::Function::New(env, JsMath));
   exports.Set("jsBoxMuller", Napi::Function::New(env, JsBoxMuller));
 }

@@ -12,8 +12,8 @@
  */
 import * as arrow from 'apache-arrow';
 import { PhiloxStream } from '../../../common/philox';
-import { fillStream, fillStreamAsync, type StreamBlock } from '../../../native/philox-fill';
-import { deriveSeed, indexOf, permutation, SeedTag, Uniforms } from '../../../common/tuning/random';
+import { filledPermutation, fillStream, fillStreamAsync, uniformDraws, type StreamBlock } from '../../../native/philox-fill';
+import { deriveSeed, indexOf, SeedTag, Uniforms } from '../../../common/tuning/random';
 import type { Task } from '../../../common/tuning/trial';
 
 export interface Dataset {
@@ -45,13 +45,15 @@ interface NormalsFill {
   out: Float32Array | Float64Array;
   outOffset: number;
   outStride: number;
+  /** Block row r into out row rowMap[r] (native/philox-fill.ts). */
+  rowMap?: Int32Array;
 }
 
 /** A generator's body: yields the fills it needs (each done before it resumes), returns the data. */
 type Steps<T> = Generator<NormalsFill, T, void>;
 
 function fillArgs(f: NormalsFill): Parameters<typeof fillStream> {
-  return [{ seed: deriveSeed(f.seed, SeedTag.data, f.tag), dist: 'normal', a: 0, b: 1 }, f.block, f.out, f.outOffset, f.outStride];
+  return [{ seed: deriveSeed(f.seed, SeedTag.data, f.tag), dist: 'normal', a: 0, b: 1 }, f.block, f.out, f.outOffset, f.outStride, f.rowMap];
 }
 
 function runSync<T>(steps: Steps<T>): T {
@@ -113,7 +115,21 @@ export function makeClassificationAsync(o: ClassificationOptions): Promise<Datas
   return runAsync(classificationSteps(o));
 }
 
-function* classificationSteps(o: ClassificationOptions): Steps<Dataset> {
+/**
+ * Where the generated rows go: given the final labels (row order) and the class list, the output
+ * row of each row (a permutation of 0 .. n - 1). A trial's split (split.ts) places its training
+ * rows first and its validation rows after them, so the rows are generated where the split puts
+ * them instead of copied there.
+ */
+export type PlaceRows = (y: Float32Array, classes: number[]) => Int32Array;
+
+/** makeClassificationAsync with its rows in the order `place` gives (not for linearly separable sets: their labels come from the rows). */
+export function makeClassificationPlacedAsync(o: ClassificationOptions, place: PlaceRows): Promise<Dataset> {
+  if (o.linearlySeparable) throw new DatasetError('a linearly separable set labels its rows from their values; it cannot be placed before they are made');
+  return runAsync(classificationSteps(o, place));
+}
+
+function* classificationSteps(o: ClassificationOptions, place?: PlaceRows): Steps<Dataset> {
   const n = o.nSamples;
   const nInf = o.nInformative ?? 2;
   const nRed = o.nRedundant ?? 0;
@@ -128,11 +144,25 @@ function* classificationSteps(o: ClassificationOptions): Steps<Dataset> {
   if (!o.linearlySeparable && k > 2 ** nInf) throw new DatasetError(`nClasses (${k}) must be <= 2^nInformative (${2 ** nInf})`);
   if (!(flip >= 0 && flip <= 1)) throw new DatasetError(`flipY must be in [0, 1], got ${flip}`);
 
+  const classes = Array.from({ length: k }, (_, c) => c);
   const x = new Float32Array(n * d);
   const y = new Float32Array(n);
-  const u = new Uniforms(deriveSeed(o.seed, SeedTag.data, 2));
-  const label = permutation(n, deriveSeed(o.seed, SeedTag.data, 3));
+  const label = filledPermutation(n, deriveSeed(o.seed, SeedTag.data, 3));
   for (let i = 0; i < n; i++) y[i] = label[i] % k;
+  if (flip > 0) {
+    // Row i's flip and new class: Uniforms.at(2i), at(2i + 1). The class vertex below stays the
+    // label's before the flip (label[i] % k).
+    const u = uniformDraws(deriveSeed(o.seed, SeedTag.data, 2), 0, 2 * n);
+    for (let i = 0; i < n; i++) if (u[2 * i] < flip) y[i] = indexOf(u[2 * i + 1], k);
+  }
+  // Output row of each row: the labels are final here (except a separable set's, never placed).
+  const map = place ? place(y, classes) : undefined;
+  const at = map ? (i: number) => map[i] * d : (i: number) => i * d;
+  // The noise features straight into x (most of 60 000 x 784's values: 720 of each row's 784),
+  // first: the fill's threads touch x's fresh pages, which the JS loops below would otherwise
+  // fault in one by one (0.1-0.2 s at that size here). No value depends on another's order.
+  const first = nInf + nRed;
+  yield { seed: o.seed, tag: 1, block: { start: first, rows: n, cols: d - first, stride: d }, out: x, outOffset: first, outStride: d, rowMap: map };
 
   if (o.linearlySeparable) {
     const z = normals(o.seed, 1); // element by element: a few informative values a row
@@ -155,30 +185,31 @@ function* classificationSteps(o: ClassificationOptions): Steps<Dataset> {
     }
   } else {
     // Distinct hypercube vertices for the classes: a seeded choice among 2^nInf.
-    const vertices = permutation(2 ** Math.min(nInf, 20), deriveSeed(o.seed, SeedTag.data, 5));
+    const vertices = filledPermutation(2 ** Math.min(nInf, 20), deriveSeed(o.seed, SeedTag.data, 5));
     // The informative block in float64 (the shift is added before the one rounding to float32).
     const inf = new Float64Array(n * nInf);
     yield { seed: o.seed, tag: 1, block: { start: 0, rows: n, cols: nInf, stride: d }, out: inf, outOffset: 0, outStride: nInf };
     for (let i = 0; i < n; i++) {
-      const v = vertices[y[i]];
-      for (let j = 0; j < nInf; j++) x[i * d + j] = inf[i * nInf + j] + ((v >> j) & 1 ? sep : -sep);
-    }
-    for (let i = 0; i < n; i++) {
-      if (flip > 0 && u.at(2 * i) < flip) y[i] = indexOf(u.at(2 * i + 1), k);
+      const v = vertices[label[i] % k];
+      const row = at(i);
+      for (let j = 0; j < nInf; j++) x[row + j] = inf[i * nInf + j] + ((v >> j) & 1 ? sep : -sep);
     }
   }
   const mix = new Uniforms(deriveSeed(o.seed, SeedTag.data, 6)); // redundant = informative @ B, B ~ U(-1, 1)
   for (let i = 0; i < n; i++) {
+    const row = at(i);
     for (let r = 0; r < nRed; r++) {
       let s = 0;
-      for (let j = 0; j < nInf; j++) s += x[i * d + j] * (2 * mix.at(r * nInf + j) - 1);
-      x[i * d + nInf + r] = s;
+      for (let j = 0; j < nInf; j++) s += x[row + j] * (2 * mix.at(r * nInf + j) - 1);
+      x[row + nInf + r] = s;
     }
   }
-  // The noise features straight into x (most of 60 000 x 784's values: 720 of each row's 784).
-  const first = nInf + nRed;
-  yield { seed: o.seed, tag: 1, block: { start: first, rows: n, cols: d - first, stride: d }, out: x, outOffset: first, outStride: d };
-  return { task: 'classification', nRows: n, nFeatures: d, featureNames: names(d), x, y, classes: Array.from({ length: k }, (_, c) => c) };
+  let yOut = y;
+  if (map) {
+    yOut = new Float32Array(n);
+    for (let i = 0; i < n; i++) yOut[map[i]] = y[i];
+  }
+  return { task: 'classification', nRows: n, nFeatures: d, featureNames: names(d), x, y: yOut, classes };
 }
 
 export interface RegressionOptions {

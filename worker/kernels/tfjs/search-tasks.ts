@@ -24,7 +24,7 @@ import { fromIPC } from '../df/ipc';
 import { packModel, unpackModel } from './pack';
 import { saveTrialModel } from './persist';
 import { allRecords, modelOf, readOutputs, SearchTaskError, type TrialRecord, type TrialTaskOutput } from './search-record';
-import { trainValidationSplit } from './split';
+import { makeClassificationSplitAsync, trainValidationSplit } from './split';
 import type { TrialData } from './train';
 import { nameSyntheticRows } from './cuda/device-data';
 import { trainOnChosenBackend } from './trial-backend';
@@ -98,11 +98,22 @@ function warmupFor(sel: BackendSelection, trial: TrialSpec, data: DataSpec): (()
   return () => ((warmupDone = true), warmTrialKernels(trial.model, plan.shape, plan.batches));
 }
 
+/**
+ * A trial's training and validation rows: a synthetic classification set's generated where its
+ * split puts them (split.ts makeClassificationSplitAsync: the same bits, no copy), others built,
+ * then split.
+ */
+export async function trialRows(spec: DataSpec, table: Uint8Array | undefined): Promise<TrialData> {
+  const s = spec.source;
+  if (s.kind === 'classification') return makeClassificationSplitAsync(s, spec.split);
+  return trainValidationSplit(await datasetOf(spec, table, 'search-trial'), spec.split);
+}
+
 function dataFor(spec: DataSpec, table: Uint8Array | undefined, warm?: () => Promise<void>): Promise<TrialData> {
   const cache = spec.source.kind === 'table' && table ? (tableCache.get(table) ?? tableCache.set(table, new Map()).get(table)!) : dataCache;
   return builtOnce(cache, JSON.stringify(spec), async () => {
     traceStart('worker-trial-data-start');
-    const split = trainValidationSplit(await buildWhileWarming(() => datasetOf(spec, table, 'search-trial'), warm), spec.split);
+    const split = await buildWhileWarming(() => trialRows(spec, table), warm);
     nameSyntheticRows(spec, split.train);
     // What each worker spends building the rows before its first trial (docs/tuning.md, the
     // search over four GPUs): the start-up trace shows it beside the worker's start.
