@@ -18,11 +18,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from . import forkserver, trace
 from .messages import WorkerInfo
 
+from .warm import PRELOAD as WARM_PRELOAD
+
 log = logging.getLogger("gpuflow_dask")
-
-
-# The workers of the clusters we start warm up as they start (warm.py).
-WARM_PRELOAD = ["gpuflow_dask.warm"]
 
 
 class ConnectError(Exception):

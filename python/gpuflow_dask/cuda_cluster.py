@@ -14,7 +14,7 @@ import shutil
 import subprocess
 from typing import Any, Dict, List, Optional, Sequence
 
-from .cluster import WARM_PRELOAD
+from .warm import PRELOAD as WARM_PRELOAD
 
 
 def visible_gpus(env: Optional[Dict[str, str]] = None, nvidia_smi: Optional[str] = None) -> List[str]:

@@ -23,6 +23,10 @@ import time
 from typing import Any, Optional
 
 log = logging.getLogger("gpuflow_dask")
+# The `preload` of the workers of the clusters gpuflow starts (cluster.py, cuda_cluster.py): this
+# module, whose dask_setup below starts the warm-up as each worker starts.
+PRELOAD = [__name__]
+
 _started: Optional[threading.Thread] = None
 _lock = threading.Lock()
 
