@@ -14,7 +14,12 @@
 #     with the first worker; nobytecode for the packed site without bytecode, as the 09:03 run
 #     had it: a copy of it without __pycache__ first on PYTHONPATH, PYTHONDONTWRITEBYTECODE=1;
 #     ownpin for GPUFLOW_DASK_PIN=own,
-#     each local-cuda worker seeing its GPU alone instead of every GPU with its own first);
+#     each local-cuda worker seeing its GPU alone instead of every GPU with its own first;
+#     nonvml for DASK_DISTRIBUTED__DIAGNOSTICS__NVML=False: distributed's NVML monitoring off in
+#     the scheduler, Nannies and workers. Each of those processes calls nvmlInit and queries every
+#     GPU as it starts where pynvml imports (a "pynvml" line says whether it does), a suspect for
+#     the ~0.9 s between the workers' registration and the cluster's start on four GPUs
+#     (docs/dask.md), which the 2-core machine, with no GPU, does not show);
 #   - through bench/dask/seed_dask.py on the same two clusters (the graph without the CLI);
 #   - hand-written Dask + CuPy (bench/engine-gpu/dask_cupy.py), a current dask from wheels.
 # One JSON line per measurement, on stdout and in $OUT/dask-device.jsonl.
@@ -50,6 +55,7 @@ if [ "$MODE" = gpu ]; then
   b0=$SECONDS
   node native/build.mjs --force 2>&1 | tail -3
   emit "{\"kind\":\"build\",\"seconds\":$((SECONDS - b0)),\"capi\":$("$PY" -c 'import json; print(json.dumps(json.load(open("native/build/info.json")).get("capi")))')}"
+  emit "{\"kind\":\"pynvml\",\"imports\":$("$PY" -c 'import importlib.util, json; print(json.dumps(importlib.util.find_spec("pynvml") is not None))')}"
   ALL=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
   ONE=${ALL%%,*}
   BACKEND=(--backend cuda --cpu-workers 0)
@@ -172,7 +178,7 @@ for n in "$SMALL" "$N"; do
     fi
     # The runs as gpuflow makes them, then (full size) one with each wall cut turned around.
     variants=("default:")
-    [ "$small" = true ] || variants+=("spawn:GPUFLOW_DASK_FORKSERVER=0" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0" "nobytecode:PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$NOPYC_SITE:$PYTHONPATH" "ownpin:GPUFLOW_DASK_PIN=own")
+    [ "$small" = true ] || variants+=("spawn:GPUFLOW_DASK_FORKSERVER=0" "cold:GPUFLOW_DASK_WARM=0" "late:GPUFLOW_DASK_EARLY=0" "nobytecode:PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$NOPYC_SITE:$PYTHONPATH" "ownpin:GPUFLOW_DASK_PIN=own" "nonvml:DASK_DISTRIBUTED__DIAGNOSTICS__NVML=False")
     for variant in "${variants[@]}"; do
       vname=${variant%%:*}
       venv=${variant#*:}
