@@ -64,7 +64,7 @@ const store = openStore(path.join(dbDir, 'gpuflow.db'));
 const svc = new GpuflowService(engine, store, { launcher, virtualGpus: WORKERS === 'virtual' ? GPUS : 0, backends });
 
 const doc = JSON.parse(readFileSync(path.join(ROOT, 'examples', WORKFLOW === 'groupby' ? 'dataframe-groupby.json' : 'seed-benchmark.json'), 'utf8')) as unknown;
-const params = WORKFLOW === 'groupby' ? { rows_per_partition: Number(opt('rows', '500')) } : { N: Number(opt('n', '800')), chunks: Number(opt('chunk', '50')) };
+const params: Record<string, number> = WORKFLOW === 'groupby' ? { rows_per_partition: Number(opt('rows', '500')) } : { N: Number(opt('n', '800')), chunks: Number(opt('chunk', '50')) };
 
 const cpuMs = () => {
   const u = process.cpuUsage();
