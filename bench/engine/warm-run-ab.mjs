@@ -6,7 +6,7 @@
 // configuration and checkout: the median over rounds of each round's medians, and the median of
 // the paired differences (this checkout minus base). Every digest must be one per configuration.
 //
-//   node bench/engine/warm-run-ab.mjs --base <dir> [--rounds 5] [--runs 20] [--label x]
+//   node bench/engine/warm-run-ab.mjs --base <dir> [--rounds 5] [--runs 20] [--only virtual,CPU] [--label x]
 //     -> bench/results/warm-run-ab-<label>.json
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,12 +20,15 @@ if (!BASE) throw new Error('--base <checkout of the code before> is required');
 const ROUNDS = Number(opt('rounds', '5'));
 const RUNS = opt('runs', '20');
 const LABEL = opt('label', execSync('git rev-parse --short HEAD').toString().trim());
+/** --only a,b: the configurations whose names contain one of these. */
+const ONLY = opt('only', null);
 const CONFIGS = [
   { name: 'groupby, 4 fake-cuda GPUs', args: ['--workers', 'fake', '--gpus', '4', '--workflow', 'groupby', '--rows', '50'] },
   { name: 'groupby, 1 fake-cuda GPU', args: ['--workers', 'fake', '--gpus', '1', '--workflow', 'groupby', '--rows', '50'] },
   { name: 'groupby, 4 virtual GPUs', args: ['--workers', 'virtual', '--gpus', '4', '--workflow', 'groupby', '--rows', '50'] },
+  { name: 'groupby, 2 CPU workers (js)', args: ['--workers', 'cpu', '--gpus', '2', '--workflow', 'groupby', '--rows', '50'] },
   { name: 'seed N=800 chunks 50, 4 fake-cuda GPUs', args: ['--workers', 'fake', '--gpus', '4', '--workflow', 'seed', '--n', '800', '--chunk', '50'] },
-];
+].filter((c) => ONLY === null || ONLY.split(',').some((o) => c.name.includes(o)));
 const SIDES = { base: path.resolve(BASE), head: path.resolve('.') };
 
 function once(root, config) {

@@ -15,9 +15,9 @@
  *   total      runAsync called -> the service's result; engine: stats.durationMs
  *   mainCpu    main's CPU time over the whole run
  * Workers: GPU workers whose CUDA calls the CPU kernels answer (GPUFLOW_BENCH_FAKE_CUDA: the
- * dataframe ops run on their js kernels there, native/fake-cuda.ts) or virtual GPUs.
+ * dataframe ops run on their js kernels there, native/fake-cuda.ts), virtual GPUs or CPU workers.
  *
- *   npx tsx bench/engine/warm-run.ts [--root <checkout>] [--workers fake|virtual] [--gpus 4]
+ *   npx tsx bench/engine/warm-run.ts [--root <checkout>] [--workers fake|virtual|cpu] [--gpus 4]
  *     [--workflow groupby|seed] [--rows 500] [--n 800] [--runs 20] [--warm 3]
  * prints one JSON line (the medians and every run); --root runs another checkout's engine with
  * this file (A/B: bench/engine/warm-run-ab.mjs).
@@ -38,7 +38,7 @@ const GPUS = Number(opt('gpus', '4'));
 const WORKFLOW = opt('workflow', 'groupby');
 const RUNS = Number(opt('runs', '20'));
 const WARM = Number(opt('warm', '3'));
-if (WORKERS !== 'fake' && WORKERS !== 'virtual') throw new Error(`--workers: expected fake or virtual, got '${WORKERS}'`);
+if (WORKERS !== 'fake' && WORKERS !== 'virtual' && WORKERS !== 'cpu') throw new Error(`--workers: expected fake, virtual or cpu, got '${WORKERS}'`);
 if (WORKFLOW !== 'groupby' && WORKFLOW !== 'seed') throw new Error(`--workflow: expected groupby or seed, got '${WORKFLOW}'`);
 
 // Another checkout's modules, loaded by path (their types are this checkout's).
@@ -57,7 +57,8 @@ const discovery = {
 };
 const backends: Array<'cuda' | 'js'> = WORKERS === 'fake' ? ['cuda', 'js'] : ['js'];
 const launcher = forkLauncher();
-const engine = new Engine(discovery, { launcher, useGpus: WORKERS === 'fake', maxGpus: GPUS, cpuWorkers: 0, virtualGpus: WORKERS === 'virtual' ? GPUS : 0, backends });
+// --workers cpu: --gpus CPU workers of one thread each (the js kernels).
+const engine = new Engine(discovery, { launcher, useGpus: WORKERS === 'fake', maxGpus: GPUS, cpuWorkers: WORKERS === 'cpu' ? GPUS : 0, virtualGpus: WORKERS === 'virtual' ? GPUS : 0, backends, threadsPerCpuWorker: 1 });
 await engine.start();
 const dbDir = mkdtempSync(path.join(tmpdir(), 'gpuflow-warm-run-'));
 const store = openStore(path.join(dbDir, 'gpuflow.db'));
