@@ -97,8 +97,12 @@ export function fakeCudaAddon(real: NativeAddon): NativeAddon {
     buffers.set(next, b);
     return next++;
   };
+  // The dataframe device kernels (native/df.ts) have no CPU twin to answer them: left out, so a
+  // fake GPU worker runs df ops with the js kernels (backend 'js (cuda: the addon lacks ...)'),
+  // its messages, store and Arrow encoding the GPU worker's own (bench/engine/warm-run.ts).
+  const { cudaDfFilter: _f, cudaDfGroupby: _g, cudaDfJoin: _j, cudaDfTimeseriesGroupby: _t, ...host } = real as NativeAddon & Record<string, unknown>;
   return {
-    ...real,
+    ...(host as NativeAddon),
     info: () => ({ ...real.info(), cuda: true, cudaReason: undefined, device: 'fake cuda (CPU kernels, GPUFLOW_BENCH_FAKE_CUDA)' }),
     cudaStatus: () => ({ cuda: true }),
     cudaRunProgram: (code, inputs, out) => run(code, inputs, out),

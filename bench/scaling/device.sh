@@ -105,14 +105,16 @@ ab() {
 # The warm pool: a `gpuflow serve` on all GPUs (its store needs the real better-sqlite3 in
 # node_modules), then `gpuflow run`s with the same options and database, which hand their runs to
 # it (main/cli/attach.ts): process wall with no worker started. Then a serve on GPU 0 alone, the
-# warm one-GPU baseline of the same matmul, groupby and sliced seed.
+# warm one-GPU baseline of the same matmul, groupby and sliced seed. WARM_TRACE=1: serve traces
+# its runs (GPUFLOW_TRACE_START=1) and each serve's runs' phases, request to stored record, go to
+# $OUT/warm-trace-phases.jsonl (bench/engine/run-trace-phases.mjs; in order: the runs of wrun below).
 warm() {
 # The real module, not the bench stub (build.sh --with-tfjs stubs it: a require passes, a database does not).
 if node -e "new (require('better-sqlite3'))(':memory:')" 2>/dev/null; then
   W=/tmp/warm-$$; mkdir -p $W
   wserve() { # devices: a serve on them, its database $W/g-<devices>.db
     WDEV=$1; WDB=$W/g-$(echo $1 | tr ',' '_').db
-    GPUFLOW_DEVICES=$WDEV GPUFLOW_DB=$WDB GPUFLOW_TRACE_START=0 node $CLI serve --port 0 $GPU > $W/serve.out 2> $W/serve.err &
+    GPUFLOW_DEVICES=$WDEV GPUFLOW_DB=$WDB GPUFLOW_TRACE_START=${WARM_TRACE:-0} node $CLI serve --port 0 $GPU > $W/serve.out 2> $W/serve.err &
     SERVE=$!
     for i in $(seq 1 150); do grep -q "gpuflow serve: http" $W/serve.out && break; sleep 0.2; done
     echo "serve on $WDEV: $(cat $W/serve.out)" | tee -a $OUT/machine.txt
@@ -122,7 +124,10 @@ if node -e "new (require('better-sqlite3'))(':memory:')" 2>/dev/null; then
     GPUFLOW_DB=$WDB GPUFLOW_DEVICES=$WDEV node bench/engine-gpu/timed-run.mjs "{\"label\":\"$label\",\"devices\":\"$WDEV\",\"gpus\":$(echo $WDEV | tr ',' '\n' | wc -l),\"attached\":true}" --timeout 60 -- \
       $CLI run $wf --json "$@" | tee -a $J | cut -c1-260
   }
-  wstop() { kill -TERM $SERVE; wait $SERVE; tail -3 $W/serve.err | tee -a $OUT/machine.txt; rm -f $W/serve.out; }
+  wstop() {
+    kill -TERM $SERVE; wait $SERVE; grep -v '^gpuflow-trace' $W/serve.err | tail -3 | tee -a $OUT/machine.txt; rm -f $W/serve.out
+    if [ "${WARM_TRACE:-0}" = 1 ]; then node bench/engine/run-trace-phases.mjs $W/serve.err --label "serve-$WDEV" | tee -a $OUT/warm-trace-phases.jsonl; fi
+  }
   wserve ${SETS##* }
   for rep in 1 2 3; do for dt in float32 float64; do wrun warm-seed-sliced-$dt examples/seed-benchmark.json $SEED --param dtype=$dt $GPU; done; done
   # The same run started here beside the warm serve (--no-attach): the cold process it replaces.

@@ -416,6 +416,7 @@ export class GpuflowService {
     const done = handle.result.then(async (r) => {
       unsubscribe();
       const digest = r.status === 'finished' ? await runDigest(r) : null;
+      traceStart('run-digest');
       let eventsLost: string | null = null;
       let storeError: string | null = null;
       if (this.store && storeId !== null) {
@@ -437,6 +438,7 @@ export class GpuflowService {
           storeError = e instanceof Error ? e.message : String(e);
         }
       }
+      traceStart('run-stored');
       const result = { ...r, digest, storeId, eventsLost, storeError };
       for (const l of this.streamListeners) l({ type: 'run-result', result });
       return result;

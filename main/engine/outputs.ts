@@ -14,6 +14,8 @@ export function outputKeys(out: NodeOutput): string[] {
   return out.kind === 'array' || out.kind === 'table' || out.kind === 'values' ? out.keys : [out.key];
 }
 
+let tableModule: Promise<typeof import('./table-result')> | undefined;
+
 export async function outputValue(out: NodeOutput, fetch: (key: string) => Promise<ChunkValue>): Promise<ResultValue> {
   if (out.kind === 'scalar') {
     const v = await fetch(out.key);
@@ -25,8 +27,11 @@ export async function outputValue(out: NodeOutput, fetch: (key: string) => Promi
     return assembleArray(out, blocks);
   }
   if (out.kind === 'table') {
-    // Apache Arrow loads with the first table result, not with the engine (start-up).
-    const [{ tableResult }, parts] = await Promise.all([import('./table-result'), Promise.all(out.keys.map((k) => fetch(k)))]);
+    // Apache Arrow loads with the first table result, not with the engine (start-up); the module
+    // is asked for once: a dynamic import per run went through the loader each time (under tsx, a
+    // round trip to its hooks' thread: about 1 ms of every table run's end).
+    tableModule ??= import('./table-result');
+    const [{ tableResult }, parts] = await Promise.all([tableModule, Promise.all(out.keys.map((k) => fetch(k)))]);
     return tableResult(out, parts);
   }
   if (out.kind === 'values') return { kind: 'json', value: (await Promise.all(out.keys.map((k) => fetch(k)))).map((v) => (v.kind === 'json' ? v.value : { kind: v.kind })) };

@@ -423,6 +423,7 @@ export class RunController {
     const results: Record<string, ResultValue> = {};
     try {
       for (const [name, out] of Object.entries(this.graph.outputs)) results[name] = await outputValue(out, (k) => this.fetch(k));
+      traceStart('run-results-read');
     } catch (e) {
       this.lostCachedOutput = this.cachedWire.size > 0;
       return this.end('failed', results, `collecting results: ${e instanceof Error ? e.message : String(e)}`);

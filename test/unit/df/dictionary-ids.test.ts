@@ -14,9 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { floatVector, stringVector } from '../../../worker/kernels/df/build';
 import { tableOf } from '../../../worker/kernels/df/gather';
 import {
-  assign, broadcastJoin, concatTables, describe as describeTable, fromIPC, groupbyAggregate, groupbyChunk, groupbyCombine,
-  hashJoin, timeseries, toIPC, valueCountsAggregate, valueCountsChunk,
+  assign, broadcastJoin, concatTables, describe as describeTable, groupbyAggregate, groupbyChunk, groupbyCombine,
+  hashJoin, timeseries, valueCountsAggregate, valueCountsChunk,
 } from '../../../worker/kernels/df/index';
+import { wire } from './helpers';
 
 /** A table as another process would send it: every string column with dictionary id 0 or 1. */
 function fromWorker(cols: Record<string, (string | number)[]>): Table {
@@ -28,7 +29,7 @@ function fromWorker(cols: Record<string, (string | number)[]>): Table {
     return { name, vector: makeVector(v.data[0].clone(new Dictionary(new Utf8(), new Int32(), id++))) };
   });
   // Through IPC, as a task's input arrives: the decoded types keep ids 0, 1, ...
-  return fromIPC(toIPC(tableOf(vectors)));
+  return wire(tableOf(vectors));
 }
 
 function rows(t: Table): Record<string, unknown>[] {
@@ -56,7 +57,7 @@ describe('dictionary ids of tables from different workers (item 7)', () => {
     const next = new Dictionary(new Utf8(), new Int32()).id + 1;
     const as = (d: typeof a, id: number) => makeVector(d.clone(new Dictionary(new Utf8(), new Int32(), id)));
     const t = tableOf([{ name: 'a', vector: as(a, next + 1000) }, { name: 'b', vector: as(b, next) }, { name: 'c', vector: as(c, next + 1000) }]);
-    const back = fromIPC(toIPC(t));
+    const back = wire(t);
     expect(rows(back)).toEqual([{ a: 'x', b: 'p', c: 'u' }, { a: 'y', b: 'q', c: 'v' }]);
     const ids = t.schema.fields.map((f) => (f.type as Dictionary).id);
     expect(new Set(ids).size).toBe(3);
@@ -72,7 +73,7 @@ describe('dictionary ids of tables from different workers (item 7)', () => {
       });
       const j = broadcastJoin(left, right, { how, on: ['dept'] });
       expect(rows(j)).toEqual(want);
-      expect(rows(fromIPC(toIPC(j)))).toEqual(want);
+      expect(rows(wire(j))).toEqual(want);
       expect(rows(hashJoin(left, right, { how, on: ['dept'] }))).toEqual(want);
     });
   }
@@ -83,29 +84,29 @@ describe('dictionary ids of tables from different workers (item 7)', () => {
       ['ops', 'a', null], ['eng', 'b', 'zed'], ['hr', 'c', null], ['eng', 'd', 'zed'], ['sales', 'e', 'yan'], ['legal', null, 'xi'],
     ]);
     const other = fromWorker({ dept: ['legal', 'eng'], who: ['q', 'r'], v: [10, 20] });
-    expect(rows(fromIPC(toIPC(concatTables([left, other])))).map((r) => r.dept)).toEqual(['ops', 'eng', 'hr', 'eng', 'sales', 'legal', 'eng']);
+    expect(rows(wire(concatTables([left, other]))).map((r) => r.dept)).toEqual(['ops', 'eng', 'hr', 'eng', 'sales', 'legal', 'eng']);
     const spec = { by: ['dept'], aggs: [{ column: 'v', agg: 'sum' as const }, { column: 'who', agg: 'nunique' as const }] };
-    const partials = [groupbyChunk(left, spec), groupbyChunk(other, spec)].map((t) => fromIPC(toIPC(t)));
-    const g = rows(groupbyAggregate([fromIPC(toIPC(groupbyCombine(partials, spec)))], spec));
+    const partials = [groupbyChunk(left, spec), groupbyChunk(other, spec)].map((t) => wire(t));
+    const g = rows(groupbyAggregate([wire(groupbyCombine(partials, spec))], spec));
     expect(g).toEqual([
       { dept: 'eng', v_sum: 26, who_nunique: 3 }, { dept: 'hr', v_sum: 3, who_nunique: 1 }, { dept: 'legal', v_sum: 10, who_nunique: 1 },
       { dept: 'ops', v_sum: 1, who_nunique: 1 }, { dept: 'sales', v_sum: 5, who_nunique: 1 },
     ]);
-    const vc = rows(valueCountsAggregate([valueCountsChunk(left, 'dept'), valueCountsChunk(other, 'dept')].map((t) => fromIPC(toIPC(t))), 'dept'));
+    const vc = rows(valueCountsAggregate([valueCountsChunk(left, 'dept'), valueCountsChunk(other, 'dept')].map((t) => wire(t)), 'dept'));
     expect(vc).toEqual([{ dept: 'eng', count: 3 }, { dept: 'hr', count: 1 }, { dept: 'legal', count: 1 }, { dept: 'ops', count: 1 }, { dept: 'sales', count: 1 }]);
   });
 });
 
 describe('assign of a bare column (item 9)', () => {
   it('z = x and w = name survive IPC, and describe after them works', () => {
-    const t = fromIPC(toIPC(timeseries({ seed: 3, rowStart: 0, rowCount: 500 })));
-    const a = fromIPC(toIPC(assign(t, { z: 'x', w: 'name' })));
+    const t = wire(timeseries({ seed: 3, rowStart: 0, rowCount: 500 }));
+    const a = wire(assign(t, { z: 'x', w: 'name' }));
     expect(a.numRows).toBe(500);
     const x = t.getChild('x')!.toArray() as Float64Array;
     expect(Array.from(a.getChild('z')!.toArray() as Float64Array)).toEqual(Array.from(x));
     expect(Array.from(a.getChild('y')!.toArray() as Float64Array)).toEqual(Array.from(t.getChild('y')!.toArray() as Float64Array));
     expect(a.getChild('w')!.toArray()).toEqual(t.getChild('name')!.toArray());
-    const d = rows(fromIPC(toIPC(describeTable(a))));
+    const d = rows(wire(describeTable(a)));
     expect(d.map((r) => r.z)).toEqual(d.map((r) => r.x));
     expect(d[0].z).toBe(500);
   });

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Table } from 'apache-arrow';
 import { expect } from 'vitest';
 import { readCsv } from '../../../worker/kernels/df/csv';
+import { fromIPC, toIPC } from '../../../worker/kernels/df/ipc';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/df');
 export type Row = Record<string, unknown>;
@@ -42,4 +43,12 @@ export function expectRowsClose(actual: Row[], want: Row[], keys?: string[]): vo
       } else expect(v, `row ${i} column ${k}`).toEqual(w);
     }
   });
+}
+
+/**
+ * `t` as a task in another process reads it: written to IPC and decoded from a copy of those bytes
+ * (fromIPC of the very bytes this process wrote gives back `t` itself, worker/kernels/df/ipc.ts).
+ */
+export function wire(t: Table): Table {
+  return fromIPC(toIPC(t).slice());
 }

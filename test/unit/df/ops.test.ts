@@ -3,8 +3,7 @@ import { assign, drop, filter, head, rename, select, tail } from '../../../worke
 import { sortTable } from '../../../worker/kernels/df/sort';
 import { concatTables } from '../../../worker/kernels/df/gather';
 import { tableFromArray } from '../../../worker/kernels/df/from-array';
-import { fromIPC, toIPC } from '../../../worker/kernels/df/ipc';
-import { column, expected, expectRowsClose, people, rows, type Row } from './helpers';
+import { column, expected, expectRowsClose, people, rows, wire, type Row } from './helpers';
 
 describe('per-partition operations', () => {
   it('filters with expressions exactly as the pandas masks select', () => {
@@ -68,7 +67,7 @@ describe('per-partition operations', () => {
     const t = tableFromArray({ dtype: 'float64', shape: [3, 2], data: Float64Array.from([1, 2, 3, 4, 5, 6]) }, ['a', 'b']);
     expect(rows(t)).toEqual([{ a: 1, b: 2 }, { a: 3, b: 4 }, { a: 5, b: 6 }]);
     const i = tableFromArray({ dtype: 'int64', shape: [2], data: BigInt64Array.from([7n, -8n]) });
-    expect(rows(fromIPC(toIPC(i)))).toEqual([{ value: 7 }, { value: -8 }]);
+    expect(rows(wire(i))).toEqual([{ value: 7 }, { value: -8 }]);
     expect(() => tableFromArray({ dtype: 'float64', shape: [1, 1, 1], data: new Float64Array(1) })).toThrow('1-D or 2-D');
   });
 });
