@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { nativeInfo } from '../../native/index';
 import { skipDask, DASK_PYTHON } from '../helpers/dask-cluster';
 import { startServe, tempDir } from '../reliability/helpers';
-import { runCli, type CliResult } from './cli-helpers';
+import { finishedDigest, runCli, type CliResult } from './cli-helpers';
 import { fakeNvidiaSmi } from './fake-gpus';
 
 /** How many compiles main's trace shows (workers trace under their own pids and never compile). */
@@ -35,6 +35,23 @@ describe('gpuflow run compiles once', () => {
     expect(out.status).toBe('finished');
     // The small search's plan, read from that one graph: one GPU worker per GPU.
     expect(out.stats.gpuWorkersPerDevice?.perDevice).toBe(1);
+  }, 300_000);
+
+  it.skipIf(!nativeInfo().available)('a search planned at four GPU workers per GPU in the run’s own pool: the compile for one per GPU is kept', async () => {
+    // No serve here: the pool is the CLI's own. The plan (4 per GPU) is read from the early
+    // compile, made for one per GPU; the trials' graph reads nothing of the workers
+    // (compile.ts compiledAs), so it is not compiled again for the smaller, more numerous workers.
+    const env = { GPUFLOW_NVIDIA_SMI: fakeNvidiaSmi(1), GPUFLOW_BENCH_FAKE_CUDA: '1', GPUFLOW_DEVICES: '0', GPUFLOW_GPU_WORKERS_PER_DEVICE: '', GPUFLOW_TRACE_START: '1' };
+    const args = ['run', 'test/fixtures/workflows/search-wide-small.json', '--json', '--no-store', '--cpu-workers', '0', '--no-attach'];
+    const r = await runCli(args, env, 200_000, 'close');
+    expect(compiles(r)).toBe(1);
+    const out = JSON.parse(r.stdout) as { status: string; digest: string; stats: { gpuWorkersPerDevice?: { perDevice: number } } };
+    expect(out.status).toBe('finished');
+    expect(out.stats.gpuWorkersPerDevice?.perDevice).toBe(4);
+    // The oracle: the same pool asked for by the variable, planned before the compile (one compile, for four per GPU).
+    const fixed = await runCli(args, { ...env, GPUFLOW_GPU_WORKERS_PER_DEVICE: '4' }, 200_000, 'close');
+    expect(compiles(fixed)).toBe(1);
+    expect(out.digest).toBe(finishedDigest(fixed));
   }, 300_000);
 
   it.skipIf(!nativeInfo().available)('a search beside a warm serve: serve compiles it, once; the CLI not at all', async () => {

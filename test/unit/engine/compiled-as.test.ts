@@ -1,6 +1,7 @@
-// compiledAs (main/engine/compile/compile.ts): a graph compiled with no options stands for the
-// compile with a Dask cluster's options when they leave the graph as it is. The oracle is the
-// compile with those options itself: the same tasks, or the same refusal.
+// compiledAs (main/engine/compile/compile.ts): a graph compiled with some options stands for the
+// compile with others (a Dask cluster's; a search's GPU workers planned at several per GPU) when
+// they leave the graph as it is. The oracle is the compile with those options itself: the same
+// tasks, or the same refusal.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compiledAs, compileWorkflow } from '../../../main/engine/compile/compile';
@@ -34,5 +35,49 @@ describe('compiledAs', () => {
 
   it('is null when the cluster coarsens for its GPUs (the graph changes: compile again)', () => {
     expect(compiledAs(wf, bare, { gpuShare: { gpus: 2, taskElements: 2 ** 20 } })).toBeNull();
+    // The oracle: the coarsened compile's tasks are not the bare graph's.
+    expect([...compileWorkflow(wf, { gpuShare: { gpus: 2, taskElements: 2 ** 20 } }).tasks.keys()]).not.toEqual([...bare.tasks.keys()]);
+    // Nor is a graph compiled for GPU workers taken for none or for other GPUs.
+    const forTwo = compileWorkflow(wf, { arrayResource: 'gpu', gpuShare: { gpus: 2, taskElements: 2 ** 20 } });
+    expect(compiledAs(wf, forTwo, {})).toBeNull();
+    expect(compiledAs(wf, forTwo, { arrayResource: 'gpu', gpuShare: { gpus: 8, taskElements: 2 ** 20 } })).toBeNull();
+    expect(compiledAs(wf, forTwo, { arrayResource: 'gpu', gpuShare: { gpus: 2, taskElements: 2 ** 20 } })).toBe(forTwo);
+  });
+});
+
+describe('compiledAs for a search planned at several GPU workers per GPU', () => {
+  const search = validateWorkflow(JSON.parse(readFileSync(new URL('../../fixtures/workflows/search-wide-small.json', import.meta.url), 'utf8')));
+  // What Engine.precompile tells the compiler of two cuda GPUs of 80 GB at one worker per GPU,
+  // then at four (main/cluster/plan.ts divides a GPU's memory among its workers).
+  const gib = 2 ** 30;
+  const onePerGpu = { maxTaskBytes: 80 * gib, device: { gpus: 2, bytes: 80 * gib }, arrayResource: 'gpu' as const, gpuShare: { gpus: 2, taskElements: 2 ** 28 } };
+  const fourPerGpu = { maxTaskBytes: 20 * gib, device: { gpus: 8, bytes: 20 * gib }, arrayResource: 'gpu' as const, gpuShare: { gpus: 8, taskElements: 2 ** 28 } };
+  const early = compileWorkflow(search, onePerGpu);
+
+  it('is the compile for one per GPU: its trials read nothing of the workers, the graph equals a fresh compile for four', () => {
+    const fresh = compileWorkflow(search, fourPerGpu);
+    expect(compiledAs(search, early, fourPerGpu)).toBe(early);
+    expect([...early.tasks.keys()]).toEqual([...fresh.tasks.keys()]);
+    expect([...early.tasks.values()]).toEqual([...fresh.tasks.values()]);
+    expect(early.outputs).toEqual(fresh.outputs);
+    // And a graph with no options at all (the trials' resource is their own).
+    expect([...compileWorkflow(search).tasks.values()]).toEqual([...fresh.tasks.values()]);
+  });
+
+  it('refuses a trial over a smaller bound with the fresh compile’s message', () => {
+    const biggest = Math.max(...[...early.tasks.values()].map((t) => t.workBytes));
+    const small = { ...fourPerGpu, maxTaskBytes: biggest - 1 };
+    expect(() => compileWorkflow(search, small)).toThrow();
+    let expected: unknown;
+    try {
+      compileWorkflow(search, small);
+    } catch (e) {
+      expected = e;
+    }
+    expect(() => compiledAs(search, early, small)).toThrow((expected as Error).message);
+  });
+
+  it('is null for a graph it did not compile', () => {
+    expect(compiledAs(search, { ...early }, fourPerGpu)).toBeNull();
   });
 });
