@@ -5,7 +5,10 @@
  * connected. Before, each compiled twice (run.ts searchSharing, then the engine's precompile;
  * firstRefusal's compile, then the Dask run's). A search beside a warm serve goes there unread and
  * serve compiles it once (before, the CLI compiled it to plan its GPU workers per GPU, then ran
- * it here and compiled it again).
+ * it here and compiled it again). A search planned at several GPU workers per GPU keeps the
+ * compile made for one per GPU (its trials read nothing of the workers; before, forPlan compiled
+ * again), and `--dask local-cuda` compiles its refusal check for the GPUs CUDA_VISIBLE_DEVICES
+ * names (before, for none, then again for the cluster's coarsening).
  */
 import { describe, expect, it } from 'vitest';
 import { nativeInfo } from '../../native/index';
@@ -73,9 +76,25 @@ describe('gpuflow run compiles once', () => {
     }
   }, 300_000);
 
+  const seedArgs = ['run', 'examples/seed-benchmark.json', '--param', 'N=2000', '--param', 'chunks=200', '--json', '--no-store'];
+
   it.skipIf(skipDask)('--dask: the graph of the refusal check is the one the cluster runs', async () => {
-    const r = await runCli(['run', 'examples/seed-benchmark.json', '--param', 'N=2000', '--param', 'chunks=200', '--dask', 'local:1', '--json', '--no-store'], { GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1' }, 240_000, 'close');
+    const r = await runCli([...seedArgs, '--dask', 'local:1'], { GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1' }, 240_000, 'close');
     expect(compiles(r)).toBe(1);
     expect((JSON.parse(r.stdout) as { status: string }).status).toBe('finished');
+  }, 300_000);
+
+  // local-cuda starts here without a GPU: CUDA_VISIBLE_DEVICES given by hand names its workers'
+  // GPUs (python/gpuflow_dask/cuda_cluster.py), and their chunk programs run on the C API's CPU path.
+  it.skipIf(skipDask)('--dask local-cuda: the refusal check compiles for the GPUs CUDA_VISIBLE_DEVICES names, and the cluster runs that graph', async () => {
+    const r = await runCli([...seedArgs, '--dask', 'local-cuda'], { GPUFLOW_PYTHON: DASK_PYTHON, GPUFLOW_TRACE_START: '1', CUDA_VISIBLE_DEVICES: '0,1' }, 240_000, 'close');
+    expect(compiles(r)).toBe(1);
+    const out = JSON.parse(r.stdout) as { status: string; digest: string; stats: { tasks: number } };
+    expect(out.status).toBe('finished');
+    // The graph coarsened for two GPUs (24 tasks here, against local:1's 116 uncoarsened), with local:1's digest.
+    const plain = await runCli([...seedArgs, '--dask', 'local:1'], { GPUFLOW_PYTHON: DASK_PYTHON }, 240_000);
+    const local = JSON.parse(plain.stdout) as { digest: string; stats: { tasks: number } };
+    expect(out.stats.tasks).toBeLessThan(local.stats.tasks);
+    expect(out.digest).toBe(finishedDigest(plain));
   }, 300_000);
 });
