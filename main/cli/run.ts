@@ -120,7 +120,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     // A search's GPU workers per GPU come from the engine's early compile, made for one per GPU
     // before the pool forks the others; the run takes that graph (compiled again, while the
     // workers start, only when the sharing changed what the compiler is told: forPlan above).
-    opts.dask === undefined && search ? async (engine) => searchSharing((compiled = engine.precompile(wf)).planned, opts) : undefined,
+    opts.dask === undefined && search ? async (engine) => searchSharing((compiled = engine.precompile(wf, { watchWorkers: true })).planned, opts) : undefined,
   );
   try {
     let current: string | null = null;

@@ -177,15 +177,17 @@ export class Engine {
    * nothing else to do then; 0.14 s for the 2 859 tasks of the seed workload on the GPU machine).
    * The compiler needs only the largest memory limit (from the plan) and the device target; when
    * the ready workers give another target (a GPU worker whose cuda backend did not load, or that
-   * did not start), `take()` compiles again for it. `earlier`: a compile of `wf` for another plan
-   * (forPlan), taken when it stands for this one's (compiledAs).
+   * did not start), `take()` compiles again for it. `watchWorkers`: a compile that may be taken
+   * for another plan (CompileOptions.watchWorkers; `gpuflow run`'s search, planned from it).
+   * `earlier`: a compile of `wf` for another plan (forPlan), taken when it stands for this one's
+   * (compiledAs).
    */
-  precompile(wf: ValidWorkflow, earlier?: Promise<Compiled>): EarlyCompile {
+  precompile(wf: ValidWorkflow, { watchWorkers, earlier }: { watchWorkers?: boolean; earlier?: Promise<Compiled> } = {}): EarlyCompile {
     this.warmLibrariesFor(wf);
     const planned = this.plannedDeviceTarget;
     const maxTaskBytes = largest(this.pool.plannedConfigs.map((c) => c.memoryLimit));
     const workers = workerOptions(this.pool.plannedConfigs, this.plannedCudaGpus.length);
-    const opts = { maxTaskBytes, device: planned, ...workers };
+    const opts = { maxTaskBytes, device: planned, ...workers, watchWorkers };
     const compiling = earlier ? earlier.then((c) => compiledAs(wf, c, opts) ?? compileWorkflowAsync(wf, opts), () => compileWorkflowAsync(wf, opts)) : compileWorkflowAsync(wf, opts);
     const early = compiling.then((c) => (traceStart('compiled-early'), c));
     // Its failure is the run's, reported through take() (or never, if no run takes it).
@@ -202,7 +204,7 @@ export class Engine {
         const same = sameTarget(planned, this.plannedDeviceTarget) && sameWorkers(workers, workerOptions(configs, this.plannedCudaGpus.length)) && maxTaskBytes === largest(configs.map((c) => c.memoryLimit));
         // A search planned at several GPU workers per GPU tells the compiler of more, smaller
         // workers; its trials' graph reads none of that, so the compile for one per GPU is kept.
-        return same ? compile : this.precompile(wf, early);
+        return same ? compile : this.precompile(wf, { earlier: early });
       },
     };
     return compile;

@@ -37,6 +37,14 @@ export interface CompileOptions {
   fuseSources?: boolean;
   /** compileWorkflowAsync stops at its next slice when this aborts (WorkAborted). */
   signal?: AbortSignal;
+  /**
+   * Record whether the graph read `arrayResource`, `device` or `gpuShare` (compiledAs takes a graph
+   * that read none of them for any workers; unwatched, a graph counts as having read them). Getters
+   * on the build context do it, and they made the 2 859-task seed's compile about twice as slow
+   * here (three times the garbage collection), so only a compile that may be taken for other
+   * workers asks: a search's early compile, before its GPU workers per GPU are planned.
+   */
+  watchWorkers?: boolean;
 }
 
 export interface Compiled extends TaskGraph {
@@ -80,14 +88,15 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   const float32 = new Set<string>();
   const portTypes: Record<string, string> = {};
   let unfused = 0;
-  // What the compiler is told of the workers, read through getters: a compile that never read it
-  // made the graph any other view of the workers would make (compiledAs). An op that spreads its
-  // context reads all three, which only ever costs a compile.
+  // What the compiler is told of the workers; with watchWorkers, read through getters: a compile
+  // that never read it made the graph any other view of the workers would make (compiledAs). An
+  // op that spreads its context reads all three, which only ever costs a compile.
   const view = workerView(opts);
   let readWorkers = false;
   // The tasks whose bytes exceeded every task emitted before them: the first task a smaller bound
   // refuses is the first of these over it (compiledAs refuses it as this compile would have).
   const peaks: Peak[] = [];
+  let peak = -Infinity;
 
   for (const id of wf.order) {
     const i = nodeIndex.get(id)!;
@@ -100,18 +109,9 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       params: wf.params.get(id) ?? {},
       inputs,
       usedPorts: new Set(wf.doc.edges.filter((e) => e.source === id).map((e) => e.sourcePort)),
-      get arrayResource() {
-        readWorkers = true;
-        return view.arrayResource;
-      },
-      get device() {
-        readWorkers = true;
-        return view.device;
-      },
-      get gpuShare() {
-        readWorkers = true;
-        return view.gpuShare;
-      },
+      arrayResource: view.arrayResource,
+      device: view.device,
+      gpuShare: view.gpuShare,
       // One join builds a flat string; a template literal builds a rope of concatenations, which
       // a million keys kept in the graph pay for twice (the rope's nodes, then its flattening).
       key: (name, idx) => (idx ? [id, '/', name, '(', idx.join(','), ')'] : [id, '/', name]).join(''),
@@ -123,7 +123,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
         // file metadata; this stops anything else before memory does.
         if (tasks.size >= MAX_TASKS) throw new WorkflowError(`nodes[${i}]`, `the workflow needs more than ${MAX_TASKS} tasks: use larger chunks, blocks or fewer files`, id);
         if (opts.maxTaskBytes !== undefined && t.workBytes > opts.maxTaskBytes) throw taskTooLarge(i, id, t.workBytes, opts.maxTaskBytes);
-        if (t.workBytes > (peaks.at(-1)?.workBytes ?? -Infinity)) peaks.push({ index: i, node: id, workBytes: t.workBytes });
+        if (t.workBytes > peak) peaks.push({ index: i, node: id, workBytes: (peak = t.workBytes) });
         // The op's fresh record is kept as it is (no copy per task): only its node is filled in.
         // One hash lookup, not two: a key already there leaves the size as it was (the compile
         // is then abandoned, so the overwritten entry is never seen).
@@ -132,6 +132,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
         if (tasks.size === before) throw new WorkflowError(`nodes[${i}]`, `internal: duplicate task key ${t.key}`, id);
       },
     };
+    if (opts.watchWorkers && !readWorkers) watchReads(ctx, () => (readWorkers = true));
     // Refused before any block is built when the node alone would pass the bound (limits.ts).
     const least = op.minTasks?.(ctx) ?? 0;
     if (tasks.size + least > MAX_TASKS) {
@@ -177,8 +178,20 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   traceStart('compiled');
   // Each emitted reduction/combine is also a task of the unfused graph.
   const compiled: Compiled = { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted, portTypes };
-  made.set(compiled, { view: readWorkers ? view : null, wholeArrayLimit: opts.wholeArrayLimit, fuseSources: opts.fuseSources !== false, peaks });
+  made.set(compiled, { view: readWorkers || !opts.watchWorkers ? view : null, wholeArrayLimit: opts.wholeArrayLimit, fuseSources: opts.fuseSources !== false, peaks });
   return compiled;
+}
+
+/** Makes `ctx`'s view of the workers call `read` when an op reads it (the first read is enough). */
+function watchReads(ctx: BuildContext, read: () => void): void {
+  for (const k of ['arrayResource', 'device', 'gpuShare'] as const) {
+    const value = ctx[k];
+    Object.defineProperty(ctx, k, {
+      get: () => (read(), value),
+      enumerable: true,
+      configurable: true,
+    });
+  }
 }
 
 /** A task that emitted more bytes than any before it: its node's index and id, and its bytes. */

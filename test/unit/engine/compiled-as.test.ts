@@ -52,7 +52,8 @@ describe('compiledAs for a search planned at several GPU workers per GPU', () =>
   const gib = 2 ** 30;
   const onePerGpu = { maxTaskBytes: 80 * gib, device: { gpus: 2, bytes: 80 * gib }, arrayResource: 'gpu' as const, gpuShare: { gpus: 2, taskElements: 2 ** 28 } };
   const fourPerGpu = { maxTaskBytes: 20 * gib, device: { gpus: 8, bytes: 20 * gib }, arrayResource: 'gpu' as const, gpuShare: { gpus: 8, taskElements: 2 ** 28 } };
-  const early = compileWorkflow(search, onePerGpu);
+  // Watched, as Engine.precompile compiles a search for `gpuflow run` (CompileOptions.watchWorkers).
+  const early = compileWorkflow(search, { ...onePerGpu, watchWorkers: true });
 
   it('is the compile for one per GPU: its trials read nothing of the workers, the graph equals a fresh compile for four', () => {
     const fresh = compileWorkflow(search, fourPerGpu);
@@ -77,7 +78,16 @@ describe('compiledAs for a search planned at several GPU workers per GPU', () =>
     expect(() => compiledAs(search, early, small)).toThrow((expected as Error).message);
   });
 
-  it('is null for a graph it did not compile', () => {
+  it('is null for a graph it did not compile, and for one compiled unwatched (counted as having read the workers)', () => {
     expect(compiledAs(search, { ...early }, fourPerGpu)).toBeNull();
+    const unwatched = compileWorkflow(search, onePerGpu);
+    expect(compiledAs(search, unwatched, fourPerGpu)).toBeNull();
+    expect(compiledAs(search, unwatched, onePerGpu)).toBe(unwatched);
+  });
+
+  it('notes the reads of an array reduction when watched: not taken for other GPUs', () => {
+    const watched = compileWorkflow(wf, { ...onePerGpu, watchWorkers: true });
+    expect(compiledAs(wf, watched, fourPerGpu)).toBeNull();
+    expect(compiledAs(wf, watched, onePerGpu)).toBe(watched);
   });
 });
