@@ -70,8 +70,12 @@ describe('how a workflow compiles for a Dask target', () => {
       expect(daskCompileOptionsBefore('local:4', { CUDA_VISIBLE_DEVICES: '0,1' })).toEqual({});
       expect(daskCompileOptionsBefore(null, { CUDA_VISIBLE_DEVICES: '0,1' })).toEqual({});
       expect(daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: '0,1', GPUFLOW_COARSEN: '0' })).toEqual({});
-      // UUIDs count as the bridge counts them (python/gpuflow_dask/cuda_cluster.py visible_gpus).
-      expect(daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: 'GPU-1a,GPU-2b' }).gpuShare?.gpus).toBe(2);
+    });
+
+    it('counts the GPUs CUDA_VISIBLE_DEVICES names as the bridge does (the fixture python/tests/test_local_cuda.py reads too)', () => {
+      const fixture = JSON.parse(readFileSync(path.join(__dirname, '../../../python/tests/fixtures/cuda-visible-devices.json'), 'utf8')) as { cases: { value: string; gpus: string[] }[] };
+      expect(fixture.cases.length).toBeGreaterThan(5);
+      for (const c of fixture.cases) expect(daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: c.value }).gpuShare?.gpus ?? 0, c.value).toBe(c.gpus.length);
     });
   });
 });
