@@ -188,7 +188,7 @@ export class Engine {
     const maxTaskBytes = largest(this.pool.plannedConfigs.map((c) => c.memoryLimit));
     const workers = workerOptions(this.pool.plannedConfigs, this.plannedCudaGpus.length);
     const opts = { maxTaskBytes, device: planned, ...workers, watchWorkers };
-    const compiling = earlier ? earlier.then((c) => compiledAs(wf, c, opts) ?? compileWorkflowAsync(wf, opts), () => compileWorkflowAsync(wf, opts)) : compileWorkflowAsync(wf, opts);
+    const compiling = earlier ? earlier.then((c) => compiledAs(c, opts) ?? compileWorkflowAsync(wf, opts), () => compileWorkflowAsync(wf, opts)) : compileWorkflowAsync(wf, opts);
     const early = compiling.then((c) => (traceStart('compiled-early'), c));
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);

@@ -227,7 +227,7 @@ function taskTooLarge(i: number, node: string, workBytes: number, maxTaskBytes: 
 }
 
 /**
- * `compiled` as a compile of `wf` with `opts` would make it, or null when `opts` may change the
+ * `compiled` as a compile of its workflow with `opts` would make it, or null when `opts` may change the
  * graph: another resource, device target or GPU coarsening than `compiled` was made for, where its
  * compile read them (a search's trials never do; an array reduction does), or other limits. The
  * bound on task bytes only refuses tasks: the first task a fresh compile would refuse is refused
@@ -235,7 +235,7 @@ function taskTooLarge(i: number, node: string, workBytes: number, maxTaskBytes: 
  * check before it connects; a search compiled for one GPU worker per GPU, then planned at several,
  * Engine.precompile) is not compiled again where the workers do not change it.
  */
-export function compiledAs(wf: ValidWorkflow, compiled: Compiled, opts: Omit<CompileOptions, 'signal'>): Compiled | null {
+export function compiledAs(compiled: Compiled, opts: Omit<CompileOptions, 'signal'>): Compiled | null {
   const m = made.get(compiled);
   if (!m || m.wholeArrayLimit !== opts.wholeArrayLimit || m.fuseSources !== (opts.fuseSources !== false)) return null;
   if (m.view && !sameView(m.view, workerView(opts))) return null;

@@ -51,7 +51,7 @@ describe('how a workflow compiles for a Dask target', () => {
       // After connecting: four workers, the bound their memory limits give.
       const connected = daskCompileOptions('local-cuda', four, {});
       const fresh = compileWorkflow(wf, connected);
-      expect(compiledAs(wf, early, connected)).toBe(early);
+      expect(compiledAs(early, connected)).toBe(early);
       expect(early.tasks.size).toBe(84);
       expect([...early.tasks.keys()]).toEqual([...fresh.tasks.keys()]);
       expect([...early.tasks.values()]).toEqual([...fresh.tasks.values()]);
@@ -60,7 +60,7 @@ describe('how a workflow compiles for a Dask target', () => {
 
     it('compiles again where the cluster turned out otherwise (a worker that did not start)', () => {
       const early = compileWorkflow(wf, daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: '0,1,2,3' }));
-      expect(compiledAs(wf, early, daskCompileOptions('local-cuda', four.slice(0, 3), {}))).toBeNull();
+      expect(compiledAs(early, daskCompileOptions('local-cuda', four.slice(0, 3), {}))).toBeNull();
     });
 
     it('knows no GPUs where CUDA_VISIBLE_DEVICES is unset, names none, or the target is not local-cuda; nor with GPUFLOW_COARSEN=0', () => {

@@ -15,11 +15,11 @@ const largest = Math.max(...[...bare.tasks.values()].map((t) => t.workBytes));
 describe('compiledAs', () => {
   it('is the bare graph when the bound on task bytes holds: the same tasks as the compile with it', () => {
     const withBound = compileWorkflow(wf, { maxTaskBytes: largest });
-    const same = compiledAs(wf, bare, { maxTaskBytes: largest });
+    const same = compiledAs(bare, { maxTaskBytes: largest });
     expect(same).toBe(bare);
     expect([...same!.tasks.keys()]).toEqual([...withBound.tasks.keys()]);
-    expect(compiledAs(wf, bare, {})).toBe(bare);
-    expect(compiledAs(wf, bare, { gpuShare: { gpus: 0, taskElements: 2 ** 20 } })).toBe(bare);
+    expect(compiledAs(bare, {})).toBe(bare);
+    expect(compiledAs(bare, { gpuShare: { gpus: 0, taskElements: 2 ** 20 } })).toBe(bare);
   });
 
   it('refuses a task over the bound as the compile does, naming the node', () => {
@@ -30,18 +30,18 @@ describe('compiledAs', () => {
       expected = e;
     }
     expect(expected).toBeInstanceOf(Error);
-    expect(() => compiledAs(wf, bare, { maxTaskBytes: largest - 1 })).toThrow((expected as Error).message);
+    expect(() => compiledAs(bare, { maxTaskBytes: largest - 1 })).toThrow((expected as Error).message);
   });
 
   it('is null when the cluster coarsens for its GPUs (the graph changes: compile again)', () => {
-    expect(compiledAs(wf, bare, { gpuShare: { gpus: 2, taskElements: 2 ** 20 } })).toBeNull();
+    expect(compiledAs(bare, { gpuShare: { gpus: 2, taskElements: 2 ** 20 } })).toBeNull();
     // The oracle: the coarsened compile's tasks are not the bare graph's.
     expect([...compileWorkflow(wf, { gpuShare: { gpus: 2, taskElements: 2 ** 20 } }).tasks.keys()]).not.toEqual([...bare.tasks.keys()]);
     // Nor is a graph compiled for GPU workers taken for none or for other GPUs.
     const forTwo = compileWorkflow(wf, { arrayResource: 'gpu', gpuShare: { gpus: 2, taskElements: 2 ** 20 } });
-    expect(compiledAs(wf, forTwo, {})).toBeNull();
-    expect(compiledAs(wf, forTwo, { arrayResource: 'gpu', gpuShare: { gpus: 8, taskElements: 2 ** 20 } })).toBeNull();
-    expect(compiledAs(wf, forTwo, { arrayResource: 'gpu', gpuShare: { gpus: 2, taskElements: 2 ** 20 } })).toBe(forTwo);
+    expect(compiledAs(forTwo, {})).toBeNull();
+    expect(compiledAs(forTwo, { arrayResource: 'gpu', gpuShare: { gpus: 8, taskElements: 2 ** 20 } })).toBeNull();
+    expect(compiledAs(forTwo, { arrayResource: 'gpu', gpuShare: { gpus: 2, taskElements: 2 ** 20 } })).toBe(forTwo);
   });
 });
 
@@ -57,7 +57,7 @@ describe('compiledAs for a search planned at several GPU workers per GPU', () =>
 
   it('is the compile for one per GPU: its trials read nothing of the workers, the graph equals a fresh compile for four', () => {
     const fresh = compileWorkflow(search, fourPerGpu);
-    expect(compiledAs(search, early, fourPerGpu)).toBe(early);
+    expect(compiledAs(early, fourPerGpu)).toBe(early);
     expect([...early.tasks.keys()]).toEqual([...fresh.tasks.keys()]);
     expect([...early.tasks.values()]).toEqual([...fresh.tasks.values()]);
     expect(early.outputs).toEqual(fresh.outputs);
@@ -75,19 +75,19 @@ describe('compiledAs for a search planned at several GPU workers per GPU', () =>
     } catch (e) {
       expected = e;
     }
-    expect(() => compiledAs(search, early, small)).toThrow((expected as Error).message);
+    expect(() => compiledAs(early, small)).toThrow((expected as Error).message);
   });
 
   it('is null for a graph it did not compile, and for one compiled unwatched (counted as having read the workers)', () => {
-    expect(compiledAs(search, { ...early }, fourPerGpu)).toBeNull();
+    expect(compiledAs({ ...early }, fourPerGpu)).toBeNull();
     const unwatched = compileWorkflow(search, onePerGpu);
-    expect(compiledAs(search, unwatched, fourPerGpu)).toBeNull();
-    expect(compiledAs(search, unwatched, onePerGpu)).toBe(unwatched);
+    expect(compiledAs(unwatched, fourPerGpu)).toBeNull();
+    expect(compiledAs(unwatched, onePerGpu)).toBe(unwatched);
   });
 
   it('notes the reads of an array reduction when watched: not taken for other GPUs', () => {
     const watched = compileWorkflow(wf, { ...onePerGpu, watchWorkers: true });
-    expect(compiledAs(wf, watched, fourPerGpu)).toBeNull();
-    expect(compiledAs(wf, watched, onePerGpu)).toBe(watched);
+    expect(compiledAs(watched, fourPerGpu)).toBeNull();
+    expect(compiledAs(watched, onePerGpu)).toBe(watched);
   });
 });
