@@ -222,7 +222,7 @@ export class GpuflowService {
     const dask = this.dask;
     let compiled: Compiled;
     try {
-      const bare = dask && opts.compiledBare && opts.node === undefined ? compiledAs(wf, opts.compiledBare, dask.compileOptions) : null;
+      const bare = dask && opts.compiledBare && opts.node === undefined ? compiledAs(opts.compiledBare, dask.compileOptions) : null;
       compiled = dask
         ? (bare ?? (await this.engine.compileGate.run(() => compileWorkflowAsync(wf, { ...dask.compileOptions, signal: opts.signal }), opts.signal)))
         : opts.early && opts.node === undefined

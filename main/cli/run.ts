@@ -93,11 +93,13 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     if (code !== null) return code;
   }
   // An op the Dask workers cannot run is refused before any connection (exit 2, node and op named).
-  // The run takes this graph unless the cluster's options change it (compile.ts compiledAs).
+  // The run takes this graph unless the cluster's options change it (compile.ts compiledAs): it is
+  // compiled for a local-cuda cluster's GPUs where CUDA_VISIBLE_DEVICES says how many there will be.
   let compiledBare: Compiled | undefined;
   if (opts.dask !== undefined) {
-    const [{ compileWorkflow }, { firstRefusal }] = await Promise.all([import('../engine/compile/compile'), import('../dask/supported')]);
-    compiledBare = compileWorkflow(wf);
+    const [{ compileWorkflow }, { firstRefusal }, { daskCompileOptionsBefore }, { readTarget }] = await Promise.all([import('../engine/compile/compile'), import('../dask/supported'), import('../dask/compile-options'), import('../dask/address')]);
+    const target = readTarget(opts.dask);
+    compiledBare = compileWorkflow(wf, daskCompileOptionsBefore('target' in target ? target.target : null));
     const refused = firstRefusal(compiledBare);
     if (refused) throw new UsageError(`--dask: ${refused.message}`);
   }
@@ -125,7 +127,7 @@ export async function runCommand(positionals: string[], opts: Parsed['values'], 
     // A search's GPU workers per GPU come from the engine's early compile, made for one per GPU
     // before the pool forks the others; the run takes that graph (compiled again, while the
     // workers start, only when the sharing changed what the compiler is told: forPlan above).
-    opts.dask === undefined && search ? async (engine) => searchSharing((compiled = engine.precompile(wf)).planned, opts) : undefined,
+    opts.dask === undefined && search ? async (engine) => searchSharing((compiled = engine.precompile(wf, { watchWorkers: true })).planned, opts) : undefined,
   );
   try {
     let current: string | null = null;

@@ -9,7 +9,7 @@ import type { Discovery } from '../cluster/discovery';
 import type { GpuSharing } from '../cluster/plan';
 import { WorkerPool, type PoolOptions } from '../cluster/pool';
 import { CPU_BACKED_TASK_ELEMENTS, GPU_TASK_ELEMENTS } from './compile/coarsen';
-import { compileWorkflow, compileWorkflowAsync, type CompileOptions, type Compiled } from './compile/compile';
+import { compiledAs, compileWorkflow, compileWorkflowAsync, type CompileOptions, type Compiled } from './compile/compile';
 import { CompileGate } from './compile/compile-gate';
 import { CompileCache, type GraphOptions } from './compile/compile-cache';
 import { EventBus } from './event-bus';
@@ -177,14 +177,19 @@ export class Engine {
    * nothing else to do then; 0.14 s for the 2 859 tasks of the seed workload on the GPU machine).
    * The compiler needs only the largest memory limit (from the plan) and the device target; when
    * the ready workers give another target (a GPU worker whose cuda backend did not load, or that
-   * did not start), `take()` compiles again for it.
+   * did not start), `take()` compiles again for it. `watchWorkers`: a compile that may be taken
+   * for another plan (CompileOptions.watchWorkers; `gpuflow run`'s search, planned from it).
+   * `earlier`: a compile of `wf` for another plan (forPlan), taken when it stands for this one's
+   * (compiledAs).
    */
-  precompile(wf: ValidWorkflow): EarlyCompile {
+  precompile(wf: ValidWorkflow, { watchWorkers, earlier }: { watchWorkers?: boolean; earlier?: Promise<Compiled> } = {}): EarlyCompile {
     this.warmLibrariesFor(wf);
     const planned = this.plannedDeviceTarget;
     const maxTaskBytes = largest(this.pool.plannedConfigs.map((c) => c.memoryLimit));
     const workers = workerOptions(this.pool.plannedConfigs, this.plannedCudaGpus.length);
-    const early = compileWorkflowAsync(wf, { maxTaskBytes, device: planned, ...workers }).then((c) => (traceStart('compiled-early'), c));
+    const opts = { maxTaskBytes, device: planned, ...workers, watchWorkers };
+    const compiling = earlier ? earlier.then((c) => compiledAs(c, opts) ?? compileWorkflowAsync(wf, opts), () => compileWorkflowAsync(wf, opts)) : compileWorkflowAsync(wf, opts);
+    const early = compiling.then((c) => (traceStart('compiled-early'), c));
     // Its failure is the run's, reported through take() (or never, if no run takes it).
     early.catch(() => undefined);
     const compile: EarlyCompile = {
@@ -197,7 +202,9 @@ export class Engine {
       forPlan: () => {
         const configs = this.pool.plannedConfigs;
         const same = sameTarget(planned, this.plannedDeviceTarget) && sameWorkers(workers, workerOptions(configs, this.plannedCudaGpus.length)) && maxTaskBytes === largest(configs.map((c) => c.memoryLimit));
-        return same ? compile : this.precompile(wf);
+        // A search planned at several GPU workers per GPU tells the compiler of more, smaller
+        // workers; its trials' graph reads none of that, so the compile for one per GPU is kept.
+        return same ? compile : this.precompile(wf, { earlier: early });
       },
     };
     return compile;

@@ -2,10 +2,12 @@
 GPU lists given by hand: the visible GPUs read as dask-cuda reads them, one Nanny spec per GPU
 pinned with CUDA_VISIBLE_DEVICES (its GPU first, dask-cuda's rotation), the pin reaching each
 worker process, and the bridge running a graph on such a cluster."""
+import json
 import os
 import stat
 import tempfile
 import unittest
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +23,12 @@ class VisibleGpus(unittest.TestCase):
         self.assertEqual(visible_gpus({"CUDA_VISIBLE_DEVICES": "GPU-aa,GPU-bb"}), ["GPU-aa", "GPU-bb"])
         self.assertEqual(visible_gpus({"CUDA_VISIBLE_DEVICES": ""}), [])
         self.assertEqual(visible_gpus({"CUDA_VISIBLE_DEVICES": "-1"}), [])
+
+    def test_fixture_cases(self):
+        # The cases main/dask/compile-options.ts counts the same way (test/unit/dask/compile-options.test.ts).
+        cases = json.loads((Path(__file__).parent / "fixtures" / "cuda-visible-devices.json").read_text())["cases"]
+        for c in cases:
+            self.assertEqual(visible_gpus({"CUDA_VISIBLE_DEVICES": c["value"]}), c["gpus"], c["value"])
 
     def test_from_nvidia_smi(self):
         with tempfile.TemporaryDirectory() as d:

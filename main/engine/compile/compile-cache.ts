@@ -13,8 +13,8 @@ import { canonicalJson } from '../../../common/canonical-json';
 import type { CompileOptions, Compiled } from './compile';
 import { namesFiles, type ValidWorkflow } from '../validate';
 
-/** The options that change the graph: all but the signal, which only stops a compile. */
-export type GraphOptions = Omit<CompileOptions, 'signal'>;
+/** The options that change the graph: all but the signal, which only stops a compile, and watchWorkers, which only records. */
+export type GraphOptions = Omit<CompileOptions, 'signal' | 'watchWorkers'>;
 
 /** Graphs kept at most, and their tasks in all: a few workflows re-run, not every graph ever compiled. */
 const MAX_ENTRIES = 8;

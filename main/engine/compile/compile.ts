@@ -37,6 +37,14 @@ export interface CompileOptions {
   fuseSources?: boolean;
   /** compileWorkflowAsync stops at its next slice when this aborts (WorkAborted). */
   signal?: AbortSignal;
+  /**
+   * Record whether the graph read `arrayResource`, `device` or `gpuShare` (compiledAs takes a graph
+   * that read none of them for any workers; unwatched, a graph counts as having read them). Getters
+   * on the build context do it, and they made the 2 859-task seed's compile about twice as slow
+   * here (three times the garbage collection), so only a compile that may be taken for other
+   * workers asks: a search's early compile, before its GPU workers per GPU are planned.
+   */
+  watchWorkers?: boolean;
 }
 
 export interface Compiled extends TaskGraph {
@@ -80,6 +88,15 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   const float32 = new Set<string>();
   const portTypes: Record<string, string> = {};
   let unfused = 0;
+  // What the compiler is told of the workers; with watchWorkers, read through getters: a compile
+  // that never read it made the graph any other view of the workers would make (compiledAs). An
+  // op that spreads its context reads all three, which only ever costs a compile.
+  const view = workerView(opts);
+  let readWorkers = false;
+  // The tasks whose bytes exceeded every task emitted before them: the first task a smaller bound
+  // refuses is the first of these over it (compiledAs refuses it as this compile would have).
+  const peaks: Peak[] = [];
+  let peak = -Infinity;
 
   for (const id of wf.order) {
     const i = nodeIndex.get(id)!;
@@ -92,9 +109,9 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
       params: wf.params.get(id) ?? {},
       inputs,
       usedPorts: new Set(wf.doc.edges.filter((e) => e.source === id).map((e) => e.sourcePort)),
-      arrayResource: opts.arrayResource ?? 'any',
-      device: opts.device,
-      gpuShare: opts.gpuShare ?? { gpus: 0, taskElements: 0 },
+      arrayResource: view.arrayResource,
+      device: view.device,
+      gpuShare: view.gpuShare,
       // One join builds a flat string; a template literal builds a rope of concatenations, which
       // a million keys kept in the graph pay for twice (the rope's nodes, then its flattening).
       key: (name, idx) => (idx ? [id, '/', name, '(', idx.join(','), ')'] : [id, '/', name]).join(''),
@@ -106,6 +123,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
         // file metadata; this stops anything else before memory does.
         if (tasks.size >= MAX_TASKS) throw new WorkflowError(`nodes[${i}]`, `the workflow needs more than ${MAX_TASKS} tasks: use larger chunks, blocks or fewer files`, id);
         if (opts.maxTaskBytes !== undefined && t.workBytes > opts.maxTaskBytes) throw taskTooLarge(i, id, t.workBytes, opts.maxTaskBytes);
+        if (t.workBytes > peak) peaks.push({ index: i, node: id, workBytes: (peak = t.workBytes) });
         // The op's fresh record is kept as it is (no copy per task): only its node is filled in.
         // One hash lookup, not two: a key already there leaves the size as it was (the compile
         // is then abandoned, so the overwritten entry is never seen).
@@ -114,6 +132,7 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
         if (tasks.size === before) throw new WorkflowError(`nodes[${i}]`, `internal: duplicate task key ${t.key}`, id);
       },
     };
+    if (opts.watchWorkers && !readWorkers) watchReads(ctx, () => (readWorkers = true));
     // Refused before any block is built when the node alone would pass the bound (limits.ts).
     const least = op.minTasks?.(ctx) ?? 0;
     if (tasks.size + least > MAX_TASKS) {
@@ -158,27 +177,71 @@ export function* compileSteps(wf: ValidWorkflow, opts: CompileOptions = {}): Ste
   yield* cull(tasks, outputs);
   traceStart('compiled');
   // Each emitted reduction/combine is also a task of the unfused graph.
-  return { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted, portTypes };
+  const compiled: Compiled = { tasks, outputs, unfusedTasks: unfused + emitted, emittedTasks: emitted, portTypes };
+  made.set(compiled, { view: readWorkers || !opts.watchWorkers ? view : null, wholeArrayLimit: opts.wholeArrayLimit, fuseSources: opts.fuseSources !== false, peaks });
+  return compiled;
 }
+
+/** Makes `ctx`'s view of the workers call `read` when an op reads it (the first read is enough). */
+function watchReads(ctx: BuildContext, read: () => void): void {
+  for (const k of ['arrayResource', 'device', 'gpuShare'] as const) {
+    const value = ctx[k];
+    Object.defineProperty(ctx, k, {
+      get: () => (read(), value),
+      enumerable: true,
+      configurable: true,
+    });
+  }
+}
+
+/** A task that emitted more bytes than any before it: its node's index and id, and its bytes. */
+interface Peak {
+  index: number;
+  node: string;
+  workBytes: number;
+}
+
+/** What a compile was told of the workers, with the defaults filled in (gpus 0: no share, whatever the cap). */
+interface WorkerView {
+  arrayResource: Resource;
+  device: DeviceTarget | undefined;
+  gpuShare: GpuShare;
+}
+
+function workerView(opts: Pick<CompileOptions, 'arrayResource' | 'device' | 'gpuShare'>): WorkerView {
+  const share = opts.gpuShare;
+  return { arrayResource: opts.arrayResource ?? 'any', device: opts.device, gpuShare: share && share.gpus > 0 ? share : { gpus: 0, taskElements: 0 } };
+}
+
+const sameView = (a: WorkerView, b: WorkerView) =>
+  a.arrayResource === b.arrayResource && a.device?.gpus === b.device?.gpus && a.device?.bytes === b.device?.bytes && a.gpuShare.gpus === b.gpuShare.gpus && a.gpuShare.taskElements === b.gpuShare.taskElements;
+
+/**
+ * How each graph compileSteps returned was made (kept beside it, not in it: a graph goes into
+ * messages and digests). `view`: what it was told of the workers, null when it read none of it.
+ */
+const made = new WeakMap<Compiled, { view: WorkerView | null; wholeArrayLimit: number | undefined; fuseSources: boolean; peaks: Peak[] }>();
 
 function taskTooLarge(i: number, node: string, workBytes: number, maxTaskBytes: number): WorkflowError {
   return new WorkflowError(`nodes[${i}]`, `a task needs ${formatBytes(workBytes)} but the largest worker may hold ${formatBytes(maxTaskBytes)}: use smaller chunks`, node);
 }
 
 /**
- * `compiled`, made with no options, as a compile of `wf` with `opts` would make it, or null when
- * `opts` change the graph (a resource, a device target, coarsening for GPUs, other limits): the
- * bound on task bytes only refuses tasks, which is checked here with the compile's refusal. So a
- * graph compiled before the target was known (`gpuflow run --dask`'s check before it connects)
- * is not compiled again for a cluster that does not coarsen.
+ * `compiled` as a compile of its workflow with `opts` would make it, or null when `opts` may change the
+ * graph: another resource, device target or GPU coarsening than `compiled` was made for, where its
+ * compile read them (a search's trials never do; an array reduction does), or other limits. The
+ * bound on task bytes only refuses tasks: the first task a fresh compile would refuse is refused
+ * here with its message. So a graph compiled before the workers were known (`gpuflow run --dask`'s
+ * check before it connects; a search compiled for one GPU worker per GPU, then planned at several,
+ * Engine.precompile) is not compiled again where the workers do not change it.
  */
-export function compiledAs(wf: ValidWorkflow, compiled: Compiled, opts: Pick<CompileOptions, 'maxTaskBytes' | 'gpuShare'>): Compiled | null {
-  if ((opts.gpuShare?.gpus ?? 0) > 0) return null;
+export function compiledAs(compiled: Compiled, opts: Omit<CompileOptions, 'signal'>): Compiled | null {
+  const m = made.get(compiled);
+  if (!m || m.wholeArrayLimit !== opts.wholeArrayLimit || m.fuseSources !== (opts.fuseSources !== false)) return null;
+  if (m.view && !sameView(m.view, workerView(opts))) return null;
   const max = opts.maxTaskBytes;
-  if (max === undefined) return compiled;
-  for (const t of compiled.tasks.values()) {
-    if (t.workBytes > max) throw taskTooLarge(Math.max(0, wf.doc.nodes.findIndex((n) => n.id === t.node)), t.node, t.workBytes, max);
-  }
+  const over = max === undefined ? undefined : m.peaks.find((p) => p.workBytes > max);
+  if (over && max !== undefined) throw taskTooLarge(over.index, over.node, over.workBytes, max);
   return compiled;
 }
 

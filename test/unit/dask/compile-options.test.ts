@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DaskWorker } from '../../../common/dask-messages';
-import { daskCompileOptions } from '../../../main/dask/compile-options';
-import { compileWorkflow } from '../../../main/engine/compile/compile';
+import { daskCompileOptions, daskCompileOptionsBefore } from '../../../main/dask/compile-options';
+import { compiledAs, compileWorkflow } from '../../../main/engine/compile/compile';
 import { validateWorkflow } from '../../../main/engine/validate';
 import { runLocal } from '../../helpers/local-run';
 
@@ -39,5 +39,43 @@ describe('how a workflow compiles for a Dask target', () => {
     expect(b.kind).toBe('scalar');
     if (a.kind !== 'scalar' || b.kind !== 'scalar') return;
     expect(Math.abs(Number(a.value) - Number(b.value)) / Math.abs(Number(b.value))).toBeLessThan(1e-12);
+  });
+
+  describe('before connecting (gpuflow run --dask: the refusal check, whose graph the run takes)', () => {
+    const wf = validateWorkflow(seed, full);
+
+    it("compiles for a local-cuda cluster's GPUs as CUDA_VISIBLE_DEVICES names them: the cluster's own compile, not redone", () => {
+      const before = daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: '0, 1,2,3' });
+      expect(before).toEqual({ gpuShare: daskCompileOptions('local-cuda', four, {}).gpuShare });
+      const early = compileWorkflow(wf, before);
+      // After connecting: four workers, the bound their memory limits give.
+      const connected = daskCompileOptions('local-cuda', four, {});
+      const fresh = compileWorkflow(wf, connected);
+      expect(compiledAs(early, connected)).toBe(early);
+      expect(early.tasks.size).toBe(84);
+      expect([...early.tasks.keys()]).toEqual([...fresh.tasks.keys()]);
+      expect([...early.tasks.values()]).toEqual([...fresh.tasks.values()]);
+      expect(early.outputs).toEqual(fresh.outputs);
+    });
+
+    it('compiles again where the cluster turned out otherwise (a worker that did not start)', () => {
+      const early = compileWorkflow(wf, daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: '0,1,2,3' }));
+      expect(compiledAs(early, daskCompileOptions('local-cuda', four.slice(0, 3), {}))).toBeNull();
+    });
+
+    it('knows no GPUs where CUDA_VISIBLE_DEVICES is unset, names none, or the target is not local-cuda; nor with GPUFLOW_COARSEN=0', () => {
+      expect(daskCompileOptionsBefore('local-cuda', {})).toEqual({});
+      expect(daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: '' })).toEqual({});
+      expect(daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: '-1' })).toEqual({});
+      expect(daskCompileOptionsBefore('local:4', { CUDA_VISIBLE_DEVICES: '0,1' })).toEqual({});
+      expect(daskCompileOptionsBefore(null, { CUDA_VISIBLE_DEVICES: '0,1' })).toEqual({});
+      expect(daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: '0,1', GPUFLOW_COARSEN: '0' })).toEqual({});
+    });
+
+    it('counts the GPUs CUDA_VISIBLE_DEVICES names as the bridge does (the fixture python/tests/test_local_cuda.py reads too)', () => {
+      const fixture = JSON.parse(readFileSync(path.join(__dirname, '../../../python/tests/fixtures/cuda-visible-devices.json'), 'utf8')) as { cases: { value: string; gpus: string[] }[] };
+      expect(fixture.cases.length).toBeGreaterThan(5);
+      for (const c of fixture.cases) expect(daskCompileOptionsBefore('local-cuda', { CUDA_VISIBLE_DEVICES: c.value }).gpuShare?.gpus ?? 0, c.value).toBe(c.gpus.length);
+    });
   });
 });
