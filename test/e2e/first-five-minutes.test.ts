@@ -269,6 +269,11 @@ describe.skipIf(skip)('the first five minutes', () => {
   }, 180_000);
 
   it('benchmarks the workflow: configuration, progress and its current run drawn while it runs, then Cancel stops it', async () => {
+    // Repetitions of about a second on one core: at 2000² each took a few ms, so a configuration
+    // spent most of its time starting workers, and on a loaded CI machine (0efb8a7) the late page
+    // below never caught one mid-repetition within 60 s. Cancel ends the benchmark either way.
+    await page.getByTestId('view-editor').click();
+    await setSize(page, '8000, 8000', '1000, 1000');
     await page.getByTestId('view-benchmarks').click();
     // Long enough that it is still going when the late page loads and when Cancel is clicked (3
     // repetitions ended first on a loaded CI machine); Cancel ends it either way.
@@ -310,12 +315,19 @@ describe.skipIf(skip)('the first five minutes', () => {
             step: document.querySelector('[data-testid="bench-live-step"]')?.textContent ?? '',
           };
         });
-      await expect
-        .poll(async () => {
-          const d = await drawnNow();
-          return d.items > 0 && d.ops.includes('normal+add+slice+sum') && /configuration \d of \d · (warm-up|repetition)/.test(d.step);
-        }, { timeout: 60_000, interval: 100 })
-        .toBe(true);
+      // The last state read goes into the failure message: which part never came.
+      let seen = '';
+      try {
+        await expect
+          .poll(async () => {
+            const d = await drawnNow();
+            seen = JSON.stringify(d);
+            return d.items > 0 && d.ops.includes('normal+add+slice+sum') && /configuration \d of \d · (warm-up|repetition)/.test(d.step);
+          }, { timeout: 60_000, interval: 100 })
+          .toBe(true);
+      } catch (e) {
+        throw new Error(`the late page did not draw the running benchmark; last read: ${seen}`, { cause: e });
+      }
     } finally {
       await late.close();
     }
