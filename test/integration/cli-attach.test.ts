@@ -135,35 +135,29 @@ describe('gpuflow run attaches to a running serve', () => {
     expect(again.code).toBe(0);
   }, 180_000);
 
-  it('an invalid workflow: serve refuses it (this process does not validate it first), printed as a local refusal, exit 2', async () => {
+  /** `args` run attached and with --no-attach: both exit 2 with the same message, which matches `message`; serve starts no run. */
+  async function refusedAlike(args: string[], message: RegExp): Promise<void> {
     const watch = await watchRuns(s);
     try {
-      const bad = ['run', 'examples/seed-benchmark.json', '--param', 'N=-3', ...POOL];
-      const attached = await runCli([...bad, '--json'], env);
-      const local = await runCli([...bad, '--json', '--no-attach'], env);
+      const attached = await runCli(args, env);
+      const local = await runCli([...args, '--no-attach'], env);
       expect(local.code).toBe(2);
-      expect(local.stderr).toMatch(/^invalid workflow:\n {2}nodes\[0\]\.params\.shape \(node 'x'\): /);
+      expect(local.stderr).toMatch(message);
       expect([attached.code, attached.stderr]).toEqual([2, local.stderr]);
       expect(watch.runs.size).toBe(0);
     } finally {
       watch.close();
     }
+  }
+
+  it('an invalid workflow: serve refuses it (this process does not validate it first), printed as a local refusal, exit 2', async () => {
+    await refusedAlike(['run', 'examples/seed-benchmark.json', '--param', 'N=-3', ...POOL, '--json'], /^invalid workflow:\n {2}nodes\[0\]\.params\.shape \(node 'x'\): /);
   }, 180_000);
 
   it('a workflow file that is not JSON: the line and column a local run names, exit 2, nothing sent to serve', async () => {
-    const watch = await watchRuns(s);
-    try {
-      const bad = path.join(dir, 'not-json.json');
-      writeFileSync(bad, '{\n  "format": oops\n}\n');
-      const attached = await runCli(['run', bad, ...POOL], env);
-      const local = await runCli(['run', bad, ...POOL, '--no-attach'], env);
-      expect(local.code).toBe(2);
-      expect(local.stderr).toMatch(/not valid JSON \(line 2, column \d+\)/);
-      expect([attached.code, attached.stderr]).toEqual([2, local.stderr]);
-      expect(watch.runs.size).toBe(0);
-    } finally {
-      watch.close();
-    }
+    const bad = path.join(dir, 'not-json.json');
+    writeFileSync(bad, '{\n  "format": oops\n}\n');
+    await refusedAlike(['run', bad, ...POOL], /not valid JSON \(line 2, column \d+\)/);
   }, 180_000);
 
   it('an attached run loads no engine, worker, store or cluster module, nor fetch\'s undici, ws or zod\'s full API (the local run loads the engine and zod\'s full API: the oracle)', async () => {
